@@ -1,0 +1,89 @@
+/* GstCvisFilter: the base class of every gst-cuda-vision element.
+ *
+ * It owns everything about backends and CUDA that elements should not see:
+ * - properties `backend` (auto/cpu/cuda) and `cuda-device-id` (-1 = auto);
+ * - the GstCudaContext shared with neighbours (cudaupload, nvh264dec, cudaconvert, our elements)
+ *   through set_context / the CONTEXT query / gst_cuda_ensure_element_context, and one CUDA stream
+ *   per instance;
+ * - mapping buffers to cvis::ImageView (device views for memory:CUDAMemory, host views otherwise:
+ *   the CUDA backends upload host frames themselves);
+ * - calling the subclass with the context pushed, synchronising the stream before a buffer leaves;
+ * - output buffers from pools (GstCudaBufferPool on our context for CUDA caps);
+ * - cvis::Status -> element error mapping, state reset on flush, caps change and PAUSED->READY;
+ * - no C++ exception leaving a GObject callback.
+ *
+ * Subclasses are either in-place analysers (frames pass unchanged, metadata is attached:
+ * set `in_place` in class_init and implement `analyse`) or filters producing another frame (masks,
+ * background images: implement `process`, and `transform_caps` / `fixate_caps` of GstBaseTransform
+ * when the output caps differ). All vfuncs below run with the CUDA context pushed when the
+ * resolved backend is CUDA.
+ */
+#pragma once
+
+#include <gst/base/gstbasetransform.h>
+#include <gst/gst.h>
+#include <gst/video/video.h>
+
+#include "common/backend.hpp"
+#include "common/image.hpp"
+#include "common/status.hpp"
+
+G_BEGIN_DECLS
+
+#define GST_TYPE_CVIS_BACKEND (gst_cvis_backend_get_type ())
+GType gst_cvis_backend_get_type (void);
+
+#define GST_TYPE_CVIS_FILTER (gst_cvis_filter_get_type ())
+G_DECLARE_DERIVABLE_TYPE (GstCvisFilter, gst_cvis_filter, GST, CVIS_FILTER, GstBaseTransform)
+
+struct _GstCvisFilterClass {
+  GstBaseTransformClass parent_class;
+
+  /* TRUE: in-place analyser (transform_ip -> analyse); FALSE: transform -> process. */
+  gboolean in_place;
+
+  /* New caps (also after a reset of the backend): build or rebuild the algorithm for `backend`
+   * (kCpu or kCuda, already resolved). Called on every caps change. */
+  cvis::Status (*configure) (GstCvisFilter * self, const GstVideoInfo * in_info,
+      const GstVideoInfo * out_info, cvis::Backend backend);
+
+  /* In-place: analyse `frame` (a view of `buf`'s pixels, read-only) and attach metadata to `buf`
+   * (writable). */
+  cvis::Status (*analyse) (GstCvisFilter * self, GstBuffer * buf, const cvis::ImageView & frame,
+      cvis::StreamHandle stream);
+
+  /* Not in-place: compute `out` (a writable view of `outbuf`) from `in`. */
+  cvis::Status (*process) (GstCvisFilter * self, GstBuffer * inbuf, const cvis::ImageView & in,
+      GstBuffer * outbuf, const cvis::ImageView & out, cvis::StreamHandle stream);
+
+  /* Forget temporal state (flush, caps change, PAUSED->READY); keep allocations if wanted. */
+  void (*reset) (GstCvisFilter * self);
+
+  /* Free every backend object (stop): the last call with the CUDA context pushed. */
+  void (*release) (GstCvisFilter * self);
+};
+
+/* Adds "sink" and "src" templates: CUDA memory with `cuda_formats` first (NULL: none; CUDA builds
+ * only), then system memory with `sys_formats`, e.g. "{ RGBA, BGRx, NV12 }". */
+void gst_cvis_filter_class_add_pad_templates (GstElementClass * klass,
+    const gchar * cuda_formats, const gchar * sys_formats);
+
+/* The backend resolved at start (kCpu before start). */
+cvis::Backend gst_cvis_filter_get_backend (GstCvisFilter * self);
+const GstVideoInfo *gst_cvis_filter_get_in_info (GstCvisFilter * self);
+const GstVideoInfo *gst_cvis_filter_get_out_info (GstCvisFilter * self);
+/* TRUE when the negotiated input caps are memory:CUDAMemory. */
+gboolean gst_cvis_filter_input_is_cuda (GstCvisFilter * self);
+
+/* Posts the element error that `status` maps to (see docs/design/architecture.md). */
+void gst_cvis_filter_post_error (GstCvisFilter * self, const cvis::Status & status,
+    const gchar * file, const gchar * function, gint line);
+#define GST_CVIS_FILTER_ERROR(self, status) \
+  gst_cvis_filter_post_error (GST_CVIS_FILTER (self), (status), __FILE__, GST_FUNCTION, __LINE__)
+
+/* Runs `fn` with the CUDA context pushed (plain call for the CPU backend), catching exceptions.
+ * For work outside the vfuncs above, e.g. from a property setter or an event handler. */
+cvis::Status gst_cvis_filter_with_context (GstCvisFilter * self, cvis::Status (*fn) (gpointer),
+    gpointer data);
+
+G_END_DECLS

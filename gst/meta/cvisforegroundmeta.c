@@ -1,0 +1,67 @@
+#include "gst/cvis/cvisforegroundmeta.h"
+
+const GstMetaInfo *
+gst_cvis_foreground_meta_get_info (void)
+{
+  static const GstMetaInfo *info = NULL;
+  if (g_once_init_enter ((GstMetaInfo **) & info)) {
+    const gchar *tags[] = { NULL };
+    /* No transform function: the default copy (a deep copy of the structure, which refs the mask
+     * buffer) is right; after scaling the mask no longer matches, so it is not kept then. */
+    const GstMetaInfo *mi = gst_meta_register_custom (GST_CVIS_FOREGROUND_META_NAME, tags,
+        NULL, NULL, NULL);
+    g_once_init_leave ((GstMetaInfo **) & info, (GstMetaInfo *) mi);
+  }
+  return info;
+}
+
+GstCustomMeta *
+gst_buffer_add_cvis_foreground_meta (GstBuffer * buffer, GstBuffer * mask, gint width, gint height,
+    gint stride, gdouble fraction, gboolean cuda_memory, guint blobs)
+{
+  GstCustomMeta *meta;
+  g_return_val_if_fail (GST_IS_BUFFER (buffer), NULL);
+  g_return_val_if_fail (GST_IS_BUFFER (mask), NULL);
+  g_return_val_if_fail (gst_buffer_is_writable (buffer), NULL);
+  g_return_val_if_fail (width > 0 && height > 0 && stride >= width, NULL);
+  g_return_val_if_fail (fraction >= 0.0 && fraction <= 1.0, NULL);
+
+  gst_cvis_foreground_meta_get_info ();
+  meta = gst_buffer_add_custom_meta (buffer, GST_CVIS_FOREGROUND_META_NAME);
+  if (!meta)
+    return NULL;
+  gst_structure_set (gst_custom_meta_get_structure (meta),
+      "mask", GST_TYPE_BUFFER, mask,
+      "width", G_TYPE_INT, width, "height", G_TYPE_INT, height, "stride", G_TYPE_INT, stride,
+      "fraction", G_TYPE_DOUBLE, fraction, "cuda-memory", G_TYPE_BOOLEAN, cuda_memory,
+      "blobs", G_TYPE_UINT, blobs, NULL);
+  return meta;
+}
+
+GstCustomMeta *
+gst_buffer_get_cvis_foreground_meta (GstBuffer * buffer)
+{
+  g_return_val_if_fail (GST_IS_BUFFER (buffer), NULL);
+  gst_cvis_foreground_meta_get_info ();
+  return gst_buffer_get_custom_meta (buffer, GST_CVIS_FOREGROUND_META_NAME);
+}
+
+gboolean
+gst_cvis_foreground_meta_get (GstCustomMeta * meta, GstCvisForegroundInfo * info)
+{
+  GstStructure *s;
+  const GValue *v;
+  g_return_val_if_fail (meta != NULL && info != NULL, FALSE);
+  s = gst_custom_meta_get_structure (meta);
+  v = gst_structure_get_value (s, "mask");
+  if (!v || !GST_VALUE_HOLDS_BUFFER (v))
+    return FALSE;
+  info->mask = gst_value_get_buffer (v);
+  return info->mask != NULL &&
+      gst_structure_get_int (s, "width", &info->width) &&
+      gst_structure_get_int (s, "height", &info->height) &&
+      gst_structure_get_int (s, "stride", &info->stride) &&
+      gst_structure_get_double (s, "fraction", &info->fraction) &&
+      gst_structure_get_boolean (s, "cuda-memory", &info->cuda_memory) &&
+      gst_structure_get_uint (s, "blobs", &info->blobs);
+}

@@ -1,0 +1,8 @@
+/* gst-cuda-vision metadata library (libgstcvis-1.0): umbrella header. */
+#ifndef __GST_CVIS_H__
+#define __GST_CVIS_H__
+
+#include <gst/cvis/cvisceddmeta.h>
+#include <gst/cvis/cvisforegroundmeta.h>
+
+#endif /* __GST_CVIS_H__ */
