@@ -1,0 +1,497 @@
+/**
+ * SECTION:element-cudacedd
+ * @title: cudacedd
+ *
+ * Computes the CEDD descriptor (Color and Edge Directivity Descriptor [1]) of every frame and/or
+ * of every region of interest on the buffer, on the GPU [2] or with the CPU reference, bit-exact with
+ * LIRE's CEDD for RGB input. Frames pass through unchanged; each buffer gets one
+ * GstCvisCeddMeta (<gst/cvis/cvisceddmeta.h>) holding the 144 levels (0..7) and the 54-byte packed
+ * form of each descriptor. Optionally every descriptor is written to a SQLite index, and a shot
+ * change (Tanimoto distance between consecutive frame descriptors above `shot-threshold`) is posted
+ * as an element message "cvis-shot-change" (fields: stream, frame, pts, running-time, distance)
+ * and marked in the index.
+ *
+ * [1] S. A. Chatzichristofis, Y. S. Boutalis, "CEDD: Color and Edge Directivity Descriptor",
+ *     ICVS 2008, LNCS 5008, pp. 312-322.
+ * [2] L. Bampis et al., "Real-time indexing for large image databases: color and edge directivity
+ *     descriptor on GPU", J. Supercomputing 71 (2015).
+ *
+ * Trade-offs: `regions=rois` describes only boxes found by an upstream detector or tracker (cheap on
+ * large frames); `hybrid=true` moves the block sums to the CPU (the paper's hybrid scheme; pays off
+ * only on weak GPUs with system-memory input). YUV input (NV12, I420) is converted with the caps'
+ * colorimetry and cannot be bit-exact with LIRE, which defines CEDD on 8-bit RGB only.
+ *
+ * ## Example launch lines
+ * |[
+ * gst-launch-1.0 -m videotestsrc num-buffers=100 ! video/x-raw,format=RGBA ! \
+ *     cudacedd index-location=index.db ! fakesink
+ * gst-launch-1.0 -m filesrc location=in.mp4 ! qtdemux ! h264parse ! nvh264dec ! \
+ *     cudacedd index-location=index.db stream-name=in.mp4 ! fakesink
+ * ]|
+ * The second line keeps the decoded NV12 frames in CUDA memory (memory:CUDAMemory) end to end.
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "gstcudacedd.h"
+
+#include <gst/cvis/cvisceddmeta.h>
+
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "cedd/cedd.hpp"
+#include "ceddindex.h"
+
+GST_DEBUG_CATEGORY_STATIC (gst_cuda_cedd_debug);
+#define GST_CAT_DEFAULT gst_cuda_cedd_debug
+
+enum {
+  PROP_0,
+  PROP_REGIONS,
+  PROP_INDEX_LOCATION,
+  PROP_STREAM_NAME,
+  PROP_SHOT_THRESHOLD,
+  PROP_HYBRID,
+};
+
+#define DEFAULT_REGIONS GST_CUDA_CEDD_REGIONS_FRAME
+#define DEFAULT_SHOT_THRESHOLD 35.0
+#define DEFAULT_HYBRID FALSE
+
+/* CUDA memory: the formats GStreamer 1.22's CUDA allocator can hold (no GRAY8, xRGB, xBGR). */
+#define CUDA_FORMATS "{ RGBA, BGRA, RGBx, BGRx, ARGB, ABGR, RGB, BGR, NV12, I420 }"
+#define SYS_FORMATS "{ RGBA, BGRA, RGBx, BGRx, xRGB, xBGR, ARGB, ABGR, RGB, BGR, GRAY8, NV12, I420 }"
+
+struct Settings {
+  GstCudaCeddRegions regions = DEFAULT_REGIONS;
+  std::string index_location;
+  std::string stream_name;
+  gdouble shot_threshold = DEFAULT_SHOT_THRESHOLD;
+  gboolean hybrid = DEFAULT_HYBRID;
+};
+
+struct State {
+  std::unique_ptr<cvis::cedd::Extractor> extractor;
+  cvis::Backend backend = cvis::Backend::kCpu;
+  cvis::cedd::CeddIndex index;
+  std::string stream;          /* name written to the index and messages */
+  guint64 frame = 0;           /* frames seen since start */
+  bool have_prev = false;
+  cvis::cedd::Levels prev{};
+  std::vector<cvis::cedd::Region> regions;
+  std::vector<gint> roi_ids;
+  std::vector<std::string> roi_types;
+  std::vector<cvis::cedd::Result> results;
+};
+
+struct _GstCudaCedd {
+  GstCvisFilter parent;
+  std::mutex *lock;
+  Settings *settings;
+  State *state;
+};
+
+G_DEFINE_TYPE (GstCudaCedd, gst_cuda_cedd, GST_TYPE_CVIS_FILTER);
+
+GType
+gst_cuda_cedd_regions_get_type (void)
+{
+  static gsize type = 0;
+  static const GEnumValue values[] = {
+    {GST_CUDA_CEDD_REGIONS_FRAME, "One descriptor for the whole frame", "frame"},
+    {GST_CUDA_CEDD_REGIONS_ROIS, "One descriptor per GstVideoRegionOfInterestMeta", "rois"},
+    {GST_CUDA_CEDD_REGIONS_BOTH, "The frame and every region of interest", "both"},
+    {0, NULL, NULL},
+  };
+  if (g_once_init_enter (&type)) {
+    GType t = g_enum_register_static ("GstCudaCeddRegions", values);
+    g_once_init_leave (&type, t);
+  }
+  return (GType) type;
+}
+
+/* --------------------------------------------------------------------------------------------- */
+
+static void
+gst_cuda_cedd_set_property (GObject * object, guint prop_id, const GValue * value,
+    GParamSpec * pspec)
+{
+  GstCudaCedd *self = GST_CUDA_CEDD (object);
+  std::lock_guard<std::mutex> lk (*self->lock);
+  Settings & s = *self->settings;
+  switch (prop_id) {
+    case PROP_REGIONS:
+      s.regions = (GstCudaCeddRegions) g_value_get_enum (value);
+      break;
+    case PROP_INDEX_LOCATION:{
+      const gchar *v = g_value_get_string (value);
+      s.index_location = v ? v : "";
+      break;
+    }
+    case PROP_STREAM_NAME:{
+      const gchar *v = g_value_get_string (value);
+      s.stream_name = v ? v : "";
+      break;
+    }
+    case PROP_SHOT_THRESHOLD:
+      s.shot_threshold = g_value_get_double (value);
+      break;
+    case PROP_HYBRID:
+      s.hybrid = g_value_get_boolean (value);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+}
+
+static void
+gst_cuda_cedd_get_property (GObject * object, guint prop_id, GValue * value, GParamSpec * pspec)
+{
+  GstCudaCedd *self = GST_CUDA_CEDD (object);
+  std::lock_guard<std::mutex> lk (*self->lock);
+  const Settings & s = *self->settings;
+  switch (prop_id) {
+    case PROP_REGIONS:
+      g_value_set_enum (value, s.regions);
+      break;
+    case PROP_INDEX_LOCATION:
+      g_value_set_string (value, s.index_location.empty ()? NULL : s.index_location.c_str ());
+      break;
+    case PROP_STREAM_NAME:
+      g_value_set_string (value, s.stream_name.empty ()? NULL : s.stream_name.c_str ());
+      break;
+    case PROP_SHOT_THRESHOLD:
+      g_value_set_double (value, s.shot_threshold);
+      break;
+    case PROP_HYBRID:
+      g_value_set_boolean (value, s.hybrid);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+}
+
+/* --------------------------------------------------------------------------------------------- */
+
+static gboolean
+gst_cuda_cedd_start (GstBaseTransform * trans)
+{
+  GstCudaCedd *self = GST_CUDA_CEDD (trans);
+  State & st = *self->state;
+  std::string location, name;
+  {
+    std::lock_guard<std::mutex> lk (*self->lock);
+    location = self->settings->index_location;
+    name = self->settings->stream_name;
+  }
+  st.frame = 0;
+  st.have_prev = false;
+  st.stream = name.empty ()? "stream" : name;
+  /* An unusable index is an error now, before any frame flows. */
+  if (!location.empty ()) {
+    cvis::Status s = st.index.open (location, true);
+    if (!s.ok ()) {
+      GST_ELEMENT_ERROR (self, RESOURCE, OPEN_READ_WRITE, ("Cannot use index-location '%s'",
+              location.c_str ()), ("%s", s.to_string ().c_str ()));
+      return FALSE;
+    }
+    GST_INFO_OBJECT (self, "indexing into %s", location.c_str ());
+  }
+  if (!GST_BASE_TRANSFORM_CLASS (gst_cuda_cedd_parent_class)->start (trans)) {
+    (void) st.index.close ();
+    return FALSE;
+  }
+  return TRUE;
+}
+
+static gboolean
+gst_cuda_cedd_stop (GstBaseTransform * trans)
+{
+  GstCudaCedd *self = GST_CUDA_CEDD (trans);
+  cvis::Status s = self->state->index.close ();
+  if (!s.ok ())
+    GST_ELEMENT_ERROR (self, RESOURCE, WRITE, ("Could not commit the index"), ("%s",
+            s.to_string ().c_str ()));
+  return GST_BASE_TRANSFORM_CLASS (gst_cuda_cedd_parent_class)->stop (trans);
+}
+
+static gboolean
+gst_cuda_cedd_sink_event (GstBaseTransform * trans, GstEvent * event)
+{
+  GstCudaCedd *self = GST_CUDA_CEDD (trans);
+  State & st = *self->state;
+  switch (GST_EVENT_TYPE (event)) {
+    case GST_EVENT_STREAM_START:{
+      const gchar *id = NULL;
+      gst_event_parse_stream_start (event, &id);
+      std::lock_guard<std::mutex> lk (*self->lock);
+      if (self->settings->stream_name.empty () && id)
+        st.stream = id;
+      break;
+    }
+    case GST_EVENT_EOS:{
+      cvis::Status s = st.index.flush ();
+      if (!s.ok ())
+        GST_ELEMENT_ERROR (self, RESOURCE, WRITE, ("Could not commit the index"), ("%s",
+                s.to_string ().c_str ()));
+      break;
+    }
+    default:
+      break;
+  }
+  return GST_BASE_TRANSFORM_CLASS (gst_cuda_cedd_parent_class)->sink_event (trans, event);
+}
+
+/* --------------------------------------------------------------------------------------------- */
+
+static cvis::Status
+gst_cuda_cedd_configure (GstCvisFilter * filter, const GstVideoInfo * in_info,
+    const GstVideoInfo * out_info, cvis::Backend backend)
+{
+  GstCudaCedd *self = GST_CUDA_CEDD (filter);
+  State & st = *self->state;
+  (void) in_info;
+  (void) out_info;
+  cvis::cedd::Params params;
+  {
+    std::lock_guard<std::mutex> lk (*self->lock);
+    params.mode = self->settings->hybrid ? cvis::cedd::Mode::kHybrid : cvis::cedd::Mode::kGpuOnly;
+  }
+  if (!st.extractor || st.backend != backend) {
+    cvis::Status s;
+    st.extractor = cvis::cedd::make_extractor (backend, &s);
+    if (!st.extractor)
+      return s;
+    st.backend = backend;
+  }
+  return st.extractor->configure (params);
+}
+
+static void
+gst_cuda_cedd_reset (GstCvisFilter * filter)
+{
+  GstCudaCedd *self = GST_CUDA_CEDD (filter);
+  self->state->have_prev = false;
+  /* A flush is a safe point to make what was written durable. */
+  cvis::Status s = self->state->index.flush ();
+  if (!s.ok ())
+    GST_WARNING_OBJECT (self, "index commit failed: %s", s.to_string ().c_str ());
+}
+
+static void
+gst_cuda_cedd_release (GstCvisFilter * filter)
+{
+  GST_CUDA_CEDD (filter)->state->extractor.reset ();
+}
+
+/* Collects the regions to describe: the frame first (when wanted or needed for shot detection),
+ * then the buffer's ROI metas clipped to the frame. Returns whether the frame is described. */
+static bool
+collect_regions (State & st, GstBuffer * buf, const cvis::ImageView & frame,
+    GstCudaCeddRegions mode, bool need_frame)
+{
+  st.regions.clear ();
+  st.roi_ids.clear ();
+  st.roi_types.clear ();
+  const bool with_frame = mode != GST_CUDA_CEDD_REGIONS_ROIS || need_frame;
+  if (with_frame) {
+    st.regions.push_back ({0, 0, frame.width, frame.height});
+    st.roi_ids.push_back (GST_CVIS_CEDD_FRAME_ID);
+    st.roi_types.emplace_back ();
+  }
+  if (mode == GST_CUDA_CEDD_REGIONS_FRAME)
+    return with_frame;
+  gpointer iter = NULL;
+  GstMeta *m;
+  while ((m = gst_buffer_iterate_meta_filtered (buf, &iter,
+              GST_VIDEO_REGION_OF_INTEREST_META_API_TYPE))) {
+    auto *roi = reinterpret_cast<GstVideoRegionOfInterestMeta *> (m);
+    const gint x0 = CLAMP ((gint) roi->x, 0, frame.width);
+    const gint y0 = CLAMP ((gint) roi->y, 0, frame.height);
+    const gint x1 = CLAMP ((gint) (roi->x + roi->w), 0, frame.width);
+    const gint y1 = CLAMP ((gint) (roi->y + roi->h), 0, frame.height);
+    if (x1 <= x0 || y1 <= y0)
+      continue;
+    st.regions.push_back ({x0, y0, x1 - x0, y1 - y0});
+    st.roi_ids.push_back (roi->id);
+    st.roi_types.emplace_back (g_quark_to_string (roi->roi_type));
+  }
+  return with_frame;
+}
+
+static cvis::Status
+gst_cuda_cedd_analyse (GstCvisFilter * filter, GstBuffer * buf, const cvis::ImageView & frame,
+    cvis::StreamHandle stream)
+{
+  GstCudaCedd *self = GST_CUDA_CEDD (filter);
+  State & st = *self->state;
+  GstCudaCeddRegions mode;
+  gdouble threshold;
+  {
+    std::lock_guard<std::mutex> lk (*self->lock);
+    mode = self->settings->regions;
+    threshold = self->settings->shot_threshold;
+  }
+  const bool shots = threshold < 100.0;
+  const bool has_frame = collect_regions (st, buf, frame, mode, shots);
+  const guint64 frame_no = st.frame++;
+  if (st.regions.empty ())
+    return cvis::Status::Ok ();   /* rois mode, no ROI on this buffer */
+
+  st.results.resize (st.regions.size ());
+  CVIS_RETURN_IF_ERROR (st.extractor->describe (frame, st.regions.data (),
+          (int) st.regions.size (), st.results.data (), stream));
+
+  /* Shot detection on the frame descriptor. */
+  gdouble distance = -1.0;
+  gboolean shot = FALSE;
+  if (has_frame && shots) {
+    const cvis::cedd::Levels & cur = st.results[0].levels;
+    if (st.have_prev) {
+      distance = gst_cvis_cedd_tanimoto (st.prev.data (), cur.data ());
+      shot = distance > threshold;
+    }
+    st.prev = cur;
+    st.have_prev = true;
+  }
+  const GstClockTime pts = GST_BUFFER_PTS (buf);
+  if (shot) {
+    GstSegment *seg = &GST_BASE_TRANSFORM (self)->segment;
+    GstClockTime rt = GST_CLOCK_TIME_IS_VALID (pts) ?
+        gst_segment_to_running_time (seg, GST_FORMAT_TIME, pts) : GST_CLOCK_TIME_NONE;
+    gst_element_post_message (GST_ELEMENT (self), gst_message_new_element (GST_OBJECT (self),
+            gst_structure_new ("cvis-shot-change", "stream", G_TYPE_STRING, st.stream.c_str (),
+                "frame", G_TYPE_UINT64, frame_no, "pts", G_TYPE_UINT64, pts,
+                "running-time", G_TYPE_UINT64, rt, "distance", G_TYPE_DOUBLE, distance, NULL)));
+    GST_INFO_OBJECT (self, "shot change at frame %" G_GUINT64_FORMAT " pts %" GST_TIME_FORMAT
+        " distance %.3f", frame_no, GST_TIME_ARGS (pts), distance);
+  }
+
+  /* Attach (and index) what was asked for; a frame descriptor computed only for shot detection in
+   * rois mode is not attached. */
+  const size_t first = (has_frame && mode == GST_CUDA_CEDD_REGIONS_ROIS) ? 1 : 0;
+  const size_t n = st.regions.size () - first;
+  if (n == 0)
+    return cvis::Status::Ok ();
+  std::vector<GstCvisCeddRegion> regs (n);
+  std::vector<guint8> levels (n * GST_CVIS_CEDD_BINS);
+  for (size_t i = 0; i < n; i++) {
+    const cvis::cedd::Region & r = st.regions[first + i];
+    regs[i] = {st.roi_ids[first + i], r.x, r.y, r.w, r.h};
+    std::copy (st.results[first + i].levels.begin (), st.results[first + i].levels.end (),
+        levels.begin () + i * GST_CVIS_CEDD_BINS);
+  }
+  GstCustomMeta *meta = gst_buffer_add_cvis_cedd_meta (buf, (guint) n, regs.data (),
+      levels.data ());
+  if (!meta)
+    return cvis::internal_error ("could not attach the CEDD meta");
+  if (has_frame && shots)
+    gst_cvis_cedd_meta_set_shot (meta, distance, shot);
+
+  if (st.index.is_open ()) {
+    cvis::cedd::IndexRow row;
+    row.stream = st.stream;
+    row.frame = (int64_t) frame_no;
+    row.pts = GST_CLOCK_TIME_IS_VALID (pts) ? (int64_t) pts : -1;
+    for (size_t i = 0; i < n; i++) {
+      row.roi_id = regs[i].roi_id;
+      row.roi_type = st.roi_types[first + i];
+      row.x = regs[i].x;
+      row.y = regs[i].y;
+      row.w = regs[i].width;
+      row.h = regs[i].height;
+      const bool is_frame = regs[i].roi_id == GST_CVIS_CEDD_FRAME_ID;
+      row.shot_change = is_frame && shot;
+      row.distance = is_frame ? distance : -1.0;
+      std::copy (levels.begin () + i * GST_CVIS_CEDD_BINS,
+          levels.begin () + (i + 1) * GST_CVIS_CEDD_BINS, row.levels);
+      CVIS_RETURN_IF_ERROR (st.index.add (row));
+    }
+    CVIS_RETURN_IF_ERROR (st.index.maybe_commit ());
+  }
+  return cvis::Status::Ok ();
+}
+
+/* --------------------------------------------------------------------------------------------- */
+
+static void
+gst_cuda_cedd_finalize (GObject * object)
+{
+  GstCudaCedd *self = GST_CUDA_CEDD (object);
+  delete self->state;
+  delete self->settings;
+  delete self->lock;
+  G_OBJECT_CLASS (gst_cuda_cedd_parent_class)->finalize (object);
+}
+
+static void
+gst_cuda_cedd_class_init (GstCudaCeddClass * klass)
+{
+  GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
+  GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
+  GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
+  GstCvisFilterClass *filter_class = GST_CVIS_FILTER_CLASS (klass);
+  const GParamFlags rw = (GParamFlags) (G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS);
+
+  gobject_class->set_property = gst_cuda_cedd_set_property;
+  gobject_class->get_property = gst_cuda_cedd_get_property;
+  gobject_class->finalize = gst_cuda_cedd_finalize;
+
+  g_object_class_install_property (gobject_class, PROP_REGIONS,
+      g_param_spec_enum ("regions", "Regions",
+          "Which descriptors to compute: the frame, one per GstVideoRegionOfInterestMeta, or both",
+          GST_TYPE_CUDA_CEDD_REGIONS, DEFAULT_REGIONS,
+          (GParamFlags) (rw | GST_PARAM_MUTABLE_PLAYING)));
+  g_object_class_install_property (gobject_class, PROP_INDEX_LOCATION,
+      g_param_spec_string ("index-location", "Index location",
+          "SQLite database to append every descriptor to (created if missing; NULL: no index)",
+          NULL, (GParamFlags) (rw | GST_PARAM_MUTABLE_READY)));
+  g_object_class_install_property (gobject_class, PROP_STREAM_NAME,
+      g_param_spec_string ("stream-name", "Stream name",
+          "Name recorded in the index and shot messages (NULL: the stream-start event's stream id)",
+          NULL, (GParamFlags) (rw | GST_PARAM_MUTABLE_READY)));
+  g_object_class_install_property (gobject_class, PROP_SHOT_THRESHOLD,
+      g_param_spec_double ("shot-threshold", "Shot threshold",
+          "Tanimoto distance (0..100) between consecutive frame descriptors above which a shot "
+          "change is reported; 100 disables shot detection", 0.0, 100.0, DEFAULT_SHOT_THRESHOLD,
+          (GParamFlags) (rw | GST_PARAM_MUTABLE_PLAYING)));
+  g_object_class_install_property (gobject_class, PROP_HYBRID,
+      g_param_spec_boolean ("hybrid", "Hybrid",
+          "CUDA backend: sum the blocks on the CPU and run the fuzzy stages on the GPU (the "
+          "paper's hybrid scheme) instead of everything on the GPU", DEFAULT_HYBRID,
+          (GParamFlags) (rw | GST_PARAM_MUTABLE_READY)));
+
+  gst_element_class_set_static_metadata (element_class, "CEDD descriptor",
+      "Filter/Analyzer/Video",
+      "Computes CEDD colour and edge directivity descriptors of frames and regions (CUDA or CPU), "
+      "attaches them as metadata, indexes them in SQLite and detects shot changes",
+      "gst-cuda-vision");
+  gst_cvis_filter_class_add_pad_templates (element_class, CUDA_FORMATS, SYS_FORMATS);
+
+  trans_class->start = GST_DEBUG_FUNCPTR (gst_cuda_cedd_start);
+  trans_class->stop = GST_DEBUG_FUNCPTR (gst_cuda_cedd_stop);
+  trans_class->sink_event = GST_DEBUG_FUNCPTR (gst_cuda_cedd_sink_event);
+
+  filter_class->in_place = TRUE;
+  filter_class->configure = gst_cuda_cedd_configure;
+  filter_class->analyse = gst_cuda_cedd_analyse;
+  filter_class->reset = gst_cuda_cedd_reset;
+  filter_class->release = gst_cuda_cedd_release;
+
+  gst_type_mark_as_plugin_api (GST_TYPE_CUDA_CEDD_REGIONS, (GstPluginAPIFlags) 0);
+  GST_DEBUG_CATEGORY_INIT (gst_cuda_cedd_debug, "cudacedd", 0, "CEDD descriptors");
+}
+
+static void
+gst_cuda_cedd_init (GstCudaCedd * self)
+{
+  self->lock = new std::mutex ();
+  self->settings = new Settings ();
+  self->state = new State ();
+}
