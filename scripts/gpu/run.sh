@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# Runs on the GPU host (through the `device` tool, with .device carried): the gpu and cpu test
+# suites (CVIS_REQUIRE_GPU=1: a missing GPU fails), the benchmarks and the decode pipelines.
+# Logs go to $OUT/results.tgz; a summary is printed last.
+# Usage: scripts/gpu/run.sh [tests|bench|all] [extra benchmark args]
+set -uo pipefail
+WHAT=${1:-all}
+ROOT=$PWD
+D=$ROOT/.device
+OUT=${OUT:-/tmp/out}
+R=/tmp/cvis-results
+rm -rf "$R" && mkdir -p "$R" "$OUT"
+SUMMARY=$R/summary.txt
+log() { echo "$*" | tee -a "$SUMMARY"; }
+
+tar -xJf "$D/gst-bundle.tar.xz" -C /tmp
+export GST_BUNDLE_NO_NVENC=1
+. /tmp/gstbundle/gst-env.sh
+export LD_LIBRARY_PATH=$D/lib:$LD_LIBRARY_PATH
+export CVIS_TESTDATA=$D/testdata CVIS_REQUIRE_GPU=1 CVIS_TEST_H264=$D/media/test-1080p.mp4
+nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.max.sm --format=csv | tee -a "$SUMMARY"
+gst-inspect-1.0 cudavision > "$R/inspect.txt" 2>&1
+log "plugin features: $(grep -c '^  [a-z]' "$R/inspect.txt")"
+
+if [ "$WHAT" = tests ] || [ "$WHAT" = all ]; then
+  for t in "$D"/bin/test_*; do
+    n=$(basename "$t")
+    start=$(date +%s.%N)
+    timeout 600 "$t" --gtest_output="xml:$R/$n.xml" > "$R/$n.log" 2>&1
+    rc=$?
+    log "$(printf '%-28s rc=%-3s %6.1fs  %s' "$n" "$rc" "$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN{print b-a}')" \
+      "$(grep -E '^\[  (PASSED|FAILED|SKIPPED) ' "$R/$n.log" | tr '\n' ' ')")"
+  done
+fi
+
+if [ "$WHAT" = bench ] || [ "$WHAT" = all ]; then
+  shift || true
+  for b in "$D"/bin/bench_*; do
+    n=$(basename "$b")
+    timeout 900 "$b" --out "$R/$n.md" "$@" > "$R/$n.log" 2>&1
+    log "== $n rc=$?"
+    tail -n 30 "$R/$n.log" >> "$SUMMARY"
+  done
+  # Whole pipelines: decode alone, decode + cudacedd (CUDA memory end to end), decode + download + CPU.
+  clip=$CVIS_TEST_H264
+  for p in "fakesink sync=false" "cudacedd ! fakesink sync=false" \
+           "cudacedd hybrid=true ! fakesink sync=false" \
+           "cudadownload ! video/x-raw ! cudacedd backend=cpu ! fakesink sync=false"; do
+    out=$(gst-launch-1.0 filesrc location="$clip" ! qtdemux ! h264parse ! nvh264dec ! $p 2>&1)
+    log "pipeline nvh264dec ! $p: $(echo "$out" | grep -oE 'Execution ended after [0-9:.]+' )"
+  done
+fi
+cp "$SUMMARY" "$OUT/summary.txt"
+tar -czf "$OUT/results.tgz" -C "$R" .
+cat "$SUMMARY"

@@ -1,0 +1,129 @@
+// cudacedd on the GPU (gpu suite): CUDA memory from cudaupload for every CUDA format, system memory
+// uploaded by the element, hybrid mode, and a decode pipeline; descriptors equal to the CPU
+// reference library, bit for bit.
+#include <string>
+#include <vector>
+
+#include "cedd_test_util.hpp"
+#include "test_images.hpp"
+
+using namespace cedd_test;
+
+namespace {
+
+const GstVideoFormat kCudaFormats[] = {
+    GST_VIDEO_FORMAT_RGBA, GST_VIDEO_FORMAT_BGRA, GST_VIDEO_FORMAT_RGBx, GST_VIDEO_FORMAT_BGRx,
+    GST_VIDEO_FORMAT_ARGB, GST_VIDEO_FORMAT_ABGR, GST_VIDEO_FORMAT_RGB,  GST_VIDEO_FORMAT_BGR,
+    GST_VIDEO_FORMAT_NV12, GST_VIDEO_FORMAT_I420};
+
+class CeddElementCuda : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() { gst_init(nullptr, nullptr); }
+};
+
+// Pushes `frames` system-memory frames through `launch` (with cudaupload etc.) and compares each
+// output's frame descriptor with the library's CPU result. Returns the number compared.
+int compare_through(const std::string& launch, GstVideoFormat fmt, int w, int h, int frames,
+                    guint32 seed, bool expect_cuda_out) {
+  GstHarness* hs = gst_harness_new_parse(launch.c_str());
+  gst_harness_set_src_caps_str(hs, caps_string(fmt, w, h).c_str());
+  int compared = 0;
+  for (int i = 0; i < frames; ++i) {
+    GstBuffer* in = make_frame(fmt, w, h, seed + i);
+    auto expected = library_levels(in, fmt, w, h, nullptr);
+    GST_BUFFER_PTS(in) = i * GST_SECOND / 30;
+    EXPECT_EQ(gst_harness_push(hs, in), GST_FLOW_OK) << launch;
+    GstBuffer* out = gst_harness_pull(hs);
+    if (!out) break;
+    auto got = meta_levels(out, GST_CVIS_CEDD_FRAME_ID);
+    EXPECT_EQ(got, std::vector<guint8>(expected[0].begin(), expected[0].end()))
+        << launch << " " << gst_video_format_to_string(fmt) << " " << w << "x" << h << " frame " << i;
+    GstCaps* caps = gst_pad_get_current_caps(hs->sinkpad);
+    if (caps) {
+      GstCapsFeatures* f = gst_caps_get_features(caps, 0);
+      EXPECT_EQ(expect_cuda_out, f && gst_caps_features_contains(f, "memory:CUDAMemory")) << launch;
+      gst_caps_unref(caps);
+    }
+    gst_buffer_unref(out);
+    ++compared;
+  }
+  gst_harness_teardown(hs);
+  return compared;
+}
+
+TEST_F(CeddElementCuda, CudaMemoryEveryFormatMatchesCpuLibrary) {
+  CVIS_REQUIRE_GPU();
+  ASSERT_TRUE(has_plugin_feature("cudaupload")) << "nvcodec's cudaupload is missing";
+  int n = 0;
+  for (GstVideoFormat fmt : kCudaFormats) {
+    for (auto [w, h] : {std::pair{1920, 1080}, std::pair{333, 211}, std::pair{64, 48}}) {
+      n += compare_through("cudaupload ! video/x-raw(memory:CUDAMemory) ! cudacedd backend=cuda",
+                           fmt, w, h, 3, 500 + n, true);
+    }
+  }
+  EXPECT_EQ(n, 10 * 3 * 3);
+}
+
+TEST_F(CeddElementCuda, SystemMemoryUploadedByTheElement) {
+  CVIS_REQUIRE_GPU();
+  int n = 0;
+  for (GstVideoFormat fmt : {GST_VIDEO_FORMAT_RGBA, GST_VIDEO_FORMAT_GRAY8, GST_VIDEO_FORMAT_xRGB,
+                             GST_VIDEO_FORMAT_NV12, GST_VIDEO_FORMAT_RGB}) {
+    n += compare_through("cudacedd backend=cuda", fmt, 641, 479, 3, 900 + n, false);
+    n += compare_through("cudacedd backend=cuda hybrid=true", fmt, 641, 479, 3, 950 + n, false);
+  }
+  EXPECT_EQ(n, 30);
+}
+
+TEST_F(CeddElementCuda, RoisInCudaMemory) {
+  CVIS_REQUIRE_GPU();
+  const int w = 640, h = 480;
+  GstHarness* hs = gst_harness_new_parse(
+      "cudaupload ! video/x-raw(memory:CUDAMemory) ! cudacedd backend=cuda regions=both");
+  gst_harness_set_src_caps_str(hs, caps_string(GST_VIDEO_FORMAT_BGRx, w, h).c_str());
+  GstBuffer* in = make_frame(GST_VIDEO_FORMAT_BGRx, w, h, 77);
+  std::vector<cvis::cedd::Region> regs = {{17, 33, 201, 150}, {400, 300, 240, 180}};
+  auto expected = library_levels(in, GST_VIDEO_FORMAT_BGRx, w, h, &regs);
+  gst_buffer_add_video_region_of_interest_meta(in, "a", 17, 33, 201, 150)->id = 0;
+  gst_buffer_add_video_region_of_interest_meta(in, "b", 400, 300, 240, 180)->id = 1;
+  ASSERT_EQ(gst_harness_push(hs, in), GST_FLOW_OK);
+  GstBuffer* out = gst_harness_pull(hs);
+  ASSERT_NE(out, nullptr);
+  EXPECT_EQ(meta_levels(out, 0), std::vector<guint8>(expected[0].begin(), expected[0].end()));
+  EXPECT_EQ(meta_levels(out, 1), std::vector<guint8>(expected[1].begin(), expected[1].end()));
+  EXPECT_EQ(gst_cvis_cedd_meta_get_count(gst_buffer_get_cvis_cedd_meta(out)), 3u);
+  gst_buffer_unref(out);
+  gst_harness_teardown(hs);
+}
+
+// Decoded H.264 in CUDA memory from nvh264dec: the element must see CUDA memory and produce the
+// same descriptors as the CPU backend on the downloaded frames.
+TEST_F(CeddElementCuda, DecodePipelineCudaVsCpu) {
+  CVIS_REQUIRE_GPU();
+  const char* media = g_getenv("CVIS_TEST_H264");
+  if (!media || !has_plugin_feature("nvh264dec")) GTEST_SKIP() << "set CVIS_TEST_H264 to an .mp4 (H.264)";
+  const std::string dec = std::string("filesrc location=") + media + " ! qtdemux ! h264parse ! nvh264dec ! ";
+  std::vector<GstStructure*> a, b;
+  const std::string db_gpu = "/tmp/cedd-decode-gpu.db", db_cpu = "/tmp/cedd-decode-cpu.db";
+  for (const auto& db : {db_gpu, db_cpu}) {
+    for (const char* s : {"", "-wal", "-shm"}) g_remove((db + s).c_str());
+  }
+  ASSERT_EQ(run_pipeline(dec + "cudacedd backend=cuda stream-name=x index-location=" + db_gpu + " ! fakesink",
+                         nullptr, nullptr, 120), "");
+  ASSERT_EQ(run_pipeline(dec + "cudadownload ! video/x-raw ! cudacedd backend=cpu stream-name=x index-location=" +
+                             db_cpu + " ! fakesink", nullptr, nullptr, 300), "");
+  // Same rows (frame, levels) in both indexes.
+  auto dump = [](const std::string& db) {
+    std::string cmd = "sqlite3 " + db + " \"SELECT frame, hex(levels) FROM descriptors ORDER BY frame\"";
+    gchar* out = nullptr;
+    g_spawn_command_line_sync(cmd.c_str(), &out, nullptr, nullptr, nullptr);
+    std::string s = out ? out : "";
+    g_free(out);
+    return s;
+  };
+  const std::string g = dump(db_gpu), c = dump(db_cpu);
+  EXPECT_GT(g.size(), 1000u);
+  EXPECT_EQ(g, c);
+}
+
+}  // namespace
