@@ -1,0 +1,32 @@
+// Declarations shared by the backends of cuda/median3d (not part of the public interface).
+#pragma once
+
+#include <memory>
+
+#include "median3d.hpp"
+#include "median3d_math.hpp"
+
+namespace cvis::median3d {
+
+std::unique_ptr<Estimator> make_cpu_estimator();
+#ifdef CVIS_HAVE_CUDA
+std::unique_ptr<Estimator> make_cuda_estimator();
+#endif
+
+// Frame size limits (kInvalidArgument) and format range (kUnsupportedFormat).
+Status validate_geometry(int width, int height, PixelFormat format);
+// 1 (luma) or 3.
+int channel_count(const Params& p);
+// A frame given to push(): valid view of the configured size and format.
+Status check_frame(const ImageView& v, int width, int height, PixelFormat format, const char* what);
+// An output view of compute(): valid, the frames' size, GRAY8 when `gray`.
+Status check_output(const ImageView& v, int width, int height, bool gray, const char* what);
+
+// The destination description of a background view (any format).
+PixelDest make_pixel_dest(const ImageView& v);
+
+// Rows per segment of the integral histogram's column scan (both backends use the same split so
+// that the CPU twin exercises the GPU's decomposition).
+inline constexpr int kScanSegment = 32;
+
+} // namespace cvis::median3d
