@@ -1,0 +1,61 @@
+#include "cedd-format.h"
+
+#include <cstdio>
+#include <cstdlib>
+
+namespace cvis::tool {
+
+std::string hex(const uint8_t* bytes, size_t n) {
+  static const char digits[] = "0123456789abcdef";
+  std::string out;
+  out.reserve(2 * n);
+  for (size_t i = 0; i < n; i++) {
+    out += digits[bytes[i] >> 4];
+    out += digits[bytes[i] & 15];
+  }
+  return out;
+}
+
+std::string json_string(const std::string& text) {
+  // File names need not be UTF-8; JSON must be.
+  gchar* valid = g_utf8_make_valid(text.c_str(), static_cast<gssize>(text.size()));
+  std::string out = "\"";
+  for (const char* p = valid; *p; p++) {
+    const unsigned char c = static_cast<unsigned char>(*p);
+    switch (c) {
+      case '"': out += "\\\""; break;
+      case '\\': out += "\\\\"; break;
+      case '\n': out += "\\n"; break;
+      case '\r': out += "\\r"; break;
+      case '\t': out += "\\t"; break;
+      default:
+        if (c < 0x20) {
+          char buf[8];
+          snprintf(buf, sizeof buf, "\\u%04x", c);
+          out += buf;
+        } else {
+          out += static_cast<char>(c);
+        }
+    }
+  }
+  g_free(valid);
+  return out + "\"";
+}
+
+std::string format_time(GstClockTime pts) {
+  if (!GST_CLOCK_TIME_IS_VALID(pts)) return "-";
+  char buf[64];
+  snprintf(buf, sizeof buf, "%" GST_TIME_FORMAT, GST_TIME_ARGS(pts));
+  return buf;
+}
+
+std::string format_double(double v) {
+  char buf[32];
+  for (int precision = 6; precision <= 17; precision++) {
+    snprintf(buf, sizeof buf, "%.*g", precision, v);
+    if (strtod(buf, nullptr) == v) break;
+  }
+  return buf;
+}
+
+}  // namespace cvis::tool
