@@ -29,10 +29,11 @@ int parse_options(int* argc, char*** argv, const char* parameters, const char* s
                   std::vector<std::string>* args) {
   GOptionContext* ctx = g_option_context_new(parameters);
   g_option_context_set_summary(ctx, summary);
-  if (description) g_option_context_set_description(ctx, description);
+  if (description)
+    g_option_context_set_description(ctx, description);
   g_option_context_add_main_entries(ctx, entries, nullptr);
   GError* err = nullptr;
-  const gboolean ok = g_option_context_parse(ctx, argc, argv, &err);  // --help exits here
+  const gboolean ok = g_option_context_parse(ctx, argc, argv, &err); // --help exits here
   g_option_context_free(ctx);
   if (!ok) {
     std::string reason = err ? err->message : "bad options";
@@ -66,8 +67,8 @@ bool readable_file(const std::string& path, std::string* error) {
     return false;
   }
   if (!S_ISREG(st.st_mode) || access(path.c_str(), R_OK) != 0) {
-    *error = "cannot read '" + path + "': " + (S_ISREG(st.st_mode) ? strerror(errno)
-                                                                   : "not a regular file");
+    *error = "cannot read '" + path +
+             "': " + (S_ISREG(st.st_mode) ? strerror(errno) : "not a regular file");
     return false;
   }
   return true;
@@ -94,7 +95,8 @@ namespace {
 // Describes the first frame of `path`; returns an exit status (0: ok).
 int describe_one(const std::string& path, const std::string& backend, FrameDescriptor* out) {
   std::string error;
-  if (!readable_file(path, &error)) return fail(error);
+  if (!readable_file(path, &error))
+    return fail(error);
   RunOptions opt;
   opt.backend = backend;
   opt.first_frame_only = true;
@@ -107,7 +109,7 @@ int describe_one(const std::string& path, const std::string& backend, FrameDescr
 
 const char* kBackendChoices = "auto,cpu,cuda";
 
-}  // namespace
+} // namespace
 
 int cmd_describe(int argc, char** argv) {
   g_autofree gchar* backend = nullptr;
@@ -128,24 +130,32 @@ int cmd_describe(int argc, char** argv) {
                          "Prints one CEDD descriptor per image, in argument order (for a video: "
                          "its first frame).",
                          nullptr, entries, &files);
-  if (rc >= 0) return rc;
-  if (!backend) backend = g_strdup("auto");
-  if (!format) format = g_strdup("values");
+  if (rc >= 0)
+    return rc;
+  if (!backend)
+    backend = g_strdup("auto");
+  if (!format)
+    format = g_strdup("values");
   if (!check_choice("--backend", backend, kBackendChoices) ||
       !check_choice("--format", format, "values,packed,lire"))
     return kExitUsage;
-  if (files.empty()) return fail("describe: no IMAGE given (try --help)", kExitUsage);
+  if (files.empty())
+    return fail("describe: no IMAGE given (try --help)", kExitUsage);
   std::string error;
   for (const std::string& f : files)
-    if (!readable_file(f, &error)) return fail(error);
-  if (!init_gstreamer(&error)) return fail(error);
+    if (!readable_file(f, &error))
+      return fail(error);
+  if (!init_gstreamer(&error))
+    return fail(error);
 
   std::vector<FrameDescriptor> descs(files.size());
   for (size_t i = 0; i < files.size(); i++) {
     rc = describe_one(files[i], backend, &descs[i]);
-    if (rc != kExitOk) return rc;
+    if (rc != kExitOk)
+      return rc;
   }
-  if (json) printf("[\n");
+  if (json)
+    printf("[\n");
   for (size_t i = 0; i < files.size(); i++) {
     const FrameDescriptor& d = descs[i];
     uint8_t packed[GST_CVIS_CEDD_PACKED_SIZE];
@@ -154,7 +164,8 @@ int cmd_describe(int argc, char** argv) {
     const guint nlire = gst_cvis_cedd_to_lire_bytes(d.levels.data(), lire);
     std::string values;
     for (size_t b = 0; b < d.levels.size(); b++) {
-      if (b) values += json ? ", " : " ";
+      if (b)
+        values += json ? ", " : " ";
       values += std::to_string(d.levels[b]);
     }
     if (json) {
@@ -171,7 +182,8 @@ int cmd_describe(int argc, char** argv) {
       printf("%s\n", values.c_str());
     }
   }
-  if (json) printf("]\n");
+  if (json)
+    printf("]\n");
   return kExitOk;
 }
 
@@ -197,15 +209,22 @@ int cmd_search(int argc, char** argv) {
       "Output, one row per line, tab-separated:\n"
       "  distance  stream  frame=N  pts=h:mm:ss.nnnnnnnnn|-  roi=frame|ID[:TYPE]  box=X,Y,WxH",
       entries, &args);
-  if (rc >= 0) return rc;
-  if (!backend) backend = g_strdup("auto");
-  if (!check_choice("--backend", backend, kBackendChoices)) return kExitUsage;
-  if (!db) return fail("search: --db PATH is required (try --help)", kExitUsage);
-  if (k < 1) return fail("search: -k must be at least 1", kExitUsage);
-  if (args.size() != 1) return fail("search: give exactly one IMAGE (try --help)", kExitUsage);
+  if (rc >= 0)
+    return rc;
+  if (!backend)
+    backend = g_strdup("auto");
+  if (!check_choice("--backend", backend, kBackendChoices))
+    return kExitUsage;
+  if (!db)
+    return fail("search: --db PATH is required (try --help)", kExitUsage);
+  if (k < 1)
+    return fail("search: -k must be at least 1", kExitUsage);
+  if (args.size() != 1)
+    return fail("search: give exactly one IMAGE (try --help)", kExitUsage);
   const std::string image = args[0];
   std::string error;
-  if (!readable_file(image, &error)) return fail(error);
+  if (!readable_file(image, &error))
+    return fail(error);
 
   // The index first: a wrong --db is reported before any decoding.
   struct stat st;
@@ -215,14 +234,18 @@ int cmd_search(int argc, char** argv) {
   {
     cedd::CeddIndex index;
     Status s = index.open(db, /*create=*/false);
-    if (s.ok()) s = index.read_all(&rows);
-    if (!s.ok()) return fail(s.message());
+    if (s.ok())
+      s = index.read_all(&rows);
+    if (!s.ok())
+      return fail(s.message());
     (void)index.close();
   }
-  if (!init_gstreamer(&error)) return fail(error);
+  if (!init_gstreamer(&error))
+    return fail(error);
   FrameDescriptor query;
   rc = describe_one(image, backend, &query);
-  if (rc != kExitOk) return rc;
+  if (rc != kExitOk)
+    return rc;
 
   std::vector<std::pair<double, size_t>> ranked(rows.size());
   for (size_t i = 0; i < rows.size(); i++)
@@ -231,7 +254,8 @@ int cmd_search(int argc, char** argv) {
                    [](const auto& a, const auto& b) { return a.first < b.first; });
   ranked.resize(std::min(ranked.size(), static_cast<size_t>(k)));
 
-  if (json) printf("[");
+  if (json)
+    printf("[");
   for (size_t i = 0; i < ranked.size(); i++) {
     const cedd::IndexRow& r = rows[ranked[i].second];
     const double d = ranked[i].first;
@@ -239,22 +263,25 @@ int cmd_search(int argc, char** argv) {
       printf("%s\n  {\"distance\": %s, \"stream\": %s, \"frame\": %lld, \"pts\": %s, "
              "\"roi_id\": %d, \"roi_type\": %s, \"box\": [%d, %d, %d, %d]}",
              i ? "," : "", format_double(d).c_str(), json_string(r.stream).c_str(),
-             static_cast<long long>(r.frame),
-             r.pts >= 0 ? std::to_string(r.pts).c_str() : "null", r.roi_id,
-             r.roi_id >= 0 ? json_string(r.roi_type).c_str() : "null", r.x, r.y, r.w, r.h);
+             static_cast<long long>(r.frame), r.pts >= 0 ? std::to_string(r.pts).c_str() : "null",
+             r.roi_id, r.roi_id >= 0 ? json_string(r.roi_type).c_str() : "null", r.x, r.y, r.w,
+             r.h);
     } else {
       std::string roi = r.roi_id < 0 ? "frame" : std::to_string(r.roi_id);
-      if (r.roi_id >= 0 && !r.roi_type.empty()) roi += ":" + r.roi_type;
-      printf("%.4f\t%s\tframe=%lld\tpts=%s\troi=%s\tbox=%d,%d,%dx%d\n", d, r.stream.c_str(),
-             static_cast<long long>(r.frame),
-             format_time(r.pts >= 0 ? static_cast<GstClockTime>(r.pts) : GST_CLOCK_TIME_NONE)
-                 .c_str(),
-             roi.c_str(), r.x, r.y, r.w, r.h);
+      if (r.roi_id >= 0 && !r.roi_type.empty())
+        roi += ":" + r.roi_type;
+      printf(
+          "%.4f\t%s\tframe=%lld\tpts=%s\troi=%s\tbox=%d,%d,%dx%d\n", d, r.stream.c_str(),
+          static_cast<long long>(r.frame),
+          format_time(r.pts >= 0 ? static_cast<GstClockTime>(r.pts) : GST_CLOCK_TIME_NONE).c_str(),
+          roi.c_str(), r.x, r.y, r.w, r.h);
     }
   }
-  if (json) printf("%s]\n", ranked.empty() ? "" : "\n");
-  if (rows.empty()) fprintf(stderr, "cvis-cedd: note: the index '%s' is empty\n", db);
+  if (json)
+    printf("%s]\n", ranked.empty() ? "" : "\n");
+  if (rows.empty())
+    fprintf(stderr, "cvis-cedd: note: the index '%s' is empty\n", db);
   return kExitOk;
 }
 
-}  // namespace cvis::tool
+} // namespace cvis::tool

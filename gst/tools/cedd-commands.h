@@ -10,8 +10,8 @@
 namespace cvis::tool {
 
 inline constexpr int kExitOk = 0;
-inline constexpr int kExitFailure = 1;  // bad input, decoding or analysis failure
-inline constexpr int kExitUsage = 2;    // bad command line
+inline constexpr int kExitFailure = 1; // bad input, decoding or analysis failure
+inline constexpr int kExitUsage = 2;   // bad command line
 
 int cmd_describe(int argc, char** argv);
 int cmd_index(int argc, char** argv);
@@ -37,4 +37,4 @@ bool readable_file(const std::string& path, std::string* error);
 // gst_init and the check that the cudacedd element can be loaded.
 bool init_gstreamer(std::string* error);
 
-}  // namespace cvis::tool
+} // namespace cvis::tool

@@ -23,19 +23,29 @@ std::string json_string(const std::string& text) {
   for (const char* p = valid; *p; p++) {
     const unsigned char c = static_cast<unsigned char>(*p);
     switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\r': out += "\\r"; break;
-      case '\t': out += "\\t"; break;
-      default:
-        if (c < 0x20) {
-          char buf[8];
-          snprintf(buf, sizeof buf, "\\u%04x", c);
-          out += buf;
-        } else {
-          out += static_cast<char>(c);
-        }
+    case '"':
+      out += "\\\"";
+      break;
+    case '\\':
+      out += "\\\\";
+      break;
+    case '\n':
+      out += "\\n";
+      break;
+    case '\r':
+      out += "\\r";
+      break;
+    case '\t':
+      out += "\\t";
+      break;
+    default:
+      if (c < 0x20) {
+        char buf[8];
+        snprintf(buf, sizeof buf, "\\u%04x", c);
+        out += buf;
+      } else {
+        out += static_cast<char>(c);
+      }
     }
   }
   g_free(valid);
@@ -43,7 +53,8 @@ std::string json_string(const std::string& text) {
 }
 
 std::string format_time(GstClockTime pts) {
-  if (!GST_CLOCK_TIME_IS_VALID(pts)) return "-";
+  if (!GST_CLOCK_TIME_IS_VALID(pts))
+    return "-";
   char buf[64];
   snprintf(buf, sizeof buf, "%" GST_TIME_FORMAT, GST_TIME_ARGS(pts));
   return buf;
@@ -53,9 +64,10 @@ std::string format_double(double v) {
   char buf[32];
   for (int precision = 6; precision <= 17; precision++) {
     snprintf(buf, sizeof buf, "%.*g", precision, v);
-    if (strtod(buf, nullptr) == v) break;
+    if (strtod(buf, nullptr) == v)
+      break;
   }
   return buf;
 }
 
-}  // namespace cvis::tool
+} // namespace cvis::tool

@@ -21,4 +21,4 @@ std::string format_time(GstClockTime pts);
 // Shortest decimal text that reads back as the same double (JSON-safe for finite values).
 std::string format_double(double v);
 
-}  // namespace cvis::tool
+} // namespace cvis::tool

@@ -20,7 +20,7 @@ namespace {
 
 struct Input {
   std::string path;
-  bool named = false;  // given on the command line (an error when undecodable), else walked
+  bool named = false; // given on the command line (an error when undecodable), else walked
 };
 
 // The canonical spelling of `p` for comparisons ("" when it cannot be resolved).
@@ -39,17 +39,20 @@ void walk(const std::string& dir, const std::vector<std::string>& exclude,
   fs::recursive_directory_iterator it(dir, fs::directory_options::skip_permission_denied, ec);
   for (; !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
     std::error_code ec2;
-    if (it->is_regular_file(ec2)) found.push_back(it->path().string());
+    if (it->is_regular_file(ec2))
+      found.push_back(it->path().string());
   }
-  if (ec) fprintf(stderr, "cvis-cedd: note: walking '%s': %s\n", dir.c_str(), ec.message().c_str());
+  if (ec)
+    fprintf(stderr, "cvis-cedd: note: walking '%s': %s\n", dir.c_str(), ec.message().c_str());
   std::sort(found.begin(), found.end());
   for (const std::string& f : found) {
     const std::string c = canonical(f);
-    if (std::find(exclude.begin(), exclude.end(), c) == exclude.end()) out->push_back({f, false});
+    if (std::find(exclude.begin(), exclude.end(), c) == exclude.end())
+      out->push_back({f, false});
   }
 }
 
-}  // namespace
+} // namespace
 
 int cmd_index(int argc, char** argv) {
   g_autofree gchar* backend = nullptr;
@@ -81,16 +84,21 @@ int cmd_index(int argc, char** argv) {
       "Named files that cannot be decoded are errors; undecodable files found in directories\n"
       "are skipped with a note on stderr.",
       entries, &args);
-  if (rc >= 0) return rc;
-  if (!backend) backend = g_strdup("auto");
-  if (!regions) regions = g_strdup("frame");
+  if (rc >= 0)
+    return rc;
+  if (!backend)
+    backend = g_strdup("auto");
+  if (!regions)
+    regions = g_strdup("frame");
   if (!check_choice("--backend", backend, "auto,cpu,cuda") ||
       !check_choice("--regions", regions, "frame,rois,both"))
     return kExitUsage;
   if (threshold != -1.0 && !(threshold >= 0.0 && threshold <= 100.0))
     return fail("index: --shot-threshold must be within 0..100", kExitUsage);
-  if (!db) return fail("index: --db PATH is required (try --help)", kExitUsage);
-  if (args.empty()) return fail("index: no DIR or FILE given (try --help)", kExitUsage);
+  if (!db)
+    return fail("index: --db PATH is required (try --help)", kExitUsage);
+  if (args.empty())
+    return fail("index: no DIR or FILE given (try --help)", kExitUsage);
 
   // The index's own files are never indexed, even when they lie in a walked directory.
   std::vector<std::string> exclude;
@@ -114,11 +122,14 @@ int cmd_index(int argc, char** argv) {
     // A wrong --db (not a database, another kind of database, unwritable) fails here, cleanly.
     cedd::CeddIndex index;
     Status s = index.open(db, /*create=*/true);
-    if (!s.ok()) return fail(s.message());
+    if (!s.ok())
+      return fail(s.message());
     s = index.close();
-    if (!s.ok()) return fail(s.message());
+    if (!s.ok())
+      return fail(s.message());
   }
-  if (!init_gstreamer(&error)) return fail(error);
+  if (!init_gstreamer(&error))
+    return fail(error);
 
   uint64_t files = 0, skipped = 0, frames = 0, descriptors = 0, shots = 0;
   auto on_shot = [&shots](const ShotChange& s) {
@@ -133,7 +144,7 @@ int cmd_index(int argc, char** argv) {
     opt.regions = regions;
     opt.index_location = db;
     opt.stream_name = in.path;
-    opt.shot_threshold = threshold;  // -1: the element's default
+    opt.shot_threshold = threshold; // -1: the element's default
     RunResult result;
     const RunError e = run_file(in.path, opt, &result, on_shot, &error);
     if (e == RunError::kInput && !in.named) {
@@ -141,7 +152,8 @@ int cmd_index(int argc, char** argv) {
       fprintf(stderr, "cvis-cedd: note: skipping '%s': %s\n", in.path.c_str(), error.c_str());
       continue;
     }
-    if (e != RunError::kNone) return fail(in.path + ": " + error);
+    if (e != RunError::kNone)
+      return fail(in.path + ": " + error);
     files++;
     frames += result.frames;
     descriptors += result.descriptors;
@@ -157,4 +169,4 @@ int cmd_index(int argc, char** argv) {
   return kExitOk;
 }
 
-}  // namespace cvis::tool
+} // namespace cvis::tool

@@ -25,14 +25,15 @@ struct Context {
   GstElement* sink = nullptr;
   bool first_frame_only = false;
   std::atomic<bool> video_linked{false};
-  std::mutex lock;  // guards `result` and `posted_first` (written on the streaming thread)
+  std::mutex lock; // guards `result` and `posted_first` (written on the streaming thread)
   RunResult result;
   bool posted_first = false;
 };
 
 std::string one_line(std::string s) {
   std::replace(s.begin(), s.end(), '\n', ' ');
-  while (!s.empty() && (s.back() == ' ' || s.back() == '.')) s.pop_back();
+  while (!s.empty() && (s.back() == ' ' || s.back() == '.'))
+    s.pop_back();
   return s;
 }
 
@@ -42,22 +43,27 @@ void on_pad_added(GstElement* decodebin, GstPad* pad, gpointer user_data) {
   auto* ctx = static_cast<Context*>(user_data);
   (void)decodebin;
   GstCaps* caps = gst_pad_get_current_caps(pad);
-  if (!caps) caps = gst_pad_query_caps(pad, nullptr);
+  if (!caps)
+    caps = gst_pad_query_caps(pad, nullptr);
   bool raw_video = false;
   if (caps && gst_caps_get_size(caps) > 0) {
     const gchar* name = gst_structure_get_name(gst_caps_get_structure(caps, 0));
     raw_video = g_str_has_prefix(name, "video/x-raw");
   }
-  if (caps) gst_caps_unref(caps);
+  if (caps)
+    gst_caps_unref(caps);
   bool expected = false;
   if (raw_video && ctx->video_linked.compare_exchange_strong(expected, true)) {
     GstPad* sinkpad = gst_element_get_static_pad(ctx->convert, "sink");
-    if (gst_pad_link(pad, sinkpad) != GST_PAD_LINK_OK) ctx->video_linked = false;
+    if (gst_pad_link(pad, sinkpad) != GST_PAD_LINK_OK)
+      ctx->video_linked = false;
     gst_object_unref(sinkpad);
-    if (ctx->video_linked) return;
+    if (ctx->video_linked)
+      return;
   }
   GstElement* discard = gst_element_factory_make("fakesink", nullptr);
-  if (!discard) return;
+  if (!discard)
+    return;
   g_object_set(discard, "sync", FALSE, "async", FALSE, nullptr);
   gst_bin_add(GST_BIN(ctx->pipeline), discard);
   gst_element_sync_state_with_parent(discard);
@@ -69,16 +75,17 @@ void on_pad_added(GstElement* decodebin, GstPad* pad, gpointer user_data) {
 void on_no_more_pads(GstElement* decodebin, gpointer user_data) {
   auto* ctx = static_cast<Context*>(user_data);
   if (!ctx->video_linked) {
-    gst_element_post_message(decodebin, gst_message_new_application(
-                                            GST_OBJECT(decodebin),
-                                            gst_structure_new_empty(kNoVideoMessage)));
+    gst_element_post_message(decodebin,
+                             gst_message_new_application(GST_OBJECT(decodebin),
+                                                         gst_structure_new_empty(kNoVideoMessage)));
   }
 }
 
 GstFlowReturn on_new_sample(GstAppSink* appsink, gpointer user_data) {
   auto* ctx = static_cast<Context*>(user_data);
   GstSample* sample = gst_app_sink_pull_sample(appsink);
-  if (!sample) return GST_FLOW_EOS;
+  if (!sample)
+    return GST_FLOW_EOS;
   GstBuffer* buf = gst_sample_get_buffer(sample);
   GstCustomMeta* meta = buf ? gst_buffer_get_cvis_cedd_meta(buf) : nullptr;
   bool post = false;
@@ -87,7 +94,8 @@ GstFlowReturn on_new_sample(GstAppSink* appsink, gpointer user_data) {
     RunResult& r = ctx->result;
     r.frames++;
     GstCvisCeddEntry entry;
-    if (meta) r.descriptors += gst_cvis_cedd_meta_get_count(meta);
+    if (meta)
+      r.descriptors += gst_cvis_cedd_meta_get_count(meta);
     if (meta && !r.have_first && gst_cvis_cedd_meta_find(meta, GST_CVIS_CEDD_FRAME_ID, &entry)) {
       r.have_first = true;
       std::copy(entry.levels, entry.levels + GST_CVIS_CEDD_BINS, r.first.levels.begin());
@@ -108,8 +116,8 @@ GstFlowReturn on_new_sample(GstAppSink* appsink, gpointer user_data) {
   gst_sample_unref(sample);
   if (post) {
     gst_element_post_message(GST_ELEMENT(appsink),
-                             gst_message_new_application(GST_OBJECT(appsink),
-                                                         gst_structure_new_empty(kFirstFrameMessage)));
+                             gst_message_new_application(
+                                 GST_OBJECT(appsink), gst_structure_new_empty(kFirstFrameMessage)));
   }
   return GST_FLOW_OK;
 }
@@ -136,18 +144,20 @@ std::string describe_error(GstMessage* msg, bool with_detail) {
     if (!detail.empty() && one_line(text).find(detail) == std::string::npos)
       text = one_line(text) + " (" + detail + ")";
   }
-  if (err) g_error_free(err);
+  if (err)
+    g_error_free(err);
   g_free(debug);
   return one_line(text);
 }
 
 GstElement* make(const char* factory, const char* name, std::string* error) {
   GstElement* e = gst_element_factory_make(factory, name);
-  if (!e && error->empty()) *error = std::string("GStreamer element '") + factory + "' is missing";
+  if (!e && error->empty())
+    *error = std::string("GStreamer element '") + factory + "' is missing";
   return e;
 }
 
-}  // namespace
+} // namespace
 
 RunError run_file(const std::string& path, const RunOptions& options, RunResult* result,
                   const std::function<void(const ShotChange&)>& on_shot, std::string* error) {
@@ -163,11 +173,13 @@ RunError run_file(const std::string& path, const RunOptions& options, RunResult*
   GstElement* elements[] = {src, dec, ctx.convert, filter, cedd, ctx.sink};
   if (!error->empty()) {
     for (GstElement* e : elements)
-      if (e) gst_object_unref(gst_object_ref_sink(e));
+      if (e)
+        gst_object_unref(gst_object_ref_sink(e));
     return RunError::kAnalysis;
   }
   ctx.pipeline = gst_pipeline_new("cvis-cedd");
-  for (GstElement* e : elements) gst_bin_add(GST_BIN(ctx.pipeline), e);
+  for (GstElement* e : elements)
+    gst_bin_add(GST_BIN(ctx.pipeline), e);
 
   g_object_set(src, "location", path.c_str(), nullptr);
   gst_util_set_object_arg(G_OBJECT(ctx.convert), "dither", "none");
@@ -193,8 +205,8 @@ RunError run_file(const std::string& path, const RunOptions& options, RunResult*
 
   RunError status = RunError::kNone;
   GstBus* bus = gst_element_get_bus(ctx.pipeline);
-  const bool started = gst_element_set_state(ctx.pipeline, GST_STATE_PLAYING) !=
-                       GST_STATE_CHANGE_FAILURE;
+  const bool started =
+      gst_element_set_state(ctx.pipeline, GST_STATE_PLAYING) != GST_STATE_CHANGE_FAILURE;
   const auto types = static_cast<GstMessageType>(GST_MESSAGE_ERROR | GST_MESSAGE_EOS |
                                                  GST_MESSAGE_ELEMENT | GST_MESSAGE_APPLICATION);
   for (bool done = false; !done;) {
@@ -207,42 +219,42 @@ RunError run_file(const std::string& path, const RunOptions& options, RunResult*
     }
     const GstStructure* s = gst_message_get_structure(msg);
     switch (GST_MESSAGE_TYPE(msg)) {
-      case GST_MESSAGE_ERROR: {
-        const bool ours = GST_MESSAGE_SRC(msg) == GST_OBJECT(cedd);
-        *error = describe_error(msg, ours);
-        status = ours ? RunError::kAnalysis : RunError::kInput;
+    case GST_MESSAGE_ERROR: {
+      const bool ours = GST_MESSAGE_SRC(msg) == GST_OBJECT(cedd);
+      *error = describe_error(msg, ours);
+      status = ours ? RunError::kAnalysis : RunError::kInput;
+      done = true;
+      break;
+    }
+    case GST_MESSAGE_EOS:
+      done = true;
+      break;
+    case GST_MESSAGE_APPLICATION:
+      if (gst_structure_has_name(s, kFirstFrameMessage)) {
         done = true;
-        break;
+      } else if (gst_structure_has_name(s, kNoVideoMessage)) {
+        *error = "no decodable video or image stream";
+        status = RunError::kInput;
+        done = true;
       }
-      case GST_MESSAGE_EOS:
-        done = true;
-        break;
-      case GST_MESSAGE_APPLICATION:
-        if (gst_structure_has_name(s, kFirstFrameMessage)) {
-          done = true;
-        } else if (gst_structure_has_name(s, kNoVideoMessage)) {
-          *error = "no decodable video or image stream";
-          status = RunError::kInput;
-          done = true;
-        }
-        break;
-      case GST_MESSAGE_ELEMENT:
-        if (on_shot && s && gst_structure_has_name(s, "cvis-shot-change")) {
-          ShotChange shot;
-          const gchar* stream = gst_structure_get_string(s, "stream");
-          shot.stream = stream ? stream : "";
-          gst_structure_get_uint64(s, "frame", &shot.frame);
-          gst_structure_get_uint64(s, "pts", &shot.pts);
-          gst_structure_get_double(s, "distance", &shot.distance);
-          on_shot(shot);
-        }
-        break;
-      default:
-        break;
+      break;
+    case GST_MESSAGE_ELEMENT:
+      if (on_shot && s && gst_structure_has_name(s, "cvis-shot-change")) {
+        ShotChange shot;
+        const gchar* stream = gst_structure_get_string(s, "stream");
+        shot.stream = stream ? stream : "";
+        gst_structure_get_uint64(s, "frame", &shot.frame);
+        gst_structure_get_uint64(s, "pts", &shot.pts);
+        gst_structure_get_double(s, "distance", &shot.distance);
+        on_shot(shot);
+      }
+      break;
+    default:
+      break;
     }
     gst_message_unref(msg);
   }
-  gst_element_set_state(ctx.pipeline, GST_STATE_NULL);  // joins the streaming threads
+  gst_element_set_state(ctx.pipeline, GST_STATE_NULL); // joins the streaming threads
   gst_object_unref(bus);
   gst_object_unref(ctx.pipeline);
 
@@ -254,4 +266,4 @@ RunError run_file(const std::string& path, const RunOptions& options, RunResult*
   return status;
 }
 
-}  // namespace cvis::tool
+} // namespace cvis::tool

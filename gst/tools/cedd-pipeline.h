@@ -21,11 +21,11 @@ namespace cvis::tool {
 
 struct RunOptions {
   std::string backend = "auto";  // cudacedd "backend" nick: auto, cpu, cuda
-  std::string regions = "frame";  // cudacedd "regions" nick: frame, rois, both
-  std::string index_location;     // empty: no index
-  std::string stream_name;        // empty: the element's default
-  double shot_threshold = 100.0;  // 100 disables shot detection; < 0: the element's default
-  bool first_frame_only = false;  // stop after the first frame (describe, search)
+  std::string regions = "frame"; // cudacedd "regions" nick: frame, rois, both
+  std::string index_location;    // empty: no index
+  std::string stream_name;       // empty: the element's default
+  double shot_threshold = 100.0; // 100 disables shot detection; < 0: the element's default
+  bool first_frame_only = false; // stop after the first frame (describe, search)
 };
 
 /* The whole-frame descriptor of one frame. */
@@ -42,16 +42,16 @@ struct ShotChange {
 };
 
 struct RunResult {
-  uint64_t frames = 0;       // frames that passed through cudacedd
-  uint64_t descriptors = 0;  // descriptors attached to them (frame and ROIs)
-  bool have_first = false;   // `first` holds the first frame's whole-frame descriptor
+  uint64_t frames = 0;      // frames that passed through cudacedd
+  uint64_t descriptors = 0; // descriptors attached to them (frame and ROIs)
+  bool have_first = false;  // `first` holds the first frame's whole-frame descriptor
   FrameDescriptor first;
 };
 
 enum class RunError {
   kNone,
-  kInput,     // the file: unreadable, not a media file, no decodable video stream
-  kAnalysis,  // cudacedd or the pipeline itself: backend unavailable, index failure, ...
+  kInput,    // the file: unreadable, not a media file, no decodable video stream
+  kAnalysis, // cudacedd or the pipeline itself: backend unavailable, index failure, ...
 };
 
 /* Decodes `path` through cudacedd. Returns kNone on success; otherwise `error` holds one line
@@ -60,4 +60,4 @@ enum class RunError {
 RunError run_file(const std::string& path, const RunOptions& options, RunResult* result,
                   const std::function<void(const ShotChange&)>& on_shot, std::string* error);
 
-}  // namespace cvis::tool
+} // namespace cvis::tool

@@ -26,13 +26,14 @@ const char* kUsage =
     "cudacedd GStreamer element (CUDA or the bit-exact CPU reference).\n"
     "\n"
     "Commands:\n"
-    "  describe IMAGE...             print the descriptor of each image (a video: its first frame)\n"
+    "  describe IMAGE...             print the descriptor of each image (a video: its first "
+    "frame)\n"
     "  index DIR|FILE... --db PATH   add every frame of images and videos to a SQLite index\n"
     "  search IMAGE --db PATH        the index rows nearest to IMAGE by Tanimoto distance\n"
     "\n"
     "Run 'cvis-cedd COMMAND --help' for the options of a command.\n";
 
-}  // namespace
+} // namespace
 
 int main(int argc, char** argv) {
   setlocale(LC_ALL, "");
@@ -51,9 +52,12 @@ int main(int argc, char** argv) {
   char** sub_argv = argv + 1;
   sub_argv[0] = argv[0];
   g_set_prgname(("cvis-cedd " + command).c_str());
-  if (command == "describe") return cvis::tool::cmd_describe(sub_argc, sub_argv);
-  if (command == "index") return cvis::tool::cmd_index(sub_argc, sub_argv);
-  if (command == "search") return cvis::tool::cmd_search(sub_argc, sub_argv);
+  if (command == "describe")
+    return cvis::tool::cmd_describe(sub_argc, sub_argv);
+  if (command == "index")
+    return cvis::tool::cmd_index(sub_argc, sub_argv);
+  if (command == "search")
+    return cvis::tool::cmd_search(sub_argc, sub_argv);
   fprintf(stderr, "cvis-cedd: unknown command '%s' (describe, index or search); try --help\n",
           command.c_str());
   return cvis::tool::kExitUsage;

@@ -1,0 +1,258 @@
+#!/usr/bin/python3
+"""cvis-cedd command-line tests (TAP): good and bad inputs.
+
+Usage: test_cvis_cedd.py CVIS_CEDD_EXE TESTDATA_DIR
+Needs GST_PLUGIN_PATH (the built plugin) and the system plugins decodebin, pngdec/pngenc,
+videoconvert, appsink, multifilesrc/multifilesink, avimux/avidemux (plugins-base/good).
+CVIS_REQUIRE_GPU=1 (GPU host): backend=cuda must work and be bit-exact too.
+"""
+import json
+import os
+import shutil
+import sqlite3
+import subprocess
+import sys
+import tempfile
+
+EXE = sys.argv[1]
+DATA = os.path.join(sys.argv[2], "cedd")
+RESULTS = []
+
+
+def case(name, ok, diag=""):
+    RESULTS.append(ok)
+    print(("ok" if ok else "not ok") + " %d - %s" % (len(RESULTS), name))
+    if not ok and diag:
+        for line in str(diag).splitlines()[:20]:
+            print("# " + line)
+    sys.stdout.flush()
+    return ok
+
+
+def skip(name, why):
+    RESULTS.append(True)
+    print("ok %d - %s # SKIP %s" % (len(RESULTS), name, why))
+
+
+def run(*args, env=None):
+    p = subprocess.run([EXE] + [str(a) for a in args], capture_output=True, text=True,
+                       env=env, timeout=300)
+    return p.returncode, p.stdout, p.stderr
+
+
+def read_tsv(name):
+    rows = {}
+    with open(os.path.join(DATA, name)) as f:
+        for line in f:
+            if line.startswith("#") or not line.strip():
+                continue
+            cols = line.rstrip("\n").split("\t")
+            rows[cols[0]] = cols[1:]
+    return rows
+
+
+def pack(levels):
+    """The 3-bit packed form documented in cvisceddmeta.h."""
+    bits = 0
+    for i, v in enumerate(levels):
+        bits |= (v & 7) << (3 * i)
+    return bits.to_bytes(54, "little").hex()
+
+
+def one_line_error(name, rc, out, err, expect=None):
+    lines = err.splitlines()
+    good = (rc != 0 and out == "" and len(lines) == 1 and lines[0].startswith("cvis-cedd: ")
+            and (expect is None or expect in lines[0]))
+    return case(name, good, "rc=%d\nstdout=%r\nstderr=%r" % (rc, out, err))
+
+
+def make_video(tmp, path):
+    """16 frames 160x120 in raw-video AVI: 8 of SMPTE bars then 8 of snow (a shot change at 8)."""
+    seq = os.path.join(tmp, "seq")
+    os.makedirs(seq)
+    caps = "video/x-raw,format=RGB,width=160,height=120"
+    for pattern, first in (("smpte", 0), ("snow", 8)):
+        subprocess.run(["gst-launch-1.0", "-q", "videotestsrc", "num-buffers=8",
+                        "pattern=" + pattern, "!", caps, "!", "pngenc", "!", "multifilesink",
+                        "location=" + os.path.join(seq, "f%03d.png"), "index=%d" % first],
+                       check=True, capture_output=True, timeout=120)
+    subprocess.run(["gst-launch-1.0", "-q", "multifilesrc",
+                    "location=" + os.path.join(seq, "f%03d.png"),
+                    "caps=image/png,framerate=10/1", "!", "pngdec", "!", "videoconvert", "!",
+                    "video/x-raw,format=I420", "!", "avimux", "!", "filesink",
+                    "location=" + path], check=True, capture_output=True, timeout=120)
+    shutil.rmtree(seq)
+
+
+def main():
+    expected = read_tsv("expected.tsv")           # name -> [w, h, sha, b000..b143]
+    serialized = read_tsv("expected_serialized.tsv")  # name -> [num_bytes, hex]
+    names = sorted(expected)
+    pngs = [os.path.join(DATA, n) for n in names]
+
+    # --- describe: bit-exact with LIRE's reference vectors (integer levels: exact) -----------
+    rc, out, err = run("describe", "--backend", "cpu", *pngs)
+    lines = out.splitlines()
+    case("describe runs on the six PNGs", rc == 0 and len(lines) == len(names), err)
+    for i, n in enumerate(names):
+        want = " ".join(expected[n][3:])
+        case("describe values bit-exact: " + n, i < len(lines) and lines[i] == want,
+             "got  %s\nwant %s" % (lines[i] if i < len(lines) else None, want))
+    rc, out, err = run("describe", "-b", "cpu", "--format", "lire", *pngs)
+    lines = out.splitlines()
+    for i, n in enumerate(names):
+        want = serialized[n][1]
+        case("describe lire bit-exact: " + n, rc == 0 and i < len(lines) and lines[i] == want,
+             "rc=%d got %s want %s" % (rc, lines[i] if i < len(lines) else None, want))
+    rc, out, err = run("describe", "-b", "cpu", "--format", "packed", *pngs)
+    want = [pack([int(v) for v in expected[n][3:]]) for n in names]
+    case("describe packed = 3-bit packing of the reference", rc == 0 and out.split() == want,
+         err or out)
+    rc, out, err = run("describe", "-b", "cpu", "--json", *pngs)
+    try:
+        js = json.loads(out)
+        good = rc == 0 and len(js) == len(names) and all(
+            o["file"] == p and o["width"] == int(expected[n][0])
+            and o["height"] == int(expected[n][1])
+            and o["levels"] == [int(v) for v in expected[n][3:]]
+            and o["packed"] == pack(o["levels"]) and o["lire"] == serialized[n][1]
+            for o, p, n in zip(js, pngs, names))
+    except (ValueError, KeyError, TypeError) as e:
+        good, err = False, "%s\n%s" % (e, out[:500])
+    case("describe --json: file, size, levels, packed, lire", good, err)
+
+    # backend=cuda: bit-exact on a GPU host, else one clean line.
+    rc, out, err = run("describe", "--backend", "cuda", pngs[0])
+    if rc == 0:
+        case("describe --backend cuda bit-exact", out.strip() == " ".join(expected[names[0]][3:]),
+             out)
+    elif os.environ.get("CVIS_REQUIRE_GPU") == "1":
+        case("describe --backend cuda (GPU required)", False, err)
+    else:
+        one_line_error("describe --backend cuda without a GPU: one line", rc, out, err, "CUDA")
+
+    # --- index + search --------------------------------------------------------------------
+    tmp = tempfile.mkdtemp(prefix="cvis-cedd-test-")
+    try:
+        media = os.path.join(tmp, "media")
+        os.makedirs(os.path.join(media, "clips"))
+        video = os.path.join(media, "clips", "shots.avi")
+        text = os.path.join(tmp, "notes.txt")
+        with open(text, "w") as f:
+            f.write("not an image\n")
+        shutil.copy(text, os.path.join(media, "readme.txt"))
+        for p in pngs:
+            shutil.copy(p, media)
+        db = os.path.join(tmp, "index.db")
+        try:
+            make_video(tmp, video)
+            have_video = True
+        except (subprocess.CalledProcessError, OSError) as e:
+            have_video = False
+            skip("generate a test video", "gst-launch-1.0 / plugins unavailable: %s" % e)
+        rc, out, err = run("index", media, "--db", db, "--backend", "cpu")
+        lines = out.splitlines()
+        case("index DIR exits 0", rc == 0, err)
+        indexed = [line for line in lines if line.startswith("indexed\t")]
+        case("index prints a line per file", len(indexed) == len(names) + (1 if have_video else 0),
+             out)
+        case("index skips the text file with one note on stderr",
+             err.count("\n") == 1 and "readme.txt" in err and "skipping" in err, err)
+        with sqlite3.connect(db) as con:
+            total = con.execute("SELECT COUNT(*) FROM descriptors").fetchone()[0]
+            per_png = [con.execute("SELECT COUNT(*), MIN(frame), MIN(roi_id) FROM descriptors "
+                                   "WHERE stream = ?", (os.path.join(media, n),)).fetchone()
+                       for n in names]
+            vid = con.execute("SELECT COUNT(*), MAX(frame) FROM descriptors WHERE stream = ?",
+                              (video,)).fetchone()
+            shot_rows = [r[0] for r in con.execute(
+                "SELECT frame FROM descriptors WHERE stream = ? AND shot_change = 1", (video,))]
+        case("index: one frame row per PNG", per_png == [(1, 0, -1)] * len(names), per_png)
+        if have_video:
+            case("index: 16 rows for the video (frames 0..15)", vid == (16, 15), vid)
+            case("index: total rows = PNGs + video frames", total == len(names) + 16, total)
+            shots = [line.split("\t") for line in lines if line.startswith("shot\t")]
+            case("index prints the shot change (stream, frame 8, pts, distance)",
+                 len(shots) == 1 and shots[0][1] == video and shots[0][2] == "frame=8"
+                 and shots[0][3] == "pts=0:00:00.800000000" and shots[0][4].startswith("distance="),
+                 out)
+            case("index: the shot change is marked in the database", shot_rows == [8], shot_rows)
+            rc, out, err = run("index", video, "--db", db, "-b", "cpu", "--shot-threshold", "100")
+            with sqlite3.connect(db) as con:
+                again = con.execute("SELECT COUNT(*) FROM descriptors").fetchone()[0]
+            case("index a named file appends (threshold 100: no shot)",
+                 rc == 0 and again == total + 16 and "shot\t" not in out, err or out)
+        else:
+            case("index: total rows = PNGs", total == len(names), total)
+
+        for n in names:
+            rc, out, err = run("search", os.path.join(DATA, n), "--db", db, "-k", "3", "--json",
+                               "--backend", "cpu")
+            try:
+                js = json.loads(out)
+                good = (rc == 0 and len(js) == 3 and js[0]["distance"] == 0
+                        and js[0]["stream"] == os.path.join(media, n) and js[0]["frame"] == 0
+                        and js[0]["roi_id"] == -1
+                        and [o["distance"] for o in js] == sorted(o["distance"] for o in js))
+            except (ValueError, KeyError, TypeError) as e:
+                good, err = False, "%s\n%s" % (e, out[:500])
+            case("search finds %s itself first at distance 0" % n, good, err or out)
+        rc, out, err = run("search", pngs[0], "--db", db, "-b", "cpu")
+        rows = out.splitlines()
+        case("search text output: 10 rows, tab-separated",
+             rc == 0 and len(rows) == 10 and rows[0].split("\t")[:3] == [
+                 "0.0000", os.path.join(media, names[0]), "frame=0"], out)
+
+        # --- bad inputs: non-zero exit, one line on stderr, nothing on stdout -----------------
+        sqlite3.connect(os.path.join(tmp, "other.db")).execute("CREATE TABLE t(a)").connection.commit()
+        other = os.path.join(tmp, "other.db")
+        missing = os.path.join(tmp, "missing.png")
+        bad = [
+            ("describe: missing file", ["describe", missing], "missing.png"),
+            ("describe: a text file as image", ["describe", text], "not an image"),
+            ("describe: a directory as image", ["describe", tmp], "directory"),
+            ("describe: unknown option", ["describe", "--frobnicate", pngs[0]], "frobnicate"),
+            ("describe: bad --format", ["describe", "--format", "xml", pngs[0]], "--format"),
+            ("describe: bad --backend", ["describe", "--backend", "gpu", pngs[0]], "--backend"),
+            ("describe: no image", ["describe"], None),
+            ("search: missing database", ["search", pngs[0], "--db", os.path.join(tmp, "no.db")],
+             "no.db"),
+            ("search: a non-index SQLite database", ["search", pngs[0], "--db", other],
+             "not a CEDD index"),
+            ("search: a text file as database", ["search", pngs[0], "--db", text], None),
+            ("search: no --db", ["search", pngs[0]], "--db"),
+            ("search: -k 0", ["search", pngs[0], "--db", db, "-k", "0"], "-k"),
+            ("search: -k not a number", ["search", pngs[0], "--db", db, "-k", "x"], None),
+            ("search: a text file as image", ["search", text, "--db", db], "not an image"),
+            ("search: missing image", ["search", missing, "--db", db], "missing.png"),
+            ("index: a named text file", ["index", text, "--db", db], "not an image"),
+            ("index: missing file", ["index", missing, "--db", db], "missing.png"),
+            ("index: a non-index SQLite database", ["index", pngs[0], "--db", other],
+             "not a CEDD index"),
+            ("index: bad --regions", ["index", pngs[0], "--db", db, "--regions", "all"],
+             "--regions"),
+            ("index: threshold out of range", ["index", pngs[0], "--db", db, "-t", "101"],
+             "threshold"),
+            ("unknown command", ["frobnicate"], "frobnicate"),
+            ("no command", [], None),
+        ]
+        for name, args, expect in bad:
+            rc, out, err = run(*args)
+            one_line_error(name, rc, out, err, expect)
+        with sqlite3.connect(other) as con:
+            tables = [r[0] for r in con.execute("SELECT name FROM sqlite_master")]
+        case("a foreign database is left without our tables", tables == ["t"], tables)
+
+        rc, out, err = run("--help")
+        case("--help: usage on stdout, exit 0", rc == 0 and "Usage" in out and err == "", err)
+        rc, out, err = run("search", "--help")
+        case("search --help: options listed", rc == 0 and "--db" in out and "-k" in out, err)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+    print("1..%d" % len(RESULTS))
+    return 0 if all(RESULTS) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
