@@ -82,7 +82,7 @@ int cmd_index(int argc, char** argv) {
       "  indexed  FILE    frames=N descriptors=M      (a file done)\n"
       "  total    files=N skipped=N frames=N descriptors=N shots=N\n"
       "Named files that cannot be decoded are errors; undecodable files found in directories\n"
-      "are skipped with a note on stderr.",
+      "are skipped with a note on stderr. Rows are appended: indexing a file twice adds it twice.",
       entries, &args);
   if (rc >= 0)
     return rc;

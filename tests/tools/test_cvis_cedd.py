@@ -204,8 +204,11 @@ def main():
                  "0.0000", os.path.join(media, names[0]), "frame=0"], out)
 
         # --- bad inputs: non-zero exit, one line on stderr, nothing on stdout -----------------
-        sqlite3.connect(os.path.join(tmp, "other.db")).execute("CREATE TABLE t(a)").connection.commit()
         other = os.path.join(tmp, "other.db")
+        con = sqlite3.connect(other)
+        con.execute("CREATE TABLE t(a)")
+        con.commit()
+        con.close()
         missing = os.path.join(tmp, "missing.png")
         bad = [
             ("describe: missing file", ["describe", missing], "missing.png"),
