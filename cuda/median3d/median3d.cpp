@@ -156,7 +156,7 @@ std::unique_ptr<Estimator> make_estimator(Backend backend, Status* status) {
   if (backend == Backend::kCpu)
     return make_cpu_estimator();
   if (backend == Backend::kCuda) {
-#if defined(CVIS_HAVE_CUDA) && defined(CVIS_MEDIAN3D_CUDA)
+#ifdef CVIS_HAVE_CUDA
     return make_cuda_estimator();
 #else
     *status = Status(StatusCode::kNoDevice, "this build has no CUDA backend");

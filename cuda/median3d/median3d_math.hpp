@@ -123,11 +123,24 @@ CVIS_HD void store_background(const PixelDest& d, int x, int y, bool luma, const
   p[d.layout.b] = luma ? v[0] : v[2];
 }
 
-// Otsu's threshold of a 256-bin histogram: the t maximising the between-class variance of
-// {v <= t} and {v > t}, computed as (S0 N - S w0)^2 / (w0 w1) (= N^2 times the variance) with
-// int64 sums (exact for N < 2^26 pixels) and IEEE double multiply/divide (correctly rounded on
-// CPUs and GPUs alike). Ties go to the smallest t. When every pixel has the same value there is no
-// split: the result is that value (so `v > t` selects nothing).
+// Otsu's between-class variance times N^2 for the split {v <= t} / {v > t}, where w0 and s0 are
+// the count and value sum of {v <= t} and n, s those of all pixels: (s0 n - s w0)^2 / (w0 w1).
+// int64 sums are exact for n < 2^26 pixels; the double multiply and divide are correctly rounded
+// on CPUs and GPUs alike and cannot be contracted into an FMA, so both compute the same bits.
+// Negative (-1) when one class is empty.
+CVIS_HD double otsu_score(int64_t w0, int64_t s0, int64_t n, int64_t s) {
+  const int64_t w1 = n - w0;
+  if (w0 == 0 || w1 == 0)
+    return -1.0;
+  const double num = static_cast<double>(s0 * n - s * w0);
+  const double sq = num * num;
+  const double den = static_cast<double>(w0) * static_cast<double>(w1);
+  return sq / den;
+}
+
+// Otsu's threshold of a 256-bin histogram: the t in 0..254 with the largest otsu_score (ties: the
+// smallest t). When every pixel has the same value there is no split: the result is that value,
+// so that `v > t` selects nothing.
 CVIS_HD int otsu_threshold(const uint32_t hist[256]) {
   int64_t n = 0, s = 0;
   int vmax = 0;
@@ -143,13 +156,7 @@ CVIS_HD int otsu_threshold(const uint32_t hist[256]) {
   for (int t = 0; t < 255; ++t) {
     w0 += hist[t];
     s0 += static_cast<int64_t>(t) * hist[t];
-    const int64_t w1 = n - w0;
-    if (w0 == 0 || w1 == 0)
-      continue;
-    const double num = static_cast<double>(s0 * n - s * w0);
-    const double sq = num * num;
-    const double den = static_cast<double>(w0) * static_cast<double>(w1);
-    const double var = sq / den;
+    const double var = otsu_score(w0, s0, n, s);
     if (var > best) {
       best = var;
       best_t = t;

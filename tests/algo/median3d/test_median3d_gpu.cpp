@@ -1,0 +1,257 @@
+// gpu suite: the CUDA backend of every method equal to the brute-force definition (separable: to
+// its own definition, eq. 3), with device and host frames and outputs; and equal to the CPU
+// backend on frames large enough for many tiles, scan segments and early-exit patterns.
+#include <cuda_runtime_api.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstring>
+#include <memory>
+#include <vector>
+
+#include "common/backend.hpp"
+#include "median3d.hpp"
+#include "median3d_cases.hpp"
+
+namespace cvis::median3d {
+namespace {
+
+using test::Case;
+using test::HostImage;
+
+// A device copy of a host image (pitched planes); frees on destruction.
+class DeviceImage {
+public:
+  explicit DeviceImage(const ImageView& host) : view_(host) {
+    view_.space = MemorySpace::kDevice;
+    for (int p = 0; p < plane_count(host.format); ++p) {
+      const size_t row = plane_row_bytes(host.format, p, host.width);
+      const size_t rows = plane_rows(host.format, p, host.height);
+      void* d = nullptr;
+      size_t pitch = 0;
+      ok_ = ok_ && cudaMallocPitch(&d, &pitch, row, rows) == cudaSuccess;
+      view_.data[p] = static_cast<uint8_t*>(d);
+      view_.pitch[p] = pitch;
+      ok_ = ok_ && cudaMemcpy2D(d, pitch, host.data[p], host.pitch[p], row, rows,
+                                cudaMemcpyHostToDevice) == cudaSuccess;
+    }
+  }
+  ~DeviceImage() {
+    for (int p = 0; p < 3; ++p) {
+      if (view_.data[p])
+        cudaFree(view_.data[p]);
+    }
+  }
+  DeviceImage(const DeviceImage&) = delete;
+  DeviceImage& operator=(const DeviceImage&) = delete;
+  bool ok() const { return ok_; }
+  const ImageView& view() const { return view_; }
+  // Copies the device pixels back into `host` (same format and size).
+  bool download(HostImage* host) const {
+    for (int p = 0; p < plane_count(view_.format); ++p) {
+      if (cudaMemcpy2D(host->plane(p), host->pitch(p), view_.data[p], view_.pitch[p],
+                       plane_row_bytes(view_.format, p, view_.width),
+                       plane_rows(view_.format, p, view_.height),
+                       cudaMemcpyDeviceToHost) != cudaSuccess) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+private:
+  ImageView view_;
+  bool ok_ = true;
+};
+
+enum class Where { kDevice, kHost, kMixed };
+
+// Frames: device copies (kDevice, kMixed) or the host images (kHost: the backend uploads).
+// Outputs: device images downloaded after a sync (kDevice), host images (kHost), or a device mask
+// plus a host mask copy that must agree (kMixed).
+test::Io gpu_io(Where where, StreamHandle stream) {
+  auto keep = std::make_shared<std::vector<std::unique_ptr<DeviceImage>>>();
+  test::Io io;
+  io.frame = [=](const HostImage& f) {
+    if (where == Where::kHost)
+      return f.view();
+    keep->push_back(std::make_unique<DeviceImage>(f.view()));
+    EXPECT_TRUE(keep->back()->ok());
+    return keep->back()->view();
+  };
+  io.compute = [=](Estimator& e, int index, int threshold, HostImage* bg, HostImage* mask) {
+    Request rq;
+    rq.threshold = threshold;
+    if (where == Where::kHost) {
+      const ImageView b = bg->view(), m = mask->view();
+      rq.background = &b;
+      rq.mask = &m;
+      CVIS_RETURN_IF_ERROR(e.compute(index, rq, stream));
+      return stream_synchronize(stream);
+    }
+    DeviceImage db(bg->view()), dm(mask->view());
+    if (!db.ok() || !dm.ok())
+      return Status(StatusCode::kCudaError, "test allocation failed");
+    HostImage copy(PixelFormat::kGRAY8, mask->width(), mask->height(), 1);
+    const ImageView copy_view = copy.view();
+    rq.background = &db.view();
+    rq.mask = &dm.view();
+    if (where == Where::kMixed)
+      rq.mask_copy = &copy_view;
+    CVIS_RETURN_IF_ERROR(e.compute(index, rq, stream));
+    CVIS_RETURN_IF_ERROR(stream_synchronize(stream));
+    if (!db.download(bg) || !dm.download(mask))
+      return Status(StatusCode::kCudaError, "download");
+    if (where == Where::kMixed) {
+      for (int y = 0; y < mask->height(); ++y) {
+        for (int x = 0; x < mask->width(); ++x) {
+          if (copy.plane(0)[y * copy.pitch(0) + x] != mask->plane(0)[y * mask->pitch(0) + x]) {
+            return internal_error("host mask copy differs from the device mask");
+          }
+        }
+      }
+    }
+    return Status::Ok();
+  };
+  return io;
+}
+
+class Median3dGpu : public ::testing::TestWithParam<Method> {
+protected:
+  void SetUp() override {
+    CVIS_REQUIRE_GPU();
+    ASSERT_TRUE(select_cuda_device(0).ok());
+    ASSERT_TRUE(stream_create(&stream_).ok());
+    Status s;
+    est_ = make_estimator(Backend::kCuda, &s);
+    ASSERT_TRUE(est_) << s.to_string();
+  }
+  void TearDown() override {
+    est_.reset();
+    if (stream_)
+      stream_destroy(stream_);
+  }
+  StreamHandle stream_ = nullptr;
+  std::unique_ptr<Estimator> est_;
+};
+
+TEST_P(Median3dGpu, WindowShapesEqualTheDefinition) {
+  const test::Io io = gpu_io(Where::kDevice, stream_);
+  for (const Case& c : test::sweep_cases(GetParam())) {
+    test::run_and_check(*est_, c, io);
+    if (HasFailure())
+      return;
+  }
+}
+
+TEST_P(Median3dGpu, FormatsSizesThresholdsWithHostFrames) {
+  const test::Io io = gpu_io(Where::kHost, stream_);
+  for (const Case& c : test::format_cases(GetParam())) {
+    test::run_and_check(*est_, c, io);
+    if (HasFailure())
+      return;
+  }
+}
+
+TEST_P(Median3dGpu, FormatsSizesThresholdsWithDeviceFramesAndMaskCopy) {
+  const test::Io io = gpu_io(Where::kMixed, stream_);
+  for (const Case& c : test::format_cases(GetParam())) {
+    test::run_and_check(*est_, c, io);
+    if (HasFailure())
+      return;
+  }
+}
+
+// Larger frames: many tiles and integral-scan segments; CPU backend (itself checked against the
+// definition in the cpu suite) as the oracle. Exact: all arithmetic is integer.
+TEST_P(Median3dGpu, LargeFramesEqualTheCpuBackend) {
+  struct Shape {
+    int w, h, m, n, t, bins;
+    PixelFormat f;
+    Channels ch;
+  };
+  const Shape shapes[] = {{333, 217, 3, 3, 15, 16, PixelFormat::kNV12, Channels::kLuma},
+                          {640, 360, 5, 5, 9, 256, PixelFormat::kGRAY8, Channels::kLuma},
+                          {257, 131, 31, 1, 5, 64, PixelFormat::kRGBA, Channels::kRgb},
+                          {129, 97, 15, 15, 33, 8, PixelFormat::kBGRx, Channels::kLuma}};
+  Status s;
+  auto cpu = make_estimator(Backend::kCpu, &s);
+  ASSERT_TRUE(cpu);
+  int n = 0;
+  for (const Shape& sh : shapes) {
+    Params p;
+    p.method = GetParam();
+    p.spatial_w = sh.m;
+    p.spatial_h = sh.n;
+    p.temporal = sh.t;
+    p.bins = sh.bins;
+    p.channels = sh.ch;
+    ASSERT_TRUE(cpu->configure(p, sh.w, sh.h, sh.f).ok());
+    ASSERT_TRUE(est_->configure(p, sh.w, sh.h, sh.f).ok());
+    WindowTracker tr(p.temporal, n % 2 ? Timing::kCausal : Timing::kCentered);
+    const PixelFormat out = sh.ch == Channels::kLuma ? PixelFormat::kGRAY8 : PixelFormat::kRGBA;
+    int outputs = 0;
+    auto check = [&](bool draining) {
+      int pops, index;
+      while (tr.next_output(draining, &pops, &index)) {
+        for (int k = 0; k < pops; ++k) {
+          ASSERT_TRUE(cpu->pop(nullptr).ok());
+          ASSERT_TRUE(est_->pop(stream_).ok());
+        }
+        HostImage bc(out, sh.w, sh.h), mc(PixelFormat::kGRAY8, sh.w, sh.h);
+        HostImage bg(out, sh.w, sh.h, 7), mg(PixelFormat::kGRAY8, sh.w, sh.h, 2);
+        const ImageView vbc = bc.view(), vmc = mc.view(), vbg = bg.view(), vmg = mg.view();
+        Request rc, rg;
+        rc.background = &vbc;
+        rc.mask = &vmc;
+        rg.background = &vbg;
+        rg.mask = &vmg;
+        ASSERT_TRUE(cpu->compute(index, rc, nullptr).ok());
+        ASSERT_TRUE(est_->compute(index, rg, stream_).ok());
+        ASSERT_TRUE(stream_synchronize(stream_).ok());
+        FrameResult fc, fg;
+        ASSERT_TRUE(cpu->result(&fc).ok());
+        ASSERT_TRUE(est_->result(&fg).ok());
+        EXPECT_EQ(fc.threshold, fg.threshold) << "shape " << n << " output " << outputs;
+        EXPECT_EQ(fc.foreground, fg.foreground) << "shape " << n << " output " << outputs;
+        const size_t row = plane_row_bytes(out, 0, sh.w);
+        int bad = 0;
+        for (int y = 0; y < sh.h; ++y) {
+          bad += memcmp(bc.plane(0) + y * bc.pitch(0), bg.plane(0) + y * bg.pitch(0), row) != 0;
+          bad += memcmp(mc.plane(0) + y * mc.pitch(0), mg.plane(0) + y * mg.pitch(0), sh.w) != 0;
+        }
+        EXPECT_EQ(bad, 0) << "shape " << n << " output " << outputs << ": rows differ";
+        ++outputs;
+      }
+    };
+    const int frames = p.temporal + 6;
+    for (int t = 0; t < frames; ++t) {
+      HostImage f = test::make_frame(sh.f, sh.w, sh.h, 4, test::Content::kScene, 900 + n, t);
+      const bool drop = tr.arrive();
+      ASSERT_TRUE(cpu->push(f.view(), drop, nullptr).ok());
+      ASSERT_TRUE(est_->push(f.view(), drop, stream_).ok());
+      ASSERT_TRUE(stream_synchronize(stream_).ok()); // `f` is freed at the end of the loop body
+      check(false);
+      if (HasFailure())
+        return;
+    }
+    check(true);
+    EXPECT_EQ(outputs, frames);
+    const MemoryUse mu = est_->memory();
+    EXPECT_GT(mu.device_bytes, 0u);
+    EXPECT_LE(mu.device_bytes, estimate_device_bytes(p, sh.w, sh.h, sh.f) * 2);
+    ++n;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Methods, Median3dGpu,
+                         ::testing::Values(Method::kIntegralHistogram, Method::kSeparable,
+                                           Method::kSlidingHistogram),
+                         [](const auto& info) {
+                           std::string s = method_name(info.param);
+                           std::replace(s.begin(), s.end(), '-', '_');
+                           return s;
+                         });
+
+} // namespace
+} // namespace cvis::median3d
