@@ -650,6 +650,9 @@ class MappedFrame {
 #else
     (void) priv;
 #endif
+    /* NO_REF: an extra ref would make the buffer non-writable while the subclass attaches
+     * metadata; the buffer outlives the mapping anyway. */
+    flags = (GstMapFlags) (flags | GST_VIDEO_FRAME_MAP_FLAG_NO_REF);
     if (!gst_video_frame_map (&frame_, info, buf, flags))
       return cvis::Status (cvis::StatusCode::kInvalidArgument,
           "could not map the buffer (size or layout does not match the caps)");

@@ -54,7 +54,9 @@ Status CeddIndex::open(const std::string& path, bool create) {
   sqlite3_busy_timeout(db_, 5000);
   // The first statements read the header: a corrupt file or a non-database fails here, at start,
   // not at the first frame.
-  Status st = exec("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;");
+  // Readers leave the file as it is; writers switch it to WAL (readers then never block them).
+  Status st = create ? exec("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;")
+                     : exec("PRAGMA schema_version;");
   // A fresh file gets the schema; an existing database must already be a CEDD index (a reader,
   // or a writer pointed at someone else's database, never alters it).
   int tables = 0;

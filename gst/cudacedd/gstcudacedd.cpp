@@ -197,8 +197,8 @@ gst_cuda_cedd_start (GstBaseTransform * trans)
   if (!location.empty ()) {
     cvis::Status s = st.index.open (location, true);
     if (!s.ok ()) {
-      GST_ELEMENT_ERROR (self, RESOURCE, OPEN_READ_WRITE, ("Cannot use index-location '%s'",
-              location.c_str ()), ("%s", s.to_string ().c_str ()));
+      GST_ELEMENT_ERROR (self, RESOURCE, OPEN_READ_WRITE, ("Cannot use index-location '%s': %s",
+              location.c_str (), s.message ().c_str ()), ("%s", s.to_string ().c_str ()));
       return FALSE;
     }
     GST_INFO_OBJECT (self, "indexing into %s", location.c_str ());

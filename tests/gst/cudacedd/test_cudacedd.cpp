@@ -87,7 +87,7 @@ TEST_F(CeddElement, PropertiesDefaultsAndRoundTrip) {
   g_free(name);
   // Out-of-range values are refused by GObject (a warning), the old value stays.
   g_object_set(e, "shot-threshold", 12.5, nullptr);
-  GLogLevelFlags old = g_log_set_always_fatal(G_LOG_FATAL_MASK);
+  GLogLevelFlags old = g_log_set_always_fatal(static_cast<GLogLevelFlags>(G_LOG_FATAL_MASK));
   g_object_set(e, "shot-threshold", 250.0, nullptr);
   g_log_set_always_fatal(old);
   g_object_get(e, "shot-threshold", &thr, nullptr);
@@ -225,15 +225,17 @@ TEST_F(CeddElement, IndexAndShotChangesThroughAPipeline) {
       "videotestsrc num-buffers=3 pattern=red ! video/x-raw,width=160,height=120,framerate=30/1 ! c.";
   ASSERT_EQ(run_pipeline(launch, "cvis-shot-change", &shots), "");
   ASSERT_EQ(shots.size(), 1u);
-  guint64 frame = 0, pts = 0;
+  guint64 frame = 0, pts = 1, rt = 0;
   gdouble dist = 0;
   const gchar* stream = gst_structure_get_string(shots[0], "stream");
   gst_structure_get_uint64(shots[0], "frame", &frame);
   gst_structure_get_uint64(shots[0], "pts", &pts);
+  gst_structure_get_uint64(shots[0], "running-time", &rt);
   gst_structure_get_double(shots[0], "distance", &dist);
   EXPECT_STREQ(stream, "test");
   EXPECT_EQ(frame, 3u);
-  EXPECT_EQ(pts, 3 * GST_SECOND / 30);
+  EXPECT_EQ(pts, 0u);                   // the second source's timestamps restart at 0 ...
+  EXPECT_EQ(rt, 3 * GST_SECOND / 30);  // ... concat offsets its segment: running time 0.1 s
   EXPECT_GT(dist, 35.0);
   for (auto* s : shots) gst_structure_free(s);
 

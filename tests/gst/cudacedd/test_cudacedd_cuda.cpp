@@ -1,6 +1,8 @@
 // cudacedd on the GPU (gpu suite): CUDA memory from cudaupload for every CUDA format, system memory
 // uploaded by the element, hybrid mode, and a decode pipeline; descriptors equal to the CPU
 // reference library, bit for bit.
+#include <glib/gstdio.h>
+
 #include <string>
 #include <vector>
 
