@@ -2,22 +2,33 @@
 # Builds everything for the GPU host here (Debian 12, nvcc) and stages what the `device` tool
 # carries in .device/ (ignored by git): the GStreamer 1.22 runtime bundle with our plugin, the test
 # and benchmark executables, the shared test data and a generated H.264 clip.
+# The build uses the committed tree (a git worktree at build-gpu-src, detached at HEAD), so work in
+# progress in the checkout cannot leak into what is measured.
 # Usage: scripts/gpu/prepare.sh [CUDA_ARCH]   (default 90: the H100)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+REPO=$PWD
 ARCH=${1:-90}
-BUILD=build-gpu
+SRC=$REPO/build-gpu-src
+BUILD=$REPO/build-gpu
 scripts/deps.sh
-scripts/configure.sh "$BUILD" -Dcuda-arch="$ARCH"
-ninja -C "$BUILD" >/dev/null
+if [ -d "$SRC/.git" ] || [ -f "$SRC/.git" ]; then
+  git -C "$SRC" checkout -q --detach "$(git rev-parse HEAD)"
+else
+  git worktree add -q --detach "$SRC" HEAD
+fi
+echo "prepare: building $(git rev-parse --short HEAD) for sm_$ARCH" >&2
+"$SRC/scripts/configure.sh" "$BUILD" -Dcuda-arch="$ARCH" -Dtestdata-dir="$REPO/../shared/testdata"
+ninja -C "$BUILD" > "$BUILD.ninja.log" 2>&1 || { tail -n 40 "$BUILD.ninja.log"; exit 1; }
 rm -rf .device && mkdir -p .device/bin .device/lib .device/testdata .device/media
 bash ../shared/device/make-gst-bundle.sh --no-dev --tar .device/gst-bundle.tar.xz \
   "$BUILD/gstbundle" "$BUILD/gst" 2>"$BUILD/bundle.log" || { tail "$BUILD/bundle.log"; exit 1; }
-find "$BUILD/tests" "$BUILD/gst/tools" -maxdepth 3 -type f -executable \
+find "$BUILD/tests" "$BUILD/gst/tools" -type f -executable \
   \( -name 'test_*' -o -name 'bench_*' -o -name 'cvis-*' \) -exec cp {} .device/bin/ \;
 cp -a "$BUILD"/gst/libgstcvis-1.0.so* .device/lib/
 cp -a ../shared/testdata/cedd .device/testdata/
-[ -f "$BUILD/test-1080p.mp4" ] || scripts/make-clip.sh "$BUILD/test-1080p.mp4" 1920 1080 75
-cp "$BUILD/test-1080p.mp4" .device/media/
+[ -f "$REPO/build-gpu-clip.mp4" ] || scripts/make-clip.sh "$REPO/build-gpu-clip.mp4" 1920 1080 75
+cp "$REPO/build-gpu-clip.mp4" .device/media/test-1080p.mp4
+git rev-parse HEAD > .device/COMMIT
 grep -qx '/.device/' .git/info/exclude 2>/dev/null || echo '/.device/' >> .git/info/exclude
 du -sh .device
