@@ -200,18 +200,22 @@ private:
   // kScanSegment-row segments whose totals are carried down (the CUDA kernels' split).
   void update_integral(int head, int tail) {
     std::vector<int16_t> r(px_);
+    std::vector<int16_t> qh(px_, -1), qt(px_, -1);
     const int segs = (h_ + kScanSegment - 1) / kScanSegment;
     std::vector<int32_t> seg_total(static_cast<size_t>(segs) * w_);
     for (int c = 0; c < nc_; ++c) {
+      for (size_t i = 0; i < px_; ++i) {
+        if (head >= 0)
+          qh[i] = static_cast<int16_t>(stored_bin(head, c, i));
+        if (tail >= 0)
+          qt[i] = static_cast<int16_t>(stored_bin(tail, c, i));
+      }
       for (int b = 0; b < p_.bins; ++b) {
         for (int y = 0; y < h_; ++y) {
           int acc = 0;
           for (int x = 0; x < w_; ++x) {
             const size_t i = static_cast<size_t>(y) * w_ + x;
-            if (head >= 0)
-              acc += stored_bin(head, c, i) == b;
-            if (tail >= 0)
-              acc -= stored_bin(tail, c, i) == b;
+            acc += (qh[i] == b) - (qt[i] == b);
             r[i] = static_cast<int16_t>(acc);
           }
         }
