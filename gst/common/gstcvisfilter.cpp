@@ -621,6 +621,45 @@ gst_cvis_filter_decide_allocation (GstBaseTransform * trans, GstQuery * query)
 /* --------------------------------------------------------------------------------------------- */
 /* Per buffer */
 
+/* Maps `buf` for the resolved backend: a device view of CUDA memory with the CUDA backend, else a
+ * host view. *mapped says whether `frame` must be unmapped (also when an error is returned). */
+static cvis::Status
+map_for_backend (GstCvisFilter * self, GstBuffer * buf, const GstVideoInfo * info,
+    GstMapFlags flags, GstVideoFrame * frame, cvis::ImageView * view, bool *mapped)
+{
+  GstCvisFilterPrivate *priv = get_priv (self);
+  gboolean cuda = FALSE;
+  *mapped = false;
+#ifdef CVIS_HAVE_CUDA
+  GstMemory *mem = gst_buffer_peek_memory (buf, 0);
+  cuda = priv->backend == cvis::Backend::kCuda && gst_buffer_n_memory (buf) == 1 &&
+      gst_is_cuda_memory (mem);
+  if (cuda && GST_CUDA_MEMORY_CAST (mem)->context != priv->ctx && !priv->warned_foreign) {
+    /* Same-device contexts interoperate (verified on the H100); it only costs ordering. */
+    GST_WARNING_OBJECT (self, "CUDA memory from another context %" GST_PTR_FORMAT
+        " (ours %" GST_PTR_FORMAT "); using it anyway",
+        GST_CUDA_MEMORY_CAST (mem)->context, priv->ctx);
+    priv->warned_foreign = TRUE;
+  }
+  if (cuda)
+    flags = (GstMapFlags) (flags | GST_MAP_CUDA);
+#else
+  (void) priv;
+#endif
+  /* NO_REF: an extra ref would make the buffer non-writable while the subclass attaches
+   * metadata; the buffer outlives the mapping anyway. */
+  flags = (GstMapFlags) (flags | GST_VIDEO_FRAME_MAP_FLAG_NO_REF);
+  if (!gst_video_frame_map (frame, info, buf, flags))
+    return cvis::Status (cvis::StatusCode::kInvalidArgument,
+        "could not map the buffer (size or layout does not match the caps)");
+  *mapped = true;
+  if (!gst_cvis_view_from_frame (frame, cuda ? cvis::MemorySpace::kDevice :
+          cvis::MemorySpace::kHost, view))
+    return cvis::unsupported_format (std::string ("format ") +
+        gst_video_format_to_string (GST_VIDEO_INFO_FORMAT (info)));
+  return cvis::Status::Ok ();
+}
+
 namespace {
 
 /* A mapped buffer and its view; unmaps on destruction. */
@@ -632,36 +671,7 @@ class MappedFrame {
   }
   cvis::Status map (GstCvisFilter * self, GstBuffer * buf, const GstVideoInfo * info,
       GstMapFlags flags) {
-    GstCvisFilterPrivate *priv = get_priv (self);
-    gboolean cuda = FALSE;
-#ifdef CVIS_HAVE_CUDA
-    GstMemory *mem = gst_buffer_peek_memory (buf, 0);
-    cuda = priv->backend == cvis::Backend::kCuda && gst_buffer_n_memory (buf) == 1 &&
-        gst_is_cuda_memory (mem);
-    if (cuda && GST_CUDA_MEMORY_CAST (mem)->context != priv->ctx && !priv->warned_foreign) {
-      /* Same-device contexts interoperate (verified on the H100); it only costs ordering. */
-      GST_WARNING_OBJECT (self, "CUDA memory from another context %" GST_PTR_FORMAT
-          " (ours %" GST_PTR_FORMAT "); using it anyway",
-          GST_CUDA_MEMORY_CAST (mem)->context, priv->ctx);
-      priv->warned_foreign = TRUE;
-    }
-    if (cuda)
-      flags = (GstMapFlags) (flags | GST_MAP_CUDA);
-#else
-    (void) priv;
-#endif
-    /* NO_REF: an extra ref would make the buffer non-writable while the subclass attaches
-     * metadata; the buffer outlives the mapping anyway. */
-    flags = (GstMapFlags) (flags | GST_VIDEO_FRAME_MAP_FLAG_NO_REF);
-    if (!gst_video_frame_map (&frame_, info, buf, flags))
-      return cvis::Status (cvis::StatusCode::kInvalidArgument,
-          "could not map the buffer (size or layout does not match the caps)");
-    mapped_ = true;
-    if (!gst_cvis_view_from_frame (&frame_, cuda ? cvis::MemorySpace::kDevice :
-            cvis::MemorySpace::kHost, &view_))
-      return cvis::unsupported_format (std::string ("format ") +
-          gst_video_format_to_string (GST_VIDEO_INFO_FORMAT (info)));
-    return cvis::Status::Ok ();
+    return map_for_backend (self, buf, info, flags, &frame_, &view_, &mapped_);
   }
   const cvis::ImageView & view () const { return view_; }
 
@@ -811,4 +821,78 @@ static void
 gst_cvis_filter_init (GstCvisFilter * self)
 {
   new (gst_cvis_filter_get_instance_private (self)) GstCvisFilterPrivate ();
+}
+
+/* --------------------------------------------------------------------------------------------- */
+/* For subclasses that schedule their own outputs and attach mask buffers */
+
+cvis::Status
+gst_cvis_filter_map_frame (GstCvisFilter * self, GstBuffer * buf, const GstVideoInfo * info,
+    GstMapFlags flags, GstVideoFrame * frame, cvis::ImageView * view)
+{
+  bool mapped = false;
+  cvis::Status st = map_for_backend (self, buf, info, flags, frame, view, &mapped);
+  if (!st.ok () && mapped)
+    gst_video_frame_unmap (frame);
+  return st;
+}
+
+cvis::StreamHandle
+gst_cvis_filter_get_stream (GstCvisFilter * self)
+{
+  return get_priv (self)->stream;
+}
+
+GstBufferPool *
+gst_cvis_filter_new_gray8_pool (GstCvisFilter * self, gint width, gint height, gboolean cuda)
+{
+  GstBufferPool *pool = NULL;
+  GstVideoInfo info;
+  GstCaps *caps = NULL;
+  if (cuda) {
+#ifdef CVIS_HAVE_CUDA
+    GstCvisFilterPrivate *priv = get_priv (self);
+    if (!priv->ctx)
+      return NULL;
+    /* GStreamer 1.22's CUDA allocator aborts on GRAY8: allocate NV12 of the same size, whose
+     * plane 0 is a width x height byte plane, and describe only that plane (see acquire). */
+    pool = gst_cuda_buffer_pool_new (priv->ctx);
+    gst_video_info_set_format (&info, GST_VIDEO_FORMAT_NV12, width, height);
+    caps = gst_video_info_to_caps (&info);
+    gst_caps_set_features (caps, 0,
+        gst_caps_features_new (GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY, NULL));
+#else
+    return NULL;
+#endif
+  } else {
+    pool = gst_video_buffer_pool_new ();
+    gst_video_info_set_format (&info, GST_VIDEO_FORMAT_GRAY8, width, height);
+    caps = gst_video_info_to_caps (&info);
+  }
+  GstStructure *config = gst_buffer_pool_get_config (pool);
+  gst_buffer_pool_config_set_params (config, caps, GST_VIDEO_INFO_SIZE (&info), 0, 0);
+  gst_buffer_pool_config_add_option (config, GST_BUFFER_POOL_OPTION_VIDEO_META);
+  gst_caps_unref (caps);
+  if (!gst_buffer_pool_set_config (pool, config) || !gst_buffer_pool_set_active (pool, TRUE)) {
+    GST_WARNING_OBJECT (self, "could not set up a pool of %dx%d GRAY8 %s buffers", width,
+        height, cuda ? "CUDA" : "system-memory");
+    gst_object_unref (pool);
+    return NULL;
+  }
+  return pool;
+}
+
+GstFlowReturn
+gst_cvis_gray8_pool_acquire (GstBufferPool * pool, GstBuffer ** buf)
+{
+  GstFlowReturn ret = gst_buffer_pool_acquire_buffer (pool, buf, NULL);
+  if (ret != GST_FLOW_OK)
+    return ret;
+  GstVideoMeta *vm = gst_buffer_get_video_meta (*buf);
+  if (vm && vm->format != GST_VIDEO_FORMAT_GRAY8) {
+    /* The pool marks the meta POOLED, so the change stays with the buffer when it is recycled. */
+    vm->format = GST_VIDEO_FORMAT_GRAY8;
+    vm->n_planes = 1;
+  }
+  return ret;
 }

@@ -86,4 +86,24 @@ void gst_cvis_filter_post_error (GstCvisFilter * self, const cvis::Status & stat
 cvis::Status gst_cvis_filter_with_context (GstCvisFilter * self, cvis::Status (*fn) (gpointer),
     gpointer data);
 
+/* For subclasses that schedule their own outputs (temporal filters with latency override
+ * GstBaseTransform's generate_output and push drained outputs at EOS themselves).
+ *
+ * Maps `buf` as transform() does: a device view for CUDA memory with the CUDA backend, a host
+ * view otherwise. Call with the CUDA context pushed (gst_cvis_filter_with_context); on success
+ * unmap with gst_video_frame_unmap. */
+cvis::Status gst_cvis_filter_map_frame (GstCvisFilter * self, GstBuffer * buf,
+    const GstVideoInfo * info, GstMapFlags flags, GstVideoFrame * frame, cvis::ImageView * view);
+/* The instance's CUDA stream (nullptr with the CPU backend); valid between start and stop. */
+cvis::StreamHandle gst_cvis_filter_get_stream (GstCvisFilter * self);
+
+/* Mask buffers referenced by metadata (GstCvisForegroundMeta): an active pool of width x height
+ * GRAY8 images, in CUDA memory on the element's context (`cuda`, CUDA backend after start only)
+ * or in system memory. GStreamer 1.22's CUDA allocator aborts on GRAY8, so CUDA buffers are
+ * allocated as NV12 of the same size and gst_cvis_gray8_pool_acquire() rewrites their video meta
+ * to one GRAY8 plane (stride = the allocation's pitch). NULL on failure (logged). */
+GstBufferPool *gst_cvis_filter_new_gray8_pool (GstCvisFilter * self, gint width, gint height,
+    gboolean cuda);
+GstFlowReturn gst_cvis_gray8_pool_acquire (GstBufferPool * pool, GstBuffer ** buf);
+
 G_END_DECLS
