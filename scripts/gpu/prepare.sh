@@ -30,5 +30,4 @@ cp -a ../shared/testdata/cedd .device/testdata/
 [ -f "$REPO/build-gpu-clip.mp4" ] || scripts/make-clip.sh "$REPO/build-gpu-clip.mp4" 1920 1080 75
 cp "$REPO/build-gpu-clip.mp4" .device/media/test-1080p.mp4
 git rev-parse HEAD > .device/COMMIT
-grep -qx '/.device/' .git/info/exclude 2>/dev/null || echo '/.device/' >> .git/info/exclude
 du -sh .device

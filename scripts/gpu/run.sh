@@ -31,6 +31,10 @@ if [ "$WHAT" = tests ] || [ "$WHAT" = all ]; then
     log "$(printf '%-28s rc=%-3s %6.1fs  %s' "$n" "$rc" "$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN{print b-a}')" \
       "$(grep -E '^\[  (PASSED|FAILED|SKIPPED) ' "$R/$n.log" | tr '\n' ' ')")"
   done
+  # The command-line tool (TAP): backend=cuda bit-exact with the reference vectors.
+  GST_DEBUG=0 python3 tests/tools/test_cvis_cedd.py "$D/bin/cvis-cedd" "$D/testdata" > "$R/cvis-cedd.tap" 2>&1
+  log "$(printf '%-28s rc=%-3s ok=%s not-ok=%s' cvis-cedd.tap "$?" "$(grep -c '^ok' "$R/cvis-cedd.tap")" \
+    "$(grep -c '^not ok' "$R/cvis-cedd.tap")")"
 fi
 
 if [ "$WHAT" = bench ] || [ "$WHAT" = all ]; then
