@@ -26,6 +26,8 @@ bash ../shared/device/make-gst-bundle.sh --no-dev --tar .device/gst-bundle.tar.x
 find "$BUILD/tests" "$BUILD/gst/tools" -type f -executable \
   \( -name 'test_*' -o -name 'bench_*' -o -name 'cvis-*' \) -exec cp {} .device/bin/ \;
 cp -a "$BUILD"/gst/libgstcvis-1.0.so* .device/lib/
+# Test-only libraries the runtime bundle does not carry.
+cp -aL /usr/lib/x86_64-linux-gnu/libgstcheck-1.0.so.0 .device/lib/
 cp -a ../shared/testdata/cedd .device/testdata/
 [ -f "$REPO/build-gpu-clip.mp4" ] || scripts/make-clip.sh "$REPO/build-gpu-clip.mp4" 1920 1080 75
 cp "$REPO/build-gpu-clip.mp4" .device/media/test-1080p.mp4
