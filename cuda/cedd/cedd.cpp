@@ -11,7 +11,8 @@ namespace cvis::cedd {
 
 BlockLayout block_layout(int width, int height) {
   BlockLayout l;
-  if (width < 2 || height < 2) return l;  // no blocks: the descriptor is 144 zeros
+  if (width < 2 || height < 2)
+    return l; // no blocks: the descriptor is 144 zeros
   const int m = std::min(width, height);
   if (m < 40) {
     l.sx = l.sy = 2;
@@ -24,34 +25,37 @@ BlockLayout block_layout(int width, int height) {
   // The grid is chosen so that width / grid >= 2; an odd block side loses one pixel.
   l.sx = width / grid;
   l.sy = height / grid;
-  if (l.sx % 2 != 0) l.sx -= 1;
-  if (l.sy % 2 != 0) l.sy -= 1;
+  if (l.sx % 2 != 0)
+    l.sx -= 1;
+  if (l.sy % 2 != 0)
+    l.sy -= 1;
   return l;
 }
 
 std::unique_ptr<Extractor> make_extractor(Backend backend, Status* status) {
   auto set = [status](Status s) {
-    if (status != nullptr) *status = std::move(s);
+    if (status != nullptr)
+      *status = std::move(s);
   };
   switch (backend) {
-    case Backend::kCpu:
-      set(Status::Ok());
-      return detail::make_cpu_extractor();
-    case Backend::kCuda:
+  case Backend::kCpu:
+    set(Status::Ok());
+    return detail::make_cpu_extractor();
+  case Backend::kCuda:
 #if defined(CVIS_HAVE_CUDA)
-      if (cuda_device_count() <= 0) {
-        set(Status(StatusCode::kNoDevice,
-                   "cedd: no usable CUDA device: " + cuda_device_description(0)));
-        return nullptr;
-      }
-      set(Status::Ok());
-      return detail::make_cuda_extractor();
-#else
-      set(Status(StatusCode::kNoDevice, "cedd: this build has no CUDA backend"));
+    if (cuda_device_count() <= 0) {
+      set(Status(StatusCode::kNoDevice,
+                 "cedd: no usable CUDA device: " + cuda_device_description(0)));
       return nullptr;
+    }
+    set(Status::Ok());
+    return detail::make_cuda_extractor();
+#else
+    set(Status(StatusCode::kNoDevice, "cedd: this build has no CUDA backend"));
+    return nullptr;
 #endif
-    case Backend::kAuto:
-      break;
+  case Backend::kAuto:
+    break;
   }
   set(invalid_argument("cedd: make_extractor needs kCpu or kCuda (resolve kAuto first)"));
   return nullptr;
@@ -103,20 +107,23 @@ Status add_job(const ImageView& image, int x, int y, int w, int h, int64_t* next
   return Status::Ok();
 }
 
-}  // namespace
+} // namespace
 
 Status make_region_jobs(const ImageView& image, const Region* regions, int n, const Result* out,
                         std::vector<core::Job>* jobs) {
   jobs->clear();
-  if (out == nullptr) return invalid_argument("cedd: out is null");
-  if (n < 1) return invalid_argument("cedd: n = " + std::to_string(n) + ", must be >= 1");
+  if (out == nullptr)
+    return invalid_argument("cedd: out is null");
+  if (n < 1)
+    return invalid_argument("cedd: n = " + std::to_string(n) + ", must be >= 1");
   if (regions == nullptr && n != 1) {
     return invalid_argument("cedd: regions is null (whole image) but n = " + std::to_string(n) +
                             " (must be 1)");
   }
   CVIS_RETURN_IF_ERROR(check_image(image, "cedd: image"));
   int64_t next = 0;
-  if (regions == nullptr) return add_job(image, 0, 0, image.width, image.height, &next, jobs);
+  if (regions == nullptr)
+    return add_job(image, 0, 0, image.width, image.height, &next, jobs);
   for (int i = 0; i < n; ++i) {
     const Region& r = regions[i];
     // Written so that no sum can overflow.
@@ -137,9 +144,12 @@ Status make_region_jobs(const ImageView& image, const Region* regions, int n, co
 Status make_batch_jobs(const ImageView* images, int n, const Result* out,
                        std::vector<core::Job>* jobs) {
   jobs->clear();
-  if (out == nullptr) return invalid_argument("cedd: out is null");
-  if (images == nullptr) return invalid_argument("cedd: images is null");
-  if (n < 1) return invalid_argument("cedd: n = " + std::to_string(n) + ", must be >= 1");
+  if (out == nullptr)
+    return invalid_argument("cedd: out is null");
+  if (images == nullptr)
+    return invalid_argument("cedd: images is null");
+  if (n < 1)
+    return invalid_argument("cedd: n = " + std::to_string(n) + ", must be >= 1");
   int64_t next = 0;
   for (int i = 0; i < n; ++i) {
     CVIS_RETURN_IF_ERROR(check_image(images[i], "cedd: image " + std::to_string(i)));
@@ -149,7 +159,8 @@ Status make_batch_jobs(const ImageView* images, int n, const Result* out,
 }
 
 int total_blocks(const std::vector<core::Job>& jobs) {
-  if (jobs.empty()) return 0;
+  if (jobs.empty())
+    return 0;
   const core::Job& last = jobs.back();
   return last.block_offset + last.nx * last.ny;
 }
@@ -165,9 +176,12 @@ Status validate_params(const Params& p) {
   return Status::Ok();
 }
 
-// ---- WorkerPool ------------------------------------------------------------------------------------
+// ---- WorkerPool
+// ------------------------------------------------------------------------------------
 
-WorkerPool::~WorkerPool() { stop_workers(); }
+WorkerPool::~WorkerPool() {
+  stop_workers();
+}
 
 void WorkerPool::stop_workers() {
   {
@@ -175,14 +189,17 @@ void WorkerPool::stop_workers() {
     stop_ = true;
   }
   start_cv_.notify_all();
-  for (std::thread& t : workers_) t.join();
+  for (std::thread& t : workers_)
+    t.join();
   workers_.clear();
   stop_ = false;
 }
 
 void WorkerPool::resize(int threads) {
-  if (threads <= 0) threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  if (threads == this->threads()) return;
+  if (threads <= 0)
+    threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  if (threads == this->threads())
+    return;
   stop_workers();
   // A worker starts from the current generation, so it never runs a finished one.
   for (int i = 1; i < threads; ++i) {
@@ -191,9 +208,11 @@ void WorkerPool::resize(int threads) {
 }
 
 void WorkerPool::run(int count, const std::function<void(int)>& fn) {
-  if (count <= 0) return;
+  if (count <= 0)
+    return;
   if (workers_.empty() || count == 1) {
-    for (int i = 0; i < count; ++i) fn(i);
+    for (int i = 0; i < count; ++i)
+      fn(i);
     return;
   }
   {
@@ -205,7 +224,8 @@ void WorkerPool::run(int count, const std::function<void(int)>& fn) {
     ++generation_;
   }
   start_cv_.notify_all();
-  for (int i; (i = next_.fetch_add(1)) < count;) fn(i);
+  for (int i; (i = next_.fetch_add(1)) < count;)
+    fn(i);
   std::unique_lock<std::mutex> lock(mutex_);
   // Every worker takes part in every generation, so none can still hold fn_ after this.
   done_cv_.wait(lock, [this] { return busy_ == 0; });
@@ -216,16 +236,19 @@ void WorkerPool::worker_loop(uint64_t seen) {
   std::unique_lock<std::mutex> lock(mutex_);
   for (;;) {
     start_cv_.wait(lock, [&] { return stop_ || generation_ != seen; });
-    if (stop_) return;
+    if (stop_)
+      return;
     seen = generation_;
     const std::function<void(int)>* fn = fn_;
     const int count = count_;
     lock.unlock();
-    for (int i; (i = next_.fetch_add(1)) < count;) (*fn)(i);
+    for (int i; (i = next_.fetch_add(1)) < count;)
+      (*fn)(i);
     lock.lock();
-    if (--busy_ == 0) done_cv_.notify_one();
+    if (--busy_ == 0)
+      done_cv_.notify_one();
   }
 }
 
-}  // namespace detail
-}  // namespace cvis::cedd
+} // namespace detail
+} // namespace cvis::cedd

@@ -1,8 +1,9 @@
 // CPU reference: CEDD exactly as LIRE's CEDD class computes it (shared notes cedd.md, cited as §).
 //
 // Work is split into per-block results (parallel over block rows and images, each block written to
-// its own slot) and a sequential accumulation in LIRE's order per descriptor, so the output does not
-// depend on the number of threads. No CUDA headers here: this file builds without a CUDA toolkit.
+// its own slot) and a sequential accumulation in LIRE's order per descriptor, so the output does
+// not depend on the number of threads. No CUDA headers here: this file builds without a CUDA
+// toolkit.
 #include <algorithm>
 #include <cstring>
 #include <utility>
@@ -30,14 +31,15 @@ void block_stats_row(const core::Job& job, int by, core::BlockStats* out) {
       for (int dx = 0; dx < job.sx; ++dx) {
         const Rgb8 p = fetch_rgb(job.src, job.x0 + bx * job.sx + dx, y);
         const int q = row_q + (dx < half_x ? 0 : 1);
-        sum[q] = core::dadd(sum[q], core::luma(p.r, p.g, p.b));  // §3
+        sum[q] = core::dadd(sum[q], core::luma(p.r, p.g, p.b)); // §3
         sr += p.r;
         sg += p.g;
         sb += p.b;
       }
     }
     core::BlockStats& st = out[bx];
-    for (int q = 0; q < 4; ++q) st.a[q] = static_cast<uint16_t>(core::quadrant_value(sum[q], job.c));
+    for (int q = 0; q < 4; ++q)
+      st.a[q] = static_cast<uint16_t>(core::quadrant_value(sum[q], job.c));
     // §5: truncating integer division (not rounded).
     st.r = static_cast<uint8_t>(sr / pixels);
     st.g = static_cast<uint8_t>(sg / pixels);
@@ -60,15 +62,18 @@ void finish_descriptor(const BlockOut* blocks, int count, Result* out) {
   double hist[core::kBins] = {};
   for (int b = 0; b < count; ++b) {
     for (int c = 0; c < core::kClasses; ++c) {
-      if ((blocks[b].classes & (1u << c)) == 0) continue;
+      if ((blocks[b].classes & (1u << c)) == 0)
+        continue;
       for (int j = 0; j < core::kColours; ++j) {
         const double v = blocks[b].f24[j];
-        if (v > 0.0) hist[core::kColours * c + j] = core::dadd(hist[core::kColours * c + j], v);
+        if (v > 0.0)
+          hist[core::kColours * c + j] = core::dadd(hist[core::kColours * c + j], v);
       }
     }
   }
   double total = 0.0;
-  for (int i = 0; i < core::kBins; ++i) total = core::dadd(total, hist[i]);
+  for (int i = 0; i < core::kBins; ++i)
+    total = core::dadd(total, hist[i]);
   for (int i = 0; i < core::kBins; ++i) {
     out->normalized[i] = core::normalize(hist[i], total);
     out->levels[i] =
@@ -77,7 +82,7 @@ void finish_descriptor(const BlockOut* blocks, int count, Result* out) {
 }
 
 class CpuExtractor final : public Extractor {
- public:
+public:
   CpuExtractor() { pool_.resize(params_.cpu_threads); }
 
   Backend backend() const override { return Backend::kCpu; }
@@ -111,14 +116,15 @@ class CpuExtractor final : public Extractor {
     return Status::Ok();
   }
 
- private:
+private:
   void run(Result* out) {
     const int total = total_blocks(jobs_);
     stats_.resize(static_cast<size_t>(total));
     blocks_.resize(static_cast<size_t>(total));
     rows_.clear();
     for (int j = 0; j < static_cast<int>(jobs_.size()); ++j) {
-      for (int by = 0; by < jobs_[j].ny; ++by) rows_.emplace_back(j, by);
+      for (int by = 0; by < jobs_[j].ny; ++by)
+        rows_.emplace_back(j, by);
     }
     // Stages §3-§8, one block row per task.
     pool_.run(static_cast<int>(rows_.size()), [this](int i) {
@@ -139,19 +145,22 @@ class CpuExtractor final : public Extractor {
   Params params_;
   WorkerPool pool_;
   std::vector<core::Job> jobs_;
-  std::vector<std::pair<int, int>> rows_;  // (job, block row)
+  std::vector<std::pair<int, int>> rows_; // (job, block row)
   std::vector<core::BlockStats> stats_;
   std::vector<BlockOut> blocks_;
 };
 
-}  // namespace
+} // namespace
 
-std::unique_ptr<Extractor> make_cpu_extractor() { return std::make_unique<CpuExtractor>(); }
+std::unique_ptr<Extractor> make_cpu_extractor() {
+  return std::make_unique<CpuExtractor>();
+}
 
-}  // namespace detail
+} // namespace detail
 
 Status describe_blocks_cpu(const ImageView& image, std::vector<BlockDebug>* blocks) {
-  if (blocks == nullptr) return invalid_argument("cedd: blocks is null");
+  if (blocks == nullptr)
+    return invalid_argument("cedd: blocks is null");
   blocks->clear();
   Result unused;
   std::vector<core::Job> jobs;
@@ -171,7 +180,8 @@ Status describe_blocks_cpu(const ImageView& image, std::vector<BlockDebug>* bloc
       d.classes = static_cast<uint8_t>(core::block_features(st, f24, &trace));
       d.x0 = bx * job.sx;
       d.y0 = by * job.sy;
-      for (int q = 0; q < 4; ++q) d.area[q] = st.a[q];
+      for (int q = 0; q < 4; ++q)
+        d.area[q] = st.a[q];
       d.max_mask = trace.max_mask;
       d.mean_r = st.r;
       d.mean_g = st.g;
@@ -179,11 +189,12 @@ Status describe_blocks_cpu(const ImageView& image, std::vector<BlockDebug>* bloc
       d.h = trace.hsv.h;
       d.s = trace.hsv.s;
       d.v = trace.hsv.v;
-      for (int i = 0; i < 10; ++i) d.fuzzy10[i] = trace.f10[i];
+      for (int i = 0; i < 10; ++i)
+        d.fuzzy10[i] = trace.f10[i];
       blocks->push_back(d);
     }
   }
   return Status::Ok();
 }
 
-}  // namespace cvis::cedd
+} // namespace cvis::cedd

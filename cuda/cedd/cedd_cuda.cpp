@@ -33,13 +33,14 @@ namespace {
 constexpr int kUploadSlots = 4;
 
 class CudaExtractor final : public Extractor {
- public:
+public:
   Backend backend() const override { return Backend::kCuda; }
 
   Status configure(const Params& params) override {
     CVIS_RETURN_IF_ERROR(validate_params(params));
     params_ = params;
-    if (params_.mode == Mode::kHybrid) pool_.resize(params_.cpu_threads);
+    if (params_.mode == Mode::kHybrid)
+      pool_.resize(params_.cpu_threads);
     return Status::Ok();
   }
 
@@ -58,14 +59,14 @@ class CudaExtractor final : public Extractor {
     return finish(std::move(st), out, s);
   }
 
- private:
+private:
   int njobs() const { return static_cast<int>(jobs_.size()); }
 
   // Per-call buffers for the current jobs_ (and tiles_ when `tiles`).
   Status reserve(bool tiles) {
     const size_t nj = jobs_.size();
     const size_t nb = static_cast<size_t>(total_blocks(jobs_));
-    CVIS_RETURN_IF_ERROR(h_jobs_.reserve(2 * nj));  // table + patched entries (batch_gpu)
+    CVIS_RETURN_IF_ERROR(h_jobs_.reserve(2 * nj)); // table + patched entries (batch_gpu)
     CVIS_RETURN_IF_ERROR(d_jobs_.reserve(nj));
     CVIS_RETURN_IF_ERROR(d_stats_.reserve(std::max<size_t>(nb, 1)));
     CVIS_RETURN_IF_ERROR(d_f24_.reserve(std::max<size_t>(nb, 1) * core::kColours));
@@ -89,7 +90,8 @@ class CudaExtractor final : public Extractor {
   }
 
   Status copy_tiles(cudaStream_t s) {
-    if (tiles_.empty()) return Status::Ok();
+    if (tiles_.empty())
+      return Status::Ok();
     std::copy(tiles_.begin(), tiles_.end(), h_tiles_.get());
     CVIS_CUDA_CHECK(cudaMemcpyAsync(d_tiles_.get(), h_tiles_.get(),
                                     tiles_.size() * sizeof(kernels::Tile), cudaMemcpyHostToDevice,
@@ -107,7 +109,8 @@ class CudaExtractor final : public Extractor {
                                      d_classes_.get(), d_norm_.get(), d_levels_.get(), s);
   }
 
-  // ---- GPU-only ----------------------------------------------------------------------------------
+  // ---- GPU-only
+  // ----------------------------------------------------------------------------------
 
   Status describe_gpu(const ImageView& image, cudaStream_t s) {
     ImageView dev = image;
@@ -123,9 +126,8 @@ class CudaExtractor final : public Extractor {
     CVIS_RETURN_IF_ERROR(reserve(true));
     CVIS_RETURN_IF_ERROR(copy_jobs(s));
     CVIS_RETURN_IF_ERROR(copy_tiles(s));
-    CVIS_RETURN_IF_ERROR(kernels::launch_block_stats(d_jobs_.get(), d_tiles_.get(), 0,
-                                                     static_cast<int>(tiles_.size()),
-                                                     d_stats_.get(), s));
+    CVIS_RETURN_IF_ERROR(kernels::launch_block_stats(
+        d_jobs_.get(), d_tiles_.get(), 0, static_cast<int>(tiles_.size()), d_stats_.get(), s));
     return launch_rest(0, total_blocks(jobs_), 0, njobs(), s);
   }
 
@@ -171,10 +173,12 @@ class CudaExtractor final : public Extractor {
     return launch_rest(0, total_blocks(jobs_), 0, njobs(), s);
   }
 
-  // ---- hybrid ------------------------------------------------------------------------------------
+  // ---- hybrid
+  // ------------------------------------------------------------------------------------
 
   // A host view of `image`: itself, or (device images) a copy in pinned memory. The copy is waited
-  // for, which also waits for the stream's earlier work: device inputs do not overlap in hybrid mode.
+  // for, which also waits for the stream's earlier work: device inputs do not overlap in hybrid
+  // mode.
   Status host_view(const ImageView& image, cudaStream_t s, ImageView* out) {
     if (image.space == MemorySpace::kHost) {
       *out = image;
@@ -193,9 +197,10 @@ class CudaExtractor final : public Extractor {
     for (int p = 0; p < np; ++p) {
       const size_t row = plane_row_bytes(image.format, p, image.width);
       uint8_t* dst = download_.get() + offset[p];
-      CVIS_CUDA_CHECK(cudaMemcpy2DAsync(dst, row, image.data[p], image.pitch[p], row,
-                                        static_cast<size_t>(plane_rows(image.format, p, image.height)),
-                                        cudaMemcpyDeviceToHost, s));
+      CVIS_CUDA_CHECK(
+          cudaMemcpy2DAsync(dst, row, image.data[p], image.pitch[p], row,
+                            static_cast<size_t>(plane_rows(image.format, p, image.height)),
+                            cudaMemcpyDeviceToHost, s));
       out->data[p] = dst;
       out->pitch[p] = row;
     }
@@ -212,14 +217,16 @@ class CudaExtractor final : public Extractor {
     ImageView host;
     CVIS_RETURN_IF_ERROR(host_view(image, s, &host));
     const PixelSource src = make_pixel_source(host);
-    for (core::Job& j : jobs_) j.src = src;
+    for (core::Job& j : jobs_)
+      j.src = src;
     const int total = total_blocks(jobs_);
     CVIS_RETURN_IF_ERROR(reserve(false));
     CVIS_RETURN_IF_ERROR(slots_[0].reserve(std::max(total, 1)));
     CVIS_RETURN_IF_ERROR(copy_jobs(s));
     rows_.clear();
     for (int j = 0; j < njobs(); ++j) {
-      for (int by = 0; by < jobs_[j].ny; ++by) rows_.emplace_back(j, by);
+      for (int by = 0; by < jobs_[j].ny; ++by)
+        rows_.emplace_back(j, by);
     }
     core::BlockStats* h = slots_[0].get();
     pool_.run(static_cast<int>(rows_.size()), [this, h](int i) {
@@ -236,13 +243,14 @@ class CudaExtractor final : public Extractor {
 
   Status batch_hybrid(const ImageView* images, cudaStream_t s) {
     int most = 1;
-    for (const core::Job& j : jobs_) most = std::max(most, j.nx * j.ny);
+    for (const core::Job& j : jobs_)
+      most = std::max(most, j.nx * j.ny);
     CVIS_RETURN_IF_ERROR(reserve(false));
     for (int k = 0; k < 2; ++k) {
       CVIS_RETURN_IF_ERROR(slots_[k].reserve(static_cast<size_t>(most)));
       CVIS_RETURN_IF_ERROR(copied_[k].create());
     }
-    CVIS_RETURN_IF_ERROR(copy_jobs(s));  // the histogram reads only the block grid and offsets
+    CVIS_RETURN_IF_ERROR(copy_jobs(s)); // the histogram reads only the block grid and offsets
     bool pending[2] = {false, false};
     for (int i = 0; i < njobs(); ++i) {
       const int k = i & 1;
@@ -270,10 +278,12 @@ class CudaExtractor final : public Extractor {
     return Status::Ok();
   }
 
-  // ---- results -----------------------------------------------------------------------------------
+  // ---- results
+  // -----------------------------------------------------------------------------------
 
   Status finish(Status st, Result* out, cudaStream_t s) {
-    if (st.ok()) st = copy_results(out, s);
+    if (st.ok())
+      st = copy_results(out, s);
     if (!st.ok()) {
       // Leave nothing in flight that still reads or writes this extractor's buffers.
       cudaStreamSynchronize(s);
@@ -286,7 +296,8 @@ class CudaExtractor final : public Extractor {
     const size_t n = jobs_.size() * core::kBins;
     CVIS_CUDA_CHECK(cudaMemcpyAsync(h_norm_.get(), d_norm_.get(), n * sizeof(double),
                                     cudaMemcpyDeviceToHost, s));
-    CVIS_CUDA_CHECK(cudaMemcpyAsync(h_levels_.get(), d_levels_.get(), n, cudaMemcpyDeviceToHost, s));
+    CVIS_CUDA_CHECK(
+        cudaMemcpyAsync(h_levels_.get(), d_levels_.get(), n, cudaMemcpyDeviceToHost, s));
     CVIS_CUDA_CHECK(cudaStreamSynchronize(s));
     for (size_t k = 0; k < jobs_.size(); ++k) {
       std::memcpy(out[k].normalized.data(), h_norm_.get() + k * core::kBins,
@@ -297,7 +308,7 @@ class CudaExtractor final : public Extractor {
   }
 
   Params params_;
-  WorkerPool pool_;  // hybrid mode only
+  WorkerPool pool_; // hybrid mode only
   std::vector<core::Job> jobs_;
   std::vector<kernels::Tile> tiles_;
   std::vector<int> host_jobs_, host_tile_begin_;
@@ -322,8 +333,10 @@ class CudaExtractor final : public Extractor {
   cuda::PinnedArray<uint8_t> download_;
 };
 
-}  // namespace
+} // namespace
 
-std::unique_ptr<Extractor> make_cuda_extractor() { return std::make_unique<CudaExtractor>(); }
+std::unique_ptr<Extractor> make_cuda_extractor() {
+  return std::make_unique<CudaExtractor>();
+}
 
-}  // namespace cvis::cedd::detail
+} // namespace cvis::cedd::detail

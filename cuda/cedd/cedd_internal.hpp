@@ -17,8 +17,8 @@
 
 namespace cvis::cedd::detail {
 
-// Largest accepted image side. Keeps every per-block integer sum inside 32 bits (a block has at most
-// 1638 x 1638 pixels) and one staged block row inside the CUDA kernel's shared memory.
+// Largest accepted image side. Keeps every per-block integer sum inside 32 bits (a block has at
+// most 1638 x 1638 pixels) and one staged block row inside the CUDA kernel's shared memory.
 inline constexpr int kMaxSide = 32768;
 
 // The job for the rectangle (x0, y0, w, h) of `image`, its first block at index `block_offset`.
@@ -45,7 +45,7 @@ void block_stats_row(const core::Job& job, int by, core::BlockStats* out);
 // when all are done. Which thread runs which index is unspecified, so fn must write disjoint
 // outputs. Not reentrant: one run() at a time.
 class WorkerPool {
- public:
+public:
   WorkerPool() = default;
   ~WorkerPool();
   WorkerPool(const WorkerPool&) = delete;
@@ -56,7 +56,7 @@ class WorkerPool {
   int threads() const { return static_cast<int>(workers_.size()) + 1; }
   void run(int count, const std::function<void(int)>& fn);
 
- private:
+private:
   void stop_workers();
   void worker_loop(uint64_t seen);
 
@@ -76,4 +76,4 @@ std::unique_ptr<Extractor> make_cpu_extractor();
 std::unique_ptr<Extractor> make_cuda_extractor();
 #endif
 
-}  // namespace cvis::cedd::detail
+} // namespace cvis::cedd::detail

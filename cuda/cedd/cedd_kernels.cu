@@ -2,10 +2,11 @@
 // with the _rn intrinsics (cedd_core.hpp), so the device computes the CPU reference's bits.
 //
 // Three kernels, each over all jobs of a call (README.md, "GPU design"):
-//   block_stats:    one CTA per tile (up to 16 blocks of one block row). All threads load pixel rows
-//                   coalesced, compute the double luma and stage it in shared memory; then one thread
-//                   per half block (left/right) adds its row segments in raster order, so every
-//                   quadrant sum is one sequential chain in the reference's order.
+//   block_stats:    one CTA per tile (up to 16 blocks of one block row). All threads load pixel
+//   rows
+//                   coalesced, compute the double luma and stage it in shared memory; then one
+//                   thread per half block (left/right) adds its row segments in raster order, so
+//                   every quadrant sum is one sequential chain in the reference's order.
 //   block_features: one thread per block: masks, classes, HSV, both fuzzy systems.
 //   histogram:      one CTA per job, one thread per bin adding the blocks' values in raster order,
 //                   blocks staged through shared memory in chunks; then total, division, quantiser.
@@ -19,13 +20,13 @@ namespace cvis::cedd::kernels {
 namespace {
 
 constexpr int kStatsThreads = 128;
-constexpr int kMaxTileBlocks = 16;   // 2 chains per block: at most 32 chain threads (one warp)
-constexpr int kStagePixels = 2048;   // staged pixels per CTA: 16 KiB of luma + 8 KiB of colour
-constexpr int kUnroll = 4;           // pixels loaded per thread before the first is used
+constexpr int kMaxTileBlocks = 16; // 2 chains per block: at most 32 chain threads (one warp)
+constexpr int kStagePixels = 2048; // staged pixels per CTA: 16 KiB of luma + 8 KiB of colour
+constexpr int kUnroll = 4;         // pixels loaded per thread before the first is used
 constexpr int kFeatureThreads = 128;
-constexpr int kHistThreads = 160;    // 144 bin chains; all threads load
-constexpr int kHistChunk = 128;      // blocks staged per round (power of two)
-constexpr int kChunkStride = 25;     // doubles per staged block: odd, so no bank conflicts
+constexpr int kHistThreads = 160; // 144 bin chains; all threads load
+constexpr int kHistChunk = 128;   // blocks staged per round (power of two)
+constexpr int kChunkStride = 25;  // doubles per staged block: odd, so no bank conflicts
 
 static_assert(2 * kMaxTileBlocks <= kStatsThreads, "one chain thread per half block");
 static_assert(core::kBins <= kHistThreads, "one thread per bin");
@@ -47,7 +48,8 @@ struct FastDiv {
 // The bytes fetch_rgb() reads for pixel (x, y), without using them yet (so that several loads of a
 // thread are in flight together): packed formats give bytes 0..3 of the pixel (little-endian), YUV
 // gives Y | U << 8 | V << 16.
-__device__ __forceinline__ uint32_t load_raw(const PixelSource& s, int x, int y, bool word_aligned) {
+__device__ __forceinline__ uint32_t load_raw(const PixelSource& s, int x, int y,
+                                             bool word_aligned) {
   if (s.format == PixelFormat::kNV12 || s.format == PixelFormat::kI420) {
     const uint32_t Y = s.plane[0][static_cast<size_t>(y) * s.pitch[0] + x];
     const size_t crow = static_cast<size_t>(y >> 1);
@@ -63,11 +65,15 @@ __device__ __forceinline__ uint32_t load_raw(const PixelSource& s, int x, int y,
     return Y | (U << 8) | (V << 16);
   }
   const int bpp = s.layout.bytes_per_pixel;
-  const uint8_t* p = s.plane[0] + static_cast<size_t>(y) * s.pitch[0] + static_cast<size_t>(x) * bpp;
-  if (bpp == 4 && word_aligned) return *reinterpret_cast<const uint32_t*>(p);
+  const uint8_t* p =
+      s.plane[0] + static_cast<size_t>(y) * s.pitch[0] + static_cast<size_t>(x) * bpp;
+  if (bpp == 4 && word_aligned)
+    return *reinterpret_cast<const uint32_t*>(p);
   uint32_t w = p[0];
-  if (bpp >= 3) w |= (static_cast<uint32_t>(p[1]) << 8) | (static_cast<uint32_t>(p[2]) << 16);
-  if (bpp == 4) w |= static_cast<uint32_t>(p[3]) << 24;
+  if (bpp >= 3)
+    w |= (static_cast<uint32_t>(p[1]) << 8) | (static_cast<uint32_t>(p[2]) << 16);
+  if (bpp == 4)
+    w |= static_cast<uint32_t>(p[3]) << 24;
   return w;
 }
 
@@ -144,8 +150,9 @@ __global__ void __launch_bounds__(kStatsThreads)
       for (int u = 0; u < kUnroll; ++u) {
         if (dst[u] >= 0) {
           const Rgb8 p = decode_raw(job.src, raw[u]);
-          lum[dst[u]] = core::luma(p.r, p.g, p.b);  // §3
-          rgb[dst[u]] = p.r | (static_cast<uint32_t>(p.g) << 8) | (static_cast<uint32_t>(p.b) << 16);
+          lum[dst[u]] = core::luma(p.r, p.g, p.b); // §3
+          rgb[dst[u]] =
+              p.r | (static_cast<uint32_t>(p.g) << 8) | (static_cast<uint32_t>(p.b) << 16);
         }
       }
     }
@@ -157,6 +164,8 @@ __global__ void __launch_bounds__(kStatsThreads)
         const uint32_t* c = rgb + r * row_stride + tid * hs;
         const bool is_top = r0 + r < half_y;
         double acc = is_top ? top : bottom;
+        // Unrolled so that the shared loads run ahead of the dependent additions.
+#pragma unroll 4
         for (int k = 0; k < half; ++k) {
           acc = core::dadd(acc, l[k]);
           const uint32_t w = c[k];
@@ -175,8 +184,8 @@ __global__ void __launch_bounds__(kStatsThreads)
   }
   if (tid < nchain) {
     const int b = tid >> 1, right = tid & 1;
-    qsum[b * 4 + right] = top;         // quadrant 1 (left) or 2 (right)
-    qsum[b * 4 + 2 + right] = bottom;  // quadrant 3 or 4
+    qsum[b * 4 + right] = top;        // quadrant 1 (left) or 2 (right)
+    qsum[b * 4 + 2 + right] = bottom; // quadrant 3 or 4
     csum[tid * 3 + 0] = sr;
     csum[tid * 3 + 1] = sg;
     csum[tid * 3 + 2] = sb;
@@ -186,17 +195,17 @@ __global__ void __launch_bounds__(kStatsThreads)
     core::BlockStats st;
 #pragma unroll
     for (int q = 0; q < 4; ++q) {
-      st.a[q] = static_cast<uint16_t>(core::quadrant_value(qsum[tid * 4 + q], job.c));  // §4
+      st.a[q] = static_cast<uint16_t>(core::quadrant_value(qsum[tid * 4 + q], job.c)); // §4
     }
     const uint32_t pixels = static_cast<uint32_t>(job.sx) * static_cast<uint32_t>(job.sy);
     const uint32_t* l = csum + (2 * tid) * 3;
     const uint32_t* r = csum + (2 * tid + 1) * 3;
-    st.r = static_cast<uint8_t>((l[0] + r[0]) / pixels);  // §5: truncating division
+    st.r = static_cast<uint8_t>((l[0] + r[0]) / pixels); // §5: truncating division
     st.g = static_cast<uint8_t>((l[1] + r[1]) / pixels);
     st.b = static_cast<uint8_t>((l[2] + r[2]) / pixels);
     st.pad = 0;
-    stats[static_cast<size_t>(job.block_offset) + static_cast<size_t>(t.by) * job.nx + t.bx0 + tid] =
-        st;
+    stats[static_cast<size_t>(job.block_offset) + static_cast<size_t>(t.by) * job.nx + t.bx0 +
+          tid] = st;
   }
 }
 
@@ -204,12 +213,14 @@ __global__ void __launch_bounds__(kFeatureThreads)
     block_features_kernel(const core::BlockStats* __restrict__ stats, int block_begin, int count,
                           int ld, double* __restrict__ f24, uint8_t* __restrict__ classes) {
   const int i = blockIdx.x * kFeatureThreads + threadIdx.x;
-  if (i >= count) return;
+  if (i >= count)
+    return;
   const int g = block_begin + i;
   double v[core::kColours];
   const uint32_t cls = core::block_features(stats[g], v, nullptr);
 #pragma unroll
-  for (int j = 0; j < core::kColours; ++j) f24[static_cast<size_t>(j) * ld + g] = v[j];
+  for (int j = 0; j < core::kColours; ++j)
+    f24[static_cast<size_t>(j) * ld + g] = v[j];
   classes[g] = static_cast<uint8_t>(cls);
 }
 
@@ -229,19 +240,22 @@ __global__ void __launch_bounds__(kHistThreads)
   const int cls = tid / core::kColours;
   const int j = tid - cls * core::kColours;
 
-  // §9: bin 24 * cls + j receives F24[j] of every block of class cls, blocks in raster order. Adding
-  // +0.0 for the other blocks leaves the sum's bits unchanged (the sum is never -0.0).
+  // §9: bin 24 * cls + j receives F24[j] of every block of class cls, blocks in raster order.
+  // Adding +0.0 for the other blocks leaves the sum's bits unchanged (the sum is never -0.0).
   double acc = 0.0;
   for (int c0 = 0; c0 < nblocks; c0 += kHistChunk) {
     const int cnt = min(kHistChunk, nblocks - c0);
     for (int i = tid; i < kHistChunk * core::kColours; i += kHistThreads) {
       const int jj = i / kHistChunk;
       const int b = i - jj * kHistChunk;
-      if (b < cnt) sf[b * kChunkStride + jj] = f24[static_cast<size_t>(jj) * ld + off + c0 + b];
+      if (b < cnt)
+        sf[b * kChunkStride + jj] = f24[static_cast<size_t>(jj) * ld + off + c0 + b];
     }
-    for (int i = tid; i < cnt; i += kHistThreads) scls[i] = classes[off + c0 + i];
+    for (int i = tid; i < cnt; i += kHistThreads)
+      scls[i] = classes[off + c0 + i];
     __syncthreads();
     if (tid < core::kBins) {
+#pragma unroll 8
       for (int b = 0; b < cnt; ++b) {
         const double v = sf[b * kChunkStride + j];
         acc = core::dadd(acc, ((scls[b] >> cls) & 1u) ? v : 0.0);
@@ -249,11 +263,13 @@ __global__ void __launch_bounds__(kHistThreads)
     }
     __syncthreads();
   }
-  if (tid < core::kBins) hist[tid] = acc;
+  if (tid < core::kBins)
+    hist[tid] = acc;
   __syncthreads();
   if (tid == 0) {
     double s = 0.0;
-    for (int i = 0; i < core::kBins; ++i) s = core::dadd(s, hist[i]);  // bin order
+    for (int i = 0; i < core::kBins; ++i)
+      s = core::dadd(s, hist[i]); // bin order
     total = s;
   }
   __syncthreads();
@@ -261,20 +277,21 @@ __global__ void __launch_bounds__(kHistThreads)
     const double v = core::normalize(hist[tid], total);
     norm[static_cast<size_t>(k) * core::kBins + tid] = v;
     levels[static_cast<size_t>(k) * core::kBins + tid] =
-        static_cast<uint8_t>(core::quantize(v, core::quant_table_of_bin(tid)));  // §10
+        static_cast<uint8_t>(core::quantize(v, core::quant_table_of_bin(tid))); // §10
   }
 }
 
-}  // namespace
+} // namespace
 
 void append_tiles(const core::Job& job, int job_index, std::vector<Tile>* tiles) {
-  if (job.nx <= 0 || job.ny <= 0) return;
+  if (job.nx <= 0 || job.ny <= 0)
+    return;
   const int hs = (job.sx / 2) | 1;
   // One staged pixel row of one block must fit: sx <= 2047, guaranteed by the side limit (§2 gives
   // sx <= 32768 / 20).
   const int nb_max = std::max(1, std::min(kMaxTileBlocks, kStagePixels / (2 * hs)));
   const int per_row = (job.nx + nb_max - 1) / nb_max;
-  const int nb = (job.nx + per_row - 1) / per_row;  // balanced tiles
+  const int nb = (job.nx + per_row - 1) / per_row; // balanced tiles
   for (int by = 0; by < job.ny; ++by) {
     for (int bx0 = 0; bx0 < job.nx; bx0 += nb) {
       Tile t;
@@ -290,7 +307,8 @@ void append_tiles(const core::Job& job, int job_index, std::vector<Tile>* tiles)
 
 Status launch_block_stats(const core::Job* jobs, const Tile* tiles, int tile_begin, int tile_count,
                           core::BlockStats* stats, cudaStream_t stream) {
-  if (tile_count <= 0) return Status::Ok();
+  if (tile_count <= 0)
+    return Status::Ok();
   block_stats_kernel<<<tile_count, kStatsThreads, 0, stream>>>(jobs, tiles, tile_begin, stats);
   CVIS_CUDA_CHECK_LAUNCH(stream, "cedd block_stats_kernel");
   return Status::Ok();
@@ -298,7 +316,8 @@ Status launch_block_stats(const core::Job* jobs, const Tile* tiles, int tile_beg
 
 Status launch_block_features(const core::BlockStats* stats, int block_begin, int block_count,
                              int ld, double* f24, uint8_t* classes, cudaStream_t stream) {
-  if (block_count <= 0) return Status::Ok();
+  if (block_count <= 0)
+    return Status::Ok();
   const int grid = (block_count + kFeatureThreads - 1) / kFeatureThreads;
   block_features_kernel<<<grid, kFeatureThreads, 0, stream>>>(stats, block_begin, block_count, ld,
                                                               f24, classes);
@@ -309,11 +328,12 @@ Status launch_block_features(const core::BlockStats* stats, int block_begin, int
 Status launch_histogram(const core::Job* jobs, int job_begin, int job_count, int ld,
                         const double* f24, const uint8_t* classes, double* norm, uint8_t* levels,
                         cudaStream_t stream) {
-  if (job_count <= 0) return Status::Ok();
+  if (job_count <= 0)
+    return Status::Ok();
   histogram_kernel<<<job_count, kHistThreads, 0, stream>>>(jobs, job_begin, ld, f24, classes, norm,
                                                            levels);
   CVIS_CUDA_CHECK_LAUNCH(stream, "cedd histogram_kernel");
   return Status::Ok();
 }
 
-}  // namespace cvis::cedd::kernels
+} // namespace cvis::cedd::kernels

@@ -47,4 +47,4 @@ Status launch_histogram(const core::Job* jobs, int job_begin, int job_count, int
                         const double* f24, const uint8_t* classes, double* norm, uint8_t* levels,
                         cudaStream_t stream);
 
-}  // namespace cvis::cedd::kernels
+} // namespace cvis::cedd::kernels

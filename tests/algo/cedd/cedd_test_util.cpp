@@ -18,7 +18,8 @@ std::vector<std::string> split(const std::string& s, char sep) {
   std::vector<std::string> out;
   std::string cur;
   std::istringstream in(s);
-  while (std::getline(in, cur, sep)) out.push_back(cur);
+  while (std::getline(in, cur, sep))
+    out.push_back(cur);
   return out;
 }
 
@@ -32,13 +33,14 @@ bool read_rows(const std::string& name, std::vector<std::vector<std::string>>* r
   }
   std::string line;
   while (std::getline(f, line)) {
-    if (line.empty() || line[0] == '#') continue;
+    if (line.empty() || line[0] == '#')
+      continue;
     rows->push_back(split(line, '\t'));
   }
   return true;
 }
 
-}  // namespace
+} // namespace
 
 bool load_expected(std::vector<Expected>* out, std::string* error) {
   std::vector<std::vector<std::string>> lv, nv;
@@ -54,11 +56,13 @@ bool load_expected(std::vector<Expected>* out, std::string* error) {
     e.file = row[0];
     e.width = std::atoi(row[1].c_str());
     e.height = std::atoi(row[2].c_str());
-    for (int i = 0; i < kBins; ++i) e.levels[i] = static_cast<uint8_t>(std::atoi(row[4 + i].c_str()));
+    for (int i = 0; i < kBins; ++i)
+      e.levels[i] = static_cast<uint8_t>(std::atoi(row[4 + i].c_str()));
     bool found = false;
     for (const auto& n : nv) {
       if (n.size() == 1 + kBins && n[0] == e.file) {
-        for (int i = 0; i < kBins; ++i) e.normalized[i] = std::strtod(n[1 + i].c_str(), nullptr);
+        for (int i = 0; i < kBins; ++i)
+          e.normalized[i] = std::strtod(n[1 + i].c_str(), nullptr);
         found = true;
       }
     }
@@ -74,7 +78,8 @@ bool load_expected(std::vector<Expected>* out, std::string* error) {
 bool load_debug_blocks(const std::string& stem, std::vector<ExpectedBlock>* out,
                        std::string* error) {
   std::vector<std::vector<std::string>> rows;
-  if (!read_rows("debug_blocks_" + stem + ".tsv", &rows, error)) return false;
+  if (!read_rows("debug_blocks_" + stem + ".tsv", &rows, error))
+    return false;
   for (const auto& r : rows) {
     if (r.size() != 15) {
       *error = "debug_blocks_" + stem + ".tsv: bad column count";
@@ -83,9 +88,11 @@ bool load_debug_blocks(const std::string& stem, std::vector<ExpectedBlock>* out,
     ExpectedBlock b{};
     b.x0 = std::atoi(r[0].c_str());
     b.y0 = std::atoi(r[1].c_str());
-    for (int q = 0; q < 4; ++q) b.area[q] = std::atoi(r[2 + q].c_str());
+    for (int q = 0; q < 4; ++q)
+      b.area[q] = std::atoi(r[2 + q].c_str());
     b.max_mask = std::strtod(r[6].c_str(), nullptr);
-    for (const std::string& c : split(r[7], ',')) b.classes |= static_cast<uint8_t>(1u << std::atoi(c.c_str()));
+    for (const std::string& c : split(r[7], ','))
+      b.classes |= static_cast<uint8_t>(1u << std::atoi(c.c_str()));
     b.r = std::atoi(r[8].c_str());
     b.g = std::atoi(r[9].c_str());
     b.b = std::atoi(r[10].c_str());
@@ -97,26 +104,31 @@ bool load_debug_blocks(const std::string& stem, std::vector<ExpectedBlock>* out,
       *error = "debug_blocks_" + stem + ".tsv: fuzzy10 needs 10 values";
       return false;
     }
-    for (int i = 0; i < 10; ++i) b.fuzzy10[i] = std::strtod(f[i].c_str(), nullptr);
+    for (int i = 0; i < 10; ++i)
+      b.fuzzy10[i] = std::strtod(f[i].c_str(), nullptr);
     out->push_back(b);
   }
   return !out->empty();
 }
 
-// ---- the specification, literally ----------------------------------------------------------------
+// ---- the specification, literally
+// ----------------------------------------------------------------
 
 namespace {
 
-double trapezoid(double x, const double t[4]) {  // §7
+double trapezoid(double x, const double t[4]) { // §7
   double m = 0.0;
-  if (x >= t[1] && x <= t[2]) m = 1.0;
-  if (x >= t[0] && x < t[1]) m = (x - t[0]) / (t[1] - t[0]);
-  if (x > t[2] && x <= t[3]) m = (x - t[2]) / (t[2] - t[3]) + 1.0;
+  if (x >= t[1] && x <= t[2])
+    m = 1.0;
+  if (x >= t[0] && x < t[1])
+    m = (x - t[0]) / (t[1] - t[0]);
+  if (x > t[2] && x <= t[3])
+    m = (x - t[2]) / (t[2] - t[3]) + 1.0;
   return m;
 }
 
-const double kHue[8][4] = {{0, 0, 5, 10},     {5, 10, 35, 50},    {35, 50, 70, 85},
-                           {70, 85, 150, 165}, {150, 165, 195, 205}, {195, 205, 265, 280},
+const double kHue[8][4] = {{0, 0, 5, 10},        {5, 10, 35, 50},      {35, 50, 70, 85},
+                           {70, 85, 150, 165},   {150, 165, 195, 205}, {195, 205, 265, 280},
                            {265, 280, 315, 330}, {315, 330, 360, 360}};
 const double kSat10[2][4] = {{0, 0, 10, 75}, {10, 75, 255, 255}};
 const double kVal10[3][4] = {{0, 0, 10, 75}, {10, 75, 180, 220}, {180, 220, 255, 255}};
@@ -132,12 +144,13 @@ const double kQ[4][8] = {
     {968.88475977695578, 10725.159033657819, 24161.205360376698, 41555.917344385321,
      62895.628446402261, 93066.271379694881, 136976.13317822068, 262897.86056221306}};
 
-}  // namespace
+} // namespace
 
 Result literal_cedd(const ImageView& image) {
   Result res{};
   const int W = image.width, H = image.height;
-  if (W < 2 || H < 2) return res;  // §2: no blocks
+  if (W < 2 || H < 2)
+    return res; // §2: no blocks
   // §2 block layout.
   int nx, ny, sx, sy;
   const int m = std::min(W, H);
@@ -146,8 +159,10 @@ Result literal_cedd(const ImageView& image) {
     nx = ny = n;
     sx = W / n;
     sy = H / n;
-    if (sx % 2 == 1) sx = sx - 1;
-    if (sy % 2 == 1) sy = sy - 1;
+    if (sx % 2 == 1)
+      sx = sx - 1;
+    if (sy % 2 == 1)
+      sy = sy - 1;
   } else {
     nx = W / 2;
     ny = H / 2;
@@ -184,7 +199,7 @@ Result literal_cedd(const ImageView& image) {
       for (int dy = 0; dy < sy; ++dy) {
         for (int dx = 0; dx < sx; ++dx) {
           const Rgb8 p = fetch_rgb(src, bx * sx + dx, by * sy + dy);
-          const double Y = 0.114 * p.b + 0.587 * p.g + 0.299 * p.r;  // §3
+          const double Y = 0.114 * p.b + 0.587 * p.g + 0.299 * p.r; // §3
           const int q = (dy < sy / 2 ? 0 : 2) + (dx < sx / 2 ? 0 : 1);
           S[q] += Y;
           R += p.r;
@@ -194,19 +209,22 @@ Result literal_cedd(const ImageView& image) {
       }
       // §4
       double A[4];
-      for (int q = 0; q < 4; ++q) A[q] = static_cast<int>(S[q] * c);
+      for (int q = 0; q < 4; ++q)
+        A[q] = static_cast<int>(S[q] * c);
       const double M[5] = {std::fabs(2 * A[0] - 2 * A[1] - 2 * A[2] + 2 * A[3]),
                            std::fabs(A[0] + A[1] - A[2] - A[3]),
-                           std::fabs(A[0] - A[1] + A[2] - A[3]),
-                           std::fabs(A[0] * s2 - A[3] * s2), std::fabs(A[1] * s2 - A[2] * s2)};
+                           std::fabs(A[0] - A[1] + A[2] - A[3]), std::fabs(A[0] * s2 - A[3] * s2),
+                           std::fabs(A[1] * s2 - A[2] * s2)};
       double Mx = M[0];
-      for (int k = 1; k < 5; ++k) Mx = std::max(Mx, M[k]);
+      for (int k = 1; k < 5; ++k)
+        Mx = std::max(Mx, M[k]);
       bool cls[6] = {false, false, false, false, false, false};
       if (Mx < 14) {
         cls[0] = true;
       } else {
         const double T[5] = {0.68, 0.98, 0.98, 0.98, 0.98};
-        for (int k = 0; k < 5; ++k) cls[k + 1] = M[k] / Mx > T[k];
+        for (int k = 0; k < 5; ++k)
+          cls[k + 1] = M[k] / Mx > T[k];
       }
       // §5, §6
       const int r = static_cast<int>(R / (sx * sy)), g = static_cast<int>(G / (sx * sy)),
@@ -214,52 +232,68 @@ Result literal_cedd(const ImageView& image) {
       const int mx = std::max(r, std::max(g, b)), mn = std::min(r, std::min(g, b));
       int Hh = 0, Ss = 0;
       const int Vv = mx;
-      if (mx != 0) Ss = static_cast<int>(255 - 255 * (static_cast<double>(mn) / mx));
+      if (mx != 0)
+        Ss = static_cast<int>(255 - 255 * (static_cast<double>(mn) / mx));
       if (mx != mn) {
         const double d = mx - mn;
-        if (mx == r && g >= b) Hh = static_cast<int>(60 * (g - b) / d);
-        else if (mx == r) Hh = static_cast<int>(359 + 60 * (g - b) / d);
-        else if (mx == g) Hh = static_cast<int>(119 + 60 * (b - r) / d);
-        else Hh = static_cast<int>(239 + 60 * (r - g) / d);
+        if (mx == r && g >= b)
+          Hh = static_cast<int>(60 * (g - b) / d);
+        else if (mx == r)
+          Hh = static_cast<int>(359 + 60 * (g - b) / d);
+        else if (mx == g)
+          Hh = static_cast<int>(119 + 60 * (b - r) / d);
+        else
+          Hh = static_cast<int>(239 + 60 * (r - g) / d);
       }
       // §7, §8.1
       double mh[8], ms[2], mv[3];
-      for (int k = 0; k < 8; ++k) mh[k] = trapezoid(Hh, kHue[k]);
-      for (int k = 0; k < 2; ++k) ms[k] = trapezoid(Ss, kSat10[k]);
-      for (int k = 0; k < 3; ++k) mv[k] = trapezoid(Vv, kVal10[k]);
+      for (int k = 0; k < 8; ++k)
+        mh[k] = trapezoid(Hh, kHue[k]);
+      for (int k = 0; k < 2; ++k)
+        ms[k] = trapezoid(Ss, kSat10[k]);
+      for (int k = 0; k < 3; ++k)
+        mv[k] = trapezoid(Vv, kVal10[k]);
       double F10[10] = {};
       for (const auto& rule : rules) {
         const double a = mh[rule[0]], bb = ms[rule[1]], cc = mv[rule[2]];
-        if (a > 0 && bb > 0 && cc > 0) F10[rule[3]] += std::min(a, std::min(bb, cc));
+        if (a > 0 && bb > 0 && cc > 0)
+          F10[rule[3]] += std::min(a, std::min(bb, cc));
       }
       // §8.2
       const double s24[2] = {trapezoid(Ss, kSV24[0]), trapezoid(Ss, kSV24[1])};
       const double v24[2] = {trapezoid(Vv, kSV24[0]), trapezoid(Vv, kSV24[1])};
       double Wt[3] = {0, 0, 0};
       double t = 0;
-      for (int i = 3; i < 10; ++i) t += F10[i];
+      for (int i = 3; i < 10; ++i)
+        t += F10[i];
       if (t > 0) {
         const int shade_rules[4][3] = {{1, 1, 1}, {0, 0, 2}, {0, 1, 0}, {1, 0, 2}};
         for (const auto& sr : shade_rules) {
-          if (s24[sr[0]] > 0 && v24[sr[1]] > 0) Wt[sr[2]] += std::min(s24[sr[0]], v24[sr[1]]);
+          if (s24[sr[0]] > 0 && v24[sr[1]] > 0)
+            Wt[sr[2]] += std::min(s24[sr[0]], v24[sr[1]]);
         }
       }
       double F24[24];
-      for (int j = 0; j < 3; ++j) F24[j] = F10[j];
+      for (int j = 0; j < 3; ++j)
+        F24[j] = F10[j];
       for (int i = 3; i < 10; ++i) {
-        for (int k = 0; k < 3; ++k) F24[3 * (i - 2) + k] = F10[i] * Wt[k];
+        for (int k = 0; k < 3; ++k)
+          F24[3 * (i - 2) + k] = F10[i] * Wt[k];
       }
       // §9
       for (int k = 0; k < 6; ++k) {
-        if (!cls[k]) continue;
+        if (!cls[k])
+          continue;
         for (int j = 0; j < 24; ++j) {
-          if (F24[j] > 0) hist[24 * k + j] += F24[j];
+          if (F24[j] > 0)
+            hist[24 * k + j] += F24[j];
         }
       }
     }
   }
   double total = 0;
-  for (double v : hist) total += v;
+  for (double v : hist)
+    total += v;
   for (int i = 0; i < 144; ++i) {
     const double v = total > 0 ? hist[i] / total : 0.0;
     const int table = i < 24 ? 0 : i < 48 ? 1 : i < 96 ? 2 : 3;
@@ -286,7 +320,8 @@ bool same_result(const Result& a, const Result& b, std::string* why) {
       o.precision(17);
       o << "bin " << i << ": level " << int(a.levels[i]) << " vs " << int(b.levels[i])
         << ", normalized " << a.normalized[i] << " vs " << b.normalized[i];
-      if (why) *why = o.str();
+      if (why)
+        *why = o.str();
       return false;
     }
   }
@@ -304,7 +339,8 @@ HostImage make_image(PixelFormat format, Pattern pattern, int width, int height,
       return rgba.view().data[0] + static_cast<size_t>(y) * rgba.pitch(0) + 4 * x;
     };
     for (int y = 0; y < height; ++y)
-      for (int x = 0; x < width; ++x) out.plane(0)[y * out.pitch(0) + x] = px(x, y)[l.r];
+      for (int x = 0; x < width; ++x)
+        out.plane(0)[y * out.pitch(0) + x] = px(x, y)[l.r];
     const int cw = (width + 1) / 2, ch = (height + 1) / 2;
     for (int y = 0; y < ch; ++y) {
       for (int x = 0; x < cw; ++x) {
@@ -341,4 +377,4 @@ std::string image_name(const ImageView& v) {
   return o.str();
 }
 
-}  // namespace cvis::cedd::test
+} // namespace cvis::cedd::test

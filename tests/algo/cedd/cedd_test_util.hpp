@@ -1,6 +1,6 @@
-// Helpers for the CEDD algorithm tests: the reference's test vectors, a literal transcription of the
-// specification (an independent oracle for sizes and layouts the test vectors do not cover), seeded
-// images in every format, and bit-exact comparison of results.
+// Helpers for the CEDD algorithm tests: the reference's test vectors, a literal transcription of
+// the specification (an independent oracle for sizes and layouts the test vectors do not cover),
+// seeded images in every format, and bit-exact comparison of results.
 #pragma once
 
 #include <cstdint>
@@ -30,7 +30,7 @@ struct ExpectedBlock {
   int x0, y0;
   int area[4];
   double max_mask;
-  uint8_t classes;  // bit k: class k
+  uint8_t classes; // bit k: class k
   int r, g, b, h, s, v;
   double fuzzy10[10];
 };
@@ -46,14 +46,14 @@ Result literal_cedd(const ImageView& image);
 // difference in *why.
 bool same_result(const Result& a, const Result& b, std::string* why);
 
-// An image in `format` (any cvis::PixelFormat) with `pad` bytes of row padding. Packed RGB and GRAY8
-// come from make_rgba(pattern) (GRAY8 takes the red channel); with `random_alpha`, formats with alpha
-// get seeded alpha values. YUV planes take bytes of the pattern's channels (Y = R, U = G, V = B
-// subsampled); set the colorimetry on the view passed to the extractor.
+// An image in `format` (any cvis::PixelFormat) with `pad` bytes of row padding. Packed RGB and
+// GRAY8 come from make_rgba(pattern) (GRAY8 takes the red channel); with `random_alpha`, formats
+// with alpha get seeded alpha values. YUV planes take bytes of the pattern's channels (Y = R, U =
+// G, V = B subsampled); set the colorimetry on the view passed to the extractor.
 HostImage make_image(PixelFormat format, Pattern pattern, int width, int height, uint32_t seed,
                      size_t pad, bool random_alpha);
 
 // "RGBA 333x211 pad 3" (for failure messages).
 std::string image_name(const ImageView& v);
 
-}  // namespace cvis::cedd::test
+} // namespace cvis::cedd::test

@@ -1,6 +1,7 @@
 // CPU backend behaviour (suite cpu): sizes and layouts against the literal transcription of the
-// specification, formats, regions, batches, thread counts, errors. All comparisons are exact (levels
-// equal, normalised doubles bit-identical): every path computes the same operations in the same order.
+// specification, formats, regions, batches, thread counts, errors. All comparisons are exact
+// (levels equal, normalised doubles bit-identical): every path computes the same operations in the
+// same order.
 #include <gtest/gtest.h>
 
 #include <random>
@@ -42,10 +43,10 @@ Result describe(Extractor& e, const ImageView& v) {
   return r;
 }
 
-#define EXPECT_SAME(a, b, what)                                              \
-  do {                                                                       \
-    std::string why_;                                                        \
-    EXPECT_TRUE(test::same_result((a), (b), &why_)) << (what) << ": " << why_; \
+#define EXPECT_SAME(a, b, what)                                                                    \
+  do {                                                                                             \
+    std::string why_;                                                                              \
+    EXPECT_TRUE(test::same_result((a), (b), &why_)) << (what) << ": " << why_;                     \
   } while (0)
 
 // W < 2 or H < 2: no blocks, 144 zeros.
@@ -66,8 +67,8 @@ TEST(CeddEdge, NoBlocksGivesZeros) {
 // transcription of the specification.
 TEST(CeddEdge, SizesMatchLiteralSpec) {
   auto e = cpu_extractor();
-  const int sizes[][2] = {{2, 2},   {3, 3},    {2, 1000}, {1000, 2}, {37, 23},  {39, 57},
-                          {40, 40}, {41, 39},  {79, 80},  {80, 79},  {81, 80},  {79, 300},
+  const int sizes[][2] = {{2, 2},    {3, 3},     {2, 1000},   {1000, 2},  {37, 23},    {39, 57},
+                          {40, 40},  {41, 39},   {79, 80},    {80, 79},   {81, 80},    {79, 300},
                           {640, 40}, {511, 333}, {1024, 134}, {333, 211}, {1031, 1029}};
   uint32_t seed = 100;
   for (const auto& s : sizes) {
@@ -85,18 +86,22 @@ TEST(CeddEdge, IgnoresUncoveredPixels) {
   auto e = cpu_extractor();
   const int sizes[][2] = {{511, 333}, {81, 80}, {37, 23}, {79, 300}, {1031, 1029}};
   for (const auto& s : sizes) {
-    HostImage img = test::make_image(PixelFormat::kRGB, Pattern::kSmoothNoise, s[0], s[1], 5, 0, false);
+    HostImage img =
+        test::make_image(PixelFormat::kRGB, Pattern::kSmoothNoise, s[0], s[1], 5, 0, false);
     const Result before = describe(*e, img.view());
     const BlockLayout l = block_layout(s[0], s[1]);
     for (int y = 0; y < s[1]; ++y)
       for (int x = 0; x < s[0]; ++x)
-        if (x >= l.nx * l.sx || y >= l.ny * l.sy) img.set_rgb(x, y, 255, 0, 255);
-    EXPECT_SAME(describe(*e, img.view()), before, std::to_string(s[0]) + "x" + std::to_string(s[1]));
+        if (x >= l.nx * l.sx || y >= l.ny * l.sy)
+          img.set_rgb(x, y, 255, 0, 255);
+    EXPECT_SAME(describe(*e, img.view()), before,
+                std::to_string(s[0]) + "x" + std::to_string(s[1]));
     // A covered pixel does matter: the last block's mean colour moves.
     std::vector<BlockDebug> a, b;
     ASSERT_TRUE(describe_blocks_cpu(img.view(), &a).ok());
     for (int y = (l.ny - 1) * l.sy; y < l.ny * l.sy; ++y)
-      for (int x = (l.nx - 1) * l.sx; x < l.nx * l.sx; ++x) img.set_rgb(x, y, 0, 0, 0);
+      for (int x = (l.nx - 1) * l.sx; x < l.nx * l.sx; ++x)
+        img.set_rgb(x, y, 0, 0, 0);
     ASSERT_TRUE(describe_blocks_cpu(img.view(), &b).ok());
     ASSERT_EQ(a.size(), b.size());
     EXPECT_EQ(b.back().mean_r + b.back().mean_g + b.back().mean_b, 0);
@@ -189,8 +194,8 @@ TEST(CeddRegions, RegionEqualsCrop) {
       regions.push_back(r);
     }
     std::vector<Result> got(regions.size());
-    ASSERT_TRUE(e->describe(img.view(), regions.data(), static_cast<int>(regions.size()), got.data(),
-                            nullptr)
+    ASSERT_TRUE(e->describe(img.view(), regions.data(), static_cast<int>(regions.size()),
+                            got.data(), nullptr)
                     .ok());
     for (size_t k = 0; k < regions.size(); ++k) {
       const Region& r = regions[k];
@@ -212,14 +217,16 @@ TEST(CeddBatch, MatchesSingleImages) {
   const int sizes[][2] = {{1, 1}, {640, 480}, {37, 23}, {7, 1}, {80, 79}, {333, 211}, {2, 2}};
   uint32_t seed = 300;
   for (const auto& s : sizes) {
-    imgs.push_back(test::make_image(kPacked[seed % 10], kPatterns[seed % 7], s[0], s[1], seed, seed % 4,
-                                    true));
+    imgs.push_back(test::make_image(kPacked[seed % 10], kPatterns[seed % 7], s[0], s[1], seed,
+                                    seed % 4, true));
     ++seed;
   }
   std::vector<ImageView> views;
-  for (const HostImage& i : imgs) views.push_back(i.view());
+  for (const HostImage& i : imgs)
+    views.push_back(i.view());
   std::vector<Result> got(views.size());
-  ASSERT_TRUE(e->describe_batch(views.data(), static_cast<int>(views.size()), got.data(), nullptr).ok());
+  ASSERT_TRUE(
+      e->describe_batch(views.data(), static_cast<int>(views.size()), got.data(), nullptr).ok());
   for (size_t i = 0; i < views.size(); ++i) {
     EXPECT_SAME(got[i], describe(*e, views[i]), test::image_name(views[i]));
   }
@@ -266,12 +273,13 @@ TEST(CeddErrors, InvalidArguments) {
   HostImage img = test::make_image(PixelFormat::kRGBA, Pattern::kNoise, 64, 48, 1, 0, false);
   Result out[3];
   const Region inside{0, 0, 10, 10};
-  const Region bad[] = {{-1, 0, 10, 10}, {0, 0, 0, 10}, {55, 0, 10, 10}, {0, 40, 10, 10},
-                        {0, 0, 65, 48}};
+  const Region bad[] = {
+      {-1, 0, 10, 10}, {0, 0, 0, 10}, {55, 0, 10, 10}, {0, 40, 10, 10}, {0, 0, 65, 48}};
   auto code = [](const Status& s) { return s.code(); };
   EXPECT_EQ(code(e->describe(img.view(), nullptr, 2, out, nullptr)), StatusCode::kInvalidArgument);
   EXPECT_EQ(code(e->describe(img.view(), &inside, 0, out, nullptr)), StatusCode::kInvalidArgument);
-  EXPECT_EQ(code(e->describe(img.view(), nullptr, 1, nullptr, nullptr)), StatusCode::kInvalidArgument);
+  EXPECT_EQ(code(e->describe(img.view(), nullptr, 1, nullptr, nullptr)),
+            StatusCode::kInvalidArgument);
   for (const Region& r : bad) {
     EXPECT_EQ(code(e->describe(img.view(), &r, 1, out, nullptr)), StatusCode::kInvalidArgument)
         << r.x << "," << r.y << " " << r.w << "x" << r.h;
@@ -316,5 +324,5 @@ TEST(CeddFactory, Backends) {
   }
 }
 
-}  // namespace
-}  // namespace cvis::cedd
+} // namespace
+} // namespace cvis::cedd

@@ -25,20 +25,22 @@ constexpr Pattern kPatterns[] = {Pattern::kNoise,   Pattern::kSmoothNoise, Patte
 
 // A device copy of a host image with the same pitch (padding bytes included).
 class DeviceImage {
- public:
+public:
   explicit DeviceImage(const ImageView& host) : view_(host) {
     view_.space = MemorySpace::kDevice;
     for (int p = 0; p < plane_count(host.format); ++p) {
-      const size_t bytes = host.pitch[p] * static_cast<size_t>(plane_rows(host.format, p, host.height));
-      ok_ = ok_ && planes_[p].reserve(bytes).ok() &&
-            cudaMemcpy(planes_[p].get(), host.data[p], bytes, cudaMemcpyHostToDevice) == cudaSuccess;
+      const size_t bytes =
+          host.pitch[p] * static_cast<size_t>(plane_rows(host.format, p, host.height));
+      ok_ =
+          ok_ && planes_[p].reserve(bytes).ok() &&
+          cudaMemcpy(planes_[p].get(), host.data[p], bytes, cudaMemcpyHostToDevice) == cudaSuccess;
       view_.data[p] = planes_[p].get();
     }
   }
   bool ok() const { return ok_; }
   ImageView view() const { return view_; }
 
- private:
+private:
   cuda::DeviceArray<uint8_t> planes_[3];
   ImageView view_;
   bool ok_ = true;
@@ -48,17 +50,18 @@ std::unique_ptr<Extractor> extractor(Backend b, Mode mode = Mode::kGpuOnly) {
   Status st;
   auto e = make_extractor(b, &st);
   EXPECT_TRUE(st.ok()) << st.to_string();
-  if (!e) return e;
+  if (!e)
+    return e;
   Params p;
   p.mode = mode;
   EXPECT_TRUE(e->configure(p).ok());
   return e;
 }
 
-#define EXPECT_SAME(a, b, what)                                                \
-  do {                                                                         \
-    std::string why_;                                                          \
-    EXPECT_TRUE(test::same_result((a), (b), &why_)) << (what) << ": " << why_; \
+#define EXPECT_SAME(a, b, what)                                                                    \
+  do {                                                                                             \
+    std::string why_;                                                                              \
+    EXPECT_TRUE(test::same_result((a), (b), &why_)) << (what) << ": " << why_;                     \
   } while (0)
 
 // Describes `v` with regions (or the whole image) and compares with the CPU reference.
@@ -70,7 +73,8 @@ void expect_matches_cpu(Extractor& gpu, Extractor& cpu, const ImageView& host, c
   ASSERT_TRUE(cpu.describe(host, r, n, want.data(), nullptr).ok()) << what;
   const Status st = gpu.describe(in, r, n, got.data(), nullptr);
   ASSERT_TRUE(st.ok()) << what << ": " << st.to_string();
-  for (int i = 0; i < n; ++i) EXPECT_SAME(got[i], want[i], what + " region " + std::to_string(i));
+  for (int i = 0; i < n; ++i)
+    EXPECT_SAME(got[i], want[i], what + " region " + std::to_string(i));
 }
 
 // Random size in one of the three block modes of §2 (mode 0: 2x2 blocks, 1: 400, 2: 1600).
@@ -86,7 +90,8 @@ void random_size(std::mt19937& rng, int mode, int* w, int* h) {
     small = 80 + static_cast<int>(rng() % (rng() % 10 == 0 ? 1921 : 700));
     large = 80 + static_cast<int>(rng() % (rng() % 10 == 0 ? 1921 : 900));
   }
-  if (rng() % 2) std::swap(small, large);
+  if (rng() % 2)
+    std::swap(small, large);
   *w = small;
   *h = large;
 }
@@ -134,8 +139,10 @@ TEST(CeddGpu, RandomImagesMatchCpu) {
         i % 4 == 0 ? random_regions(rng, w, h) : std::vector<Region>{};
     const std::string what = "case " + std::to_string(i) + " " + test::image_name(in);
     expect_matches_cpu(*gpu, *cpu, host, in, regions, what);
-    if (i % 5 == 0) expect_matches_cpu(*hybrid, *cpu, host, in, regions, what + " hybrid");
-    if (HasFailure()) return;  // one clear failure is enough
+    if (i % 5 == 0)
+      expect_matches_cpu(*hybrid, *cpu, host, in, regions, what + " hybrid");
+    if (HasFailure())
+      return; // one clear failure is enough
   }
 }
 
@@ -159,7 +166,8 @@ TEST(CeddGpu, TestdataVectors) {
       for (const ImageView& v : {img.view(), dev.view()}) {
         Result got;
         ASSERT_TRUE(gpu->describe(v, nullptr, 1, &got, nullptr).ok());
-        EXPECT_SAME(got, want, x.file + " " + test::image_name(v) + (mode == Mode::kHybrid ? " hybrid" : ""));
+        EXPECT_SAME(got, want,
+                    x.file + " " + test::image_name(v) + (mode == Mode::kHybrid ? " hybrid" : ""));
       }
     }
   }
@@ -182,7 +190,8 @@ TEST(CeddGpu, BatchMixedMatchesCpu) {
       for (int i = 0; i < n; ++i) {
         int w, h;
         random_size(rng, static_cast<int>(rng() % 3), &w, &h);
-        if (i == 0) w = h = 1;  // no blocks
+        if (i == 0)
+          w = h = 1; // no blocks
         const PixelFormat f = static_cast<PixelFormat>(rng() % 13);
         hosts.push_back(test::make_image(f, kPatterns[rng() % 7], w, h, rng(), rng() % 5, true));
         ref.push_back(hosts.back().view());
@@ -200,9 +209,9 @@ TEST(CeddGpu, BatchMixedMatchesCpu) {
       for (int i = 0; i < n; ++i) {
         Result want;
         ASSERT_TRUE(cpu->describe(ref[i], nullptr, 1, &want, nullptr).ok());
-        EXPECT_SAME(got[i], want, "batch " + std::to_string(batch) + " image " + std::to_string(i) +
-                                      " " + test::image_name(in[i]) +
-                                      (mode == Mode::kHybrid ? " hybrid" : ""));
+        EXPECT_SAME(got[i], want,
+                    "batch " + std::to_string(batch) + " image " + std::to_string(i) + " " +
+                        test::image_name(in[i]) + (mode == Mode::kHybrid ? " hybrid" : ""));
       }
     }
   }
@@ -217,7 +226,8 @@ TEST(CeddGpu, ReuseStreamsAndSpecialGreys) {
   ASSERT_TRUE(gpu);
   StreamHandle stream = nullptr;
   ASSERT_TRUE(stream_create(&stream).ok());
-  const int sizes[][2] = {{1920, 1080}, {37, 23}, {640, 480}, {3, 3}, {1999, 1501}, {80, 79}, {79, 80}};
+  const int sizes[][2] = {{1920, 1080}, {37, 23}, {640, 480}, {3, 3},
+                          {1999, 1501}, {80, 79}, {79, 80}};
   uint32_t seed = 5;
   for (int round = 0; round < 2; ++round) {
     for (const auto& s : sizes) {
@@ -244,7 +254,8 @@ TEST(CeddGpu, UnalignedDeviceViews) {
   const size_t bytes = img.pitch(0) * 123;
   cuda::DeviceArray<uint8_t> buf;
   ASSERT_TRUE(buf.reserve(bytes + 1).ok());
-  ASSERT_EQ(cudaMemcpy(buf.get() + 1, img.view().data[0], bytes, cudaMemcpyHostToDevice), cudaSuccess);
+  ASSERT_EQ(cudaMemcpy(buf.get() + 1, img.view().data[0], bytes, cudaMemcpyHostToDevice),
+            cudaSuccess);
   ImageView v = img.view();
   v.space = MemorySpace::kDevice;
   v.data[0] = buf.get() + 1;
@@ -261,8 +272,10 @@ TEST(CeddGpu, InvalidArguments) {
   HostImage img = test::make_image(PixelFormat::kRGBA, Pattern::kNoise, 64, 48, 1, 0, false);
   Result out;
   const Region outside{60, 0, 10, 10};
-  EXPECT_EQ(gpu->describe(img.view(), &outside, 1, &out, nullptr).code(), StatusCode::kInvalidArgument);
-  EXPECT_EQ(gpu->describe(img.view(), nullptr, 0, &out, nullptr).code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(gpu->describe(img.view(), &outside, 1, &out, nullptr).code(),
+            StatusCode::kInvalidArgument);
+  EXPECT_EQ(gpu->describe(img.view(), nullptr, 0, &out, nullptr).code(),
+            StatusCode::kInvalidArgument);
   EXPECT_EQ(gpu->describe_batch(nullptr, 1, &out, nullptr).code(), StatusCode::kInvalidArgument);
   auto cpu = extractor(Backend::kCpu);
   Result want;
@@ -271,5 +284,5 @@ TEST(CeddGpu, InvalidArguments) {
   EXPECT_SAME(out, want, "after errors");
 }
 
-}  // namespace
-}  // namespace cvis::cedd
+} // namespace
+} // namespace cvis::cedd

@@ -28,12 +28,15 @@ std::unique_ptr<Extractor> cpu_extractor() {
   return e;
 }
 
-bool bits_equal(double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0; }
+bool bits_equal(double a, double b) {
+  return std::memcmp(&a, &b, sizeof a) == 0;
+}
 
 HostImage load(const std::string& file) {
   HostImage img;
   std::string err;
-  EXPECT_TRUE(cvis::test::load_png(cvis::test::testdata_dir() + "/cedd/" + file, &img, &err)) << err;
+  EXPECT_TRUE(cvis::test::load_png(cvis::test::testdata_dir() + "/cedd/" + file, &img, &err))
+      << err;
   return img;
 }
 
@@ -43,12 +46,12 @@ TEST(CeddLayout, SpecTable) {
     int w, h, nx, ny, sx, sy;
   };
   const Row rows[] = {
-      {640, 480, 40, 40, 16, 12}, {511, 333, 40, 40, 12, 8},   {333, 211, 40, 40, 8, 4},
+      {640, 480, 40, 40, 16, 12},   {511, 333, 40, 40, 12, 8},  {333, 211, 40, 40, 8, 4},
       {1031, 1029, 40, 40, 24, 24}, {1024, 134, 40, 40, 24, 2}, {81, 80, 40, 40, 2, 2},
-      {80, 79, 20, 20, 4, 2},     {64, 48, 20, 20, 2, 2},     {79, 300, 20, 20, 2, 14},
-      {640, 40, 20, 20, 32, 2},   {39, 57, 19, 28, 2, 2},     {37, 23, 18, 11, 2, 2},
-      {7, 1, 0, 0, 0, 0},         {1, 7, 0, 0, 0, 0},         {2, 2, 1, 1, 2, 2},
-      {3, 3, 1, 1, 2, 2},         {40, 40, 20, 20, 2, 2},     {79, 79, 20, 20, 2, 2},
+      {80, 79, 20, 20, 4, 2},       {64, 48, 20, 20, 2, 2},     {79, 300, 20, 20, 2, 14},
+      {640, 40, 20, 20, 32, 2},     {39, 57, 19, 28, 2, 2},     {37, 23, 18, 11, 2, 2},
+      {7, 1, 0, 0, 0, 0},           {1, 7, 0, 0, 0, 0},         {2, 2, 1, 1, 2, 2},
+      {3, 3, 1, 1, 2, 2},           {40, 40, 20, 20, 2, 2},     {79, 79, 20, 20, 2, 2},
   };
   for (const Row& r : rows) {
     const BlockLayout l = block_layout(r.w, r.h);
@@ -89,7 +92,8 @@ TEST(CeddConstants, HexLiteralsAreTheDecimalLiterals) {
 TEST(CeddLuma, SixteenGreyLevelsFallBelow) {
   const int special[] = {23, 46, 57, 59, 92, 114, 118, 127, 184, 205, 223, 228, 236, 241, 249, 254};
   for (int v = 0; v < 256; ++v) {
-    const bool is_special = std::find(std::begin(special), std::end(special), v) != std::end(special);
+    const bool is_special =
+        std::find(std::begin(special), std::end(special), v) != std::end(special);
     const double y = core::luma(v, v, v);
     if (is_special) {
       EXPECT_LT(y, v) << v;
@@ -106,10 +110,12 @@ TEST(CeddLuma, UniformQuadrantOfSpecialGrey) {
   const int sizes[][2] = {{4, 4}, {37, 23}, {64, 48}, {333, 211}, {640, 480}};
   for (const auto& sz : sizes) {
     for (int v = 0; v < 256; v += (v < 200 ? 1 : 3)) {
-      const bool is_special = std::find(std::begin(special), std::end(special), v) != std::end(special);
+      const bool is_special =
+          std::find(std::begin(special), std::end(special), v) != std::end(special);
       HostImage img(PixelFormat::kRGB, sz[0], sz[1]);
       for (int y = 0; y < sz[1]; ++y)
-        for (int x = 0; x < sz[0]; ++x) img.set_rgb(x, y, v, v, v);
+        for (int x = 0; x < sz[0]; ++x)
+          img.set_rgb(x, y, v, v, v);
       std::vector<BlockDebug> blocks;
       ASSERT_TRUE(describe_blocks_cpu(img.view(), &blocks).ok());
       ASSERT_FALSE(blocks.empty());
@@ -131,9 +137,11 @@ TEST(CeddWorkedExamples, BlueBlock) {
   core::BlockTrace trace;
   const uint32_t cls = core::block_features(st, f24, &trace);
   EXPECT_EQ(trace.max_mask, 10.0);
-  EXPECT_EQ(cls, 1u);  // non-edge only
-  for (int i = 0; i < 10; ++i) EXPECT_EQ(trace.f10[i], i == 8 ? 1.0 : 0.0) << i;
-  for (int j = 0; j < 24; ++j) EXPECT_EQ(f24[j], j == 19 ? 1.0 : 0.0) << j;
+  EXPECT_EQ(cls, 1u); // non-edge only
+  for (int i = 0; i < 10; ++i)
+    EXPECT_EQ(trace.f10[i], i == 8 ? 1.0 : 0.0) << i;
+  for (int j = 0; j < 24; ++j)
+    EXPECT_EQ(f24[j], j == 19 ? 1.0 : 0.0) << j;
 }
 
 // §14, second example: a solid orange image is bin 7 = 1.0, level 7, everything else 0.
@@ -144,7 +152,8 @@ TEST(CeddWorkedExamples, SolidOrange) {
   EXPECT_EQ(hsv.v, 230);
   HostImage img(PixelFormat::kRGB, 128, 96);
   for (int y = 0; y < 96; ++y)
-    for (int x = 0; x < 128; ++x) img.set_rgb(x, y, 230, 120, 30);
+    for (int x = 0; x < 128; ++x)
+      img.set_rgb(x, y, 230, 120, 30);
   Result r;
   ASSERT_TRUE(cpu_extractor()->describe(img.view(), nullptr, 1, &r, nullptr).ok());
   for (int i = 0; i < kBins; ++i) {
@@ -162,7 +171,8 @@ TEST(CeddWorkedExamples, Grey200) {
   EXPECT_EQ(trace.hsv.h, 0);
   EXPECT_EQ(trace.hsv.s, 0);
   EXPECT_EQ(trace.hsv.v, 200);
-  for (int j = 0; j < 24; ++j) EXPECT_EQ(f24[j], j < 2 ? 0.5 : 0.0) << j;
+  for (int j = 0; j < 24; ++j)
+    EXPECT_EQ(f24[j], j < 2 ? 0.5 : 0.0) << j;
 }
 
 // §10: the quantiser's boundaries and the empty-image case.
@@ -226,7 +236,8 @@ TEST(CeddTestdata, DebugBlocks) {
       SCOPED_TRACE(std::string(stem) + " block " + std::to_string(i));
       EXPECT_EQ(g.x0, w.x0);
       EXPECT_EQ(g.y0, w.y0);
-      for (int q = 0; q < 4; ++q) EXPECT_EQ(g.area[q], w.area[q]) << "A" << q + 1;
+      for (int q = 0; q < 4; ++q)
+        EXPECT_EQ(g.area[q], w.area[q]) << "A" << q + 1;
       EXPECT_TRUE(bits_equal(g.max_mask, w.max_mask)) << g.max_mask << " vs " << w.max_mask;
       EXPECT_EQ(g.classes, w.classes);
       EXPECT_EQ(g.mean_r, w.r);
@@ -243,5 +254,5 @@ TEST(CeddTestdata, DebugBlocks) {
   }
 }
 
-}  // namespace
-}  // namespace cvis::cedd
+} // namespace
+} // namespace cvis::cedd

@@ -6,8 +6,8 @@
 // GPU-resident inputs: at least 8 distinct device frames per size (as many as the batch, so batches
 // never re-read a cached frame), rotated call by call. GPU rows are timed with CUDA events on the
 // extractor's stream after warm-up calls; CPU rows with a steady clock. Reported: the median over
-// calls. Every output descriptor is compared with the CPU reference's (levels and normalised doubles,
-// exact); any mismatch or error makes the exit status non-zero.
+// calls. Every output descriptor is compared with the CPU reference's (levels and normalised
+// doubles, exact); any mismatch or error makes the exit status non-zero.
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
@@ -33,7 +33,7 @@ struct Options {
   bool quick = false;
   std::string out;
   int device = 0;
-  int batch = 0;  // 0: 64 up to 1080p, 32 above
+  int batch = 0; // 0: 64 up to 1080p, 32 above
   std::vector<std::pair<int, int>> sizes = {{640, 480}, {1280, 720}, {1920, 1080}, {3840, 2160}};
 };
 
@@ -50,11 +50,13 @@ struct Row {
 }
 
 void check(const cvis::Status& s, const char* what) {
-  if (!s.ok()) die(std::string(what) + ": " + s.to_string());
+  if (!s.ok())
+    die(std::string(what) + ": " + s.to_string());
 }
 
 void check_cuda(cudaError_t e, const char* what) {
-  if (e != cudaSuccess) die(std::string(what) + ": " + cudaGetErrorName(e));
+  if (e != cudaSuccess)
+    die(std::string(what) + ": " + cudaGetErrorName(e));
 }
 
 // Frame content: random colour cells with soft noise and a diagonal ramp (edges in all directions,
@@ -74,11 +76,13 @@ void fill_frame(std::vector<uint8_t>* buf, int w, int h, uint32_t seed) {
   for (int y = 0; y < h; ++y) {
     uint8_t* row = buf->data() + static_cast<size_t>(y) * w * 4;
     for (int x = 0; x < w; ++x) {
-      const uint32_t c = mix(seed * 7919u + static_cast<uint32_t>((x / cell) * 131 + (y / cell) * 977));
+      const uint32_t c =
+          mix(seed * 7919u + static_cast<uint32_t>((x / cell) * 131 + (y / cell) * 977));
       const uint32_t n = mix(seed ^ static_cast<uint32_t>(y * w + x));
       const int ramp = (x + y) * 64 / (w + h);
       for (int k = 0; k < 3; ++k) {
-        const int v = static_cast<int>((c >> (8 * k)) & 255) / 2 + ramp + static_cast<int>((n >> (8 * k)) & 31);
+        const int v = static_cast<int>((c >> (8 * k)) & 255) / 2 + ramp +
+                      static_cast<int>((n >> (8 * k)) & 31);
         row[4 * x + k] = static_cast<uint8_t>(std::min(v, 255));
       }
       row[4 * x + 3] = 255;
@@ -98,8 +102,8 @@ cvis::ImageView rgba_view(uint8_t* p, int w, int h, size_t pitch, cvis::MemorySp
 }
 
 bool same(const Result& a, const Result& b) {
-  return a.levels == b.levels &&
-         std::memcmp(a.normalized.data(), b.normalized.data(), sizeof(double) * a.normalized.size()) == 0;
+  return a.levels == b.levels && std::memcmp(a.normalized.data(), b.normalized.data(),
+                                             sizeof(double) * a.normalized.size()) == 0;
 }
 
 double percentile(std::vector<double> v, double q) {
@@ -132,11 +136,14 @@ Row measure(const std::string& size, const std::string& name, int per_call, int 
   std::vector<double> us;
   for (int i = 0; i < warmup + calls; ++i) {
     const auto t0 = std::chrono::steady_clock::now();
-    if (gpu) check_cuda(cudaEventRecord(start.get(), stream), "cudaEventRecord");
+    if (gpu)
+      check_cuda(cudaEventRecord(start.get(), stream), "cudaEventRecord");
     const std::vector<int> frames = fn(i, &out);
-    if (gpu) check_cuda(cudaEventRecord(stop.get(), stream), "cudaEventRecord");
+    if (gpu)
+      check_cuda(cudaEventRecord(stop.get(), stream), "cudaEventRecord");
     const auto t1 = std::chrono::steady_clock::now();
-    if (gpu) check_cuda(cudaEventSynchronize(stop.get()), "cudaEventSynchronize");
+    if (gpu)
+      check_cuda(cudaEventSynchronize(stop.get()), "cudaEventSynchronize");
     for (size_t k = 0; k < frames.size(); ++k) {
       if (!same(out[k], refs[frames[k]])) {
         if (g_mismatches++ < 10) {
@@ -145,7 +152,8 @@ Row measure(const std::string& size, const std::string& name, int per_call, int 
         }
       }
     }
-    if (i < warmup) continue;
+    if (i < warmup)
+      continue;
     float ms = 0;
     if (gpu) {
       check_cuda(cudaEventElapsedTime(&ms, start.get(), stop.get()), "cudaEventElapsedTime");
@@ -173,7 +181,8 @@ Options parse(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     auto value = [&]() -> std::string {
-      if (i + 1 >= argc) die("missing value after " + a);
+      if (i + 1 >= argc)
+        die("missing value after " + a);
       return argv[++i];
     };
     if (a == "--quick") {
@@ -184,7 +193,8 @@ Options parse(int argc, char** argv) {
       o.device = std::atoi(value().c_str());
     } else if (a == "--batch") {
       o.batch = std::atoi(value().c_str());
-      if (o.batch < 1) die("--batch must be >= 1");
+      if (o.batch < 1)
+        die("--batch must be >= 1");
     } else if (a == "--sizes") {
       o.sizes.clear();
       std::string s = value();
@@ -199,7 +209,8 @@ Options parse(int argc, char** argv) {
         pos = end + 1;
       }
     } else if (a == "--help" || a == "-h") {
-      std::printf("usage: bench_cedd [--quick] [--out FILE] [--device N] [--sizes WxH,...] [--batch N]\n");
+      std::printf(
+          "usage: bench_cedd [--quick] [--out FILE] [--device N] [--sizes WxH,...] [--batch N]\n");
       std::exit(0);
     } else {
       die("unknown option " + a + " (try --help)");
@@ -208,11 +219,12 @@ Options parse(int argc, char** argv) {
   return o;
 }
 
-}  // namespace
+} // namespace
 
 int main(int argc, char** argv) {
   const Options opt = parse(argc, argv);
-  if (cvis::cuda_device_count() <= 0) die("no CUDA device: " + cvis::cuda_device_description(0));
+  if (cvis::cuda_device_count() <= 0)
+    die("no CUDA device: " + cvis::cuda_device_description(0));
   check(cvis::select_cuda_device(opt.device), "select_cuda_device");
   const std::string device = cvis::cuda_device_description(opt.device);
   const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
@@ -249,13 +261,15 @@ int main(int argc, char** argv) {
     for (int f = 0; f < nframes; ++f) {
       std::vector<uint8_t>& buf = f < nhost ? host[f] : scratch;
       fill_frame(&buf, w, h, 1000u * static_cast<uint32_t>(w) + static_cast<uint32_t>(f));
-      const cvis::ImageView hv = rgba_view(buf.data(), w, h, static_cast<size_t>(w) * 4, cvis::MemorySpace::kHost);
+      const cvis::ImageView hv =
+          rgba_view(buf.data(), w, h, static_cast<size_t>(w) * 4, cvis::MemorySpace::kHost);
       check(dev[f].reserve(pitch * h), "device frame");
       check_cuda(cudaMemcpy2D(dev[f].get(), pitch, buf.data(), static_cast<size_t>(w) * 4,
                               static_cast<size_t>(w) * 4, h, cudaMemcpyHostToDevice),
                  "upload frame");
       dev_views.push_back(rgba_view(dev[f].get(), w, h, pitch, cvis::MemorySpace::kDevice));
-      if (f < nhost) host_views.push_back(hv);
+      if (f < nhost)
+        host_views.push_back(hv);
       check(cpu_all->describe(hv, nullptr, 1, &refs[f], nullptr), "cpu reference");
     }
     // Iterations: the CPU reference rows dominate the run time, so they get few.
@@ -295,13 +309,15 @@ int main(int argc, char** argv) {
     rows.push_back(measure(size, "cuda gpu-only describe_batch, device frames", batch, 2,
                            batch_calls, true, stream, refs, batched(*gpu, dev_views, batch)));
     rows.push_back(measure(size, "cuda hybrid describe_batch, host frames", host_batch, 1,
-                           batch_calls / 2 + 2, true, stream, refs, batched(*hybrid, host_views, host_batch)));
-    rows.push_back(measure(size, "cuda hybrid describe, host frames", 1, 2, host_calls, true, stream,
-                           refs, single_on(*hybrid, host_views)));
+                           batch_calls / 2 + 2, true, stream, refs,
+                           batched(*hybrid, host_views, host_batch)));
+    rows.push_back(measure(size, "cuda hybrid describe, host frames", 1, 2, host_calls, true,
+                           stream, refs, single_on(*hybrid, host_views)));
     rows.push_back(measure(size, "cuda gpu-only describe, host frames", 1, 3, host_calls, true,
                            stream, refs, single_on(*gpu, host_views)));
     rows.push_back(measure(size, "cuda gpu-only describe_batch, host frames", host_batch, 1,
-                           batch_calls / 2 + 2, true, stream, refs, batched(*gpu, host_views, host_batch)));
+                           batch_calls / 2 + 2, true, stream, refs,
+                           batched(*gpu, host_views, host_batch)));
     for (size_t r = first; r < rows.size(); ++r) {
       rows[r].vs_cpu_all = rows[first].us_per_desc / rows[r].us_per_desc;
       rows[r].vs_cpu_1 = rows[first + 1].us_per_desc / rows[r].us_per_desc;
@@ -309,32 +325,38 @@ int main(int argc, char** argv) {
   }
   cvis::stream_destroy(stream_handle);
 
-  std::printf("\nbench_cedd: %s; CPU reference with %d threads; medians of CUDA-event (GPU rows) or "
-              "wall-clock (CPU rows) times per call\n",
-              device.c_str(), cores);
+  std::printf(
+      "\nbench_cedd: %s; CPU reference with %d threads; medians of CUDA-event (GPU rows) or "
+      "wall-clock (CPU rows) times per call\n",
+      device.c_str(), cores);
   std::printf("%-10s %-44s %5s %5s %11s %10s %11s %8s %8s\n", "size", "row", "batch", "calls",
               "us/call", "us/desc", "desc/s", "x cpu", "x cpu(1)");
   for (const Row& r : rows) {
-    std::printf("%-10s %-44s %5d %5d %11.1f %10.2f %11.0f %8.1f %8.1f\n", r.size.c_str(), r.name.c_str(),
-                r.batch, r.calls, r.median_us, r.us_per_desc, r.per_s, r.vs_cpu_all, r.vs_cpu_1);
+    std::printf("%-10s %-44s %5d %5d %11.1f %10.2f %11.0f %8.1f %8.1f\n", r.size.c_str(),
+                r.name.c_str(), r.batch, r.calls, r.median_us, r.us_per_desc, r.per_s, r.vs_cpu_all,
+                r.vs_cpu_1);
   }
   // The library-level targets (GPU-resident frames, batching allowed).
   for (const Row& r : rows) {
-    if (r.name != "cuda gpu-only describe_batch, device frames") continue;
+    if (r.name != "cuda gpu-only describe_batch, device frames")
+      continue;
     const double target = r.size == "640x480" ? 20000 : r.size == "1920x1080" ? 5000 : 0;
     if (target > 0) {
       std::printf("target %s >= %.0f descriptors/s: %.0f/s %s\n", r.size.c_str(), target, r.per_s,
                   r.per_s >= target ? "met" : "NOT MET");
     }
   }
-  std::printf("verification: %s (%d mismatching descriptors)\n", g_mismatches ? "FAILED" : "all outputs equal the CPU reference", g_mismatches);
+  std::printf("verification: %s (%d mismatching descriptors)\n",
+              g_mismatches ? "FAILED" : "all outputs equal the CPU reference", g_mismatches);
 
   if (!opt.out.empty()) {
     FILE* f = std::fopen(opt.out.c_str(), "w");
-    if (!f) die("cannot write " + opt.out);
+    if (!f)
+      die("cannot write " + opt.out);
     std::fprintf(f, "# bench_cedd; device\t%s\n# cpu_threads\t%d\n", device.c_str(), cores);
-    std::fprintf(f, "size\trow\tbatch\tcalls\tmedian_us_per_call\tp10_us\tp90_us\tus_per_descriptor\t"
-                    "descriptors_per_s\tspeedup_vs_cpu_all\tspeedup_vs_cpu_1\n");
+    std::fprintf(f,
+                 "size\trow\tbatch\tcalls\tmedian_us_per_call\tp10_us\tp90_us\tus_per_descriptor\t"
+                 "descriptors_per_s\tspeedup_vs_cpu_all\tspeedup_vs_cpu_1\n");
     for (const Row& r : rows) {
       std::fprintf(f, "%s\t%s\t%d\t%d\t%.3f\t%.3f\t%.3f\t%.4f\t%.1f\t%.3f\t%.3f\n", r.size.c_str(),
                    r.name.c_str(), r.batch, r.calls, r.median_us, r.p10_us, r.p90_us, r.us_per_desc,
