@@ -15,6 +15,7 @@
 #endif
 
 #include "cudacedd/gstcudacedd.h"
+#include "cudamedian3d/gstcudamedian3d.h"
 
 static gboolean
 plugin_init (GstPlugin * plugin)
@@ -28,6 +29,7 @@ plugin_init (GstPlugin * plugin)
 
   gboolean ok = TRUE;
   ok &= gst_element_register (plugin, "cudacedd", GST_RANK_NONE, GST_TYPE_CUDA_CEDD);
+  ok &= gst_element_register (plugin, "cudamedian3d", GST_RANK_NONE, GST_TYPE_CUDA_MEDIAN3D);
   return ok;
 }
 

@@ -1,0 +1,540 @@
+/**
+ * SECTION:element-cudamedian3d
+ * @title: cudamedian3d
+ *
+ * Estimates the background of a video as the spatio-temporal median of every pixel's
+ * m x n x (T+1) neighbourhood [1] and segments motion against it: a pixel is foreground when
+ * |I - median| > tau, with tau chosen per frame by Otsu's method (as in [1]) or fixed by
+ * `threshold`. Values are quantised into `bins` bins (256: the exact 8-bit median; the paper's
+ * timings use 16); windows are clipped at the image borders and at the ends of the stream.
+ *
+ * [1] M. Poostchi, K. Palaniappan, F. Bunyak, M. Becchi, G. Seetharaman, "Realtime motion
+ *     detection based on the spatio-temporal median filter using GPU integral histogram",
+ *     ICVGIP 2012.
+ *
+ * Methods: `integral-histogram` is the paper's (a joint integral histogram of the window, updated
+ * with the head and tail frames); `sliding-histogram` (default) keeps a temporal histogram per
+ * pixel and sums them over each box, with identical results and less memory traffic;
+ * `separable` is the paper's M2D+t approximation (2-D medians, then their temporal median).
+ *
+ * Timing: with `window=centered` (the paper's) frame k's median uses frames k-T/2..k+T/2, so the
+ * output lags T/2 frames: the element reports that latency, gives each output the timestamps of
+ * the frame the median belongs to, and pushes the remaining outputs at EOS (and before a caps
+ * change). `window=causal` uses the past T+1 frames and adds no latency (live sources).
+ *
+ * Outputs: `output=background` (the median image in the input's format: R = G = B, or Y with
+ * neutral chroma, in luma mode), `output=mask` (GRAY8 in system memory, 255 = foreground; with
+ * CUDA input the mask is downloaded), `output=frame` (frames pass through, delayed like the
+ * others, with a GstCvisForegroundMeta referencing a GRAY8 mask in the frame's memory kind, and
+ * one GstVideoRegionOfInterestMeta of roi_type "foreground" per blob of at least `min-blob-area`
+ * pixels). A GRAY8 mask in CUDA memory is allocated as NV12 of the frame's size (GStreamer 1.22's
+ * CUDA allocator has no GRAY8) whose video meta describes plane 0 only.
+ *
+ * Device memory per stream (logged at INFO): 1920x1080 luma, 3x3x15, 16 bins: about 70 MB with
+ * `sliding-histogram`, 240 MB with `integral-histogram`.
+ *
+ * ## Example launch lines
+ * |[
+ * gst-launch-1.0 videotestsrc pattern=ball num-buffers=300 ! video/x-raw,format=RGBA ! \
+ *     cudamedian3d output=mask ! videoconvert ! autovideosink
+ * gst-launch-1.0 filesrc location=in.mp4 ! qtdemux ! h264parse ! nvh264dec ! \
+ *     cudamedian3d output=frame temporal-size=31 ! cudadownload ! fakesink
+ * ]|
+ * The second line keeps the decoded NV12 frames and the masks in CUDA memory.
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <string>
+
+#include "gstcudamedian3d_priv.h"
+#include "gstcvisutils.h"
+
+GST_DEBUG_CATEGORY (gst_cuda_median3d_debug);
+#define GST_CAT_DEFAULT gst_cuda_median3d_debug
+
+namespace m3d = cvis::median3d;
+
+enum {
+  PROP_0,
+  PROP_SPATIAL_SIZE,
+  PROP_SPATIAL_HEIGHT,
+  PROP_TEMPORAL_SIZE,
+  PROP_BINS,
+  PROP_METHOD,
+  PROP_CHANNELS,
+  PROP_WINDOW,
+  PROP_OUTPUT,
+  PROP_THRESHOLD,
+  PROP_MIN_BLOB_AREA,
+  PROP_MAX_BLOBS,
+};
+
+/* CUDA memory: the formats GStreamer 1.22's CUDA allocator can hold (no GRAY8, xRGB, xBGR). */
+#define CUDA_FORMATS "{ RGBA, BGRA, RGBx, BGRx, ARGB, ABGR, RGB, BGR, NV12, I420 }"
+#define SYS_FORMATS "{ RGBA, BGRA, RGBx, BGRx, xRGB, xBGR, ARGB, ABGR, RGB, BGR, GRAY8, NV12, I420 }"
+
+G_DEFINE_TYPE (GstCudaMedian3d, gst_cuda_median3d, GST_TYPE_CVIS_FILTER);
+
+#define DEFINE_ENUM(fn, name, ...)                                   \
+  GType fn (void) {                                                  \
+    static gsize type = 0;                                           \
+    static const GEnumValue values[] = { __VA_ARGS__, {0, NULL, NULL} }; \
+    if (g_once_init_enter (&type))                                   \
+      g_once_init_leave (&type, g_enum_register_static (name, values)); \
+    return (GType) type;                                             \
+  }
+
+DEFINE_ENUM (gst_cuda_median3d_output_get_type, "GstCudaMedian3dOutput",
+    {GST_CUDA_MEDIAN3D_OUTPUT_BACKGROUND, "The median (background) image", "background"},
+    {GST_CUDA_MEDIAN3D_OUTPUT_MASK, "GRAY8 foreground mask", "mask"},
+    {GST_CUDA_MEDIAN3D_OUTPUT_FRAME, "Frames with foreground meta and blob boxes", "frame"})
+DEFINE_ENUM (gst_cuda_median3d_window_get_type, "GstCudaMedian3dWindow",
+    {GST_CUDA_MEDIAN3D_WINDOW_CENTERED, "Centered on the frame (latency T/2 frames)", "centered"},
+    {GST_CUDA_MEDIAN3D_WINDOW_CAUSAL, "The frame and the T before it (no latency)", "causal"})
+DEFINE_ENUM (gst_cuda_median3d_method_get_type, "GstCudaMedian3dMethod",
+    {GST_CUDA_MEDIAN3D_METHOD_INTEGRAL_HISTOGRAM, "Joint integral histogram (the paper's)",
+        "integral-histogram"},
+    {GST_CUDA_MEDIAN3D_METHOD_SEPARABLE, "2-D medians then temporal median (M2D+t, approximate)",
+        "separable"},
+    {GST_CUDA_MEDIAN3D_METHOD_SLIDING_HISTOGRAM, "Per-pixel temporal histograms, box sums",
+        "sliding-histogram"})
+DEFINE_ENUM (gst_cuda_median3d_channels_get_type, "GstCudaMedian3dChannels",
+    {GST_CUDA_MEDIAN3D_CHANNELS_LUMA, "Luma (Y, or BT.601 luma of RGB)", "luma"},
+    {GST_CUDA_MEDIAN3D_CHANNELS_RGB, "Each channel (R, G, B; Y, U, V for YUV)", "rgb"})
+
+/* --------------------------------------------------------------------------------------------- */
+/* Properties */
+
+static gboolean
+refuse_when_running (GstCudaMedian3d * self, GParamSpec * pspec)
+{
+  if (GST_STATE (self) <= GST_STATE_READY)
+    return FALSE;
+  g_warning ("cudamedian3d: '%s' can only be changed in the NULL or READY state", pspec->name);
+  return TRUE;
+}
+
+static void
+gst_cuda_median3d_set_property (GObject * object, guint prop_id, const GValue * value,
+    GParamSpec * pspec)
+{
+  GstCudaMedian3d *self = GST_CUDA_MEDIAN3D (object);
+  std::lock_guard < std::mutex > lk (*self->lock);
+  GstCudaMedian3dSettings & s = *self->settings;
+  switch (prop_id) {
+    case PROP_SPATIAL_SIZE:
+    case PROP_SPATIAL_HEIGHT:{
+      const gint v = g_value_get_int (value);
+      if (refuse_when_running (self, pspec))
+        break;
+      if (v % 2 == 0 && !(v == 0 && prop_id == PROP_SPATIAL_HEIGHT)) {
+        g_warning ("cudamedian3d: %s must be odd, %d refused", pspec->name, v);
+        break;
+      }
+      if (prop_id == PROP_SPATIAL_SIZE)
+        s.spatial_size = v;
+      else
+        s.spatial_height = v;
+      break;
+    }
+    case PROP_TEMPORAL_SIZE:
+      if (!refuse_when_running (self, pspec))
+        s.params.temporal = g_value_get_int (value);
+      break;
+    case PROP_BINS:
+      if (!refuse_when_running (self, pspec))
+        s.params.bins = g_value_get_int (value);
+      break;
+    case PROP_METHOD:
+      if (!refuse_when_running (self, pspec))
+        s.params.method = (m3d::Method) g_value_get_enum (value);
+      break;
+    case PROP_CHANNELS:
+      if (!refuse_when_running (self, pspec))
+        s.params.channels = (m3d::Channels) g_value_get_enum (value);
+      break;
+    case PROP_WINDOW:
+      if (!refuse_when_running (self, pspec))
+        s.window = (GstCudaMedian3dWindow) g_value_get_enum (value);
+      break;
+    case PROP_OUTPUT:
+      if (!refuse_when_running (self, pspec))
+        s.output = (GstCudaMedian3dOutput) g_value_get_enum (value);
+      break;
+    case PROP_THRESHOLD:
+      s.threshold = g_value_get_int (value);
+      break;
+    case PROP_MIN_BLOB_AREA:
+      s.min_blob_area = g_value_get_uint (value);
+      break;
+    case PROP_MAX_BLOBS:
+      s.max_blobs = g_value_get_uint (value);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+}
+
+static void
+gst_cuda_median3d_get_property (GObject * object, guint prop_id, GValue * value,
+    GParamSpec * pspec)
+{
+  GstCudaMedian3d *self = GST_CUDA_MEDIAN3D (object);
+  std::lock_guard < std::mutex > lk (*self->lock);
+  const GstCudaMedian3dSettings & s = *self->settings;
+  switch (prop_id) {
+    case PROP_SPATIAL_SIZE:
+      g_value_set_int (value, s.spatial_size);
+      break;
+    case PROP_SPATIAL_HEIGHT:
+      g_value_set_int (value, s.spatial_height);
+      break;
+    case PROP_TEMPORAL_SIZE:
+      g_value_set_int (value, s.params.temporal);
+      break;
+    case PROP_BINS:
+      g_value_set_int (value, s.params.bins);
+      break;
+    case PROP_METHOD:
+      g_value_set_enum (value, (gint) s.params.method);
+      break;
+    case PROP_CHANNELS:
+      g_value_set_enum (value, (gint) s.params.channels);
+      break;
+    case PROP_WINDOW:
+      g_value_set_enum (value, s.window);
+      break;
+    case PROP_OUTPUT:
+      g_value_set_enum (value, s.output);
+      break;
+    case PROP_THRESHOLD:
+      g_value_set_int (value, s.threshold);
+      break;
+    case PROP_MIN_BLOB_AREA:
+      g_value_set_uint (value, s.min_blob_area);
+      break;
+    case PROP_MAX_BLOBS:
+      g_value_set_uint (value, s.max_blobs);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+}
+
+/* --------------------------------------------------------------------------------------------- */
+/* Caps: output=mask gives GRAY8 in system memory; the other outputs keep the input's caps. */
+
+static GstCudaMedian3dOutput
+current_output (GstCudaMedian3d * self)
+{
+  std::lock_guard < std::mutex > lk (*self->lock);
+  return self->settings->output;
+}
+
+static GstCaps *
+gst_cuda_median3d_transform_caps (GstBaseTransform * trans, GstPadDirection direction,
+    GstCaps * caps, GstCaps * filter)
+{
+  GstCudaMedian3d *self = GST_CUDA_MEDIAN3D (trans);
+  GstBaseTransformClass *parent = GST_BASE_TRANSFORM_CLASS (gst_cuda_median3d_parent_class);
+  if (current_output (self) != GST_CUDA_MEDIAN3D_OUTPUT_MASK)
+    return parent->transform_caps (trans, direction, caps, filter);
+
+  GstCaps *res = gst_caps_new_empty ();
+  for (guint i = 0; i < gst_caps_get_size (caps); i++) {
+    GstStructure *s = gst_structure_copy (gst_caps_get_structure (caps, i));
+    gst_structure_remove_fields (s, "colorimetry", "chroma-site", NULL);
+    if (direction == GST_PAD_SINK) {
+      gst_structure_set (s, "format", G_TYPE_STRING, "GRAY8", NULL);
+      res = gst_caps_merge_structure (res, s);
+    } else {
+      /* Any input format and memory the sink template allows (intersected below). */
+      gst_structure_remove_field (s, "format");
+      res = gst_caps_merge_structure_full (res, gst_structure_copy (s),
+          gst_caps_features_new ("memory:CUDAMemory", NULL));
+      res = gst_caps_merge_structure (res, s);
+    }
+  }
+  if (direction == GST_PAD_SRC) {
+    /* The parent drops CUDA memory when the backend is the CPU. */
+    res = parent->transform_caps (trans, direction, res, NULL);
+    GstCaps *tmpl = gst_pad_get_pad_template_caps (GST_BASE_TRANSFORM_SINK_PAD (trans));
+    GstCaps *both = gst_caps_intersect_full (res, tmpl, GST_CAPS_INTERSECT_FIRST);
+    gst_caps_unref (tmpl);
+    gst_caps_unref (res);
+    res = both;
+  }
+  if (filter) {
+    GstCaps *f = gst_caps_intersect_full (filter, res, GST_CAPS_INTERSECT_FIRST);
+    gst_caps_unref (res);
+    res = f;
+  }
+  GST_DEBUG_OBJECT (self, "%s %" GST_PTR_FORMAT " -> %" GST_PTR_FORMAT,
+      direction == GST_PAD_SINK ? "sink" : "src", caps, res);
+  return res;
+}
+
+/* --------------------------------------------------------------------------------------------- */
+/* GstCvisFilter vfuncs (called with the CUDA context pushed) */
+
+static cvis::Status
+gst_cuda_median3d_configure (GstCvisFilter * filter, const GstVideoInfo * in_info,
+    const GstVideoInfo *, cvis::Backend backend)
+{
+  GstCudaMedian3d *self = GST_CUDA_MEDIAN3D (filter);
+  GstCudaMedian3dState & st = *self->state;
+  GstCudaMedian3dWindow window;
+  {
+    std::lock_guard < std::mutex > lk (*self->lock);
+    const GstCudaMedian3dSettings & s = *self->settings;
+    st.params = s.params;
+    st.params.spatial_w = s.spatial_size;
+    st.params.spatial_h = s.spatial_height ? s.spatial_height : s.spatial_size;
+    st.output = s.output;
+    window = s.window;
+  }
+  st.configured = false;
+  gst_cuda_median3d_clear_pending (&st);
+  cvis::PixelFormat pf;
+  if (!gst_cvis_pixel_format_from_video (GST_VIDEO_INFO_FORMAT (in_info), &pf))
+    return cvis::unsupported_format ("input format");
+  const gint w = GST_VIDEO_INFO_WIDTH (in_info), h = GST_VIDEO_INFO_HEIGHT (in_info);
+  if (!st.est || st.backend != backend) {
+    cvis::Status s;
+    st.est = m3d::make_estimator (backend, &s);
+    CVIS_RETURN_IF_ERROR (s);
+    st.backend = backend;
+  }
+  CVIS_RETURN_IF_ERROR (st.est->configure (st.params, w, h, pf));
+  st.tracker = m3d::WindowTracker (st.params.temporal, window == GST_CUDA_MEDIAN3D_WINDOW_CAUSAL ?
+      m3d::Timing::kCausal : m3d::Timing::kCentered);
+  st.frame_duration = GST_VIDEO_INFO_FPS_N (in_info) > 0 ?
+      gst_util_uint64_scale_int (GST_SECOND, GST_VIDEO_INFO_FPS_D (in_info),
+      GST_VIDEO_INFO_FPS_N (in_info)) : GST_CLOCK_TIME_NONE;
+  if (st.mask_pool) {
+    gst_buffer_pool_set_active (st.mask_pool, FALSE);
+    gst_clear_object (&st.mask_pool);
+  }
+  if (st.output == GST_CUDA_MEDIAN3D_OUTPUT_FRAME) {
+    st.mask_cuda = backend == cvis::Backend::kCuda && gst_cvis_filter_input_is_cuda (filter);
+    st.mask_pool = gst_cvis_filter_new_gray8_pool (filter, w, h, st.mask_cuda);
+    if (!st.mask_pool)
+      return cvis::Status (cvis::StatusCode::kOutOfMemory, "could not create the mask pool");
+  }
+  const m3d::MemoryUse mu = st.est->memory ();
+  GST_INFO_OBJECT (self, "%s %dx%d %s, window %dx%dx%d (%s, lag %d), %d bins, %s, output %d: "
+      "%.1f MiB device, %.1f MiB host memory", cvis::backend_name (backend), w, h,
+      cvis::pixel_format_name (pf), st.params.spatial_w, st.params.spatial_h,
+      st.params.temporal, window == GST_CUDA_MEDIAN3D_WINDOW_CAUSAL ? "causal" : "centered",
+      st.tracker.lag (), st.params.bins, m3d::method_name (st.params.method), st.output,
+      mu.device_bytes / 1048576.0, mu.host_bytes / 1048576.0);
+  st.configured = true;
+  return cvis::Status::Ok ();
+}
+
+static void
+gst_cuda_median3d_reset (GstCvisFilter * filter)
+{
+  GstCudaMedian3dState & st = *GST_CUDA_MEDIAN3D (filter)->state;
+  if (st.est)
+    st.est->reset ();
+  st.tracker.reset ();
+  gst_cuda_median3d_clear_pending (&st);
+}
+
+static void
+gst_cuda_median3d_release (GstCvisFilter * filter)
+{
+  GstCudaMedian3dState & st = *GST_CUDA_MEDIAN3D (filter)->state;
+  gst_cuda_median3d_clear_pending (&st);
+  st.est.reset ();
+  st.configured = false;
+  if (st.mask_pool) {
+    gst_buffer_pool_set_active (st.mask_pool, FALSE);
+    gst_clear_object (&st.mask_pool);
+  }
+}
+
+/* --------------------------------------------------------------------------------------------- */
+/* GstBaseTransform vfuncs */
+
+static GstFlowReturn
+gst_cuda_median3d_generate_output (GstBaseTransform * trans, GstBuffer ** outbuf)
+{
+  GstBuffer *inbuf = trans->queued_buf;
+  trans->queued_buf = NULL;
+  *outbuf = NULL;
+  if (!inbuf)
+    return GST_FLOW_OK;  /* GstBaseTransform asks again after each output: none is owed */
+  GstFlowReturn ret = gst_cuda_median3d_arrive (GST_CUDA_MEDIAN3D (trans), inbuf, outbuf);
+  gst_buffer_unref (inbuf);
+  return ret;
+}
+
+static gboolean
+gst_cuda_median3d_sink_event (GstBaseTransform * trans, GstEvent * event)
+{
+  GstCudaMedian3d *self = GST_CUDA_MEDIAN3D (trans);
+  if (GST_EVENT_TYPE (event) == GST_EVENT_EOS) {
+    gst_cuda_median3d_drain (self);
+  } else if (GST_EVENT_TYPE (event) == GST_EVENT_CAPS && self->state->configured) {
+    /* The owed outputs belong to the old caps: push them before the new caps apply. (Equal caps
+     * do not reach set_caps, so the window survives them and downstream reconfigures.) */
+    GstCaps *caps = NULL, *current = gst_pad_get_current_caps (GST_BASE_TRANSFORM_SINK_PAD (trans));
+    gst_event_parse_caps (event, &caps);
+    if (current && !gst_caps_is_equal (caps, current))
+      gst_cuda_median3d_drain (self);
+    gst_clear_caps (&current);
+  }
+  return GST_BASE_TRANSFORM_CLASS (gst_cuda_median3d_parent_class)->sink_event (trans, event);
+}
+
+/* Centered window: outputs lag (temporal - 1) / 2 frames. */
+static gboolean
+gst_cuda_median3d_query (GstBaseTransform * trans, GstPadDirection direction, GstQuery * query)
+{
+  GstCudaMedian3d *self = GST_CUDA_MEDIAN3D (trans);
+  if (!GST_BASE_TRANSFORM_CLASS (gst_cuda_median3d_parent_class)->query (trans, direction, query))
+    return FALSE;
+  if (GST_QUERY_TYPE (query) != GST_QUERY_LATENCY || direction != GST_PAD_SRC)
+    return TRUE;
+  gint lag;
+  {
+    std::lock_guard < std::mutex > lk (*self->lock);
+    lag = self->settings->window == GST_CUDA_MEDIAN3D_WINDOW_CENTERED ?
+        (self->settings->params.temporal - 1) / 2 : 0;
+  }
+  if (lag == 0)
+    return TRUE;
+  GstClockTime duration = self->state->frame_duration;
+  if (!GST_CLOCK_TIME_IS_VALID (duration)) {
+    GstCaps *caps = gst_pad_get_current_caps (GST_BASE_TRANSFORM_SINK_PAD (trans));
+    GstVideoInfo info;
+    if (caps && gst_video_info_from_caps (&info, caps) && GST_VIDEO_INFO_FPS_N (&info) > 0)
+      duration = gst_util_uint64_scale_int (GST_SECOND, GST_VIDEO_INFO_FPS_D (&info),
+          GST_VIDEO_INFO_FPS_N (&info));
+    if (caps)
+      gst_caps_unref (caps);
+  }
+  if (!GST_CLOCK_TIME_IS_VALID (duration)) {
+    GST_WARNING_OBJECT (self, "latency of %d frames unknown: no framerate yet", lag);
+    return TRUE;
+  }
+  gboolean live;
+  GstClockTime min, max;
+  gst_query_parse_latency (query, &live, &min, &max);
+  const GstClockTime ours = lag * duration;
+  GST_DEBUG_OBJECT (self, "adding %d frames = %" GST_TIME_FORMAT " of latency", lag,
+      GST_TIME_ARGS (ours));
+  gst_query_set_latency (query, live, min + ours,
+      GST_CLOCK_TIME_IS_VALID (max) ? max + ours : GST_CLOCK_TIME_NONE);
+  return TRUE;
+}
+
+/* --------------------------------------------------------------------------------------------- */
+
+static void
+gst_cuda_median3d_finalize (GObject * object)
+{
+  GstCudaMedian3d *self = GST_CUDA_MEDIAN3D (object);
+  gst_cuda_median3d_clear_pending (self->state);
+  delete self->state;
+  delete self->settings;
+  delete self->lock;
+  G_OBJECT_CLASS (gst_cuda_median3d_parent_class)->finalize (object);
+}
+
+static void
+gst_cuda_median3d_class_init (GstCudaMedian3dClass * klass)
+{
+  GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
+  GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
+  GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
+  GstCvisFilterClass *filter_class = GST_CVIS_FILTER_CLASS (klass);
+  const GParamFlags ready = (GParamFlags) (G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+      GST_PARAM_MUTABLE_READY);
+  const GParamFlags playing = (GParamFlags) (G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+      GST_PARAM_MUTABLE_PLAYING);
+  const m3d::Params d;
+
+  gobject_class->set_property = gst_cuda_median3d_set_property;
+  gobject_class->get_property = gst_cuda_median3d_get_property;
+  gobject_class->finalize = gst_cuda_median3d_finalize;
+
+  g_object_class_install_property (gobject_class, PROP_SPATIAL_SIZE,
+      g_param_spec_int ("spatial-size", "Spatial size",
+          "Window width m (and height n unless spatial-height is set), odd; larger windows "
+          "remove larger moving objects and blur the background's edges", 1, m3d::kMaxSpatial,
+          d.spatial_w, ready));
+  g_object_class_install_property (gobject_class, PROP_SPATIAL_HEIGHT,
+      g_param_spec_int ("spatial-height", "Spatial height",
+          "Window height n, odd (0 = spatial-size)", 0, m3d::kMaxSpatial, 0, ready));
+  g_object_class_install_property (gobject_class, PROP_TEMPORAL_SIZE,
+      g_param_spec_int ("temporal-size", "Temporal size",
+          "Frames in the window (T+1): longer windows ignore slower objects, centered windows add "
+          "(T+1-1)/2 frames of latency; m*n*(T+1) must not exceed 65535", 1, m3d::kMaxTemporal,
+          d.temporal, ready));
+  g_object_class_install_property (gobject_class, PROP_BINS,
+      g_param_spec_int ("bins", "Bins",
+          "Histogram bins (uniform over 0..255): 256 gives the exact median; fewer bins cost less "
+          "memory and time and quantise the background", 8, 256, d.bins, ready));
+  g_object_class_install_property (gobject_class, PROP_METHOD,
+      g_param_spec_enum ("method", "Method", "How the median is computed",
+          gst_cuda_median3d_method_get_type (), (gint) d.method, ready));
+  g_object_class_install_property (gobject_class, PROP_CHANNELS,
+      g_param_spec_enum ("channels", "Channels", "Median of the luma or of each channel",
+          gst_cuda_median3d_channels_get_type (), (gint) d.channels, ready));
+  g_object_class_install_property (gobject_class, PROP_WINDOW,
+      g_param_spec_enum ("window", "Window", "Frames around (centered) or before (causal) each "
+          "output frame", gst_cuda_median3d_window_get_type (),
+          GST_CUDA_MEDIAN3D_WINDOW_CENTERED, ready));
+  g_object_class_install_property (gobject_class, PROP_OUTPUT,
+      g_param_spec_enum ("output", "Output", "What leaves the source pad",
+          gst_cuda_median3d_output_get_type (), GST_CUDA_MEDIAN3D_OUTPUT_BACKGROUND, ready));
+  g_object_class_install_property (gobject_class, PROP_THRESHOLD,
+      g_param_spec_int ("threshold", "Threshold",
+          "Foreground when |I - median| > threshold; -1: Otsu's threshold of each frame", -1, 255,
+          -1, playing));
+  g_object_class_install_property (gobject_class, PROP_MIN_BLOB_AREA,
+      g_param_spec_uint ("min-blob-area", "Minimum blob area",
+          "output=frame: foreground blobs smaller than this (pixels) get no box", 1, G_MAXUINT, 25,
+          playing));
+  g_object_class_install_property (gobject_class, PROP_MAX_BLOBS,
+      g_param_spec_uint ("max-blobs", "Maximum blobs",
+          "output=frame: boxes per frame at most (the largest blobs)", 0, 100000, 64, playing));
+
+  gst_element_class_set_static_metadata (element_class, "CUDA spatio-temporal median",
+      "Filter/Analyzer/Video",
+      "Background as the 3-D (x, y, t) median via integral histograms, and motion masks against "
+      "it (Poostchi et al., ICVGIP 2012)", "gst-cuda-vision");
+  gst_cvis_filter_class_add_pad_templates (element_class, CUDA_FORMATS, SYS_FORMATS);
+
+  trans_class->transform_caps = GST_DEBUG_FUNCPTR (gst_cuda_median3d_transform_caps);
+  trans_class->generate_output = GST_DEBUG_FUNCPTR (gst_cuda_median3d_generate_output);
+  trans_class->sink_event = GST_DEBUG_FUNCPTR (gst_cuda_median3d_sink_event);
+  trans_class->query = GST_DEBUG_FUNCPTR (gst_cuda_median3d_query);
+
+  filter_class->in_place = FALSE;
+  filter_class->configure = gst_cuda_median3d_configure;
+  filter_class->reset = gst_cuda_median3d_reset;
+  filter_class->release = gst_cuda_median3d_release;
+
+  GST_DEBUG_CATEGORY_INIT (gst_cuda_median3d_debug, "cudamedian3d", 0,
+      "CUDA spatio-temporal median");
+  gst_type_mark_as_plugin_api (gst_cuda_median3d_output_get_type (), (GstPluginAPIFlags) 0);
+  gst_type_mark_as_plugin_api (gst_cuda_median3d_window_get_type (), (GstPluginAPIFlags) 0);
+  gst_type_mark_as_plugin_api (gst_cuda_median3d_method_get_type (), (GstPluginAPIFlags) 0);
+  gst_type_mark_as_plugin_api (gst_cuda_median3d_channels_get_type (), (GstPluginAPIFlags) 0);
+}
+
+static void
+gst_cuda_median3d_init (GstCudaMedian3d * self)
+{
+  self->lock = new std::mutex ();
+  self->settings = new GstCudaMedian3dSettings ();
+  self->state = new GstCudaMedian3dState ();
+}
