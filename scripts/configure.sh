@@ -17,10 +17,12 @@ else
   echo "configure: no CUDA toolkit at $CUDA_HOME: building the CPU backends only" >&2
   args+=(-Dcuda=disabled)
 fi
-if [ -f "$BUILD/build.ninja" ]; then
-  meson setup --reconfigure "$BUILD" "${args[@]}" "$@" >/dev/null
-else
-  meson setup "$BUILD" "${args[@]}" "$@" >/dev/null
+mode=()
+[ -f "$BUILD/build.ninja" ] && mode=(--reconfigure)
+if ! meson setup "${mode[@]}" "$BUILD" "${args[@]}" "$@" > "$BUILD.setup.log" 2>&1; then
+  tail -n 20 "$BUILD.setup.log" >&2
+  echo "configure: meson setup failed (log: $BUILD.setup.log)" >&2
+  exit 1
 fi
 meson introspect "$BUILD" --buildoptions | python3 -c '
 import json,sys
