@@ -1,0 +1,204 @@
+// Backend-independent parts of the background subtraction: parameters, names, tables, blobs.
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
+#include "bgsub_internal.hpp"
+
+namespace cvis::bgsub {
+
+namespace {
+constexpr const char* kKernelNames[kKernelCount] = {
+    "exact",           "fast",       "cpwl-texture", "cpwl-manual", "cpwl-opt-texture",
+    "cpwl-opt-manual", "cpwl-slope", "fast-fused"};
+constexpr double kPi = 3.14159265358979323846;
+} // namespace
+
+const char* kernel_name(Kernel k) {
+  const int i = static_cast<int>(k);
+  return (i >= 0 && i < kKernelCount) ? kKernelNames[i] : "?";
+}
+
+bool parse_kernel(const std::string& s, Kernel* out) {
+  for (int i = 0; i < kKernelCount; ++i) {
+    if (s == kKernelNames[i]) {
+      *out = static_cast<Kernel>(i);
+      return true;
+    }
+  }
+  return false;
+}
+
+Status validate(const Params& p) {
+  auto bad = [](const std::string& m) { return invalid_argument("bgsub: " + m); };
+  if (p.num_samples < 2 || p.num_samples > kMaxSamples) {
+    return bad("num_samples must be in [2, " + std::to_string(kMaxSamples) + "]");
+  }
+  if (p.neighborhood < 0 || p.neighborhood > kMaxRadius) {
+    return bad("neighborhood must be in [0, " + std::to_string(kMaxRadius) + "]");
+  }
+  if (p.update_period < 1)
+    return bad("update_period must be >= 1");
+  if (!(p.threshold > 0.0) || !std::isfinite(p.threshold))
+    return bad("threshold must be > 0");
+  if (static_cast<int>(p.kernel) < 0 || static_cast<int>(p.kernel) >= kKernelCount) {
+    return bad("unknown kernel");
+  }
+  if (p.cpwl_points < cpwl::kMinSegments || p.cpwl_points > cpwl::kMaxSegments) {
+    return bad("cpwl_points must be in [" + std::to_string(cpwl::kMinSegments) + ", " +
+               std::to_string(cpwl::kMaxSegments) + "]");
+  }
+  if (!(p.cpwl_range > 0.5f) || !(p.cpwl_range <= 16.0f))
+    return bad("cpwl_range must be in (0.5, 16]");
+  if (!(p.sigma_min > 0.0f) || !(p.sigma_max >= p.sigma_min) || !std::isfinite(p.sigma_max)) {
+    return bad("need 0 < sigma_min <= sigma_max");
+  }
+  if (!(p.intensity_sigma_scale > 0.0f) || !std::isfinite(p.intensity_sigma_scale)) {
+    return bad("intensity_sigma_scale must be > 0");
+  }
+  if (!(p.spatial_sigma > 0.0f) || !std::isfinite(p.spatial_sigma)) {
+    return bad("spatial_sigma must be > 0");
+  }
+  if (p.min_blob_area < 1)
+    return bad("min_blob_area must be >= 1");
+  if (p.cpu_threads < 0)
+    return bad("cpu_threads must be >= 0");
+  return Status::Ok();
+}
+
+int64_t evaluations_per_pixel(const Params& p) {
+  const int64_t side = 2 * p.neighborhood + 1;
+  return 3 * side * side * p.num_samples;
+}
+
+std::vector<float> bandwidth_table(const Params& p) {
+  std::vector<float> t(3 * 256);
+  const double k = 1.0 / (0.68 * std::sqrt(2.0));
+  for (int c = 0; c < 3; ++c) {
+    const double scale =
+        (p.color == ColorSpace::kChromaticity && c == 2) ? p.intensity_sigma_scale : 1.0;
+    for (int m = 0; m < 256; ++m) {
+      const double sigma = std::min<double>(std::max<double>(m * k, p.sigma_min), p.sigma_max);
+      t[c * 256 + m] = static_cast<float>(1.0 / (sigma * scale));
+    }
+  }
+  return t;
+}
+
+bool kernel_indexes_uniform_table(Kernel k) {
+  return k == Kernel::kTextureUniform || k == Kernel::kManualUniform || k == Kernel::kSlopeUniform;
+}
+
+Status build_table(const Params& p, cpwl::Table* out) {
+  *out = cpwl::Table();
+  if (p.kernel == Kernel::kExact || p.kernel == Kernel::kFast || p.kernel == Kernel::kFastFused) {
+    return Status::Ok();
+  }
+  const cpwl::Partition part = cpwl::evaluator_partition(static_cast<cpwl::Evaluator>(p.kernel));
+  cpwl::Cpwl g;
+  CVIS_RETURN_IF_ERROR(
+      cpwl::approximate(cpwl::gaussian(0.0, p.cpwl_range), p.cpwl_points, part, p.cpwl_fit, &g));
+  return cpwl::make_table(g, part, out);
+}
+
+ModelConsts model_consts(const Params& p, int width, int height, const cpwl::Table& table) {
+  ModelConsts m;
+  m.width = width;
+  m.height = height;
+  m.num_samples = p.num_samples;
+  m.radius = p.neighborhood;
+  const int side = 2 * p.neighborhood + 1;
+  const double s2 = 2.0 * p.spatial_sigma * p.spatial_sigma;
+  for (int dy = -p.neighborhood; dy <= p.neighborhood; ++dy) {
+    for (int dx = -p.neighborhood; dx <= p.neighborhood; ++dx) {
+      m.weights[(dy + p.neighborhood) * side + dx + p.neighborhood] =
+          static_cast<float>(std::exp(-(dx * dx + dy * dy) / s2));
+    }
+  }
+  m.norm = static_cast<float>(std::pow(2.0 * kPi, -1.5) / p.num_samples);
+  m.threshold = static_cast<float>(p.threshold);
+  m.table_scale = table.scale;
+  if (p.color == ColorSpace::kChromaticity)
+    m.norm_scale[2] = p.intensity_sigma_scale;
+  return m;
+}
+
+void connected_blobs(const uint8_t* mask, size_t pitch, int width, int height, int min_area,
+                     std::vector<Blob>* blobs, int64_t* foreground) {
+  const size_t n = static_cast<size_t>(width) * height;
+  std::vector<int32_t> parent(n, -1);
+  auto find = [&](int32_t i) {
+    while (parent[i] != i) {
+      parent[i] = parent[parent[i]];
+      i = parent[i];
+    }
+    return i;
+  };
+  auto unite = [&](int32_t a, int32_t b) {
+    a = find(a);
+    b = find(b);
+    if (a != b)
+      parent[std::max(a, b)] = std::min(a, b); // the root is the smallest index
+  };
+  int64_t fg = 0;
+  for (int y = 0; y < height; ++y) {
+    for (int x = 0; x < width; ++x) {
+      if (!mask[static_cast<size_t>(y) * pitch + x])
+        continue;
+      ++fg;
+      const int32_t i = y * width + x;
+      parent[i] = i;
+      const int nb[4][2] = {{-1, 0}, {-1, -1}, {0, -1}, {1, -1}};
+      for (const auto& d : nb) {
+        const int xx = x + d[0], yy = y + d[1];
+        if (xx < 0 || xx >= width || yy < 0)
+          continue;
+        if (mask[static_cast<size_t>(yy) * pitch + xx])
+          unite(i, yy * width + xx);
+      }
+    }
+  }
+  std::vector<int32_t> slot(n, -1);
+  std::vector<Blob> all;
+  for (int y = 0; y < height; ++y) {
+    for (int x = 0; x < width; ++x) {
+      const int32_t i = y * width + x;
+      if (parent[i] < 0)
+        continue;
+      const int32_t r = find(i);
+      if (slot[r] < 0) { // first pixel of the component in raster order (r == i)
+        slot[r] = static_cast<int32_t>(all.size());
+        all.push_back(Blob{x, y, 1, 1, 0});
+      }
+      Blob& b = all[slot[r]];
+      const int x0 = std::min(b.x, x), x1 = std::max(b.x + b.width - 1, x);
+      const int y1 = std::max(b.y + b.height - 1, y);
+      b.x = x0;
+      b.width = x1 - x0 + 1;
+      b.height = y1 - b.y + 1;
+      ++b.area;
+    }
+  }
+  blobs->clear();
+  for (const Blob& b : all) {
+    if (b.area >= min_area)
+      blobs->push_back(b);
+  }
+  *foreground = fg;
+}
+
+Status validate_mask(const ImageView& mask, int width, int height, bool allow_device) {
+  if (mask.format != PixelFormat::kGRAY8)
+    return invalid_argument("bgsub: mask must be GRAY8");
+  if (mask.width != width || mask.height != height) {
+    return invalid_argument("bgsub: mask size " + std::to_string(mask.width) + "x" +
+                            std::to_string(mask.height) + " differs from the frame's " +
+                            std::to_string(width) + "x" + std::to_string(height));
+  }
+  if (mask.space == MemorySpace::kDevice && !allow_device) {
+    return unsupported_format("bgsub: the CPU backend needs a host mask");
+  }
+  return validate_view(mask, "mask");
+}
+
+} // namespace cvis::bgsub

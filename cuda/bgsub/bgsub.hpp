@@ -1,0 +1,139 @@
+// Nonparametric spatio-temporal background subtraction with a kernel density (KDE) model, the
+// application of Berjón et al., "Optimal Piecewise Linear Function Approximation for GPU-based
+// Applications" (IEEE Trans. Cybernetics 2016), Sect. VI-A, whose model is that of its reference
+// [20] (Berjón, Cuevas, Morán, García, IEEE Trans. Consum. Electron. 2013). README.md lists every
+// parameter with the equation it implements.
+//
+// Per frame: each pixel's feature (3 colour channels) is compared with the reference samples of its
+// (2r+1)^2 neighbourhood (num_samples per pixel); the background density is a product of 1-D
+// Gaussian kernels with per-pixel bandwidths, weighted by a spatial Gaussian; the pixel is
+// foreground when the density is below `threshold`. Only background pixels refresh their samples
+// (selective update). The 1-D Gaussian is evaluated by the selected `kernel` (exact expf, SFU
+// __expf, or one of the paper's CPWL approximations, cuda/cpwl).
+//
+// Input: any cvis::PixelFormat (cuda/common/color.hpp: GRAY8 -> R = G = B; YUV converted with the
+// view's colorimetry). Output: a GRAY8 mask (0 background / 255 foreground) of the same size, host
+// or (CUDA backend) device memory, plus the foreground fraction and the connected foreground blobs.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "common/backend.hpp"
+#include "common/image.hpp"
+#include "common/status.hpp"
+#include "cpwl/cpwl.hpp"
+
+namespace cvis::bgsub {
+
+// Evaluator of the 1-D Gaussian kernel: the cpwl evaluators (same values, same names) plus one
+// fused evaluator.
+enum class Kernel : int {
+  kExact = 0,            // expf
+  kFast = 1,             // __expf (SFU)
+  kTextureUniform = 2,   // CPWL, uniform partition, texture linear filtering (the paper's pick)
+  kManualUniform = 3,    // CPWL, uniform partition, manual lerp (shared memory)
+  kTextureOptimized = 4, // CPWL, optimized partition, unrolled search + texture filtering
+  kManualOptimized = 5,  // CPWL, optimized partition, unrolled search + manual lerp
+  kSlopeUniform = 6,     // CPWL, uniform partition, {value, slope} pairs (one shared load)
+  kFastFused = 7,        // one __expf per sample for the whole product: exp(-(u0^2+u1^2+u2^2)/2)
+};
+inline constexpr int kKernelCount = 8;
+const char* kernel_name(Kernel k); // "exact", "fast", "cpwl-texture", ..., "fast-fused"
+bool parse_kernel(const std::string& s, Kernel* out);
+
+// Provisional default, to be set from the H100 run of bench_bgsub (the fastest evaluator whose
+// masks equal the exact evaluator's within the stated tolerance; see README.md).
+inline constexpr Kernel kDefaultKernel = Kernel::kFast;
+
+enum class ColorSpace : int {
+  kRgb = 0,          // (R, G, B)
+  kChromaticity = 1, // (255 R/s, 255 G/s, s/3), s = R+G+B: shadows move mostly the third channel
+};
+enum class Cleanup : int {
+  kNone = 0,
+  kMedian = 1,  // 3x3 median (majority of 9) of the mask
+  kOpening = 2, // 3x3 erosion then 3x3 dilation
+};
+
+struct Params {
+  int num_samples = 48;  // L: reference samples kept per pixel (2..128)
+  int neighborhood = 1;  // r: samples of the (2r+1)^2 neighbourhood are used (0..3)
+  int update_period = 1; // background pixels refresh one sample every this many frames (>= 1)
+  // Update only pixels that both the final and the raw (pre-clean-up) mask call background (false:
+  // the final mask alone decides). Keeps objects from leaking into the neighbourhood (README.md).
+  bool conservative_update = true;
+  double threshold = 1e-6; // foreground when the density (levels^-3) is below this (> 0)
+  Kernel kernel = kDefaultKernel;
+  int cpwl_points = 64; // N: segments of the CPWL table (cpwl::kMinSegments..kMaxSegments)
+  cpwl::Fit cpwl_fit = cpwl::Fit::kProjection;
+  float cpwl_range = 4.0f; // the table covers u = |d|/sigma in [0, range] (then ramps to 0)
+  ColorSpace color = ColorSpace::kRgb;
+  float sigma_min = 2.0f; // colour bandwidth clamp, in levels (0 < min <= max)
+  float sigma_max = 40.0f;
+  float intensity_sigma_scale = 8.0f; // kChromaticity: the intensity kernel is this much wider
+  float spatial_sigma = 1.0f;         // bandwidth of the positional kernel, in pixels (> 0)
+  Cleanup cleanup = Cleanup::kMedian;
+  bool blobs = true;      // connected-component labelling of the mask
+  int min_blob_area = 25; // blobs smaller than this (pixels) are not reported (>= 1)
+  int cpu_threads = 0;    // CPU backend: worker threads, 0 = all cores
+  // CPU backend only: the texture unit's weight rounding that the texture evaluators emulate.
+  cpwl::TexRounding texture_rounding = cpwl::TexRounding::kNearest;
+};
+
+// Errors: kInvalidArgument naming the field.
+Status validate(const Params& p);
+
+// 1-D Gaussian evaluations per pixel and frame: 3 (2r+1)^2 L (1296 with the defaults, as the
+// paper's "approximately 1300").
+int64_t evaluations_per_pixel(const Params& p);
+
+// A connected foreground region (8-connectivity) of the final mask.
+struct Blob {
+  int x = 0, y = 0, width = 0, height = 0; // bounding box
+  int area = 0;                            // pixels
+  bool operator==(const Blob& o) const {
+    return x == o.x && y == o.y && width == o.width && height == o.height && area == o.area;
+  }
+};
+
+struct FrameResult {
+  int64_t frame = 0;       // frames since the last reset, this one included (1-based)
+  bool warming_up = false; // the model is still being filled: the mask is all background
+  int64_t foreground_pixels = 0;
+  double foreground_fraction = 0.0;
+  std::vector<Blob> blobs; // area >= min_blob_area, in raster order of their first pixel
+};
+
+class Subtractor {
+public:
+  virtual ~Subtractor() = default;
+  virtual Backend backend() const = 0;
+
+  // Validates and applies `p`. A change of num_samples or color resets the model (it changes what
+  // the samples are); the other parameters take effect at the next frame.
+  virtual Status configure(const Params& p) = 0;
+  virtual const Params& params() const = 0;
+
+  // Classifies `frame`, writes the mask, updates the model. The first num_samples frames after a
+  // reset only fill the model (warming_up, mask all 0). A frame of another size resets the model.
+  // mask: GRAY8, the frame's size; host memory, or device memory (CUDA backend). density
+  // (optional, host, width*height floats, row-major): the KDE density of every pixel (0 while
+  // warming up), for tests and tuning. `stream`: CUDA stream (ignored by the CPU backend); all
+  // work is finished when the call returns.
+  // Errors: kInvalidArgument (views), kUnsupportedFormat (device view given to the CPU backend),
+  // kCudaError / kOutOfMemory.
+  virtual Status process(const ImageView& frame, const ImageView& mask, FrameResult* result,
+                         StreamHandle stream, float* density = nullptr) = 0;
+
+  // Forgets the model (next frame starts a new warm-up); keeps allocations.
+  virtual void reset() = 0;
+};
+
+// `backend` must be kCpu or kCuda (resolve kAuto first). nullptr and *status = kNoDevice when the
+// CUDA backend is not in this build.
+std::unique_ptr<Subtractor> make_subtractor(Backend backend, Status* status);
+
+} // namespace cvis::bgsub

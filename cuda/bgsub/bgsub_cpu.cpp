@@ -1,0 +1,315 @@
+// CPU reference of the background subtraction: the same per-pixel arithmetic as the CUDA kernels
+// (bgsub_math.hpp), spread over all cores by rows. It is also the fallback on machines without a
+// GPU, so the density sums (which dominate) run in parallel and denormals are flushed to zero.
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <thread>
+#include <vector>
+
+#if defined(__SSE__)
+#include <xmmintrin.h>
+#endif
+
+#include "bgsub_internal.hpp"
+
+namespace cvis::bgsub {
+
+namespace {
+
+// Flush-to-zero and denormals-are-zero for this thread (x86), restored on destruction. Products of
+// tiny Gaussian values are denormal-heavy, which costs ~100x on x86; the CUDA kernels are built
+// with -ftz=true, so flushing also keeps the two backends alike.
+class FlushDenormals {
+public:
+  FlushDenormals() {
+#if defined(__SSE__)
+    saved_ = _mm_getcsr();
+    _mm_setcsr(saved_ | 0x8040u);
+#endif
+  }
+  ~FlushDenormals() {
+#if defined(__SSE__)
+    _mm_setcsr(saved_);
+#endif
+  }
+
+private:
+  unsigned saved_ = 0;
+};
+
+// fn(y0, y1) over row bands, on `threads` threads (the caller's included).
+template <typename F> void parallel_rows(int height, int threads, F&& fn) {
+  threads = std::max(1, std::min(threads, height));
+  std::vector<std::thread> pool;
+  for (int t = 1; t < threads; ++t) {
+    pool.emplace_back([&, t] {
+      FlushDenormals ftz;
+      fn(height * t / threads, height * (t + 1) / threads);
+    });
+  }
+  {
+    FlushDenormals ftz;
+    fn(0, height / threads);
+  }
+  for (auto& th : pool)
+    th.join();
+}
+
+constexpr float kLog2e = 1.44269504088896341f;
+
+class CpuSubtractor final : public Subtractor {
+public:
+  Backend backend() const override { return Backend::kCpu; }
+  const Params& params() const override { return p_; }
+
+  Status configure(const Params& p) override {
+    CVIS_RETURN_IF_ERROR(validate(p));
+    cpwl::Table table;
+    CVIS_RETURN_IF_ERROR(build_table(p, &table));
+    const bool structural = !configured_ || p.num_samples != p_.num_samples || p.color != p_.color;
+    p_ = p;
+    table_ = std::move(table);
+    lut_ = bandwidth_table(p_);
+    configured_ = true;
+    if (structural) {
+      w_ = h_ = 0; // reallocate at the next frame
+      reset();
+    }
+    return Status::Ok();
+  }
+
+  void reset() override { frame_ = 0; }
+
+  Status process(const ImageView& frame, const ImageView& mask, FrameResult* result, StreamHandle,
+                 float* density) override {
+    if (!configured_)
+      CVIS_RETURN_IF_ERROR(configure(Params()));
+    CVIS_RETURN_IF_ERROR(validate_view(frame, "frame"));
+    if (frame.space != MemorySpace::kHost) {
+      return unsupported_format("bgsub: the CPU backend needs host frames");
+    }
+    CVIS_RETURN_IF_ERROR(validate_mask(mask, frame.width, frame.height, false));
+    if (frame.width != w_ || frame.height != h_)
+      allocate(frame.width, frame.height);
+    const int threads = p_.cpu_threads > 0
+                            ? p_.cpu_threads
+                            : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    const int L = p_.num_samples;
+    const size_t npix = static_cast<size_t>(w_) * h_;
+
+    const PixelSource src = make_pixel_source(frame);
+    const bool chroma = p_.color == ColorSpace::kChromaticity;
+    parallel_rows(h_, threads, [&](int y0, int y1) {
+      for (int y = y0; y < y1; ++y)
+        for (int x = 0; x < w_; ++x)
+          feat_[static_cast<size_t>(y) * w_ + x] = feature_of(fetch_rgb(src, x, y), chroma);
+    });
+
+    *result = FrameResult();
+    result->frame = ++frame_;
+    if (frame_ <= L) { // warm-up: sample k = frame k - 1 of every pixel, blindly
+      std::copy(feat_.begin(), feat_.end(), samples_.begin() + (frame_ - 1) * npix);
+      if (frame_ == L) {
+        std::fill(head_.begin(), head_.end(), 0);
+        parallel_rows(h_, threads, [&](int y0, int y1) {
+          for (size_t i = static_cast<size_t>(y0) * w_; i < static_cast<size_t>(y1) * w_; ++i)
+            refresh_median(i);
+        });
+      }
+      for (int y = 0; y < h_; ++y)
+        std::memset(mask.data[0] + y * mask.pitch[0], 0, w_);
+      if (density)
+        std::fill(density, density + npix, 0.0f);
+      result->warming_up = true;
+      return Status::Ok();
+    }
+
+    const ModelConsts m = model_consts(p_, w_, h_, table_);
+    parallel_rows(h_, threads, [&](int y0, int y1) { classify(m, y0, y1, density); });
+    cleanup();
+    if ((frame_ - L - 1) % p_.update_period == 0) {
+      parallel_rows(h_, threads, [&](int y0, int y1) { update(y0, y1); });
+    }
+    if (p_.blobs) {
+      connected_blobs(mask_.data(), w_, w_, h_, p_.min_blob_area, &result->blobs,
+                      &result->foreground_pixels);
+    } else {
+      result->foreground_pixels = std::count(mask_.begin(), mask_.end(), uint8_t(255));
+    }
+    result->foreground_fraction = static_cast<double>(result->foreground_pixels) / npix;
+    for (int y = 0; y < h_; ++y) {
+      std::memcpy(mask.data[0] + y * mask.pitch[0], mask_.data() + static_cast<size_t>(y) * w_, w_);
+    }
+    return Status::Ok();
+  }
+
+private:
+  void allocate(int w, int h) {
+    w_ = w;
+    h_ = h;
+    const size_t npix = static_cast<size_t>(w) * h;
+    samples_.assign(npix * p_.num_samples, 0u);
+    head_.assign(npix, 0);
+    medians_.assign(npix, 0u);
+    feat_.assign(npix, 0u);
+    raw_.assign(npix, 0);
+    mask_.assign(npix, 0);
+    frame_ = 0;
+  }
+
+  uint32_t sample(int k, size_t i) const { return samples_[static_cast<size_t>(k) * w_ * h_ + i]; }
+
+  // Bandwidth medians of pixel i from its samples in time order (the oldest is at head).
+  void refresh_median(size_t i) {
+    const int L = p_.num_samples;
+    uint32_t diffs[kMaxSamples];
+    const int h = head_[i];
+    uint32_t prev = sample(h, i);
+    for (int j = 1; j < L; ++j) {
+      const uint32_t cur = sample((h + j) % L, i);
+      diffs[j - 1] = absdiff3(cur, prev);
+      prev = cur;
+    }
+    medians_[i] = median3(diffs, L - 1);
+  }
+
+  template <typename Prod>
+  void classify_rows(const ModelConsts& m, int y0, int y1, float* density, Prod prod) {
+    const bool table_index = kernel_indexes_uniform_table(p_.kernel);
+    const size_t npix = static_cast<size_t>(w_) * h_;
+    auto at = [&](int k, int x, int y) {
+      return samples_[static_cast<size_t>(k) * npix + static_cast<size_t>(y) * w_ + x];
+    };
+    for (int y = y0; y < y1; ++y) {
+      for (int x = 0; x < w_; ++x) {
+        const size_t i = static_cast<size_t>(y) * w_ + x;
+        float inv_sigma[3], scale[3];
+        for (int c = 0; c < 3; ++c) {
+          inv_sigma[c] = lut_[c * 256 + channel(medians_[i], c)];
+          scale[c] = table_index ? cpwl::mul_rn(inv_sigma[c], m.table_scale) : inv_sigma[c];
+        }
+        float total, wsum;
+        kde_sums(feat_[i], x, y, m, scale, at, prod, &total, &wsum);
+        const float d = kde_density(total, wsum, inv_sigma, m);
+        raw_[i] = d < m.threshold ? 255 : 0;
+        if (density)
+          density[i] = d;
+      }
+    }
+  }
+
+  void classify(const ModelConsts& m, int y0, int y1, float* density) {
+    const cpwl::TableView t = table_.view();
+    const cpwl::TexRounding r = p_.texture_rounding;
+    auto product = [](auto g) {
+      return [g](float t0, float t1, float t2) {
+        return cpwl::mul_rn(cpwl::mul_rn(g(t0), g(t1)), g(t2));
+      };
+    };
+    switch (p_.kernel) {
+    case Kernel::kExact:
+      return classify_rows(m, y0, y1, density,
+                           product([](float u) { return std::exp(cpwl::gaussian_exponent(u)); }));
+    case Kernel::kFast:
+      return classify_rows(m, y0, y1, density, product([](float u) {
+                             return std::exp2(cpwl::mul_rn(cpwl::gaussian_exponent(u), kLog2e));
+                           }));
+    case Kernel::kTextureUniform:
+      return classify_rows(m, y0, y1, density, product([t, r](float p) {
+                             return cpwl::lookup_texture_emulated(t.values, t.n, p, r);
+                           }));
+    case Kernel::kManualUniform:
+      return classify_rows(m, y0, y1, density,
+                           product([t](float p) { return cpwl::lookup_manual(t.values, t.n, p); }));
+    case Kernel::kSlopeUniform:
+      return classify_rows(m, y0, y1, density,
+                           product([t](float p) { return cpwl::lookup_slope(t.slope, t.n, p); }));
+    case Kernel::kTextureOptimized:
+      return classify_rows(m, y0, y1, density, product([t, r](float u) {
+                             return cpwl::lookup_texture_emulated(
+                                 t.values, t.n,
+                                 cpwl::optimized_index_rt(t.knots, t.inv_h, t.pow2, u), r);
+                           }));
+    case Kernel::kManualOptimized:
+      return classify_rows(m, y0, y1, density, product([t](float u) {
+                             return cpwl::lookup_manual(
+                                 t.values, t.n,
+                                 cpwl::optimized_index_rt(t.knots, t.inv_h, t.pow2, u));
+                           }));
+    case Kernel::kFastFused:
+      return classify_rows(m, y0, y1, density, [](float t0, float t1, float t2) {
+        return std::exp2(cpwl::mul_rn(fused_exponent(t0, t1, t2), kLog2e));
+      });
+    }
+  }
+
+  void cleanup() {
+    auto raw = [&](int x, int y) { return raw_[static_cast<size_t>(y) * w_ + x]; };
+    if (p_.cleanup == Cleanup::kNone) {
+      mask_ = raw_;
+      return;
+    }
+    if (p_.cleanup == Cleanup::kMedian) {
+      for (int y = 0; y < h_; ++y)
+        for (int x = 0; x < w_; ++x)
+          mask_[static_cast<size_t>(y) * w_ + x] = median3x3(raw, x, y, w_, h_);
+      return;
+    }
+    std::vector<uint8_t> eroded(raw_.size());
+    for (int y = 0; y < h_; ++y)
+      for (int x = 0; x < w_; ++x)
+        eroded[static_cast<size_t>(y) * w_ + x] = morph3x3(raw, x, y, w_, h_, false);
+    auto er = [&](int x, int y) { return eroded[static_cast<size_t>(y) * w_ + x]; };
+    for (int y = 0; y < h_; ++y)
+      for (int x = 0; x < w_; ++x)
+        mask_[static_cast<size_t>(y) * w_ + x] = morph3x3(er, x, y, w_, h_, true);
+  }
+
+  // Selective update: background pixels replace their oldest sample with the current feature and
+  // re-estimate their bandwidths (`updatable`: final mask and, when conservative, raw mask).
+  void update(int y0, int y1) {
+    const int L = p_.num_samples;
+    const size_t npix = static_cast<size_t>(w_) * h_;
+    auto raw = [&](int x, int y) { return raw_[static_cast<size_t>(y) * w_ + x]; };
+    for (int y = y0; y < y1; ++y) {
+      for (int x = 0; x < w_; ++x) {
+        const size_t i = static_cast<size_t>(y) * w_ + x;
+        if (!updatable(raw, mask_[i], x, y, p_.conservative_update))
+          continue;
+        samples_[static_cast<size_t>(head_[i]) * npix + i] = feat_[i];
+        head_[i] = static_cast<uint8_t>((head_[i] + 1) % L);
+        refresh_median(i);
+      }
+    }
+  }
+
+  Params p_;
+  bool configured_ = false;
+  int w_ = 0, h_ = 0;
+  int64_t frame_ = 0;
+  cpwl::Table table_;
+  std::vector<float> lut_;
+  std::vector<uint32_t> samples_, medians_, feat_;
+  std::vector<uint8_t> head_, raw_, mask_;
+};
+
+} // namespace
+
+std::unique_ptr<Subtractor> make_subtractor(Backend backend, Status* status) {
+  *status = Status::Ok();
+  if (backend == Backend::kCpu)
+    return std::make_unique<CpuSubtractor>();
+  if (backend == Backend::kCuda) {
+#if defined(CVIS_HAVE_CUDA)
+    return make_cuda_subtractor(status);
+#else
+    *status = Status(StatusCode::kNoDevice, "this build has no CUDA support");
+    return nullptr;
+#endif
+  }
+  *status = invalid_argument("bgsub: resolve Backend::kAuto before make_subtractor");
+  return nullptr;
+}
+
+} // namespace cvis::bgsub
