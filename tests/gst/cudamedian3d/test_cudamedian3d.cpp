@@ -286,8 +286,9 @@ TEST_F(Median3dElement, SameCapsAgainKeepsTheWindow) {
   GstHarness* a = harness("temporal-size=7 output=mask", GST_VIDEO_FORMAT_GRAY8, 20, 10);
   GstHarness* b = harness("temporal-size=7 output=mask", GST_VIDEO_FORMAT_GRAY8, 20, 10);
   for (int t = 0; t < 12; ++t) {
-    if (t == 6)
+    if (t == 6) {
       ASSERT_TRUE(gst_harness_push_upstream_event(b, gst_event_new_reconfigure()));
+    }
     ASSERT_EQ(gst_harness_push(a, make_buffer(GST_VIDEO_FORMAT_GRAY8, 20, 10, 4, t)), GST_FLOW_OK);
     ASSERT_EQ(gst_harness_push(b, make_buffer(GST_VIDEO_FORMAT_GRAY8, 20, 10, 4, t)), GST_FLOW_OK);
   }

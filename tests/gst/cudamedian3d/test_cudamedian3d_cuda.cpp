@@ -1,0 +1,220 @@
+// cudamedian3d with backend=cuda (gpu suite): CUDA-memory frames (a GstCudaBufferPool on a shared
+// context) and system-memory frames, every output kind, bit-exact with the library's CPU backend;
+// the foreground mask in CUDA memory readable as GRAY8.
+#include <gst/cuda/gstcudabufferpool.h>
+#include <gst/cuda/gstcudacontext.h>
+#include <gst/cuda/gstcudaloader.h>
+#include <gst/cuda/gstcudamemory.h>
+#include <gst/cuda/gstcudautils.h>
+
+#include <string>
+#include <vector>
+
+#include "median3d_elem_util.hpp"
+#include "test_images.hpp"
+
+using namespace m3d_elem;
+
+namespace {
+
+class Median3dElementCuda : public ::testing::Test {
+protected:
+  static void SetUpTestSuite() { gst_init(nullptr, nullptr); }
+  void SetUp() override {
+    CVIS_REQUIRE_GPU();
+    // Only after the device check: GStreamer 1.22 deadlocks on a second context creation once
+    // cuInit has failed.
+    ASSERT_TRUE(gst_cuda_load_library());
+    gst_cuda_memory_init_once();
+    ctx_ = gst_cuda_context_new(0);
+    ASSERT_TRUE(ctx_);
+  }
+  void TearDown() override { gst_clear_object(&ctx_); }
+
+  GstHarness* harness(const std::string& props, const std::string& caps) {
+    // A one-element description gives the element itself.
+    GstElement* e = gst_parse_launch(("cudamedian3d backend=cuda " + props).c_str(), nullptr);
+    GstContext* c = gst_context_new_cuda_context(ctx_);
+    gst_element_set_context(e, c);
+    gst_context_unref(c);
+    GstHarness* hs = gst_harness_new_with_element(e, "sink", "src");
+    gst_object_unref(e);
+    gst_harness_set_src_caps_str(hs, caps.c_str());
+    return hs;
+  }
+
+  // Frame t in CUDA memory: written through a CPU map, uploaded when the element maps it.
+  GstBuffer* cuda_buffer(GstBufferPool* pool, GstVideoFormat f, int w, int h, uint32_t seed,
+                         int t) {
+    GstBuffer* buf = nullptr;
+    EXPECT_EQ(gst_buffer_pool_acquire_buffer(pool, &buf, nullptr), GST_FLOW_OK);
+    if (!buf)
+      return nullptr;
+    GstVideoInfo info;
+    gst_video_info_set_format(&info, f, w, h);
+    GstVideoFrame vf;
+    EXPECT_TRUE(gst_video_frame_map(&vf, &info, buf, GST_MAP_WRITE));
+    fill_frame(&vf, f, w, h, seed, t);
+    gst_video_frame_unmap(&vf);
+    GST_BUFFER_PTS(buf) = t * kDur;
+    GST_BUFFER_DURATION(buf) = kDur;
+    GST_BUFFER_OFFSET(buf) = t;
+    return buf;
+  }
+
+  GstBufferPool* cuda_pool(const std::string& caps_str) {
+    GstBufferPool* pool = gst_cuda_buffer_pool_new(ctx_);
+    GstCaps* caps = gst_caps_from_string(caps_str.c_str());
+    GstVideoInfo info;
+    gst_video_info_from_caps(&info, caps);
+    GstStructure* config = gst_buffer_pool_get_config(pool);
+    gst_buffer_pool_config_set_params(config, caps, GST_VIDEO_INFO_SIZE(&info), 0, 0);
+    gst_buffer_pool_config_add_option(config, GST_BUFFER_POOL_OPTION_VIDEO_META);
+    EXPECT_TRUE(gst_buffer_pool_set_config(pool, config));
+    EXPECT_TRUE(gst_buffer_pool_set_active(pool, TRUE));
+    gst_caps_unref(caps);
+    return pool;
+  }
+
+  GstCudaContext* ctx_ = nullptr;
+};
+
+bool caps_are_cuda(GstPad* pad) {
+  GstCaps* caps = gst_pad_get_current_caps(pad);
+  if (!caps)
+    return false;
+  GstCapsFeatures* f = gst_caps_get_features(caps, 0);
+  const bool cuda = f && gst_caps_features_contains(f, GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY);
+  gst_caps_unref(caps);
+  return cuda;
+}
+
+TEST_F(Median3dElementCuda, EveryOutputEqualsTheCpuLibraryInBothMemories) {
+  struct {
+    GstVideoFormat f;
+    int w, h;
+    const char* props;
+    m3d::Method method;
+    m3d::Channels ch;
+    m3d::Timing timing;
+    int threshold, bins;
+  } cases[] = {
+      {GST_VIDEO_FORMAT_NV12, 96, 54, "", m3d::Method::kSlidingHistogram, m3d::Channels::kLuma,
+       m3d::Timing::kCentered, -1, 16},
+      {GST_VIDEO_FORMAT_RGBA, 77, 41, "method=integral-histogram bins=64 window=causal",
+       m3d::Method::kIntegralHistogram, m3d::Channels::kLuma, m3d::Timing::kCausal, -1, 64},
+      {GST_VIDEO_FORMAT_BGRx, 65, 33, "method=separable channels=rgb threshold=30 bins=256",
+       m3d::Method::kSeparable, m3d::Channels::kRgb, m3d::Timing::kCentered, 30, 256},
+      {GST_VIDEO_FORMAT_I420, 70, 38, "channels=rgb bins=256", m3d::Method::kSlidingHistogram,
+       m3d::Channels::kRgb, m3d::Timing::kCentered, -1, 256},
+  };
+  const int frames = 20;
+  for (const auto& c : cases) {
+    m3d::Params p;
+    p.method = c.method;
+    p.channels = c.ch;
+    p.bins = c.bins;
+    const Expected e = expected_outputs(c.f, c.w, c.h, 31, frames, p, c.timing, c.threshold);
+    ASSERT_EQ(static_cast<int>(e.background.size()), frames);
+    for (bool cuda_in : {true, false}) {
+      for (const char* out : {"background", "mask", "frame"}) {
+        const std::string what = std::string(c.props) + " output=" + out +
+                                 (cuda_in ? " (CUDA memory)" : " (system memory)");
+        const std::string caps = caps_string(c.f, c.w, c.h, cuda_in);
+        GstHarness* hs = harness(std::string(c.props) + " output=" + out, caps);
+        GstBufferPool* pool = cuda_in ? cuda_pool(caps) : nullptr;
+        for (int t = 0; t < frames; ++t) {
+          GstBuffer* in =
+              cuda_in ? cuda_buffer(pool, c.f, c.w, c.h, 31, t) : make_buffer(c.f, c.w, c.h, 31, t);
+          ASSERT_EQ(gst_harness_push(hs, in), GST_FLOW_OK) << what;
+        }
+        ASSERT_TRUE(gst_harness_push_event(hs, gst_event_new_eos()));
+        const bool mask = std::string(out) == "mask";
+        EXPECT_EQ(caps_are_cuda(hs->sinkpad), cuda_in && !mask) << what;
+        for (int j = 0; j < frames; ++j) {
+          GstBuffer* b = gst_harness_try_pull(hs);
+          ASSERT_TRUE(b) << what << " output " << j;
+          EXPECT_EQ(GST_BUFFER_PTS(b), j * kDur) << what;
+          if (std::string(out) == "background") {
+            EXPECT_EQ(read_buffer(b, c.f, c.w, c.h), e.background[j]) << what << " #" << j;
+          } else if (mask) {
+            EXPECT_EQ(read_buffer(b, GST_VIDEO_FORMAT_GRAY8, c.w, c.h), e.mask[j]) << what;
+          } else {
+            GstCustomMeta* m = gst_buffer_get_cvis_foreground_meta(b);
+            ASSERT_TRUE(m) << what;
+            GstCvisForegroundInfo fi;
+            ASSERT_TRUE(gst_cvis_foreground_meta_get(m, &fi));
+            EXPECT_EQ(fi.cuda_memory, cuda_in) << what;
+            if (cuda_in) {
+              EXPECT_TRUE(gst_is_cuda_memory(gst_buffer_peek_memory(fi.mask, 0))) << what;
+            }
+            GstVideoMeta* vm = gst_buffer_get_video_meta(fi.mask);
+            ASSERT_TRUE(vm) << what;
+            EXPECT_EQ(vm->format, GST_VIDEO_FORMAT_GRAY8);
+            EXPECT_EQ(vm->stride[0], fi.stride);
+            EXPECT_EQ(read_buffer(fi.mask, GST_VIDEO_FORMAT_GRAY8, c.w, c.h), e.mask[j]) << what;
+            EXPECT_DOUBLE_EQ(fi.fraction,
+                             static_cast<double>(e.result[j].foreground) / (c.w * c.h));
+            EXPECT_TRUE(same_blobs(roi_boxes(b), e.blobs[j])) << what << " #" << j;
+          }
+          gst_buffer_unref(b);
+          if (HasFailure())
+            break;
+        }
+        gst_harness_teardown(hs);
+        if (pool) {
+          gst_buffer_pool_set_active(pool, FALSE);
+          gst_object_unref(pool);
+        }
+        if (HasFailure())
+          return;
+      }
+    }
+  }
+}
+
+// Flush and a caps change in CUDA memory: same behaviour as the CPU backend (counts, timestamps).
+TEST_F(Median3dElementCuda, FlushAndCapsChangeInCudaMemory) {
+  const std::string caps1 = caps_string(GST_VIDEO_FORMAT_NV12, 64, 36, true);
+  const std::string caps2 = caps_string(GST_VIDEO_FORMAT_RGBA, 48, 30, true);
+  GstHarness* hs = harness("temporal-size=7", caps1);
+  GstBufferPool* p1 = cuda_pool(caps1);
+  GstBufferPool* p2 = cuda_pool(caps2);
+  for (int t = 0; t < 5; ++t) {
+    ASSERT_EQ(gst_harness_push(hs, cuda_buffer(p1, GST_VIDEO_FORMAT_NV12, 64, 36, 3, t)),
+              GST_FLOW_OK);
+  }
+  ASSERT_TRUE(gst_harness_push_event(hs, gst_event_new_flush_start()));
+  ASSERT_TRUE(gst_harness_push_event(hs, gst_event_new_flush_stop(TRUE)));
+  GstSegment seg;
+  gst_segment_init(&seg, GST_FORMAT_TIME);
+  ASSERT_TRUE(gst_harness_push_event(hs, gst_event_new_segment(&seg)));
+  GstBuffer* b;
+  while ((b = gst_harness_try_pull(hs)))
+    gst_buffer_unref(b); // before the flush: 2 outputs
+  for (int t = 10; t < 16; ++t) {
+    ASSERT_EQ(gst_harness_push(hs, cuda_buffer(p1, GST_VIDEO_FORMAT_NV12, 64, 36, 3, t)),
+              GST_FLOW_OK);
+  }
+  gst_harness_set_src_caps_str(hs, caps2.c_str());
+  for (int t = 16; t < 20; ++t) {
+    ASSERT_EQ(gst_harness_push(hs, cuda_buffer(p2, GST_VIDEO_FORMAT_RGBA, 48, 30, 3, t)),
+              GST_FLOW_OK);
+  }
+  ASSERT_TRUE(gst_harness_push_event(hs, gst_event_new_eos()));
+  std::vector<GstClockTime> pts;
+  while ((b = gst_harness_try_pull(hs))) {
+    pts.push_back(GST_BUFFER_PTS(b));
+    gst_buffer_unref(b);
+  }
+  ASSERT_EQ(pts.size(), 10u);
+  for (size_t j = 0; j < pts.size(); ++j)
+    EXPECT_EQ(pts[j], (10 + j) * kDur);
+  gst_harness_teardown(hs);
+  for (GstBufferPool* p : {p1, p2}) {
+    gst_buffer_pool_set_active(p, FALSE);
+    gst_object_unref(p);
+  }
+}
+
+} // namespace
