@@ -98,6 +98,7 @@ CVIS_HD void kde_sums(uint32_t feat, int px, int py, const ModelConsts& m, const
                       SampleFn sample, ProdFn prod, float* total, float* weight_sum) {
   float acc = 0.0f, wsum = 0.0f;
   const int r = m.radius, side = 2 * r + 1;
+  const int f0 = channel(feat, 0), f1 = channel(feat, 1), f2 = channel(feat, 2);
   for (int dy = -r; dy <= r; ++dy) {
     const int y = py + dy;
     if (y < 0 || y >= m.height)
@@ -108,10 +109,13 @@ CVIS_HD void kde_sums(uint32_t feat, int px, int py, const ModelConsts& m, const
         continue;
       float s = 0.0f;
       for (int k = 0; k < m.num_samples; ++k) {
-        const uint32_t d = absdiff3(feat, sample(k, x, y));
-        const float t0 = cpwl::mul_rn(static_cast<float>(channel(d, 0)), scale[0]);
-        const float t1 = cpwl::mul_rn(static_cast<float>(channel(d, 1)), scale[1]);
-        const float t2 = cpwl::mul_rn(static_cast<float>(channel(d, 2)), scale[2]);
+        const uint32_t ref = sample(k, x, y);
+        const int d0 = f0 - static_cast<int>(ref & 0xffu);
+        const int d1 = f1 - static_cast<int>((ref >> 8) & 0xffu);
+        const int d2 = f2 - static_cast<int>((ref >> 16) & 0xffu);
+        const float t0 = cpwl::mul_rn(static_cast<float>(d0 < 0 ? -d0 : d0), scale[0]);
+        const float t1 = cpwl::mul_rn(static_cast<float>(d1 < 0 ? -d1 : d1), scale[1]);
+        const float t2 = cpwl::mul_rn(static_cast<float>(d2 < 0 ? -d2 : d2), scale[2]);
         s = cpwl::add_rn(s, prod(t0, t1, t2));
       }
       const float w = m.weights[(dy + r) * side + (dx + r)];

@@ -46,6 +46,32 @@ CVIS_HD float sub_rn(float a, float b) {
 #endif
 }
 
+// floor, max(v, lo) and min(v, hi) with identical results on both sides. On the host they avoid
+// libm calls (baseline x86-64 has no single-instruction floor, and fminf's NaN rule blocks minss):
+// hd_floor needs |t| < 2^31; a NaN v gives lo in hd_max, as fmaxf does.
+CVIS_HD float hd_floor(float t) {
+#if defined(__CUDA_ARCH__)
+  return floorf(t);
+#else
+  const int i = static_cast<int>(t);
+  return static_cast<float>(i - (t < static_cast<float>(i) ? 1 : 0));
+#endif
+}
+CVIS_HD float hd_max(float v, float lo) {
+#if defined(__CUDA_ARCH__)
+  return fmaxf(v, lo);
+#else
+  return v > lo ? v : lo;
+#endif
+}
+CVIS_HD float hd_min(float v, float hi) {
+#if defined(__CUDA_ARCH__)
+  return fminf(v, hi);
+#else
+  return v < hi ? v : hi;
+#endif
+}
+
 // A device-ready table: plain pointers and numbers (valid in the memory space of whoever reads it).
 //
 // Padded value layout (n + 4 floats): S[0] = 0, S[1 + i] = V_i for i = 0..n, S[n + 2] = S[n + 3] =
@@ -97,8 +123,8 @@ CVIS_HD float optimized_index_rt(const float* knots, const float* inv_h, int pow
 
 // Step 2, manual interpolation over the padded values (two loads, one lerp).
 CVIS_HD float lookup_manual(const float* padded, int n, float p) {
-  const float t = fminf(fmaxf(p, -1.0f), static_cast<float>(n + 1));
-  const float fl = floorf(t);
+  const float t = hd_min(hd_max(p, -1.0f), static_cast<float>(n + 1));
+  const float fl = hd_floor(t);
   const int k = static_cast<int>(fl) + 1;
   const float f = sub_rn(t, fl);
   const float v0 = padded[k];
@@ -108,8 +134,8 @@ CVIS_HD float lookup_manual(const float* padded, int n, float p) {
 // Step 2 with a value+slope table: one 8-byte load. Bit-identical to lookup_manual, because the
 // slope is the same float subtraction done ahead of time.
 CVIS_HD float lookup_slope(const float* slope_pairs, int n, float p) {
-  const float t = fminf(fmaxf(p, -1.0f), static_cast<float>(n + 1));
-  const float fl = floorf(t);
+  const float t = hd_min(hd_max(p, -1.0f), static_cast<float>(n + 1));
+  const float fl = hd_floor(t);
   const int k = static_cast<int>(fl) + 1;
   const float f = sub_rn(t, fl);
 #if defined(__CUDA_ARCH__)
@@ -124,7 +150,7 @@ CVIS_HD float lookup_slope(const float* slope_pairs, int n, float p) {
 // rounding to nearest).
 CVIS_HD float texture_weight(float f, TexRounding r) {
   const float scaled = mul_rn(f, 256.0f);
-  const float q = (r == TexRounding::kNearest) ? floorf(add_rn(scaled, 0.5f)) : floorf(scaled);
+  const float q = (r == TexRounding::kNearest) ? hd_floor(add_rn(scaled, 0.5f)) : hd_floor(scaled);
   return mul_rn(q, 1.0f / 256.0f);
 }
 
@@ -132,9 +158,9 @@ CVIS_HD float texture_weight(float f, TexRounding r) {
 // a zero border over the n + 1 values (padded layout as above).
 CVIS_HD float lookup_texture_emulated(const float* padded, int n, float p, TexRounding r) {
   // Far outside, every texel read is border; clamping keeps the integer conversion in range.
-  const float c = fminf(fmaxf(p, -2.0f), static_cast<float>(n + 2));
+  const float c = hd_min(hd_max(p, -2.0f), static_cast<float>(n + 2));
   const float xb = sub_rn(add_rn(c, 0.5f), 0.5f);
-  const float fl = floorf(xb);
+  const float fl = hd_floor(xb);
   const float w = texture_weight(sub_rn(xb, fl), r);
   const int i = static_cast<int>(fl); // texel index, -2..n+2
   const float t0 = (i >= 0 && i <= n) ? padded[i + 1] : 0.0f;

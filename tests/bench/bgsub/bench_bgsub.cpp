@@ -1,0 +1,366 @@
+// bench_bgsub: the paper's Table II (ns per pixel of the whole background model) for every kernel
+// evaluator at 352x288, 1280x720 and 1920x1080 on the GPU, the CPU reference in the same run, and
+// the choice of the default evaluator: the fastest whose masks equal the exact evaluator's within
+// 0.1% of pixel-frames (the parity tolerance of test_bgsub_gpu).
+//
+//   bench_bgsub [--quick] [--out FILE] [--device N] [--sizes 352x288,1920x1080] [--frames N]
+//
+// Frames: 8 distinct RGBA frames of the "combined" synthetic sequence (moving objects, waving
+// region, noise), resident in device memory, cycled; masks go to device memory (the element's
+// CUDA-memory path). Each kernel: a fresh model, num_samples warm-up frames, then --frames timed
+// process() calls (steady clock around each call, which ends with a stream sync), median reported.
+// A separate untimed run of the same frames downloads the masks to compare with the exact kernel.
+// Stage costs of the default kernel: the same run without blobs, and without model updates.
+// Compute ceiling: README.md (cuda/bgsub) derives per-sample instruction counts from the PTX; the
+// bench prints the measured rate against that ceiling with this device's SM count and clock.
+// Exit status 1 on any error.
+#include <cuda_runtime_api.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "bgsub/bgsub.hpp"
+#include "common/backend.hpp"
+#include "synth_sequence.hpp"
+
+namespace {
+
+using namespace cvis;
+using bgsub::Kernel;
+
+struct Options {
+  bool quick = false;
+  std::string out;
+  int device = 0;
+  int frames = 100;
+  std::vector<std::pair<int, int>> sizes = {{352, 288}, {1280, 720}, {1920, 1080}};
+};
+
+[[noreturn]] void die(const std::string& m) {
+  std::fprintf(stderr, "bench_bgsub: %s\n", m.c_str());
+  std::exit(1);
+}
+void check(const Status& s, const char* what) {
+  if (!s.ok())
+    die(std::string(what) + ": " + s.to_string());
+}
+void check_cuda(cudaError_t e, const char* what) {
+  if (e != cudaSuccess)
+    die(std::string(what) + ": " + cudaGetErrorName(e));
+}
+
+// Per reference sample: PTX instructions of the classify loop and special-unit operations (see
+// cuda/bgsub/README.md "compute ceiling"; optimized partitions at the default 64 points).
+struct Cost {
+  double instr, mufu, tex, lsu;
+};
+Cost kernel_cost(Kernel k) {
+  switch (k) {
+  case Kernel::kExact:
+    return {69.5, 3, 0, 1};
+  case Kernel::kFast:
+    return {35.2, 3, 0, 1};
+  case Kernel::kTextureUniform:
+    return {29.0, 0, 3, 1};
+  case Kernel::kManualUniform:
+    return {64.0, 0, 0, 7};
+  case Kernel::kTextureOptimized:
+    return {191.0, 0, 3, 24};
+  case Kernel::kManualOptimized:
+    return {214.0, 0, 0, 29};
+  case Kernel::kSlopeUniform:
+    return {55.0, 0, 0, 4};
+  case Kernel::kFastFused:
+    return {29.2, 1, 0, 1};
+  }
+  return {1, 0, 0, 0};
+}
+// Samples per clock per SM on sm_90: 128 FP32/INT lanes issue one instruction each, 16 MUFU
+// results, 4 filtered texture lookups (assumed), 32 load/store lanes.
+double samples_per_clock(Kernel k) {
+  const Cost c = kernel_cost(k);
+  double r = 128.0 / c.instr;
+  if (c.mufu > 0)
+    r = std::min(r, 16.0 / c.mufu);
+  if (c.tex > 0)
+    r = std::min(r, 4.0 / c.tex);
+  if (c.lsu > 0)
+    r = std::min(r, 32.0 / c.lsu);
+  return r;
+}
+
+struct Frames {
+  int w = 0, h = 0;
+  std::vector<test::HostImage> host;
+  std::vector<void*> dev;
+  std::vector<size_t> pitch;
+  ~Frames() {
+    for (void* p : dev)
+      cudaFree(p);
+  }
+  ImageView device_view(int i) const {
+    ImageView v = host[i % host.size()].view();
+    v.space = MemorySpace::kDevice;
+    v.data[0] = static_cast<uint8_t*>(dev[i % dev.size()]);
+    v.pitch[0] = pitch[i % pitch.size()];
+    return v;
+  }
+};
+
+void make_frames(int w, int h, Frames* f) {
+  test::SequenceSpec s = test::quality_presets(w, h, 400)[3]; // "combined"
+  s.first_object_frame = 0;
+  test::SyntheticSequence seq(s);
+  f->w = w;
+  f->h = h;
+  for (int i = 0; i < 8; ++i) {
+    test::HostImage rgb;
+    std::vector<uint8_t> truth;
+    seq.render(i * 5, &rgb, &truth);
+    f->host.push_back(rgb.converted(PixelFormat::kRGBA));
+    void* p = nullptr;
+    size_t pitch = 0;
+    check_cuda(cudaMallocPitch(&p, &pitch, static_cast<size_t>(w) * 4, h), "cudaMallocPitch");
+    const ImageView v = f->host.back().view();
+    check_cuda(cudaMemcpy2D(p, pitch, v.data[0], v.pitch[0], static_cast<size_t>(w) * 4, h,
+                            cudaMemcpyHostToDevice),
+               "upload");
+    f->dev.push_back(p);
+    f->pitch.push_back(pitch);
+  }
+}
+
+struct DeviceMask {
+  ImageView view;
+  DeviceMask(int w, int h) {
+    void* p = nullptr;
+    size_t pitch = 0;
+    check_cuda(cudaMallocPitch(&p, &pitch, w, h), "cudaMallocPitch");
+    view.format = PixelFormat::kGRAY8;
+    view.space = MemorySpace::kDevice;
+    view.width = w;
+    view.height = h;
+    view.data[0] = static_cast<uint8_t*>(p);
+    view.pitch[0] = pitch;
+  }
+  ~DeviceMask() { cudaFree(view.data[0]); }
+};
+
+std::unique_ptr<bgsub::Subtractor> make(Backend b, const bgsub::Params& p) {
+  Status st;
+  auto s = bgsub::make_subtractor(b, &st);
+  check(st, "make_subtractor");
+  check(s->configure(p), "configure");
+  return s;
+}
+
+// Masks of `checked` frames after the warm-up (host copies), GPU.
+std::vector<std::vector<uint8_t>> masks_of(const bgsub::Params& p, const Frames& f, int checked) {
+  auto s = make(Backend::kCuda, p);
+  DeviceMask m(f.w, f.h);
+  std::vector<std::vector<uint8_t>> out;
+  bgsub::FrameResult r;
+  for (int i = 0; i < p.num_samples + checked; ++i) {
+    check(s->process(f.device_view(i), m.view, &r, nullptr), "process");
+    if (i < p.num_samples)
+      continue;
+    std::vector<uint8_t> host(static_cast<size_t>(f.w) * f.h);
+    check_cuda(cudaMemcpy2D(host.data(), f.w, m.view.data[0], m.view.pitch[0], f.w, f.h,
+                            cudaMemcpyDeviceToHost),
+               "download");
+    out.push_back(std::move(host));
+  }
+  return out;
+}
+
+// Median ms per process() call after the warm-up.
+double time_ms(Backend b, const bgsub::Params& p, const Frames& f, int frames) {
+  auto s = make(b, p);
+  DeviceMask dm(f.w, f.h);
+  test::HostImage hm(PixelFormat::kGRAY8, f.w, f.h);
+  bgsub::FrameResult r;
+  std::vector<double> ms;
+  for (int i = 0; i < p.num_samples + frames; ++i) {
+    const ImageView in = b == Backend::kCuda ? f.device_view(i) : f.host[i % f.host.size()].view();
+    const ImageView mask = b == Backend::kCuda ? dm.view : hm.view();
+    const auto t0 = std::chrono::steady_clock::now();
+    check(s->process(in, mask, &r, nullptr), "process");
+    const auto t1 = std::chrono::steady_clock::now();
+    if (i >= p.num_samples)
+      ms.push_back(std::chrono::duration<double, std::milli>(t1 - t0).count());
+  }
+  std::sort(ms.begin(), ms.end());
+  return ms[ms.size() / 2];
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+  Options o;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a == "--quick") {
+      o.quick = true;
+      o.frames = 20;
+    } else if (a == "--out" && i + 1 < argc) {
+      o.out = argv[++i];
+    } else if (a == "--device" && i + 1 < argc) {
+      o.device = std::atoi(argv[++i]);
+    } else if (a == "--frames" && i + 1 < argc) {
+      o.frames = std::max(1, std::atoi(argv[++i]));
+    } else if (a == "--sizes" && i + 1 < argc) {
+      o.sizes.clear();
+      std::string list = argv[++i];
+      size_t pos = 0;
+      while (pos < list.size()) {
+        const size_t end = list.find(',', pos);
+        const std::string item =
+            list.substr(pos, end == std::string::npos ? std::string::npos : end - pos);
+        int w = 0, h = 0;
+        if (std::sscanf(item.c_str(), "%dx%d", &w, &h) != 2 || w < 8 || h < 8)
+          die("bad size " + item);
+        o.sizes.emplace_back(w, h);
+        pos = end == std::string::npos ? list.size() : end + 1;
+      }
+    } else {
+      die("usage: bench_bgsub [--quick] [--out FILE] [--device N] [--sizes WxH,...] [--frames N]");
+    }
+  }
+  if (cuda_device_count() <= 0)
+    die("no usable CUDA device: " + cuda_device_description(0));
+  check(select_cuda_device(o.device), "select device");
+  int sms = 0, khz = 0;
+  check_cuda(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, o.device), "SM count");
+  if (cudaDeviceGetAttribute(&khz, cudaDevAttrClockRate, o.device) != cudaSuccess)
+    khz = 0;
+  const bgsub::Params defaults;
+  const int checked = o.quick ? 8 : 24;
+  const int cpu_frames = o.quick ? 1 : 3;
+
+  std::string md = "# bench_bgsub: Table II, ns per pixel of the background model\n\n";
+  md += "GPU: " + cuda_device_description(o.device) + ", SM clock " + std::to_string(khz / 1000) +
+        " MHz; " + std::to_string(bgsub::evaluations_per_pixel(defaults)) +
+        " Gaussian evaluations per pixel; timed frames: " + std::to_string(o.frames) + "\n\n";
+  md += "| size | kernel | ms/frame | ns/pixel | frames/s | G samples/s | ceiling frames/s | of "
+        "ceiling | mask pixels differing from exact |\n";
+  md += "|---|---|---|---|---|---|---|---|---|\n";
+  std::string summary = "Table II (ns/pixel)\nkernel             ";
+  for (auto [w, h] : o.sizes) {
+    char b[32];
+    std::snprintf(b, sizeof b, " %11s", (std::to_string(w) + "x" + std::to_string(h)).c_str());
+    summary += b;
+  }
+  summary += "\n";
+  std::vector<std::vector<double>> ns(bgsub::kKernelCount + 1,
+                                      std::vector<double>(o.sizes.size(), -1));
+  std::vector<bool> equal_to_exact(bgsub::kKernelCount, true);
+  std::string extra;
+  char line[512];
+  double fps_default_1080 = -1;
+
+  for (size_t si = 0; si < o.sizes.size(); ++si) {
+    const auto [w, h] = o.sizes[si];
+    Frames f;
+    make_frames(w, h, &f);
+    const double px = double(w) * h;
+    bgsub::Params ex = defaults;
+    ex.kernel = Kernel::kExact;
+    const auto ref = masks_of(ex, f, checked);
+    for (int k = 0; k < bgsub::kKernelCount; ++k) {
+      bgsub::Params p = defaults;
+      p.kernel = static_cast<Kernel>(k);
+      size_t differ = 0;
+      if (k != 0) {
+        const auto m = masks_of(p, f, checked);
+        for (size_t t = 0; t < m.size(); ++t)
+          for (size_t i = 0; i < m[t].size(); ++i)
+            differ += m[t][i] != ref[t][i];
+      }
+      const double share = differ / (px * checked);
+      if (share > 1e-3)
+        equal_to_exact[k] = false;
+      const double ms = time_ms(Backend::kCuda, p, f, o.frames);
+      ns[k][si] = ms * 1e6 / px;
+      const double samples = px * bgsub::evaluations_per_pixel(p) / 3.0;
+      const double ceiling =
+          khz > 0 ? sms * (khz * 1e3) * samples_per_clock(p.kernel) / samples : 0;
+      std::snprintf(line, sizeof line,
+                    "| %dx%d | %s | %.3f | %.2f | %.1f | %.1f | %.0f | %.0f%% | %zu (%.4f%%) |\n",
+                    w, h, bgsub::kernel_name(p.kernel), ms, ns[k][si], 1e3 / ms,
+                    samples * 1e3 / ms / 1e9, ceiling,
+                    ceiling > 0 ? 100.0 * (1e3 / ms) / ceiling : 0.0, differ, 100.0 * share);
+      md += line;
+      if (p.kernel == defaults.kernel && w == 1920 && h == 1080)
+        fps_default_1080 = 1e3 / ms;
+    }
+    // Stage costs of the default kernel.
+    bgsub::Params nb = defaults, nu = defaults;
+    nb.blobs = false;
+    nu.update_period = 1 << 30;
+    const double full = ns[static_cast<int>(defaults.kernel)][si] * px / 1e6;
+    const double no_blobs = time_ms(Backend::kCuda, nb, f, o.frames);
+    const double no_update = time_ms(Backend::kCuda, nu, f, o.frames);
+    std::snprintf(line, sizeof line,
+                  "%dx%d %s: full %.3f ms, without blobs %.3f ms, without model updates %.3f ms\n",
+                  w, h, bgsub::kernel_name(defaults.kernel), full, no_blobs, no_update);
+    extra += line;
+    // CPU reference, default kernel, all cores.
+    const double cpu_ms = time_ms(Backend::kCpu, defaults, f, cpu_frames);
+    ns[bgsub::kKernelCount][si] = cpu_ms * 1e6 / px;
+    std::snprintf(
+        line, sizeof line,
+        "| %dx%d | CPU reference (%s, all cores) | %.1f | %.1f | %.2f | - | - | - | - |\n", w, h,
+        bgsub::kernel_name(defaults.kernel), cpu_ms, ns[bgsub::kKernelCount][si], 1e3 / cpu_ms);
+    md += line;
+    std::snprintf(line, sizeof line, "%dx%d: GPU (%s) is %.0fx faster than the CPU reference\n", w,
+                  h, bgsub::kernel_name(defaults.kernel), cpu_ms / full);
+    extra += line;
+  }
+  for (int k = 0; k <= bgsub::kKernelCount; ++k) {
+    std::snprintf(line, sizeof line, "%-19s",
+                  k < bgsub::kKernelCount ? bgsub::kernel_name(static_cast<Kernel>(k))
+                                          : "CPU reference");
+    summary += line;
+    for (size_t si = 0; si < o.sizes.size(); ++si) {
+      std::snprintf(line, sizeof line, " %11.2f", ns[k][si]);
+      summary += line;
+    }
+    summary += k < bgsub::kKernelCount && !equal_to_exact[k]
+                   ? "  (masks differ from exact > 0.1%)\n"
+                   : "\n";
+  }
+  // The default: fastest at the largest size among kernels whose masks equal exact's.
+  const size_t last = o.sizes.size() - 1;
+  int best = -1;
+  for (int k = 0; k < bgsub::kKernelCount; ++k)
+    if (equal_to_exact[k] && (best < 0 || ns[k][last] < ns[best][last]))
+      best = k;
+  summary += extra;
+  std::snprintf(line, sizeof line,
+                "fastest kernel with masks equal to exact (<= 0.1%%) at %dx%d: %s  "
+                "(current default: %s)\n",
+                o.sizes[last].first, o.sizes[last].second,
+                bgsub::kernel_name(static_cast<Kernel>(best)), bgsub::kernel_name(defaults.kernel));
+  summary += line;
+  if (fps_default_1080 > 0) {
+    std::snprintf(line, sizeof line,
+                  "1920x1080 default kernel: %.0f frames/s (target >= 300): %s\n", fps_default_1080,
+                  fps_default_1080 >= 300 ? "met" : "NOT met");
+    summary += line;
+  }
+  md += "\n```\n" + summary + "```\n";
+  if (!o.out.empty()) {
+    FILE* fo = std::fopen(o.out.c_str(), "w");
+    if (!fo)
+      die("cannot write " + o.out);
+    std::fputs(md.c_str(), fo);
+    std::fclose(fo);
+  }
+  std::fputs(md.c_str(), stdout);
+  return 0;
+}
