@@ -260,7 +260,11 @@ TEST(CeddRandom, MatchesLiteralSpec) {
   for (int it = 0; it < 80; ++it) {
     const int w = 1 + static_cast<int>(rng() % 400), h = 1 + static_cast<int>(rng() % 400);
     const PixelFormat f = static_cast<PixelFormat>(rng() % 13);
-    HostImage img = test::make_image(f, kPatterns[rng() % 7], w, h, rng(), rng() % 9, rng() % 2);
+    const Pattern pattern = kPatterns[rng() % 7]; // one draw per statement (defined order)
+    const uint32_t seed = rng();
+    const size_t pad = rng() % 9;
+    const bool alpha = rng() % 2;
+    HostImage img = test::make_image(f, pattern, w, h, seed, pad, alpha);
     ImageView v = img.view();
     v.yuv.matrix = static_cast<YuvColorimetry::Matrix>(rng() % 4);
     v.yuv.full_range = rng() % 2;

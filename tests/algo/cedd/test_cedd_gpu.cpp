@@ -87,8 +87,11 @@ void random_size(std::mt19937& rng, int mode, int* w, int* h) {
     small = 40 + static_cast<int>(rng() % 40);
     large = 40 + static_cast<int>(rng() % 1961);
   } else {
-    small = 80 + static_cast<int>(rng() % (rng() % 10 == 0 ? 1921 : 700));
-    large = 80 + static_cast<int>(rng() % (rng() % 10 == 0 ? 1921 : 900));
+    // One draw per statement: the order of draws inside an expression is unspecified.
+    const bool wide_small = rng() % 10 == 0;
+    small = 80 + static_cast<int>(rng() % (wide_small ? 1921 : 700));
+    const bool wide_large = rng() % 10 == 0;
+    large = 80 + static_cast<int>(rng() % (wide_large ? 1921 : 900));
   }
   if (rng() % 2)
     std::swap(small, large);
@@ -125,7 +128,10 @@ TEST(CeddGpu, RandomImagesMatchCpu) {
     random_size(rng, i % 3, &w, &h);
     const PixelFormat f = static_cast<PixelFormat>(i % 13);
     const size_t pad = rng() % 2 ? rng() % 9 : 0;
-    HostImage img = test::make_image(f, kPatterns[rng() % 7], w, h, rng(), pad, rng() % 2);
+    const Pattern pattern = kPatterns[rng() % 7];
+    const uint32_t seed = rng();
+    const bool alpha = rng() % 2;
+    HostImage img = test::make_image(f, pattern, w, h, seed, pad, alpha);
     ImageView host = img.view();
     host.yuv.matrix = static_cast<YuvColorimetry::Matrix>(rng() % 4);
     host.yuv.full_range = rng() % 2;
@@ -193,7 +199,10 @@ TEST(CeddGpu, BatchMixedMatchesCpu) {
         if (i == 0)
           w = h = 1; // no blocks
         const PixelFormat f = static_cast<PixelFormat>(rng() % 13);
-        hosts.push_back(test::make_image(f, kPatterns[rng() % 7], w, h, rng(), rng() % 5, true));
+        const Pattern pattern = kPatterns[rng() % 7];
+        const uint32_t seed = rng();
+        const size_t pad = rng() % 5;
+        hosts.push_back(test::make_image(f, pattern, w, h, seed, pad, true));
         ref.push_back(hosts.back().view());
         if (rng() % 2) {
           devs.push_back(std::make_unique<DeviceImage>(ref.back()));
