@@ -252,13 +252,11 @@ int main(int argc, char** argv) {
       cpu_frames = std::max(1, std::atoi(argv[++i]));
     else if (a == "--seconds" && i + 1 < argc)
       budget = std::atof(argv[++i]);
-    else {
+    else
       std::fprintf(stderr,
-                   "usage: %s [--out FILE] [--quick] [--no-cpu] [--cpu-frames N] "
-                   "[--seconds S]\n",
-                   argv[0]);
-      return 1;
-    }
+                   "ignoring %s (usage: %s [--out FILE] [--quick] [--no-cpu] "
+                   "[--cpu-frames N] [--seconds S])\n",
+                   a.c_str(), argv[0]);
   }
   if (quick)
     budget = std::min(budget, 0.2);
