@@ -197,7 +197,8 @@ private:
 
   // JIH += integral histogram of (head - tail) (Algorithm 4, lines 12-15, by linearity): a row
   // prefix sum R of the signed indicator per bin, then a column prefix sum of R split into
-  // kScanSegment-row segments whose totals are carried down (the CUDA kernels' split).
+  // kScanSegment-row segments: segment totals, their exclusive prefix (the carries), then the
+  // scan within each segment (the CUDA kernels' split).
   void update_integral(int head, int tail) {
     std::vector<int16_t> r(px_);
     std::vector<int16_t> qh(px_, -1), qt(px_, -1);
@@ -229,11 +230,17 @@ private:
           }
         }
         uint32_t* j = jih_.data() + (static_cast<size_t>(c) * p_.bins + b) * px_;
+        for (int x = 0; x < w_; ++x) { // exclusive prefix down the segments (the carries)
+          int32_t acc = 0;
+          for (int s = 0; s < segs; ++s) {
+            const int32_t v = seg_total[static_cast<size_t>(s) * w_ + x];
+            seg_total[static_cast<size_t>(s) * w_ + x] = acc;
+            acc += v;
+          }
+        }
         for (int s = 0; s < segs; ++s) {
           for (int x = 0; x < w_; ++x) {
-            int32_t acc = 0;
-            for (int q = 0; q < s; ++q)
-              acc += seg_total[static_cast<size_t>(q) * w_ + x];
+            int32_t acc = seg_total[static_cast<size_t>(s) * w_ + x];
             for (int y = s * kScanSegment; y < std::min(h_, (s + 1) * kScanSegment); ++y) {
               acc += r[static_cast<size_t>(y) * w_ + x];
               j[static_cast<size_t>(y) * w_ + x] += static_cast<uint32_t>(acc); // mod 2^32

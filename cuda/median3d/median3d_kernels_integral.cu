@@ -74,18 +74,31 @@ __global__ void integral_segments_kernel(const int16_t* rows, int w, int h, int 
   seg[(plane * segs + s) * w + x] = t;
 }
 
-// Column scan: the totals of the segments above, then the running sum down this segment, added
+// Exclusive prefix of the segment totals down each column, in place: thread per (x, plane).
+__global__ void integral_carry_kernel(int w, int segs, int planes, int32_t* seg) {
+  const int x = blockIdx.x * blockDim.x + threadIdx.x;
+  const size_t plane = blockIdx.y;
+  if (x >= w || plane >= static_cast<size_t>(planes))
+    return;
+  int32_t* t = seg + plane * segs * w + x;
+  int32_t acc = 0;
+  for (int s = 0; s < segs; ++s) {
+    const int32_t v = t[static_cast<size_t>(s) * w];
+    t[static_cast<size_t>(s) * w] = acc;
+    acc += v;
+  }
+}
+
+// Column scan: the carry of the segments above, then the running sum down this segment, added
 // to the joint integral histogram (uint32 wraps; the true counts are never negative).
-__global__ void integral_apply_kernel(const int16_t* rows, const int32_t* seg, int w, int h,
+__global__ void integral_apply_kernel(const int16_t* rows, const int32_t* carry, int w, int h,
                                       int segs, uint32_t* jih) {
   const int x = blockIdx.x * blockDim.x + threadIdx.x;
   const int s = blockIdx.y;
   const size_t plane = blockIdx.z;
   if (x >= w)
     return;
-  int32_t acc = 0;
-  for (int q = 0; q < s; ++q)
-    acc += seg[(plane * segs + q) * w + x];
+  int32_t acc = carry[(plane * segs + s) * w + x];
   const int16_t* r = rows + plane * h * w;
   uint32_t* j = jih + plane * h * w;
   const int yend = min(h, (s + 1) * kScanSegment);
@@ -146,6 +159,9 @@ Status launch_integral_update(const uint8_t* head, const uint8_t* tail, size_t p
   const dim3 grid((w + 127) / 128, segs, nc * bins);
   integral_segments_kernel<<<grid, block, 0, s>>>(rows, w, h, segs, seg);
   CVIS_CUDA_CHECK_LAUNCH(s, "integral_segments_kernel");
+  const dim3 cgrid((w + 127) / 128, nc * bins);
+  integral_carry_kernel<<<cgrid, block, 0, s>>>(w, segs, nc * bins, seg);
+  CVIS_CUDA_CHECK_LAUNCH(s, "integral_carry_kernel");
   integral_apply_kernel<<<grid, block, 0, s>>>(rows, seg, w, h, segs, jih);
   CVIS_CUDA_CHECK_LAUNCH(s, "integral_apply_kernel");
   return Status::Ok();
