@@ -2,6 +2,7 @@
 // uploaded by the element, hybrid mode, and a decode pipeline; descriptors equal to the CPU
 // reference library, bit for bit.
 #include <glib/gstdio.h>
+#include <sqlite3.h>
 
 #include <string>
 #include <vector>
@@ -77,17 +78,31 @@ TEST_F(CeddElementCuda, SystemMemoryUploadedByTheElement) {
   EXPECT_EQ(n, 30);
 }
 
+// ROI metas do not survive cudaupload (it keeps only untagged metas), so they are attached on
+// cudacedd's sink pad, where a tracker running in CUDA memory would have put them.
+static GstPadProbeReturn add_rois(GstPad*, GstPadProbeInfo* info, gpointer) {
+  GstBuffer* b = gst_buffer_make_writable(GST_PAD_PROBE_INFO_BUFFER(info));
+  gst_buffer_add_video_region_of_interest_meta(b, "a", 17, 33, 201, 150)->id = 0;
+  gst_buffer_add_video_region_of_interest_meta(b, "b", 400, 300, 240, 180)->id = 1;
+  GST_PAD_PROBE_INFO_DATA(info) = b;
+  return GST_PAD_PROBE_OK;
+}
+
 TEST_F(CeddElementCuda, RoisInCudaMemory) {
   CVIS_REQUIRE_GPU();
   const int w = 640, h = 480;
   GstHarness* hs = gst_harness_new_parse(
-      "cudaupload ! video/x-raw(memory:CUDAMemory) ! cudacedd backend=cuda regions=both");
+      "cudaupload ! video/x-raw(memory:CUDAMemory) ! cudacedd name=c backend=cuda regions=both");
+  GstElement* c = gst_bin_get_by_name(GST_BIN(hs->element), "c");
+  ASSERT_NE(c, nullptr);
+  GstPad* pad = gst_element_get_static_pad(c, "sink");
+  gst_pad_add_probe(pad, GST_PAD_PROBE_TYPE_BUFFER, add_rois, nullptr, nullptr);
+  gst_object_unref(pad);
+  gst_object_unref(c);
   gst_harness_set_src_caps_str(hs, caps_string(GST_VIDEO_FORMAT_BGRx, w, h).c_str());
   GstBuffer* in = make_frame(GST_VIDEO_FORMAT_BGRx, w, h, 77);
   std::vector<cvis::cedd::Region> regs = {{17, 33, 201, 150}, {400, 300, 240, 180}};
   auto expected = library_levels(in, GST_VIDEO_FORMAT_BGRx, w, h, &regs);
-  gst_buffer_add_video_region_of_interest_meta(in, "a", 17, 33, 201, 150)->id = 0;
-  gst_buffer_add_video_region_of_interest_meta(in, "b", 400, 300, 240, 180)->id = 1;
   ASSERT_EQ(gst_harness_push(hs, in), GST_FLOW_OK);
   GstBuffer* out = gst_harness_pull(hs);
   ASSERT_NE(out, nullptr);
@@ -116,12 +131,22 @@ TEST_F(CeddElementCuda, DecodePipelineCudaVsCpu) {
                              db_cpu + " ! fakesink", nullptr, nullptr, 300), "");
   // Same rows (frame, levels) in both indexes.
   auto dump = [](const std::string& db) {
-    std::string cmd = "sqlite3 " + db + " \"SELECT frame, hex(levels) FROM descriptors ORDER BY frame\"";
-    gchar* out = nullptr;
-    g_spawn_command_line_sync(cmd.c_str(), &out, nullptr, nullptr, nullptr);
-    std::string s = out ? out : "";
-    g_free(out);
-    return s;
+    std::string rows;
+    sqlite3* s = nullptr;
+    sqlite3_stmt* q = nullptr;
+    if (sqlite3_open_v2(db.c_str(), &s, SQLITE_OPEN_READONLY, nullptr) == SQLITE_OK &&
+        sqlite3_prepare_v2(s, "SELECT frame, levels FROM descriptors ORDER BY frame", -1, &q,
+                           nullptr) == SQLITE_OK) {
+      while (sqlite3_step(q) == SQLITE_ROW) {
+        rows += std::to_string(sqlite3_column_int64(q, 0)) + ":";
+        const guint8* b = static_cast<const guint8*>(sqlite3_column_blob(q, 1));
+        for (int i = 0; b && i < sqlite3_column_bytes(q, 1); ++i) rows += static_cast<char>('0' + b[i]);
+        rows += "\n";
+      }
+    }
+    sqlite3_finalize(q);
+    sqlite3_close(s);
+    return rows;
   };
   const std::string g = dump(db_gpu), c = dump(db_cpu);
   EXPECT_GT(g.size(), 1000u);
