@@ -189,9 +189,9 @@ __global__ void spatial_median_kernel(Planes src, int bins, int w, int h, int rx
     const int mid = (lo + hi) >> 1;
     uint32_t le = 0;
     for (int iy = b.y0; iy <= b.y1; ++iy) {
-      const uint8_t* row = tile + (iy - y0) * tw - x0;
+      const uint8_t* row = tile + (iy - y0) * tw;
       for (int ix = b.x0; ix <= b.x1; ++ix)
-        le += row[ix] <= mid;
+        le += row[ix - x0] <= mid;
     }
     if (2 * le > n) {
       hi = mid;

@@ -163,8 +163,12 @@ produce (Job * job, int pops, int index)
       s = cvis::median3d::find_blobs (host, (uint32_t) min_area, (size_t) max_blobs, &st.blobs);
     stride = (gint) mm.view.pitch[0];
   }
-  if (s.ok ())
+  if (s.ok ()) {
+    GST_BUFFER_PTS (mask) = GST_BUFFER_PTS (frame);
+    GST_BUFFER_DTS (mask) = GST_BUFFER_DTS (frame);
+    GST_BUFFER_DURATION (mask) = GST_BUFFER_DURATION (frame);
     attach_foreground (self, frame, mask, stride, fr);
+  }
   gst_buffer_unref (mask);  /* the meta holds its own reference */
   CVIS_RETURN_IF_ERROR (s);
   GST_LOG_OBJECT (self, "frame %" GST_TIME_FORMAT ": tau %d, foreground %" G_GUINT64_FORMAT
