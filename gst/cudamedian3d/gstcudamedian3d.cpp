@@ -23,12 +23,13 @@
  * change). `window=causal` uses the past T+1 frames and adds no latency (live sources).
  *
  * Outputs: `output=background` (the median image in the input's format: R = G = B, or Y with
- * neutral chroma, in luma mode), `output=mask` (GRAY8 in system memory, 255 = foreground; with
- * CUDA input the mask is downloaded), `output=frame` (frames pass through, delayed like the
- * others, with a GstCvisForegroundMeta referencing a GRAY8 mask in the frame's memory kind, and
- * one GstVideoRegionOfInterestMeta of roi_type "foreground" per blob of at least `min-blob-area`
- * pixels). A GRAY8 mask in CUDA memory is allocated as NV12 of the frame's size (GStreamer 1.22's
- * CUDA allocator has no GRAY8) whose video meta describes plane 0 only.
+ * neutral chroma, in luma mode), `output=mask` (GRAY8 in system memory, 255 = foreground, with
+ * the blob boxes; with CUDA input the mask is downloaded), `output=frame` (frames pass through,
+ * delayed like the others, with a GstCvisForegroundMeta referencing a GRAY8 mask in the frame's
+ * memory kind). Blob boxes: one GstVideoRegionOfInterestMeta of roi_type "foreground" per
+ * 8-connected blob of at least `min-blob-area` pixels (as cudabgsub). A GRAY8 mask in CUDA
+ * memory is allocated as NV12 of the frame's size (GStreamer 1.22's CUDA allocator has no GRAY8)
+ * whose video meta describes plane 0 only.
  *
  * Device memory per stream (logged at INFO): 1920x1080 luma, 3x3x15, 16 bins: about 70 MB with
  * `sliding-histogram`, 240 MB with `integral-histogram`.
@@ -56,174 +57,13 @@ GST_DEBUG_CATEGORY (gst_cuda_median3d_debug);
 
 namespace m3d = cvis::median3d;
 
-enum {
-  PROP_0,
-  PROP_SPATIAL_SIZE,
-  PROP_SPATIAL_HEIGHT,
-  PROP_TEMPORAL_SIZE,
-  PROP_BINS,
-  PROP_METHOD,
-  PROP_CHANNELS,
-  PROP_WINDOW,
-  PROP_OUTPUT,
-  PROP_THRESHOLD,
-  PROP_MIN_BLOB_AREA,
-  PROP_MAX_BLOBS,
-};
 
 /* CUDA memory: the formats GStreamer 1.22's CUDA allocator can hold (no GRAY8, xRGB, xBGR). */
 #define CUDA_FORMATS "{ RGBA, BGRA, RGBx, BGRx, ARGB, ABGR, RGB, BGR, NV12, I420 }"
-#define SYS_FORMATS "{ RGBA, BGRA, RGBx, BGRx, xRGB, xBGR, ARGB, ABGR, RGB, BGR, GRAY8, NV12, I420 }"
+#define SYS_FORMATS \
+    "{ RGBA, BGRA, RGBx, BGRx, xRGB, xBGR, ARGB, ABGR, RGB, BGR, GRAY8, NV12, I420 }"
 
 G_DEFINE_TYPE (GstCudaMedian3d, gst_cuda_median3d, GST_TYPE_CVIS_FILTER);
-
-#define DEFINE_ENUM(fn, name, ...)                                   \
-  GType fn (void) {                                                  \
-    static gsize type = 0;                                           \
-    static const GEnumValue values[] = { __VA_ARGS__, {0, NULL, NULL} }; \
-    if (g_once_init_enter (&type))                                   \
-      g_once_init_leave (&type, g_enum_register_static (name, values)); \
-    return (GType) type;                                             \
-  }
-
-DEFINE_ENUM (gst_cuda_median3d_output_get_type, "GstCudaMedian3dOutput",
-    {GST_CUDA_MEDIAN3D_OUTPUT_BACKGROUND, "The median (background) image", "background"},
-    {GST_CUDA_MEDIAN3D_OUTPUT_MASK, "GRAY8 foreground mask", "mask"},
-    {GST_CUDA_MEDIAN3D_OUTPUT_FRAME, "Frames with foreground meta and blob boxes", "frame"})
-DEFINE_ENUM (gst_cuda_median3d_window_get_type, "GstCudaMedian3dWindow",
-    {GST_CUDA_MEDIAN3D_WINDOW_CENTERED, "Centered on the frame (latency T/2 frames)", "centered"},
-    {GST_CUDA_MEDIAN3D_WINDOW_CAUSAL, "The frame and the T before it (no latency)", "causal"})
-DEFINE_ENUM (gst_cuda_median3d_method_get_type, "GstCudaMedian3dMethod",
-    {GST_CUDA_MEDIAN3D_METHOD_INTEGRAL_HISTOGRAM, "Joint integral histogram (the paper's)",
-        "integral-histogram"},
-    {GST_CUDA_MEDIAN3D_METHOD_SEPARABLE, "2-D medians then temporal median (M2D+t, approximate)",
-        "separable"},
-    {GST_CUDA_MEDIAN3D_METHOD_SLIDING_HISTOGRAM, "Per-pixel temporal histograms, box sums",
-        "sliding-histogram"})
-DEFINE_ENUM (gst_cuda_median3d_channels_get_type, "GstCudaMedian3dChannels",
-    {GST_CUDA_MEDIAN3D_CHANNELS_LUMA, "Luma (Y, or BT.601 luma of RGB)", "luma"},
-    {GST_CUDA_MEDIAN3D_CHANNELS_RGB, "Each channel (R, G, B; Y, U, V for YUV)", "rgb"})
-
-/* --------------------------------------------------------------------------------------------- */
-/* Properties */
-
-static gboolean
-refuse_when_running (GstCudaMedian3d * self, GParamSpec * pspec)
-{
-  if (GST_STATE (self) <= GST_STATE_READY)
-    return FALSE;
-  g_warning ("cudamedian3d: '%s' can only be changed in the NULL or READY state", pspec->name);
-  return TRUE;
-}
-
-static void
-gst_cuda_median3d_set_property (GObject * object, guint prop_id, const GValue * value,
-    GParamSpec * pspec)
-{
-  GstCudaMedian3d *self = GST_CUDA_MEDIAN3D (object);
-  std::lock_guard < std::mutex > lk (*self->lock);
-  GstCudaMedian3dSettings & s = *self->settings;
-  switch (prop_id) {
-    case PROP_SPATIAL_SIZE:
-    case PROP_SPATIAL_HEIGHT:{
-      const gint v = g_value_get_int (value);
-      if (refuse_when_running (self, pspec))
-        break;
-      if (v % 2 == 0 && !(v == 0 && prop_id == PROP_SPATIAL_HEIGHT)) {
-        g_warning ("cudamedian3d: %s must be odd, %d refused", pspec->name, v);
-        break;
-      }
-      if (prop_id == PROP_SPATIAL_SIZE)
-        s.spatial_size = v;
-      else
-        s.spatial_height = v;
-      break;
-    }
-    case PROP_TEMPORAL_SIZE:
-      if (!refuse_when_running (self, pspec))
-        s.params.temporal = g_value_get_int (value);
-      break;
-    case PROP_BINS:
-      if (!refuse_when_running (self, pspec))
-        s.params.bins = g_value_get_int (value);
-      break;
-    case PROP_METHOD:
-      if (!refuse_when_running (self, pspec))
-        s.params.method = (m3d::Method) g_value_get_enum (value);
-      break;
-    case PROP_CHANNELS:
-      if (!refuse_when_running (self, pspec))
-        s.params.channels = (m3d::Channels) g_value_get_enum (value);
-      break;
-    case PROP_WINDOW:
-      if (!refuse_when_running (self, pspec))
-        s.window = (GstCudaMedian3dWindow) g_value_get_enum (value);
-      break;
-    case PROP_OUTPUT:
-      if (!refuse_when_running (self, pspec))
-        s.output = (GstCudaMedian3dOutput) g_value_get_enum (value);
-      break;
-    case PROP_THRESHOLD:
-      s.threshold = g_value_get_int (value);
-      break;
-    case PROP_MIN_BLOB_AREA:
-      s.min_blob_area = g_value_get_uint (value);
-      break;
-    case PROP_MAX_BLOBS:
-      s.max_blobs = g_value_get_uint (value);
-      break;
-    default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
-      break;
-  }
-}
-
-static void
-gst_cuda_median3d_get_property (GObject * object, guint prop_id, GValue * value,
-    GParamSpec * pspec)
-{
-  GstCudaMedian3d *self = GST_CUDA_MEDIAN3D (object);
-  std::lock_guard < std::mutex > lk (*self->lock);
-  const GstCudaMedian3dSettings & s = *self->settings;
-  switch (prop_id) {
-    case PROP_SPATIAL_SIZE:
-      g_value_set_int (value, s.spatial_size);
-      break;
-    case PROP_SPATIAL_HEIGHT:
-      g_value_set_int (value, s.spatial_height);
-      break;
-    case PROP_TEMPORAL_SIZE:
-      g_value_set_int (value, s.params.temporal);
-      break;
-    case PROP_BINS:
-      g_value_set_int (value, s.params.bins);
-      break;
-    case PROP_METHOD:
-      g_value_set_enum (value, (gint) s.params.method);
-      break;
-    case PROP_CHANNELS:
-      g_value_set_enum (value, (gint) s.params.channels);
-      break;
-    case PROP_WINDOW:
-      g_value_set_enum (value, s.window);
-      break;
-    case PROP_OUTPUT:
-      g_value_set_enum (value, s.output);
-      break;
-    case PROP_THRESHOLD:
-      g_value_set_int (value, s.threshold);
-      break;
-    case PROP_MIN_BLOB_AREA:
-      g_value_set_uint (value, s.min_blob_area);
-      break;
-    case PROP_MAX_BLOBS:
-      g_value_set_uint (value, s.max_blobs);
-      break;
-    default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
-      break;
-  }
-}
 
 /* --------------------------------------------------------------------------------------------- */
 /* Caps: output=mask gives GRAY8 in system memory; the other outputs keep the input's caps. */
@@ -455,57 +295,9 @@ gst_cuda_median3d_class_init (GstCudaMedian3dClass * klass)
   GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
   GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
   GstCvisFilterClass *filter_class = GST_CVIS_FILTER_CLASS (klass);
-  const GParamFlags ready = (GParamFlags) (G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
-      GST_PARAM_MUTABLE_READY);
-  const GParamFlags playing = (GParamFlags) (G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
-      GST_PARAM_MUTABLE_PLAYING);
-  const m3d::Params d;
 
-  gobject_class->set_property = gst_cuda_median3d_set_property;
-  gobject_class->get_property = gst_cuda_median3d_get_property;
   gobject_class->finalize = gst_cuda_median3d_finalize;
-
-  g_object_class_install_property (gobject_class, PROP_SPATIAL_SIZE,
-      g_param_spec_int ("spatial-size", "Spatial size",
-          "Window width m (and height n unless spatial-height is set), odd; larger windows "
-          "remove larger moving objects and blur the background's edges", 1, m3d::kMaxSpatial,
-          d.spatial_w, ready));
-  g_object_class_install_property (gobject_class, PROP_SPATIAL_HEIGHT,
-      g_param_spec_int ("spatial-height", "Spatial height",
-          "Window height n, odd (0 = spatial-size)", 0, m3d::kMaxSpatial, 0, ready));
-  g_object_class_install_property (gobject_class, PROP_TEMPORAL_SIZE,
-      g_param_spec_int ("temporal-size", "Temporal size",
-          "Frames in the window (T+1): longer windows ignore slower objects, centered windows add "
-          "(T+1-1)/2 frames of latency; m*n*(T+1) must not exceed 65535", 1, m3d::kMaxTemporal,
-          d.temporal, ready));
-  g_object_class_install_property (gobject_class, PROP_BINS,
-      g_param_spec_int ("bins", "Bins",
-          "Histogram bins (uniform over 0..255): 256 gives the exact median; fewer bins cost less "
-          "memory and time and quantise the background", 8, 256, d.bins, ready));
-  g_object_class_install_property (gobject_class, PROP_METHOD,
-      g_param_spec_enum ("method", "Method", "How the median is computed",
-          gst_cuda_median3d_method_get_type (), (gint) d.method, ready));
-  g_object_class_install_property (gobject_class, PROP_CHANNELS,
-      g_param_spec_enum ("channels", "Channels", "Median of the luma or of each channel",
-          gst_cuda_median3d_channels_get_type (), (gint) d.channels, ready));
-  g_object_class_install_property (gobject_class, PROP_WINDOW,
-      g_param_spec_enum ("window", "Window", "Frames around (centered) or before (causal) each "
-          "output frame", gst_cuda_median3d_window_get_type (),
-          GST_CUDA_MEDIAN3D_WINDOW_CENTERED, ready));
-  g_object_class_install_property (gobject_class, PROP_OUTPUT,
-      g_param_spec_enum ("output", "Output", "What leaves the source pad",
-          gst_cuda_median3d_output_get_type (), GST_CUDA_MEDIAN3D_OUTPUT_BACKGROUND, ready));
-  g_object_class_install_property (gobject_class, PROP_THRESHOLD,
-      g_param_spec_int ("threshold", "Threshold",
-          "Foreground when |I - median| > threshold; -1: Otsu's threshold of each frame", -1, 255,
-          -1, playing));
-  g_object_class_install_property (gobject_class, PROP_MIN_BLOB_AREA,
-      g_param_spec_uint ("min-blob-area", "Minimum blob area",
-          "output=frame: foreground blobs smaller than this (pixels) get no box", 1, G_MAXUINT, 25,
-          playing));
-  g_object_class_install_property (gobject_class, PROP_MAX_BLOBS,
-      g_param_spec_uint ("max-blobs", "Maximum blobs",
-          "output=frame: boxes per frame at most (the largest blobs)", 0, 100000, 64, playing));
+  gst_cuda_median3d_install_properties (gobject_class);
 
   gst_element_class_set_static_metadata (element_class, "CUDA spatio-temporal median",
       "Filter/Analyzer/Video",
@@ -525,10 +317,6 @@ gst_cuda_median3d_class_init (GstCudaMedian3dClass * klass)
 
   GST_DEBUG_CATEGORY_INIT (gst_cuda_median3d_debug, "cudamedian3d", 0,
       "CUDA spatio-temporal median");
-  gst_type_mark_as_plugin_api (gst_cuda_median3d_output_get_type (), (GstPluginAPIFlags) 0);
-  gst_type_mark_as_plugin_api (gst_cuda_median3d_window_get_type (), (GstPluginAPIFlags) 0);
-  gst_type_mark_as_plugin_api (gst_cuda_median3d_method_get_type (), (GstPluginAPIFlags) 0);
-  gst_type_mark_as_plugin_api (gst_cuda_median3d_channels_get_type (), (GstPluginAPIFlags) 0);
 }
 
 static void

@@ -52,22 +52,28 @@ struct FrameMap {
   }
 };
 
-/* Boxes of the foreground blobs (GstVideoRegionOfInterestMeta, roi_type "foreground", id = blob
- * index, param structure "foreground" with the blob's pixel count "area") and the foreground meta
- * referencing `mask`. */
+/* Boxes of the foreground blobs: GstVideoRegionOfInterestMeta, roi_type "foreground", id = blob
+ * index, param structure "foreground" with the blob's pixel count "area" (as cudabgsub). */
 void
-attach_foreground (GstCudaMedian3d * self, GstBuffer * frame, GstBuffer * mask, gint stride,
-    const cvis::median3d::FrameResult & fr)
+add_blob_rois (GstBuffer * buf, const std::vector < cvis::median3d::Blob > &blobs)
 {
-  GstCudaMedian3dState & st = *self->state;
   gint id = 0;
-  for (const cvis::median3d::Blob & b : st.blobs) {
-    GstVideoRegionOfInterestMeta *roi = gst_buffer_add_video_region_of_interest_meta (frame,
+  for (const cvis::median3d::Blob & b : blobs) {
+    GstVideoRegionOfInterestMeta *roi = gst_buffer_add_video_region_of_interest_meta (buf,
         GST_CVIS_FOREGROUND_ROI_TYPE, b.x, b.y, b.w, b.h);
     roi->id = id++;
     gst_video_region_of_interest_meta_add_param (roi, gst_structure_new ("foreground",
             "area", G_TYPE_UINT, (guint) b.area, NULL));
   }
+}
+
+/* The blob boxes and the foreground meta referencing `mask`. */
+void
+attach_foreground (GstCudaMedian3d * self, GstBuffer * frame, GstBuffer * mask, gint stride,
+    const cvis::median3d::FrameResult & fr)
+{
+  GstCudaMedian3dState & st = *self->state;
+  add_blob_rois (frame, st.blobs);
   const GstVideoInfo *info = gst_cvis_filter_get_in_info (GST_CVIS_FILTER (self));
   const gdouble fraction = fr.pixels ? (gdouble) fr.foreground / (gdouble) fr.pixels : 0.0;
   gst_buffer_add_cvis_foreground_meta (frame, mask, GST_VIDEO_INFO_WIDTH (info),
@@ -121,6 +127,12 @@ produce (Job * job, int pops, int index)
       rq.mask = &om.view;
     CVIS_RETURN_IF_ERROR (st.est->compute (index, rq, stream));
     CVIS_RETURN_IF_ERROR (sync (self));
+    if (rq.mask && om.view.space == cvis::MemorySpace::kHost) {
+      /* The mask output is in system memory: its blob boxes cost one host pass. */
+      CVIS_RETURN_IF_ERROR (cvis::median3d::find_blobs (om.view, (uint32_t) min_area,
+              (size_t) max_blobs, &st.blobs));
+      add_blob_rois (out, st.blobs);
+    }
     job->produced = true;
     return cvis::Status::Ok ();
   }

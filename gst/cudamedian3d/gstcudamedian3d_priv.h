@@ -47,6 +47,9 @@ struct _GstCudaMedian3d {
   GstCudaMedian3dState *state;
 };
 
+/* gstcudamedian3d_props.cpp: set_property/get_property and the properties. */
+void gst_cuda_median3d_install_properties (GObjectClass * gobject_class);
+
 /* gstcudamedian3d_output.cpp. All return a flow; errors are posted as element errors there. */
 /* The queued input buffer of GstBaseTransform enters the window; *outbuf gets the output that
  * became ready, if any. */

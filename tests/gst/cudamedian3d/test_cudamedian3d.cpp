@@ -190,6 +190,7 @@ TEST_F(Median3dElement, OutputsEqualTheLibrary) {
           EXPECT_EQ(read_buffer(got[j], c.f, c.w, c.h), e.background[j]) << what;
         } else if (std::string(out) == "mask") {
           EXPECT_EQ(read_buffer(got[j], GST_VIDEO_FORMAT_GRAY8, c.w, c.h), e.mask[j]) << what;
+          EXPECT_TRUE(same_blobs(roi_boxes(got[j]), e.blobs[j])) << what;
         } else {
           // The frame itself, unchanged, with its mask, fraction and blob boxes.
           GstBuffer* in = make_buffer(c.f, c.w, c.h, 77, j);

@@ -139,6 +139,7 @@ TEST_F(Median3dElementCuda, EveryOutputEqualsTheCpuLibraryInBothMemories) {
             EXPECT_EQ(read_buffer(b, c.f, c.w, c.h), e.background[j]) << what << " #" << j;
           } else if (mask) {
             EXPECT_EQ(read_buffer(b, GST_VIDEO_FORMAT_GRAY8, c.w, c.h), e.mask[j]) << what;
+            EXPECT_TRUE(same_blobs(roi_boxes(b), e.blobs[j])) << what;
           } else {
             GstCustomMeta* m = gst_buffer_get_cvis_foreground_meta(b);
             ASSERT_TRUE(m) << what;
