@@ -14,6 +14,7 @@
 #include <gst/cuda/gstcudamemory.h>
 #endif
 
+#include "cudabgsub/gstcudabgsub.h"
 #include "cudacedd/gstcudacedd.h"
 #include "cudamedian3d/gstcudamedian3d.h"
 
@@ -29,6 +30,7 @@ plugin_init (GstPlugin * plugin)
 
   gboolean ok = TRUE;
   ok &= gst_element_register (plugin, "cudacedd", GST_RANK_NONE, GST_TYPE_CUDA_CEDD);
+  ok &= gst_element_register (plugin, "cudabgsub", GST_RANK_NONE, GST_TYPE_CUDA_BG_SUB);
   ok &= gst_element_register (plugin, "cudamedian3d", GST_RANK_NONE, GST_TYPE_CUDA_MEDIAN3D);
   return ok;
 }

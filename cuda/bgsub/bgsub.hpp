@@ -28,6 +28,9 @@
 
 namespace cvis::bgsub {
 
+inline constexpr int kMaxSamples = 128;  // num_samples limit (the ring index is a byte)
+inline constexpr int kMaxRadius = 3;     // neighborhood limit
+
 // Evaluator of the 1-D Gaussian kernel: the cpwl evaluators (same values, same names) plus one
 // fused evaluator.
 enum class Kernel : int {

@@ -6,14 +6,13 @@
 
 #include <cstdint>
 
+#include "bgsub.hpp"
 #include "common/color.hpp"
 #include "common/hd.hpp"
 #include "cpwl/cpwl_eval.hpp"
 
 namespace cvis::bgsub {
 
-inline constexpr int kMaxSamples = 128;
-inline constexpr int kMaxRadius = 3;
 inline constexpr int kMaxNeighbours = (2 * kMaxRadius + 1) * (2 * kMaxRadius + 1);
 
 // Model constants, passed by value to kernels.

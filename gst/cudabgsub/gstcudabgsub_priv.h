@@ -1,0 +1,45 @@
+/* cudabgsub internals shared by its two source files. */
+#pragma once
+
+#include <memory>
+#include <mutex>
+
+#include "bgsub/bgsub.hpp"
+#include "gstcudabgsub.h"
+
+/* Settings: written by property setters (under `lock`), read by the streaming thread. */
+struct GstCudaBgSubSettings {
+  cvis::bgsub::Params params;
+  GstCudaBgSubOutput output = GST_CUDA_BG_SUB_OUTPUT_MASK;
+  guint max_blobs = 64;
+  bool dirty = true;  /* params changed since the streaming thread last applied them */
+};
+
+/* State: streaming thread and state changes only. */
+struct GstCudaBgSubState {
+  std::unique_ptr<cvis::bgsub::Subtractor> sub;
+  cvis::Backend backend = cvis::Backend::kCpu;
+  GstCudaBgSubOutput output = GST_CUDA_BG_SUB_OUTPUT_MASK;
+  guint max_blobs = 64;
+  GstVideoInfo mask_info;               /* GRAY8, the frame's size */
+  GstBufferPool *mask_pool = nullptr;   /* output=frame: masks referenced by the meta */
+  bool mask_cuda = false;               /* mask_pool holds CUDA memory */
+  GstBufferPool *out_pool = nullptr;    /* output=mask in CUDA memory: GRAY8-as-NV12 buffers */
+};
+
+struct _GstCudaBgSub {
+  GstCvisFilter parent;
+  std::mutex *lock;
+  GstCudaBgSubSettings *settings;
+  GstCudaBgSubState *state;
+};
+
+/* Applies pending settings to the subtractor (streaming thread, context pushed). */
+cvis::Status gst_cuda_bg_sub_apply_settings (GstCudaBgSub * self);
+
+/* Per-buffer work (gstcudabgsub_frame.cpp), called with the CUDA context pushed. */
+cvis::Status gst_cuda_bg_sub_analyse (GstCvisFilter * filter, GstBuffer * buf,
+    const cvis::ImageView & frame, cvis::StreamHandle stream);
+cvis::Status gst_cuda_bg_sub_process (GstCvisFilter * filter, GstBuffer * inbuf,
+    const cvis::ImageView & in, GstBuffer * outbuf, const cvis::ImageView & out,
+    cvis::StreamHandle stream);
