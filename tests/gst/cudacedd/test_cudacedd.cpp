@@ -1,7 +1,9 @@
 // cudacedd element tests with the CPU backend (run everywhere): caps and formats in system memory,
 // metadata equal to the library's result, pass-through, ROI mode, index, shot changes, errors,
 // properties, reset.
+#include <signal.h>
 #include <sqlite3.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -280,6 +282,41 @@ TEST_F(CeddElement, IndexDescriptorsEqualTheMeta) {
   sqlite3_finalize(q);
   sqlite3_close(s);
   gst_harness_teardown(hs);
+}
+
+// What was committed survives a crash: a pipeline killed (SIGKILL) mid-stream leaves a readable
+// index holding at least the rows of its first second (commits happen at least once a second).
+TEST_F(CeddElement, IndexSurvivesAKilledPipeline) {
+  const std::string db = temp_db();
+  const std::string launch =
+      "gst-launch-1.0 -q videotestsrc num-buffers=1000000 ! video/x-raw,width=64,height=48 ! "
+      "identity sleep-time=2000 ! cudacedd backend=cpu stream-name=killed index-location=" + db +
+      " ! fakesink";
+  gchar** argv = nullptr;
+  ASSERT_TRUE(g_shell_parse_argv(launch.c_str(), nullptr, &argv, nullptr));
+  GPid pid = 0;
+  ASSERT_TRUE(g_spawn_async(nullptr, argv, nullptr,
+                            static_cast<GSpawnFlags>(G_SPAWN_SEARCH_PATH | G_SPAWN_DO_NOT_REAP_CHILD),
+                            nullptr, nullptr, &pid, nullptr));
+  g_strfreev(argv);
+  g_usleep(3 * G_USEC_PER_SEC);  // ~500 frames/s (identity sleeps 2 ms per buffer)
+  kill(pid, SIGKILL);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  g_spawn_close_pid(pid);
+  ASSERT_TRUE(WIFSIGNALED(status)) << "the pipeline ended by itself: " << status;
+  const int rows = count_rows(db, "stream='killed'");
+  EXPECT_GE(rows, 200) << "rows committed before the kill";
+  sqlite3* s = nullptr;
+  ASSERT_EQ(sqlite3_open(db.c_str(), &s), SQLITE_OK);
+  sqlite3_stmt* q = nullptr;
+  ASSERT_EQ(sqlite3_prepare_v2(s, "PRAGMA integrity_check", -1, &q, nullptr), SQLITE_OK);
+  ASSERT_EQ(sqlite3_step(q), SQLITE_ROW);
+  EXPECT_STREQ(reinterpret_cast<const char*>(sqlite3_column_text(q, 0)), "ok");
+  sqlite3_finalize(q);
+  sqlite3_close(s);
+  // Frame numbers are contiguous from 0: no committed row is missing.
+  EXPECT_EQ(count_rows(db, ("frame < " + std::to_string(rows)).c_str()), rows);
 }
 
 TEST_F(CeddElement, UnusableIndexIsAnErrorAtStart) {
