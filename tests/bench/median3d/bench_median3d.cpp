@@ -7,6 +7,7 @@
 // plus a modelled count of DRAM bytes per frame against the device's peak bandwidth.
 // Each row is also checked: the GPU output after the CPU's frames equals the CPU's (exact).
 // Usage: bench_median3d [--out FILE] [--quick] [--no-cpu] [--cpu-frames N] [--seconds S]
+//        [--sizes WxH:BINS,...] (instead of the standard setups)
 // Exit status: 0 when every check passed, 1 on an error or mismatch.
 #include <cuda_runtime_api.h>
 
@@ -240,6 +241,7 @@ int main(int argc, char** argv) {
   bool quick = false, no_cpu = false;
   int cpu_frames = 2;
   double budget = 1.0;
+  std::string sizes; // "WxH:BINS,..." instead of the standard setups
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "--out" && i + 1 < argc)
@@ -252,10 +254,12 @@ int main(int argc, char** argv) {
       cpu_frames = std::max(1, std::atoi(argv[++i]));
     else if (a == "--seconds" && i + 1 < argc)
       budget = std::atof(argv[++i]);
+    else if (a == "--sizes" && i + 1 < argc)
+      sizes = argv[++i];
     else
       std::fprintf(stderr,
                    "ignoring %s (usage: %s [--out FILE] [--quick] [--no-cpu] "
-                   "[--cpu-frames N] [--seconds S])\n",
+                   "[--cpu-frames N] [--seconds S] [--sizes WxH:BINS,...])\n",
                    a.c_str(), argv[0]);
   }
   if (quick)
@@ -277,6 +281,20 @@ int main(int argc, char** argv) {
   };
   std::vector<Setup> setups = {
       {512, 512, 16}, {1024, 1024, 16}, {1920, 1080, 16}, {1920, 1080, 64}, {1920, 1080, 256}};
+  if (!sizes.empty()) {
+    setups.clear();
+    for (size_t pos = 0; pos < sizes.size();) {
+      Setup su{0, 0, 16};
+      if (std::sscanf(sizes.c_str() + pos, "%dx%d:%d", &su.w, &su.h, &su.bins) < 2 || su.w < 1 ||
+          su.h < 1) {
+        std::fprintf(stderr, "bad --sizes %s\n", sizes.c_str());
+        return 1;
+      }
+      setups.push_back(su);
+      const size_t comma = sizes.find(',', pos);
+      pos = comma == std::string::npos ? sizes.size() : comma + 1;
+    }
+  }
   const Method methods[] = {Method::kSlidingHistogram, Method::kIntegralHistogram,
                             Method::kSeparable};
   std::vector<Row> rows;
