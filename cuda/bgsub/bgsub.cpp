@@ -59,6 +59,9 @@ Status validate(const Params& p) {
   if (!(p.spatial_sigma > 0.0f) || !std::isfinite(p.spatial_sigma)) {
     return bad("spatial_sigma must be > 0");
   }
+  if (!(p.update_margin >= 1.0) || !std::isfinite(p.update_margin)) {
+    return bad("update_margin must be >= 1");
+  }
   if (p.min_blob_area < 1)
     return bad("min_blob_area must be >= 1");
   if (p.cpu_threads < 0)
@@ -117,6 +120,7 @@ ModelConsts model_consts(const Params& p, int width, int height, const cpwl::Tab
   }
   m.norm = static_cast<float>(std::pow(2.0 * kPi, -1.5) / p.num_samples);
   m.threshold = static_cast<float>(p.threshold);
+  m.update_threshold = static_cast<float>(p.threshold * p.update_margin);
   m.table_scale = table.scale;
   if (p.color == ColorSpace::kChromaticity)
     m.norm_scale[2] = p.intensity_sigma_scale;

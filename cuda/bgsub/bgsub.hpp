@@ -28,8 +28,8 @@
 
 namespace cvis::bgsub {
 
-inline constexpr int kMaxSamples = 128;  // num_samples limit (the ring index is a byte)
-inline constexpr int kMaxRadius = 3;     // neighborhood limit
+inline constexpr int kMaxSamples = 128; // num_samples limit (the ring index is a byte)
+inline constexpr int kMaxRadius = 3;    // neighborhood limit
 
 // Evaluator of the 1-D Gaussian kernel: the cpwl evaluators (same values, same names) plus one
 // fused evaluator.
@@ -65,10 +65,12 @@ struct Params {
   int num_samples = 48;  // L: reference samples kept per pixel (2..128)
   int neighborhood = 1;  // r: samples of the (2r+1)^2 neighbourhood are used (0..3)
   int update_period = 1; // background pixels refresh one sample every this many frames (>= 1)
-  // Update only pixels that both the final and the raw (pre-clean-up) mask call background (false:
-  // the final mask alone decides). Keeps objects from leaking into the neighbourhood (README.md).
+  // Update only pixels that the final mask calls background and whose density is at least
+  // update_margin x threshold before the clean-up (false: the final mask alone decides). Keeps
+  // object colours from leaking into the neighbours' reference samples (README.md).
   bool conservative_update = true;
-  double threshold = 1e-6; // foreground when the density (levels^-3) is below this (> 0)
+  double update_margin = 1.0; // >= 1
+  double threshold = 1e-6;    // foreground when the density (levels^-3) is below this (> 0)
   Kernel kernel = kDefaultKernel;
   int cpwl_points = 64; // N: segments of the CPWL table (cpwl::kMinSegments..kMaxSegments)
   cpwl::Fit cpwl_fit = cpwl::Fit::kProjection;

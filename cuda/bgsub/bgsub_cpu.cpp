@@ -192,7 +192,7 @@ private:
         float total, wsum;
         kde_sums(feat_[i], x, y, m, scale, at, prod, &total, &wsum);
         const float d = kde_density(total, wsum, inv_sigma, m);
-        raw_[i] = d < m.threshold ? 255 : 0;
+        raw_[i] = classify_density(d, m);
         if (density)
           density[i] = d;
       }
@@ -247,7 +247,8 @@ private:
   void cleanup() {
     auto raw = [&](int x, int y) { return raw_[static_cast<size_t>(y) * w_ + x]; };
     if (p_.cleanup == Cleanup::kNone) {
-      mask_ = raw_;
+      for (size_t i = 0; i < raw_.size(); ++i)
+        mask_[i] = raw_[i] == kRawForeground ? 255 : 0;
       return;
     }
     if (p_.cleanup == Cleanup::kMedian) {
@@ -275,7 +276,7 @@ private:
     for (int y = y0; y < y1; ++y) {
       for (int x = 0; x < w_; ++x) {
         const size_t i = static_cast<size_t>(y) * w_ + x;
-        if (!updatable(raw, mask_[i], x, y, p_.conservative_update))
+        if (!updatable(raw, mask_[i], x, y, w_, h_, p_.conservative_update))
           continue;
         samples_[static_cast<size_t>(head_[i]) * npix + i] = feat_[i];
         head_[i] = static_cast<uint8_t>((head_[i] + 1) % L);

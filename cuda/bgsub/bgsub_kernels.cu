@@ -39,7 +39,7 @@ __global__ void update_kernel(DeviceModel m, bool update, bool conservative) {
   int h = m.head[i];
   if (update) {
     auto raw = [&](int xx, int yy) { return m.raw[static_cast<size_t>(yy) * m.stride + xx]; };
-    if (!updatable(raw, m.mask[i], x, y, conservative))
+    if (!updatable(raw, m.mask[i], x, y, m.width, m.height, conservative))
       return;
     m.samples[h * plane + i] = m.feat[i];
     h = (h + 1 == L) ? 0 : h + 1;
@@ -116,9 +116,17 @@ __global__ void __launch_bounds__(kBx* kBy)
   float total, wsum;
   kde_sums(m.feat[i], x, y, c, scale, sample, prod, &total, &wsum);
   const float d = kde_density(total, wsum, inv_sigma, c);
-  m.raw[i] = d < c.threshold ? 255 : 0;
+  m.raw[i] = classify_density(d, c);
   if (m.density)
     m.density[i] = d;
+}
+
+__global__ void binarize_kernel(DeviceModel m) {
+  const int x = blockIdx.x * kBx + threadIdx.x, y = blockIdx.y * kBy + threadIdx.y;
+  if (x >= m.width || y >= m.height)
+    return;
+  const size_t i = static_cast<size_t>(y) * m.stride + x;
+  m.mask[i] = m.raw[i] == kRawForeground ? 255 : 0;
 }
 
 __global__ void median_kernel(const uint8_t* src, uint8_t* dst, DeviceModel m) {
@@ -319,8 +327,8 @@ Status launch_classify(int kernel, const DeviceModel& m, const ModelConsts& c,
 Status launch_cleanup(int cleanup, const DeviceModel& m, cudaStream_t stream) {
   const dim3 grid = grid_for(m.width, m.height), block(kBx, kBy);
   if (cleanup == 0) {
-    CVIS_CUDA_CHECK(cudaMemcpyAsync(m.mask, m.raw, static_cast<size_t>(m.height) * m.stride,
-                                    cudaMemcpyDeviceToDevice, stream));
+    binarize_kernel<<<grid, block, 0, stream>>>(m);
+    CVIS_CUDA_CHECK_LAUNCH(stream, "bgsub binarize_kernel");
     return Status::Ok();
   }
   if (cleanup == 1) {

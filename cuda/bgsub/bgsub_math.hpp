@@ -23,7 +23,8 @@ struct ModelConsts {
   float weights[kMaxNeighbours] = {}; // positional kernel, row-major over (dy, dx) in [-r, r]^2
   float norm = 0.f;                   // (2 pi)^(-3/2) / L
   float threshold = 0.f;
-  float table_scale = 0.f; // uniform CPWL tables: index = u * table_scale
+  float update_threshold = 0.f; // threshold * update_margin
+  float table_scale = 0.f;      // uniform CPWL tables: index = u * table_scale
   // Per channel, 1/sigma of the normalisation over 1/sigma of the kernel's argument: 1 except the
   // widened intensity channel in chromaticity mode, whose kernel keeps the peak of the unwidened
   // one (so `threshold` means the same in both colour spaces).
@@ -143,6 +144,14 @@ CVIS_HD float kde_density(float total, float weight_sum, const float inv_sigma[3
   return cpwl::mul_rn(cpwl::mul_rn(total, inv), q);
 }
 
+// Raw classification of a density: foreground, weak background (below update_threshold: kept out
+// of the conservative update) or background.
+inline constexpr uint8_t kRawForeground = 255;
+inline constexpr uint8_t kRawWeakBackground = 1;
+CVIS_HD uint8_t classify_density(float d, const ModelConsts& m) {
+  return d < m.threshold ? kRawForeground : (d < m.update_threshold ? kRawWeakBackground : 0);
+}
+
 // Exponent of the fused kernel: -(t0^2 + t1^2 + t2^2) / 2.
 CVIS_HD float fused_exponent(float t0, float t1, float t2) {
   using cpwl::add_rn;
@@ -150,14 +159,15 @@ CVIS_HD float fused_exponent(float t0, float t1, float t2) {
   return mul_rn(-0.5f, add_rn(add_rn(mul_rn(t0, t0), mul_rn(t1, t1)), mul_rn(t2, t2)));
 }
 
-// Mask clean-up on 0/255 masks; `at(x, y)` reads the source, coordinates clamped to the image.
+// Mask clean-up; `at(x, y)` reads the source (foreground = 255; raw masks also hold 1 for weak
+// background), coordinates clamped to the image.
 template <typename At> CVIS_HD uint8_t median3x3(At at, int x, int y, int w, int h) {
   int count = 0;
   for (int dy = -1; dy <= 1; ++dy) {
     const int yy = y + dy < 0 ? 0 : (y + dy >= h ? h - 1 : y + dy);
     for (int dx = -1; dx <= 1; ++dx) {
       const int xx = x + dx < 0 ? 0 : (x + dx >= w ? w - 1 : x + dx);
-      count += at(xx, yy) != 0;
+      count += at(xx, yy) == 255;
     }
   }
   return count >= 5 ? 255 : 0;
@@ -169,7 +179,7 @@ template <typename At> CVIS_HD uint8_t morph3x3(At at, int x, int y, int w, int 
     const int yy = y + dy < 0 ? 0 : (y + dy >= h ? h - 1 : y + dy);
     for (int dx = -1; dx <= 1; ++dx) {
       const int xx = x + dx < 0 ? 0 : (x + dx >= w ? w - 1 : x + dx);
-      const bool set = at(xx, yy) != 0;
+      const bool set = at(xx, yy) == 255;
       if (dilate && set)
         return 255;
       if (!dilate && !set)
@@ -180,14 +190,32 @@ template <typename At> CVIS_HD uint8_t morph3x3(At at, int x, int y, int w, int 
 }
 
 // Selective update rule: may this pixel refresh its samples? `final_mask` is its value in the final
-// (cleaned) mask; `raw(x, y)` reads the raw classification. Conservative: the raw classification
-// must say background too, so the clean-up (which erases object corners and thin parts) cannot let
-// object colours into the samples, where the neighbours' density sums would pick them up.
+// (cleaned) mask; `raw(x, y)` reads the raw classification; w, h: the image size. Conservative:
+// the raw classification must say background too (density >= update_threshold), unless the pixel
+// is an isolated raw detection (no raw foreground among its 8 neighbours: noise, which the
+// clean-up removed, and which must keep following a drifting background). So the clean-up cannot
+// let object colours into the samples (it erases object corners and thin parts), where the
+// neighbours' density sums would pick them up and spread them.
 template <typename At>
-CVIS_HD bool updatable(At raw, uint8_t final_mask, int x, int y, bool conservative) {
+CVIS_HD bool updatable(At raw, uint8_t final_mask, int x, int y, int w, int h, bool conservative) {
   if (final_mask)
     return false;
-  return !conservative || raw(x, y) == 0;
+  if (!conservative)
+    return true;
+  const uint8_t self = raw(x, y);
+  if (self == 0)
+    return true;
+  if (self != kRawForeground)
+    return false; // weak background
+  for (int dy = -1; dy <= 1; ++dy) {
+    for (int dx = -1; dx <= 1; ++dx) {
+      const int xx = x + dx, yy = y + dy;
+      if ((dx || dy) && xx >= 0 && yy >= 0 && xx < w && yy < h && raw(xx, yy) == kRawForeground) {
+        return false;
+      }
+    }
+  }
+  return true;
 }
 
 } // namespace cvis::bgsub

@@ -60,6 +60,14 @@ std::vector<SequenceSpec> quality_presets(int width, int height, int frames) {
   s.illumination_drift = 0.25f;
   s.noise_sigma = 6.0f;
   v.push_back(s);
+  // The paper's hard case (its Fig. 8): most of the scene moves, by several pixels.
+  s.name = "dynamic";
+  s.seed = 55;
+  s.wave_fraction = 0.7f;
+  s.wave_amplitude = 5.0f;
+  s.illumination_drift = 0.1f;
+  s.noise_sigma = 5.0f;
+  v.push_back(s);
   return v;
 }
 

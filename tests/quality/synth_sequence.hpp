@@ -24,7 +24,8 @@ struct SequenceSpec {
   float illumination_drift = 0.25f; // relative gain change over the whole sequence (linear)
 };
 
-// The presets of the quality report: "static" (noise only), "waving", "illumination", "combined".
+// The presets of the quality report: "static" (noise only), "waving", "illumination", "combined"
+// (waving + drift + more noise), "dynamic" (most of the scene waving by 5 pixels).
 std::vector<SequenceSpec> quality_presets(int width, int height, int frames);
 
 class SyntheticSequence {

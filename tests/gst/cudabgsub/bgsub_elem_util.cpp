@@ -9,17 +9,28 @@ namespace bgsub_elem {
 namespace {
 cvis::PixelFormat to_cvis(GstVideoFormat f) {
   switch (f) {
-    case GST_VIDEO_FORMAT_RGBA: return cvis::PixelFormat::kRGBA;
-    case GST_VIDEO_FORMAT_BGRA: return cvis::PixelFormat::kBGRA;
-    case GST_VIDEO_FORMAT_RGBx: return cvis::PixelFormat::kRGBx;
-    case GST_VIDEO_FORMAT_BGRx: return cvis::PixelFormat::kBGRx;
-    case GST_VIDEO_FORMAT_xRGB: return cvis::PixelFormat::kxRGB;
-    case GST_VIDEO_FORMAT_xBGR: return cvis::PixelFormat::kxBGR;
-    case GST_VIDEO_FORMAT_ARGB: return cvis::PixelFormat::kARGB;
-    case GST_VIDEO_FORMAT_ABGR: return cvis::PixelFormat::kABGR;
-    case GST_VIDEO_FORMAT_RGB: return cvis::PixelFormat::kRGB;
-    case GST_VIDEO_FORMAT_BGR: return cvis::PixelFormat::kBGR;
-    default: return cvis::PixelFormat::kGRAY8;
+  case GST_VIDEO_FORMAT_RGBA:
+    return cvis::PixelFormat::kRGBA;
+  case GST_VIDEO_FORMAT_BGRA:
+    return cvis::PixelFormat::kBGRA;
+  case GST_VIDEO_FORMAT_RGBx:
+    return cvis::PixelFormat::kRGBx;
+  case GST_VIDEO_FORMAT_BGRx:
+    return cvis::PixelFormat::kBGRx;
+  case GST_VIDEO_FORMAT_xRGB:
+    return cvis::PixelFormat::kxRGB;
+  case GST_VIDEO_FORMAT_xBGR:
+    return cvis::PixelFormat::kxBGR;
+  case GST_VIDEO_FORMAT_ARGB:
+    return cvis::PixelFormat::kARGB;
+  case GST_VIDEO_FORMAT_ABGR:
+    return cvis::PixelFormat::kABGR;
+  case GST_VIDEO_FORMAT_RGB:
+    return cvis::PixelFormat::kRGB;
+  case GST_VIDEO_FORMAT_BGR:
+    return cvis::PixelFormat::kBGR;
+  default:
+    return cvis::PixelFormat::kGRAY8;
   }
 }
 
@@ -35,7 +46,7 @@ cvis::test::SequenceSpec spec(int w, int h, int frames, int first_object, uint32
   s.illumination_drift = 0.0f;
   return s;
 }
-}  // namespace
+} // namespace
 
 Sequence::Sequence(int w, int h, int frames, int first_object, uint32_t seed)
     : width(w), height(h), seq(spec(w, h, frames, first_object, seed)) {}
@@ -44,7 +55,8 @@ cvis::test::HostImage Sequence::image(int t, GstVideoFormat format) const {
   cvis::test::HostImage rgb;
   std::vector<uint8_t> truth;
   seq.render(t, &rgb, &truth);
-  if (format == GST_VIDEO_FORMAT_GRAY8) return cvis::test::to_gray(rgb);
+  if (format == GST_VIDEO_FORMAT_GRAY8)
+    return cvis::test::to_gray(rgb);
   return rgb.converted(to_cvis(format));
 }
 
@@ -101,7 +113,8 @@ std::vector<uint8_t> read_mask(GstBuffer* buf, int width, int height) {
   gst_video_info_set_format(&info, GST_VIDEO_FORMAT_GRAY8, width, height);
   GstVideoFrame f;
   std::vector<uint8_t> out;
-  if (!gst_video_frame_map(&f, &info, buf, GST_MAP_READ)) return out;
+  if (!gst_video_frame_map(&f, &info, buf, GST_MAP_READ))
+    return out;
   out.resize(static_cast<size_t>(width) * height);
   for (int y = 0; y < height; ++y) {
     std::memcpy(out.data() + y * width,
@@ -117,7 +130,8 @@ std::vector<cvis::bgsub::Blob> read_blobs(GstBuffer* buf) {
   std::vector<cvis::bgsub::Blob> out;
   for (gint id = 0;; ++id) {
     GstVideoRegionOfInterestMeta* m = gst_buffer_get_video_region_of_interest_meta_id(buf, id);
-    if (!m) break;
+    if (!m)
+      break;
     EXPECT_STREQ(g_quark_to_string(m->roi_type), GST_CVIS_FOREGROUND_ROI_TYPE);
     guint area = 0;
     GstStructure* s = gst_video_region_of_interest_meta_get_param(m, "foreground");
@@ -131,12 +145,14 @@ std::vector<cvis::bgsub::Blob> limit_blobs(const std::vector<cvis::bgsub::Blob>&
   std::vector<size_t> keep(b.size());
   std::iota(keep.begin(), keep.end(), 0);
   if (keep.size() > max) {
-    std::stable_sort(keep.begin(), keep.end(), [&](size_t x, size_t y) { return b[x].area > b[y].area; });
+    std::stable_sort(keep.begin(), keep.end(),
+                     [&](size_t x, size_t y) { return b[x].area > b[y].area; });
     keep.resize(max);
     std::sort(keep.begin(), keep.end());
   }
   std::vector<cvis::bgsub::Blob> out;
-  for (size_t i : keep) out.push_back(b[i]);
+  for (size_t i : keep)
+    out.push_back(b[i]);
   return out;
 }
 
@@ -153,8 +169,9 @@ std::string small_props(cvis::bgsub::Kernel k) {
 
 bool has_feature(const char* name) {
   GstPluginFeature* f = gst_registry_lookup_feature(gst_registry_get(), name);
-  if (f) gst_object_unref(f);
+  if (f)
+    gst_object_unref(f);
   return f != nullptr;
 }
 
-}  // namespace bgsub_elem
+} // namespace bgsub_elem

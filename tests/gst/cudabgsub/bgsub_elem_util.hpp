@@ -52,4 +52,4 @@ std::string small_props(cvis::bgsub::Kernel k);
 
 bool has_feature(const char* name);
 
-}  // namespace bgsub_elem
+} // namespace bgsub_elem

@@ -17,7 +17,7 @@ using cvis::bgsub::Kernel;
 namespace {
 
 class BgSubElement : public ::testing::Test {
- protected:
+protected:
   static void SetUpTestSuite() { gst_init(nullptr, nullptr); }
 };
 
@@ -104,7 +104,7 @@ TEST_F(BgSubElement, MaskOutputEveryFormatMatchesLibrary) {
       GST_VIDEO_FORMAT_RGBA, GST_VIDEO_FORMAT_BGRA, GST_VIDEO_FORMAT_RGBx, GST_VIDEO_FORMAT_BGRx,
       GST_VIDEO_FORMAT_xRGB, GST_VIDEO_FORMAT_xBGR, GST_VIDEO_FORMAT_ARGB, GST_VIDEO_FORMAT_ABGR,
       GST_VIDEO_FORMAT_RGB,  GST_VIDEO_FORMAT_BGR,  GST_VIDEO_FORMAT_GRAY8};
-  const int w = 45, h = 33, frames = 20;  // odd size: the output pool's rows are padded
+  const int w = 45, h = 33, frames = 20; // odd size: the output pool's rows are padded
   const Sequence seq(w, h, frames, 10, 5);
   int compared = 0;
   for (GstVideoFormat fmt : formats) {
@@ -138,7 +138,8 @@ TEST_F(BgSubElement, FrameOutputCarriesForegroundMetaAndKeepsOtherMeta) {
   const int w = 64, h = 48, frames = 24;
   const Sequence seq(w, h, frames, 10, 9);
   const Expected e = library_run(seq, GST_VIDEO_FORMAT_RGBA, frames, small_params(Kernel::kExact));
-  GstHarness* hs = harness(small_props(Kernel::kExact) + " output=frame", GST_VIDEO_FORMAT_RGBA, w, h);
+  GstHarness* hs =
+      harness(small_props(Kernel::kExact) + " output=frame", GST_VIDEO_FORMAT_RGBA, w, h);
   int with_blobs = 0;
   for (int t = 0; t < frames; ++t) {
     GstBuffer* in = seq.buffer(t, GST_VIDEO_FORMAT_RGBA);
@@ -155,7 +156,8 @@ TEST_F(BgSubElement, FrameOutputCarriesForegroundMetaAndKeepsOtherMeta) {
     gst_buffer_unmap(out, &a);
     gst_buffer_unmap(ref, &b);
     gst_buffer_unref(ref);
-    GstVideoRegionOfInterestMeta* person = gst_buffer_get_video_region_of_interest_meta_id(out, 1000);
+    GstVideoRegionOfInterestMeta* person =
+        gst_buffer_get_video_region_of_interest_meta_id(out, 1000);
     ASSERT_NE(person, nullptr);
     EXPECT_STREQ(g_quark_to_string(person->roi_type), "person");
     GstCustomMeta* m = gst_buffer_get_cvis_foreground_meta(out);
@@ -168,7 +170,8 @@ TEST_F(BgSubElement, FrameOutputCarriesForegroundMetaAndKeepsOtherMeta) {
     EXPECT_EQ(read_mask(fi.mask, w, h), e.masks[t]) << t;
     EXPECT_DOUBLE_EQ(fi.fraction, e.results[t].foreground_fraction);
     gboolean warming = FALSE;
-    EXPECT_TRUE(gst_structure_get_boolean(gst_custom_meta_get_structure(m), "warming-up", &warming));
+    EXPECT_TRUE(
+        gst_structure_get_boolean(gst_custom_meta_get_structure(m), "warming-up", &warming));
     EXPECT_EQ(static_cast<bool>(warming), t < 8) << t;
     const auto blobs = read_blobs(out);
     EXPECT_EQ(blobs, limit_blobs(e.results[t].blobs, 64)) << t;
@@ -197,7 +200,7 @@ TEST_F(BgSubElement, MaxBlobsKeepsTheLargest) {
 // A flush, a caps change and READY->PAUSED each restart the warm-up.
 TEST_F(BgSubElement, FlushCapsChangeAndReadyResetTheModel) {
   const int w = 40, h = 30;
-  const Sequence seq(w, h, 40, 100, 3);  // no objects: only warm-up state matters here
+  const Sequence seq(w, h, 40, 100, 3); // no objects: only warm-up state matters here
   GstHarness* hs = harness("num-samples=8 output=frame", GST_VIDEO_FORMAT_RGBA, w, h);
   GstVideoFormat fmt = GST_VIDEO_FORMAT_RGBA;
   auto warming = [&](int t) {
@@ -205,11 +208,14 @@ TEST_F(BgSubElement, FlushCapsChangeAndReadyResetTheModel) {
     GstBuffer* out = gst_harness_pull(hs);
     gboolean wu = FALSE;
     GstCustomMeta* m = out ? gst_buffer_get_cvis_foreground_meta(out) : nullptr;
-    EXPECT_TRUE(m && gst_structure_get_boolean(gst_custom_meta_get_structure(m), "warming-up", &wu));
-    if (out) gst_buffer_unref(out);
+    EXPECT_TRUE(m &&
+                gst_structure_get_boolean(gst_custom_meta_get_structure(m), "warming-up", &wu));
+    if (out)
+      gst_buffer_unref(out);
     return static_cast<bool>(wu);
   };
-  for (int t = 0; t < 8; ++t) EXPECT_TRUE(warming(t));
+  for (int t = 0; t < 8; ++t)
+    EXPECT_TRUE(warming(t));
   EXPECT_FALSE(warming(8));
   gst_harness_push_event(hs, gst_event_new_flush_start());
   gst_harness_push_event(hs, gst_event_new_flush_stop(TRUE));
@@ -219,7 +225,8 @@ TEST_F(BgSubElement, FlushCapsChangeAndReadyResetTheModel) {
                            return &s;
                          }()));
   EXPECT_TRUE(warming(9));
-  for (int t = 10; t < 17; ++t) warming(t);
+  for (int t = 10; t < 17; ++t)
+    warming(t);
   EXPECT_FALSE(warming(17));
   fmt = GST_VIDEO_FORMAT_BGRx;
   gst_harness_set_src_caps_str(hs, caps_string(fmt, w, h).c_str());
@@ -228,7 +235,8 @@ TEST_F(BgSubElement, FlushCapsChangeAndReadyResetTheModel) {
   gst_harness_teardown(hs);
   // READY -> PAUSED in a fresh pipeline run: the element starts from an empty model.
   hs = harness("num-samples=8 output=frame", GST_VIDEO_FORMAT_RGBA, w, h);
-  for (int t = 0; t < 9; ++t) warming(t);
+  for (int t = 0; t < 9; ++t)
+    warming(t);
   gst_element_set_state(hs->element, GST_STATE_READY);
   gst_harness_play(hs);
   gst_harness_set_src_caps_str(hs, caps_string(GST_VIDEO_FORMAT_RGBA, w, h).c_str());
@@ -287,15 +295,17 @@ TEST_F(BgSubElement, DownstreamConverterGetsSystemMemoryGray8) {
 
 // backend=cuda on a machine without a usable GPU: a clear element error, no crash.
 TEST_F(BgSubElement, CudaBackendWithoutGpuIsAnElementError) {
-  if (cvis::test::gpu_available()) GTEST_SKIP() << "a GPU is present";
-  GstElement* pipe = gst_parse_launch(
-      "videotestsrc num-buffers=3 ! video/x-raw,format=RGBA,width=32,height=24 ! "
-      "cudabgsub backend=cuda ! fakesink", nullptr);
+  if (cvis::test::gpu_available())
+    GTEST_SKIP() << "a GPU is present";
+  GstElement* pipe =
+      gst_parse_launch("videotestsrc num-buffers=3 ! video/x-raw,format=RGBA,width=32,height=24 ! "
+                       "cudabgsub backend=cuda ! fakesink",
+                       nullptr);
   ASSERT_NE(pipe, nullptr);
   gst_element_set_state(pipe, GST_STATE_PLAYING);
   GstBus* bus = gst_element_get_bus(pipe);
-  GstMessage* msg = gst_bus_timed_pop_filtered(bus, 20 * GST_SECOND,
-                                               static_cast<GstMessageType>(GST_MESSAGE_ERROR | GST_MESSAGE_EOS));
+  GstMessage* msg = gst_bus_timed_pop_filtered(
+      bus, 20 * GST_SECOND, static_cast<GstMessageType>(GST_MESSAGE_ERROR | GST_MESSAGE_EOS));
   ASSERT_NE(msg, nullptr);
   EXPECT_EQ(GST_MESSAGE_TYPE(msg), GST_MESSAGE_ERROR);
   GError* err = nullptr;
@@ -309,4 +319,4 @@ TEST_F(BgSubElement, CudaBackendWithoutGpuIsAnElementError) {
   gst_object_unref(pipe);
 }
 
-}  // namespace
+} // namespace

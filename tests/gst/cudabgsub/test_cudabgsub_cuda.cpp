@@ -18,7 +18,7 @@ using cvis::bgsub::Kernel;
 namespace {
 
 class BgSubElementCuda : public ::testing::Test {
- protected:
+protected:
   static void SetUpTestSuite() { gst_init(nullptr, nullptr); }
 };
 
@@ -28,7 +28,8 @@ bool exact_kernel(Kernel k) {
 
 bool caps_cuda(GstHarness* hs) {
   GstCaps* caps = gst_pad_get_current_caps(hs->sinkpad);
-  if (!caps) return false;
+  if (!caps)
+    return false;
   GstCapsFeatures* f = gst_caps_get_features(caps, 0);
   const bool cuda = f && gst_caps_features_contains(f, "memory:CUDAMemory");
   gst_caps_unref(caps);
@@ -65,8 +66,11 @@ size_t run_and_compare(const std::string& launch, GstVideoFormat fmt, int w, int
     }
     const std::vector<uint8_t> got = read_mask(mask, w, h);
     EXPECT_EQ(got.size(), static_cast<size_t>(w) * h);
-    for (size_t i = 0; i < got.size() && i < e.masks[t].size(); ++i) differ += got[i] != e.masks[t][i];
-    if (got == e.masks[t]) EXPECT_EQ(read_blobs(out), limit_blobs(e.results[t].blobs, 64)) << t;
+    for (size_t i = 0; i < got.size() && i < e.masks[t].size(); ++i)
+      differ += got[i] != e.masks[t][i];
+    if (got == e.masks[t]) {
+      EXPECT_EQ(read_blobs(out), limit_blobs(e.results[t].blobs, 64)) << t;
+    }
     gst_buffer_unref(out);
   }
   EXPECT_EQ(caps_cuda(hs), expect_cuda_out) << launch;
@@ -108,7 +112,8 @@ TEST_F(BgSubElementCuda, FrameOutputKeepsFramesAndMasksInCudaMemory) {
 
 TEST_F(BgSubElementCuda, SystemMemoryUploadedByTheElement) {
   CVIS_REQUIRE_GPU();
-  for (GstVideoFormat fmt : {GST_VIDEO_FORMAT_RGBA, GST_VIDEO_FORMAT_GRAY8, GST_VIDEO_FORMAT_xRGB}) {
+  for (GstVideoFormat fmt :
+       {GST_VIDEO_FORMAT_RGBA, GST_VIDEO_FORMAT_GRAY8, GST_VIDEO_FORMAT_xRGB}) {
     run_and_compare("cudabgsub backend=cuda " + small_props(Kernel::kManualOptimized), fmt, 97, 71,
                     14, Kernel::kManualOptimized, false, false, false);
     run_and_compare("cudabgsub backend=cuda output=frame " + small_props(Kernel::kManualOptimized),
@@ -120,9 +125,9 @@ TEST_F(BgSubElementCuda, EveryKernelInCudaMemory) {
   CVIS_REQUIRE_GPU();
   ASSERT_TRUE(has_feature("cudaupload"));
   for (int k = 0; k < cvis::bgsub::kKernelCount; ++k) {
-    const size_t d = run_and_compare(kUpload + small_props(static_cast<Kernel>(k)),
-                                     GST_VIDEO_FORMAT_RGBA, 120, 90, 16, static_cast<Kernel>(k),
-                                     false, true, false);
+    const size_t d =
+        run_and_compare(kUpload + small_props(static_cast<Kernel>(k)), GST_VIDEO_FORMAT_RGBA, 120,
+                        90, 16, static_cast<Kernel>(k), false, true, false);
     std::printf("[element] %s: %zu mask pixels differ from the CPU library\n",
                 cvis::bgsub::kernel_name(static_cast<Kernel>(k)), d);
   }
@@ -132,11 +137,12 @@ TEST_F(BgSubElementCuda, EveryKernelInCudaMemory) {
 TEST_F(BgSubElementCuda, DecodePipelineRunsToEos) {
   CVIS_REQUIRE_GPU();
   const char* media = g_getenv("CVIS_TEST_H264");
-  if (!media || !has_feature("nvh264dec")) GTEST_SKIP() << "set CVIS_TEST_H264 to an .mp4 (H.264)";
-  for (const char* tail : {"cudabgsub backend=cuda ! fakesink",
-                           "cudabgsub backend=cuda output=frame ! fakesink"}) {
-    const std::string launch = std::string("filesrc location=") + media +
-                               " ! qtdemux ! h264parse ! nvh264dec ! " + tail;
+  if (!media || !has_feature("nvh264dec"))
+    GTEST_SKIP() << "set CVIS_TEST_H264 to an .mp4 (H.264)";
+  for (const char* tail :
+       {"cudabgsub backend=cuda ! fakesink", "cudabgsub backend=cuda output=frame ! fakesink"}) {
+    const std::string launch =
+        std::string("filesrc location=") + media + " ! qtdemux ! h264parse ! nvh264dec ! " + tail;
     GError* err = nullptr;
     GstElement* pipe = gst_parse_launch(launch.c_str(), &err);
     ASSERT_NE(pipe, nullptr) << (err ? err->message : "");
@@ -158,4 +164,4 @@ TEST_F(BgSubElementCuda, DecodePipelineRunsToEos) {
   }
 }
 
-}  // namespace
+} // namespace
