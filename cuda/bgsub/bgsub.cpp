@@ -88,6 +88,17 @@ std::vector<float> bandwidth_table(const Params& p) {
   return t;
 }
 
+int median_bits(const Params& p) {
+  // The table clamps sigma = m k to sigma_max from m >= sigma_max / k on; one extra level of
+  // margin covers the rounding of that bound.
+  const double k = 1.0 / (0.68 * std::sqrt(2.0));
+  const int cap = static_cast<int>(std::ceil(p.sigma_max / k)) + 1;
+  int bits = 1;
+  while (bits < 8 && (1 << bits) - 1 < cap)
+    ++bits;
+  return bits;
+}
+
 bool kernel_indexes_uniform_table(Kernel k) {
   return k == Kernel::kTextureUniform || k == Kernel::kManualUniform || k == Kernel::kSlopeUniform;
 }

@@ -163,15 +163,16 @@ private:
   // Bandwidth medians of pixel i from its samples in time order (the oldest is at head).
   void refresh_median(size_t i) {
     const int L = p_.num_samples;
+    const int bits = median_bits(p_), sat = (1 << bits) - 1;
     uint32_t diffs[kMaxSamples];
     const int h = head_[i];
     uint32_t prev = sample(h, i);
     for (int j = 1; j < L; ++j) {
       const uint32_t cur = sample((h + j) % L, i);
-      diffs[j - 1] = absdiff3(cur, prev);
+      diffs[j - 1] = absdiff3(cur, prev, sat);
       prev = cur;
     }
-    medians_[i] = median3(diffs, L - 1);
+    medians_[i] = median3(diffs, L - 1, bits);
   }
 
   template <typename Prod>

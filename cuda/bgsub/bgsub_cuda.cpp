@@ -64,6 +64,7 @@ public:
     CVIS_RETURN_IF_ERROR(uploader_.upload(frame, stream, &dev_frame));
     kernels::DeviceModel m = model_;
     m.density = density ? density_.get() : nullptr;
+    m.median_bits = median_bits(p_);
     const int L = p_.num_samples;
     const size_t plane = static_cast<size_t>(h_) * m.stride;
 

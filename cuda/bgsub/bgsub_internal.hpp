@@ -15,6 +15,10 @@ namespace cvis::bgsub {
 // intensity_sigma_scale for the third channel in chromaticity mode.
 std::vector<float> bandwidth_table(const Params& p);
 
+// Bits the bandwidth medians need: medians at or above m_cap = ceil(sigma_max * 0.68 sqrt 2) all
+// give sigma_max, so differences are saturated at 2^bits - 1 >= m_cap (fewer radix passes).
+int median_bits(const Params& p);
+
 // The CPWL table of g(u) = exp(-u^2/2) on [0, cpwl_range] for kernel p.kernel (its partition,
 // cpwl_points segments, cpwl_fit); an empty table (n = 0) for the analytic kernels.
 Status build_table(const Params& p, cpwl::Table* out);

@@ -51,10 +51,10 @@ __global__ void update_kernel(DeviceModel m, bool update, bool conservative) {
   for (int j = 1; j < L; ++j) {
     s = (s + 1 == L) ? 0 : s + 1;
     const uint32_t cur = m.samples[s * plane + i];
-    diffs[j - 1] = absdiff3(cur, prev);
+    diffs[j - 1] = absdiff3(cur, prev, (1 << m.median_bits) - 1);
     prev = cur;
   }
-  m.medians[i] = median3(diffs, L - 1);
+  m.medians[i] = median3(diffs, L - 1, m.median_bits);
 }
 
 // The 1-D kernel value for a scaled difference t (an index into a uniform table for the uniform

@@ -29,6 +29,7 @@ struct DeviceModel {
   int width = 0, height = 0;
   size_t stride = 0;
   int num_samples = 0;
+  int median_bits = 8;              // bgsub::median_bits() of the parameters
   uint32_t* feat = nullptr;         // current frame's features
   uint32_t* samples = nullptr;      // num_samples planes of height x stride
   uint32_t* medians = nullptr;      // packed bandwidth medians

@@ -49,11 +49,13 @@ CVIS_HD int channel(uint32_t f, int c) {
   return static_cast<int>((f >> (8 * c)) & 0xffu);
 }
 
-CVIS_HD uint32_t absdiff3(uint32_t a, uint32_t b) {
+// Per channel min(|a_c - b_c|, sat), packed like the features.
+CVIS_HD uint32_t absdiff3(uint32_t a, uint32_t b, int sat = 255) {
   uint32_t out = 0;
   for (int c = 0; c < 3; ++c) {
-    const int d = channel(a, c) - channel(b, c);
-    out |= static_cast<uint32_t>(d < 0 ? -d : d) << (8 * c);
+    int d = channel(a, c) - channel(b, c);
+    d = d < 0 ? -d : d;
+    out |= static_cast<uint32_t>(d < sat ? d : sat) << (8 * c);
   }
   return out;
 }
@@ -61,32 +63,42 @@ CVIS_HD uint32_t absdiff3(uint32_t a, uint32_t b) {
 // Bandwidth estimate, after Elgammal et al. (ECCV 2000), as used by [20]: per channel, the median m
 // of |x_{j+1} - x_j| over the L - 1 consecutive pairs of the pixel's samples in time order; the
 // bandwidth is then sigma = m / (0.68 sqrt 2) (looked up in a table, see bandwidth_table()).
-// `diffs` holds the packed absolute differences (absdiff3) of the count = L - 1 pairs. The median
-// is the lower one (rank (count - 1) / 2), found by an 8-step radix selection: exact and
-// branch-light. Returns m0 | m1 << 8 | m2 << 16.
-CVIS_HD uint32_t median3(const uint32_t* diffs, int count) {
+// `diffs` holds the packed absolute differences (absdiff3) of the count = L - 1 <= 127 pairs, each
+// below 2^bits (bits <= 8; median_bits() saturates them where sigma_max clamps anyway, which
+// leaves every bandwidth unchanged). The median is the lower one (rank (count - 1) / 2), found by
+// a radix selection over the bits, all three channels at once: per bit, the values whose higher
+// bits match the prefix found so far and whose current bit is 0 are counted in packed bytes
+// (SWAR zero-byte test). Exact; returns m0 | m1 << 8 | m2 << 16.
+CVIS_HD uint32_t median3(const uint32_t* diffs, int count, int bits = 8) {
   int rank[3];
-  uint32_t prefix[3] = {0u, 0u, 0u};
+  uint32_t prefix = 0; // packed per channel
   for (int c = 0; c < 3; ++c)
     rank[c] = (count - 1) / 2;
-  for (int bit = 7; bit >= 0; --bit) {
-    // Per channel: how many values have the high bits found so far and a 0 in `bit`.
-    int below[3] = {0, 0, 0};
+  for (int bit = bits - 1; bit >= 0; --bit) {
+    const uint32_t keep = (0xffu >> bit) * 0x010101u; // bits of each byte after the shift
+    const uint32_t want = prefix << 1;                // prefix then a 0, per byte
+    uint32_t below = 0;                               // packed counts (count <= 127)
     for (int k = 0; k < count; ++k) {
-      const uint32_t d = diffs[k];
-      for (int c = 0; c < 3; ++c)
-        below[c] += ((static_cast<uint32_t>(channel(d, c)) >> bit) == (prefix[c] << 1));
+      const uint32_t e = ((diffs[k] >> bit) & keep) ^ want;
+      const uint32_t zero = ~(((e & 0x7f7f7f7fu) + 0x7f7f7f7fu) | e | 0x7f7f7f7fu);
+      below += (zero >> 7) & 0x010101u;
     }
+    uint32_t next = 0;
     for (int c = 0; c < 3; ++c) {
-      if (rank[c] < below[c]) {
-        prefix[c] <<= 1;
+      const int n = static_cast<int>((below >> (8 * c)) & 0xffu);
+      const uint32_t p = (prefix >> (8 * c)) & 0xffu;
+      uint32_t q;
+      if (rank[c] < n) {
+        q = p << 1;
       } else {
-        rank[c] -= below[c];
-        prefix[c] = (prefix[c] << 1) | 1u;
+        rank[c] -= n;
+        q = (p << 1) | 1u;
       }
+      next |= q << (8 * c);
     }
+    prefix = next;
   }
-  return prefix[0] | (prefix[1] << 8) | (prefix[2] << 16);
+  return prefix;
 }
 
 // Sum over the neighbourhood of w_q * sum_k K(x - s_qk), and the sum of the weights used (Eq. of

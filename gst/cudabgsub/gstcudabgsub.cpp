@@ -78,6 +78,7 @@ enum {
   PROP_SPATIAL_SIGMA,
   PROP_INTENSITY_SIGMA_SCALE,
   PROP_CONSERVATIVE_UPDATE,
+  PROP_UPDATE_MARGIN,
 };
 
 /* Input: what GStreamer 1.22's CUDA allocator can hold (no GRAY8, xRGB, xBGR) and, in system
@@ -171,6 +172,7 @@ gst_cuda_bg_sub_set_property (GObject * object, guint prop_id, const GValue * va
     case PROP_SPATIAL_SIGMA: p.spatial_sigma = g_value_get_float (value); break;
     case PROP_INTENSITY_SIGMA_SCALE: p.intensity_sigma_scale = g_value_get_float (value); break;
     case PROP_CONSERVATIVE_UPDATE: p.conservative_update = g_value_get_boolean (value); break;
+    case PROP_UPDATE_MARGIN: p.update_margin = g_value_get_double (value); break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       return;
@@ -211,6 +213,7 @@ gst_cuda_bg_sub_get_property (GObject * object, guint prop_id, GValue * value,
     case PROP_SPATIAL_SIGMA: g_value_set_float (value, p.spatial_sigma); break;
     case PROP_INTENSITY_SIGMA_SCALE: g_value_set_float (value, p.intensity_sigma_scale); break;
     case PROP_CONSERVATIVE_UPDATE: g_value_set_boolean (value, p.conservative_update); break;
+    case PROP_UPDATE_MARGIN: g_value_set_double (value, p.update_margin); break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
@@ -542,6 +545,11 @@ install_properties (GObjectClass * c)
       g_param_spec_boolean ("conservative-update", "Conservative update",
           "Update only pixels that are background before the clean-up too (keeps object "
           "colours out of the neighbours' reference samples)", d.conservative_update, playing));
+  g_object_class_install_property (c, PROP_UPDATE_MARGIN,
+      g_param_spec_double ("update-margin", "Update margin",
+          "conservative-update: a pixel refreshes its samples only when its density is at least "
+          "this multiple of threshold (larger: objects leak less into the model, the model "
+          "follows illumination changes less)", 1.0, 1e12, d.update_margin, playing));
 }
 
 static void

@@ -103,6 +103,35 @@ TEST(BgsubMath, Median3IsTheLowerMedianOfEachChannel) {
   }
 }
 
+TEST(BgsubMath, SaturatedDifferencesGiveTheSameBandwidths) {
+  // median_bits() saturates the differences where sigma_max clamps the bandwidth anyway.
+  std::mt19937 rng(8);
+  for (float smax : {2.5f, 12.0f, 40.0f, 80.0f, 255.0f}) {
+    Params p;
+    p.sigma_max = smax;
+    p.sigma_min = std::min(p.sigma_min, smax);
+    const int bits = median_bits(p), sat = (1 << bits) - 1;
+    const std::vector<float> lut = bandwidth_table(p);
+    for (int rep = 0; rep < 200; ++rep) {
+      std::vector<uint32_t> full(47), capped(47);
+      std::uniform_int_distribution<int> v(0, rep % 3 == 0 ? 255 : 60);
+      for (int k = 0; k < 47; ++k) {
+        const uint32_t a = v(rng) | (v(rng) << 8) | (v(rng) << 16),
+                       b = v(rng) | (v(rng) << 8) | (v(rng) << 16);
+        full[k] = absdiff3(a, b);
+        capped[k] = absdiff3(a, b, sat);
+      }
+      const uint32_t m8 = median3(full.data(), 47), mb = median3(capped.data(), 47, bits);
+      for (int c = 0; c < 3; ++c) {
+        EXPECT_EQ(lut[c * 256 + channel(m8, c)], lut[c * 256 + channel(mb, c)])
+            << "sigma_max " << smax << " bits " << bits;
+      }
+    }
+  }
+  Params d;
+  EXPECT_EQ(median_bits(d), 6); // the default sigma_max = 40 needs differences up to 40
+}
+
 TEST(BgsubMath, BandwidthTableFollowsTheMadRuleAndClamps) {
   Params p;
   p.sigma_min = 2.0f;

@@ -94,6 +94,16 @@ double samples_per_clock(Kernel k) {
   return r;
 }
 
+// PTX instructions of one pixel's selective update (new sample, L - 1 = 47 saturated differences,
+// 6-bit radix median of 3 channels), charged to every pixel every frame.
+constexpr double kUpdateInstr = 4000.0;
+
+// Frames per second the SMs could sustain: classification at samples_per_clock, plus the update.
+double ceiling_fps(Kernel k, double samples_per_pixel, double pixels, int sms, double hz) {
+  const double clocks_per_pixel = samples_per_pixel / samples_per_clock(k) + kUpdateInstr / 128.0;
+  return sms * hz / (pixels * clocks_per_pixel);
+}
+
 struct Frames {
   int w = 0, h = 0;
   std::vector<test::HostImage> host;
