@@ -31,6 +31,7 @@ sqlite3 "$OUTDIR/index.db" "SELECT frame FROM descriptors WHERE roi_id = -1 AND 
 cp "$OUTDIR/frames/0100.png" "$OUTDIR/query.png"
 rm -rf "$OUTDIR/frames"
 
-echo "== searching the index with $OUTDIR/query.png (frame 100 of the clip)"
+echo "== searching the index with $OUTDIR/query.png (frame 100 of the clip, second shot: frames 60-119)"
+echo "   (distance 0..100; CEDD is quantised to 3 bits per bin, so frames of one shot often tie at 0)"
 "$CLI" search "$OUTDIR/query.png" --db "$OUTDIR/index.db" -k 5 --backend "$BACKEND" | tee "$OUTDIR/search.txt"
 echo "== done: $(ls "$OUTDIR" | tr '\n' ' ')"
