@@ -297,8 +297,7 @@ int main(int argc, char** argv) {
       const double ms = time_ms(Backend::kCuda, p, f, o.frames);
       ns[k][si] = ms * 1e6 / px;
       const double samples = px * bgsub::evaluations_per_pixel(p) / 3.0;
-      const double ceiling =
-          khz > 0 ? sms * (khz * 1e3) * samples_per_clock(p.kernel) / samples : 0;
+      const double ceiling = khz > 0 ? ceiling_fps(p.kernel, samples / px, px, sms, khz * 1e3) : 0;
       std::snprintf(line, sizeof line,
                     "| %dx%d | %s | %.3f | %.2f | %.1f | %.1f | %.0f | %.0f%% | %zu (%.4f%%) |\n",
                     w, h, bgsub::kernel_name(p.kernel), ms, ns[k][si], 1e3 / ms,
