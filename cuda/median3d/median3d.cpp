@@ -169,20 +169,23 @@ std::unique_ptr<Estimator> make_estimator(Backend backend, Status* status) {
 
 size_t estimate_device_bytes(const Params& p, int width, int height, PixelFormat format) {
   const size_t px = static_cast<size_t>(width) * height;
+  // Planes from cudaMallocPitch: rows padded (to 512 bytes on current GPUs).
+  auto pitched = [](size_t row_bytes, size_t rows) { return (row_bytes + 511) / 512 * 512 * rows; };
+  const size_t plane = pitched(width, height);
   const size_t c = static_cast<size_t>(channel_count(p));
   const size_t slots = static_cast<size_t>(p.temporal) + 1;
   const size_t chunks = static_cast<size_t>((p.bins + 15) / 16);
-  size_t bytes = slots * c * px;                     // ring of channel values
-  bytes += c * px * 2 + 1024 * 4;                    // median bins, differences, histogram
-  for (int pl = 0; pl < plane_count(format); ++pl) { // staging of host frames (pinned + device)
-    bytes += plane_row_bytes(format, pl, width) * plane_rows(format, pl, height);
+  size_t bytes = slots * c * plane;          // ring of channel values
+  bytes += c * plane + 2 * plane + 1024 * 4; // median bins, differences, mask copy, histogram
+  for (int pl = 0; pl < plane_count(format); ++pl) { // host frames: upload and background copy
+    bytes += 2 * pitched(plane_row_bytes(format, pl, width), plane_rows(format, pl, height));
   }
   switch (p.method) {
   case Method::kSlidingHistogram:
     bytes += c * chunks * 16 * px;
     break;
   case Method::kSeparable:
-    bytes += c * chunks * 16 * px + slots * c * px;
+    bytes += c * chunks * 16 * px + slots * c * plane;
     break;
   case Method::kIntegralHistogram:
     bytes += c * static_cast<size_t>(p.bins) * px * (4 + 2); // uint32 JIH + int16 row scans

@@ -31,8 +31,8 @@
  * memory is allocated as NV12 of the frame's size (GStreamer 1.22's CUDA allocator has no GRAY8)
  * whose video meta describes plane 0 only.
  *
- * Device memory per stream (logged at INFO): 1920x1080 luma, 3x3x15, 16 bins: about 70 MB with
- * `sliding-histogram`, 240 MB with `integral-histogram`.
+ * Device memory per stream (logged at INFO): 1920x1080 luma, 3x3x15, 16 bins: about 80 MiB with
+ * `sliding-histogram`, 240 MiB with `integral-histogram`.
  *
  * ## Example launch lines
  * |[

@@ -178,6 +178,7 @@ TEST_P(Median3dGpu, LargeFramesEqualTheCpuBackend) {
   auto cpu = make_estimator(Backend::kCpu, &s);
   ASSERT_TRUE(cpu);
   int n = 0;
+  size_t max_estimate = 0;
   for (const Shape& sh : shapes) {
     Params p;
     p.method = GetParam();
@@ -237,9 +238,11 @@ TEST_P(Median3dGpu, LargeFramesEqualTheCpuBackend) {
     }
     check(true);
     EXPECT_EQ(outputs, frames);
+    // The estimator keeps its larger buffers across configure(): bound by the largest estimate.
+    max_estimate = std::max(max_estimate, estimate_device_bytes(p, sh.w, sh.h, sh.f));
     const MemoryUse mu = est_->memory();
     EXPECT_GT(mu.device_bytes, 0u);
-    EXPECT_LE(mu.device_bytes, estimate_device_bytes(p, sh.w, sh.h, sh.f) * 2);
+    EXPECT_LE(mu.device_bytes, max_estimate * 2);
     ++n;
   }
 }
