@@ -57,7 +57,7 @@ enum class ColorSpace : int {
 };
 enum class Cleanup : int {
   kNone = 0,
-  kMedian = 1,  // 3x3 median (majority of 9) of the mask
+  kMedian = 1,  // 3x3 majority, keeping foreground with 4 of 9 (convex corners survive)
   kOpening = 2, // 3x3 erosion then 3x3 dilation
 };
 

@@ -173,6 +173,9 @@ CVIS_HD float fused_exponent(float t0, float t1, float t2) {
 
 // Mask clean-up; `at(x, y)` reads the source (foreground = 255; raw masks also hold 1 for weak
 // background), coordinates clamped to the image.
+// 3x3 majority ("median") biased towards foreground: a foreground pixel stays with 4 of its 9
+// pixels set, a background pixel becomes foreground with 5. Isolated detections and one-pixel
+// lines go, holes fill, and the corners of convex shapes (4 of 9) survive.
 template <typename At> CVIS_HD uint8_t median3x3(At at, int x, int y, int w, int h) {
   int count = 0;
   for (int dy = -1; dy <= 1; ++dy) {
@@ -182,7 +185,7 @@ template <typename At> CVIS_HD uint8_t median3x3(At at, int x, int y, int w, int
       count += at(xx, yy) == 255;
     }
   }
-  return count >= 5 ? 255 : 0;
+  return count >= (at(x, y) == 255 ? 4 : 5) ? 255 : 0;
 }
 
 // 3x3 erosion (dilate = false) or dilation of a 0/255 mask, clamped borders.

@@ -226,7 +226,7 @@ TEST(BgsubCleanup, MedianAndMorphologyOnKnownPatterns) {
   EXPECT_EQ(median3x3(at, 1, 5, w, h), 0);         // isolated pixel removed
   EXPECT_EQ(median3x3(at, 5, 1, w, h), 255);       // block interior kept
   EXPECT_EQ(median3x3(at, 6, 0, w, h), 255);       // corner: clamped border replicates the block
-  EXPECT_EQ(median3x3(at, 4, 2, w, h), 0);         // block corner: 4 of 9 set
+  EXPECT_EQ(median3x3(at, 4, 2, w, h), 255);       // block corner: 4 of 9, kept (foreground bias)
   EXPECT_EQ(median3x3(at, 3, 1, w, h), 0);         // next to the block: 3 of 9
   EXPECT_EQ(morph3x3(at, 5, 1, w, h, false), 255); // erosion keeps the 3x3 centre
   EXPECT_EQ(morph3x3(at, 4, 1, w, h, false), 0);
@@ -234,6 +234,15 @@ TEST(BgsubCleanup, MedianAndMorphologyOnKnownPatterns) {
   EXPECT_EQ(morph3x3(at, 6, 0, w, h, false), 255); // clamped corner of the block survives
   EXPECT_EQ(morph3x3(at, 2, 4, w, h, true), 255);  // dilation grows the isolated pixel
   EXPECT_EQ(morph3x3(at, 0, 2, w, h, true), 0);
+  // A background pixel is filled only with 5 of 9 set.
+  m[3 * w + 2] = m[4 * w + 2] = m[4 * w + 4] = m[5 * w + 3] = 255;
+  EXPECT_EQ(median3x3(at, 3, 4, w, h), 0);
+  m[5 * w + 4] = 255;
+  EXPECT_EQ(median3x3(at, 3, 4, w, h), 255);
+  // Raw masks hold 1 for weak background: not foreground.
+  std::fill(m.begin(), m.end(), 1);
+  EXPECT_EQ(median3x3(at, 3, 3, w, h), 0);
+  EXPECT_EQ(morph3x3(at, 3, 3, w, h, true), 0);
 }
 
 TEST(BgsubApi, BadViewsAreRefused) {
