@@ -9,24 +9,17 @@
 #include <gst/cvis/cvis.h>
 #include <gst/gst.h>
 
-#ifdef CVIS_HAVE_CUDA
-#include <gst/cuda/gstcudaloader.h>
-#include <gst/cuda/gstcudamemory.h>
-#endif
-
-#include "cudabgsub/gstcudabgsub.h"
-#include "cudacedd/gstcudacedd.h"
-#include "cudamedian3d/gstcudamedian3d.h"
+#include "gstcudabgsub.h"
+#include "gstcudacedd.h"
+#include "gstcudamedian3d.h"
+#include "gstcvisfilter.h"
 
 static gboolean
 plugin_init (GstPlugin * plugin)
 {
-#ifdef CVIS_HAVE_CUDA
-  /* Needed before any GstCudaBufferPool::set_config; safe without a driver. */
-  gst_cuda_load_library ();
-  gst_cuda_memory_init_once ();
-#endif
+  gst_cvis_filter_plugin_init ();
   gst_cvis_cedd_meta_get_info ();
+  gst_cvis_foreground_meta_get_info ();
 
   gboolean ok = TRUE;
   ok &= gst_element_register (plugin, "cudacedd", GST_RANK_NONE, GST_TYPE_CUDA_CEDD);

@@ -96,6 +96,17 @@ cuda_usable (void)
 #endif
 }
 
+void
+gst_cvis_filter_plugin_init (void)
+{
+#ifdef CVIS_HAVE_CUDA
+  /* gst_cuda_memory_init_once is needed before any GstCudaBufferPool::set_config, also where
+   * nvcodec did not register (no GPU, stale registry). Neither call needs a driver. */
+  gst_cuda_load_library ();
+  gst_cuda_memory_init_once ();
+#endif
+}
+
 namespace {
 
 /* Pushes the filter's CUDA context for the scope (no-op for the CPU backend). */

@@ -33,6 +33,10 @@ G_BEGIN_DECLS
 #define GST_TYPE_CVIS_BACKEND (gst_cvis_backend_get_type ())
 GType gst_cvis_backend_get_type (void);
 
+/* Once per process, from plugin_init: prepares GStreamer's CUDA library (loads the driver when
+ * there is one, registers the CUDA allocator). Safe and quick without a driver or GPU. */
+void gst_cvis_filter_plugin_init (void);
+
 #define GST_TYPE_CVIS_FILTER (gst_cvis_filter_get_type ())
 G_DECLARE_DERIVABLE_TYPE (GstCvisFilter, gst_cvis_filter, GST, CVIS_FILTER, GstBaseTransform)
 
