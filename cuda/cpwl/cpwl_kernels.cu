@@ -7,6 +7,17 @@ namespace cvis::cpwl::kernels {
 
 namespace {
 
+// Resident blocks the benchmark kernels are compiled for: 2048 threads per SM where the
+// architecture has them (sm_80, sm_90, sm_100), 1536 (sm_86/87/89, sm_110+) or 1024 (sm_75).
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ == 750
+#define CVIS_BENCH_MIN_BLOCKS 4
+#elif defined(__CUDA_ARCH__) &&                                                                    \
+    ((__CUDA_ARCH__ >= 860 && __CUDA_ARCH__ < 900) || __CUDA_ARCH__ >= 1100)
+#define CVIS_BENCH_MIN_BLOCKS 6
+#else
+#define CVIS_BENCH_MIN_BLOCKS kBenchMinBlocks
+#endif
+
 template <int E, int P>
 __global__ void __launch_bounds__(kBlock)
     evaluate_kernel(TableView t, const float* __restrict__ x, int count, float* __restrict__ out) {
@@ -20,7 +31,7 @@ __global__ void __launch_bounds__(kBlock)
 
 // E = -1: the loop alone (the benchmark's baseline).
 template <int E, int P>
-__global__ void __launch_bounds__(kBlock, kBenchMinBlocks)
+__global__ void __launch_bounds__(kBlock, CVIS_BENCH_MIN_BLOCKS)
     bench_kernel(TableView t, float a, float span, int iters, float* __restrict__ out) {
   extern __shared__ float2 smem2[];
   dev::SharedTable s{};

@@ -11,7 +11,8 @@ namespace cvis::cpwl::kernels {
 // Block size of every evaluator kernel (the benchmark keeps it fixed for equal occupancy).
 inline constexpr int kBlock = 256;
 // Resident blocks per SM the benchmark kernels are compiled for (__launch_bounds__): 8 x 256 =
-// 2048 threads, the sm_80/sm_90 maximum, so register use cannot differ between evaluators.
+// 2048 threads, the sm_80/sm_90 maximum, so register use cannot differ between evaluators (fewer
+// on architectures with fewer threads per SM, see cpwl_kernels.cu); the grid is sized with it.
 inline constexpr int kBenchMinBlocks = 8;
 
 // out[i] = evaluator(x[i]) for i < count; `table` holds device pointers (and the texture).
