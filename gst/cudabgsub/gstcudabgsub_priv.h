@@ -34,6 +34,13 @@ struct _GstCudaBgSub {
   GstCudaBgSubState *state;
 };
 
+/* Properties (gstcudabgsub_props.cpp). */
+void gst_cuda_bg_sub_install_properties (GObjectClass * klass);
+void gst_cuda_bg_sub_set_property (GObject * object, guint prop_id, const GValue * value,
+    GParamSpec * pspec);
+void gst_cuda_bg_sub_get_property (GObject * object, guint prop_id, GValue * value,
+    GParamSpec * pspec);
+
 /* Applies pending settings to the subtractor (streaming thread, context pushed). */
 cvis::Status gst_cuda_bg_sub_apply_settings (GstCudaBgSub * self);
 

@@ -1,0 +1,223 @@
+/* cudabgsub: enum types and properties. */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "gstcudabgsub_priv.h"
+
+GST_DEBUG_CATEGORY_EXTERN (gst_cuda_bg_sub_debug);
+#define GST_CAT_DEFAULT gst_cuda_bg_sub_debug
+
+namespace bg = cvis::bgsub;
+
+enum {
+  PROP_0,
+  PROP_OUTPUT,
+  PROP_KERNEL,
+  PROP_NUM_SAMPLES,
+  PROP_NEIGHBORHOOD,
+  PROP_UPDATE_PERIOD,
+  PROP_THRESHOLD,
+  PROP_CPWL_POINTS,
+  PROP_CPWL_FIT,
+  PROP_COLOR_SPACE,
+  PROP_CLEANUP,
+  PROP_MIN_BLOB_AREA,
+  PROP_MAX_BLOBS,
+  PROP_SIGMA_MIN,
+  PROP_SIGMA_MAX,
+  PROP_SPATIAL_SIGMA,
+  PROP_INTENSITY_SIGMA_SCALE,
+  PROP_CONSERVATIVE_UPDATE,
+  PROP_UPDATE_MARGIN,
+};
+
+#define DEFINE_ENUM(fn, name, ...)                                   \
+  GType fn (void) {                                                  \
+    static gsize type = 0;                                           \
+    static const GEnumValue values[] = {__VA_ARGS__, {0, NULL, NULL}}; \
+    if (g_once_init_enter (&type))                                   \
+      g_once_init_leave (&type, g_enum_register_static (name, values)); \
+    return (GType) type;                                             \
+  }
+
+DEFINE_ENUM (gst_cuda_bg_sub_output_get_type, "GstCudaBgSubOutput",
+    {GST_CUDA_BG_SUB_OUTPUT_MASK, "GRAY8 foreground mask with blob boxes", "mask"},
+    {GST_CUDA_BG_SUB_OUTPUT_FRAME, "Frames with foreground meta and blob boxes", "frame"})
+DEFINE_ENUM (gst_cuda_bg_sub_kernel_get_type, "GstCudaBgSubKernel",
+    {(gint) bg::Kernel::kExact, "expf", "exact"},
+    {(gint) bg::Kernel::kFast, "__expf (special function unit)", "fast"},
+    {(gint) bg::Kernel::kTextureUniform, "CPWL, uniform partition, texture filtering",
+          "cpwl-texture"},
+    {(gint) bg::Kernel::kManualUniform, "CPWL, uniform partition, manual lerp", "cpwl-manual"},
+    {(gint) bg::Kernel::kTextureOptimized, "CPWL, optimized partition, texture filtering",
+          "cpwl-opt-texture"},
+    {(gint) bg::Kernel::kManualOptimized, "CPWL, optimized partition, manual lerp",
+          "cpwl-opt-manual"},
+    {(gint) bg::Kernel::kSlopeUniform, "CPWL, uniform partition, value+slope table",
+          "cpwl-slope"},
+    {(gint) bg::Kernel::kFastFused, "one __expf per sample for the 3-channel product",
+          "fast-fused"})
+DEFINE_ENUM (gst_cuda_bg_sub_fit_get_type, "GstCudaBgSubFit",
+    {(gint) cvis::cpwl::Fit::kInterpolant, "Linear interpolant", "interpolant"},
+    {(gint) cvis::cpwl::Fit::kProjection, "L2 orthogonal projection", "projection"})
+DEFINE_ENUM (gst_cuda_bg_sub_color_space_get_type, "GstCudaBgSubColorSpace",
+    {(gint) bg::ColorSpace::kRgb, "R, G, B", "rgb"},
+    {(gint) bg::ColorSpace::kChromaticity, "Chromaticity and intensity (shadow-robust)",
+          "chromaticity"})
+DEFINE_ENUM (gst_cuda_bg_sub_cleanup_get_type, "GstCudaBgSubCleanup",
+    {(gint) bg::Cleanup::kNone, "None", "none"},
+    {(gint) bg::Cleanup::kMedian, "3x3 median", "median"},
+    {(gint) bg::Cleanup::kOpening, "3x3 morphological opening", "opening"})
+
+/* --------------------------------------------------------------------------------------------- */
+/* Properties: a value that makes the parameters invalid is refused with a warning, keeping the
+ * previous one (e.g. sigma-min above sigma-max). */
+
+void
+gst_cuda_bg_sub_set_property (GObject * object, guint prop_id, const GValue * value,
+    GParamSpec * pspec)
+{
+  GstCudaBgSub *self = GST_CUDA_BG_SUB (object);
+  std::lock_guard < std::mutex > lk (*self->lock);
+  GstCudaBgSubSettings & s = *self->settings;
+  bg::Params p = s.params;
+  switch (prop_id) {
+    case PROP_OUTPUT:
+      s.output = (GstCudaBgSubOutput) g_value_get_enum (value);
+      return;
+    case PROP_MAX_BLOBS:
+      s.max_blobs = g_value_get_uint (value);
+      return;
+    case PROP_KERNEL: p.kernel = (bg::Kernel) g_value_get_enum (value); break;
+    case PROP_NUM_SAMPLES: p.num_samples = g_value_get_int (value); break;
+    case PROP_NEIGHBORHOOD: p.neighborhood = g_value_get_int (value); break;
+    case PROP_UPDATE_PERIOD: p.update_period = g_value_get_int (value); break;
+    case PROP_THRESHOLD: p.threshold = g_value_get_double (value); break;
+    case PROP_CPWL_POINTS: p.cpwl_points = g_value_get_int (value); break;
+    case PROP_CPWL_FIT: p.cpwl_fit = (cvis::cpwl::Fit) g_value_get_enum (value); break;
+    case PROP_COLOR_SPACE: p.color = (bg::ColorSpace) g_value_get_enum (value); break;
+    case PROP_CLEANUP: p.cleanup = (bg::Cleanup) g_value_get_enum (value); break;
+    case PROP_MIN_BLOB_AREA: p.min_blob_area = (int) g_value_get_uint (value); break;
+    case PROP_SIGMA_MIN: p.sigma_min = g_value_get_float (value); break;
+    case PROP_SIGMA_MAX: p.sigma_max = g_value_get_float (value); break;
+    case PROP_SPATIAL_SIGMA: p.spatial_sigma = g_value_get_float (value); break;
+    case PROP_INTENSITY_SIGMA_SCALE: p.intensity_sigma_scale = g_value_get_float (value); break;
+    case PROP_CONSERVATIVE_UPDATE: p.conservative_update = g_value_get_boolean (value); break;
+    case PROP_UPDATE_MARGIN: p.update_margin = g_value_get_double (value); break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      return;
+  }
+  const cvis::Status st = bg::validate (p);
+  if (!st.ok ()) {
+    GST_WARNING_OBJECT (self, "refusing %s: %s (keeping the previous value)", pspec->name,
+        st.message ().c_str ());
+    return;
+  }
+  s.params = p;
+  s.dirty = true;
+}
+
+void
+gst_cuda_bg_sub_get_property (GObject * object, guint prop_id, GValue * value,
+    GParamSpec * pspec)
+{
+  GstCudaBgSub *self = GST_CUDA_BG_SUB (object);
+  std::lock_guard < std::mutex > lk (*self->lock);
+  const GstCudaBgSubSettings & s = *self->settings;
+  const bg::Params & p = s.params;
+  switch (prop_id) {
+    case PROP_OUTPUT: g_value_set_enum (value, s.output); break;
+    case PROP_MAX_BLOBS: g_value_set_uint (value, s.max_blobs); break;
+    case PROP_KERNEL: g_value_set_enum (value, (gint) p.kernel); break;
+    case PROP_NUM_SAMPLES: g_value_set_int (value, p.num_samples); break;
+    case PROP_NEIGHBORHOOD: g_value_set_int (value, p.neighborhood); break;
+    case PROP_UPDATE_PERIOD: g_value_set_int (value, p.update_period); break;
+    case PROP_THRESHOLD: g_value_set_double (value, p.threshold); break;
+    case PROP_CPWL_POINTS: g_value_set_int (value, p.cpwl_points); break;
+    case PROP_CPWL_FIT: g_value_set_enum (value, (gint) p.cpwl_fit); break;
+    case PROP_COLOR_SPACE: g_value_set_enum (value, (gint) p.color); break;
+    case PROP_CLEANUP: g_value_set_enum (value, (gint) p.cleanup); break;
+    case PROP_MIN_BLOB_AREA: g_value_set_uint (value, (guint) p.min_blob_area); break;
+    case PROP_SIGMA_MIN: g_value_set_float (value, p.sigma_min); break;
+    case PROP_SIGMA_MAX: g_value_set_float (value, p.sigma_max); break;
+    case PROP_SPATIAL_SIGMA: g_value_set_float (value, p.spatial_sigma); break;
+    case PROP_INTENSITY_SIGMA_SCALE: g_value_set_float (value, p.intensity_sigma_scale); break;
+    case PROP_CONSERVATIVE_UPDATE: g_value_set_boolean (value, p.conservative_update); break;
+    case PROP_UPDATE_MARGIN: g_value_set_double (value, p.update_margin); break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+}
+
+void
+gst_cuda_bg_sub_install_properties (GObjectClass * c)
+{
+  const GParamFlags ready = (GParamFlags) (G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+      GST_PARAM_MUTABLE_READY);
+  const GParamFlags playing = (GParamFlags) (G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+      GST_PARAM_MUTABLE_PLAYING);
+  const bg::Params d;
+  g_object_class_install_property (c, PROP_OUTPUT, g_param_spec_enum ("output", "Output",
+          "What leaves the source pad", gst_cuda_bg_sub_output_get_type (),
+          GST_CUDA_BG_SUB_OUTPUT_MASK, ready));
+  g_object_class_install_property (c, PROP_KERNEL, g_param_spec_enum ("kernel", "Kernel",
+          "How the Gaussian kernel is evaluated (speed vs. exactness; see the element docs)",
+          gst_cuda_bg_sub_kernel_get_type (), (gint) d.kernel, playing));
+  g_object_class_install_property (c, PROP_NUM_SAMPLES, g_param_spec_int ("num-samples",
+          "Samples", "Background samples kept per pixel (memory and time grow with it; a change "
+          "restarts the warm-up)", 2, bg::kMaxSamples, d.num_samples, playing));
+  g_object_class_install_property (c, PROP_NEIGHBORHOOD, g_param_spec_int ("neighborhood",
+          "Neighbourhood", "Radius r of the (2r+1)^2 pixels whose samples each pixel uses "
+          "(robust to small background motion; time grows with (2r+1)^2)", 0, bg::kMaxRadius,
+          d.neighborhood, playing));
+  g_object_class_install_property (c, PROP_UPDATE_PERIOD, g_param_spec_int ("update-period",
+          "Update period", "Background pixels refresh one sample every this many frames (longer: "
+          "slower adaptation, longer memory)", 1, G_MAXINT, d.update_period, playing));
+  g_object_class_install_property (c, PROP_THRESHOLD, g_param_spec_double ("threshold",
+          "Threshold", "Foreground when the background density (per level^3) is below this: "
+          "higher finds more foreground", 1e-30, 1.0, d.threshold, playing));
+  g_object_class_install_property (c, PROP_CPWL_POINTS, g_param_spec_int ("cpwl-points",
+          "CPWL points", "Segments N of the piecewise-linear Gaussian (cpwl-* kernels): more is "
+          "more accurate, at the same speed (uniform) or slower (optimized)",
+          cvis::cpwl::kMinSegments, cvis::cpwl::kMaxSegments, d.cpwl_points, playing));
+  g_object_class_install_property (c, PROP_CPWL_FIT, g_param_spec_enum ("cpwl-fit", "CPWL fit",
+          "Interpolant, or L2 projection (sqrt(6) smaller error at the same cost)",
+          gst_cuda_bg_sub_fit_get_type (), (gint) d.cpwl_fit, playing));
+  g_object_class_install_property (c, PROP_COLOR_SPACE, g_param_spec_enum ("color-space",
+          "Colour space", "Feature space (a change restarts the warm-up)",
+          gst_cuda_bg_sub_color_space_get_type (), (gint) d.color, playing));
+  g_object_class_install_property (c, PROP_CLEANUP, g_param_spec_enum ("cleanup", "Clean-up",
+          "Mask clean-up before the output and the blobs", gst_cuda_bg_sub_cleanup_get_type (),
+          (gint) d.cleanup, playing));
+  g_object_class_install_property (c, PROP_MIN_BLOB_AREA, g_param_spec_uint ("min-blob-area",
+          "Minimum blob area", "Foreground blobs smaller than this (pixels) get no box", 1,
+          G_MAXINT, (guint) d.min_blob_area, playing));
+  g_object_class_install_property (c, PROP_MAX_BLOBS, g_param_spec_uint ("max-blobs",
+          "Maximum blobs", "Boxes per frame at most (the largest blobs)", 0, 100000, 64, playing));
+  g_object_class_install_property (c, PROP_SIGMA_MIN, g_param_spec_float ("sigma-min",
+          "Minimum bandwidth", "Smallest colour kernel bandwidth, in levels (<= sigma-max)",
+          0.01f, 255.0f, d.sigma_min, playing));
+  g_object_class_install_property (c, PROP_SIGMA_MAX, g_param_spec_float ("sigma-max",
+          "Maximum bandwidth", "Largest colour kernel bandwidth, in levels (>= sigma-min)",
+          0.01f, 255.0f, d.sigma_max, playing));
+  g_object_class_install_property (c, PROP_SPATIAL_SIGMA, g_param_spec_float ("spatial-sigma",
+          "Spatial bandwidth", "Bandwidth of the positional kernel over the neighbourhood, in "
+          "pixels", 0.01f, 100.0f, d.spatial_sigma, playing));
+  g_object_class_install_property (c, PROP_INTENSITY_SIGMA_SCALE,
+      g_param_spec_float ("intensity-sigma-scale", "Intensity bandwidth scale",
+          "color-space=chromaticity: the intensity kernel is this much wider (more shadow-robust, "
+          "less sensitive to intensity-only changes)", 0.01f, 100.0f, d.intensity_sigma_scale,
+          playing));
+  g_object_class_install_property (c, PROP_CONSERVATIVE_UPDATE,
+      g_param_spec_boolean ("conservative-update", "Conservative update",
+          "Update only pixels that are background before the clean-up too (keeps object "
+          "colours out of the neighbours' reference samples)", d.conservative_update, playing));
+  g_object_class_install_property (c, PROP_UPDATE_MARGIN,
+      g_param_spec_double ("update-margin", "Update margin",
+          "conservative-update: a pixel refreshes its samples only when its density is at least "
+          "this multiple of threshold (larger: objects leak less into the model, the model "
+          "follows illumination changes less)", 1.0, 1e12, d.update_margin, playing));
+}
