@@ -44,6 +44,17 @@ void DeviceTable::release() {
 
 Status DeviceTable::upload(const Table& t) {
   release();
+  // The analytic evaluators take an empty table (n = 0): nothing to copy, no texture (building one
+  // would read the host array at padded.data() + 1, past an empty vector).
+  if (t.n <= 0) {
+    view_ = t.view();
+    view_.values = view_.slope = view_.knots = view_.inv_h = nullptr;
+    return Status::Ok();
+  }
+  if (t.padded.size() != static_cast<size_t>(t.n) + 4 ||
+      t.slope.size() != 2 * (static_cast<size_t>(t.n) + 3)) {
+    return invalid_argument("DeviceTable::upload: table arrays do not match n");
+  }
   CVIS_RETURN_IF_ERROR(copy_to_device(t.padded, &padded_));
   CVIS_RETURN_IF_ERROR(copy_to_device(t.slope, &slope_));
   CVIS_RETURN_IF_ERROR(copy_to_device(t.knots, &knots_));

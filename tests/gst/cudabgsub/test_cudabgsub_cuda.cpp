@@ -99,7 +99,10 @@ TEST_F(BgSubElementCuda, CudaMemoryMaskOutputStaysInCudaMemory) {
 TEST_F(BgSubElementCuda, CudaMemoryMaskDownloadedWhenDownstreamWantsSystemMemory) {
   CVIS_REQUIRE_GPU();
   ASSERT_TRUE(has_feature("cudaupload"));
-  run_and_compare(kUpload + small_props(Kernel::kManualUniform) + " ! video/x-raw,format=GRAY8",
+  // A caps filter at the end of a launch line needs the element form (a bare caps string there is
+  // parsed as an element name).
+  run_and_compare(kUpload + small_props(Kernel::kManualUniform) +
+                      " ! capsfilter caps=\"video/x-raw,format=GRAY8\"",
                   GST_VIDEO_FORMAT_RGBA, 161, 97, 14, Kernel::kManualUniform, false, false, false);
 }
 
