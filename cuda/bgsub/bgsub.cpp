@@ -132,7 +132,10 @@ ModelConsts model_consts(const Params& p, int width, int height, const cpwl::Tab
   m.norm = static_cast<float>(std::pow(2.0 * kPi, -1.5) / p.num_samples);
   m.threshold = static_cast<float>(p.threshold);
   m.update_threshold = static_cast<float>(p.threshold * p.update_margin);
-  m.table_scale = table.scale;
+  if (kernel_indexes_uniform_table(p.kernel))
+    m.arg_scale = table.scale;
+  else if (p.kernel == Kernel::kFastFused)
+    m.arg_scale = static_cast<float>(std::sqrt(0.5 / std::log(2.0)));
   if (p.color == ColorSpace::kChromaticity)
     m.norm_scale[2] = p.intensity_sigma_scale;
   return m;

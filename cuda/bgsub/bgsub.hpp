@@ -49,7 +49,7 @@ bool parse_kernel(const std::string& s, Kernel* out);
 
 // Provisional default, to be set from the H100 run of bench_bgsub (the fastest evaluator whose
 // masks equal the exact evaluator's within the stated tolerance; see README.md).
-inline constexpr Kernel kDefaultKernel = Kernel::kFast;
+inline constexpr Kernel kDefaultKernel = Kernel::kFastFused;
 
 enum class ColorSpace : int {
   kRgb = 0,          // (R, G, B)

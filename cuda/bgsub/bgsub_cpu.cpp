@@ -177,7 +177,6 @@ private:
 
   template <typename Prod>
   void classify_rows(const ModelConsts& m, int y0, int y1, float* density, Prod prod) {
-    const bool table_index = kernel_indexes_uniform_table(p_.kernel);
     const size_t npix = static_cast<size_t>(w_) * h_;
     auto at = [&](int k, int x, int y) {
       return samples_[static_cast<size_t>(k) * npix + static_cast<size_t>(y) * w_ + x];
@@ -188,7 +187,7 @@ private:
         float inv_sigma[3], scale[3];
         for (int c = 0; c < 3; ++c) {
           inv_sigma[c] = lut_[c * 256 + channel(medians_[i], c)];
-          scale[c] = table_index ? cpwl::mul_rn(inv_sigma[c], m.table_scale) : inv_sigma[c];
+          scale[c] = cpwl::mul_rn(inv_sigma[c], m.arg_scale);
         }
         float total, wsum;
         kde_sums(feat_[i], x, y, m, scale, at, prod, &total, &wsum);
@@ -240,7 +239,7 @@ private:
                            }));
     case Kernel::kFastFused:
       return classify_rows(m, y0, y1, density, [](float t0, float t1, float t2) {
-        return std::exp2(cpwl::mul_rn(fused_exponent(t0, t1, t2), kLog2e));
+        return std::exp2(-fused_arg(t0, t1, t2)); // the GPU: ex2.approx.ftz
       });
     }
   }

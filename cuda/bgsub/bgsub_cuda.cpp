@@ -159,6 +159,7 @@ private:
     CVIS_RETURN_IF_ERROR(density_.reserve(plane));
     CVIS_RETURN_IF_ERROR(labels_.reserve(npix));
     CVIS_RETURN_IF_ERROR(slot_.reserve(npix));
+    CVIS_RETURN_IF_ERROR(tile_stats_.reserve(npix));
     CVIS_RETURN_IF_ERROR(components_.reserve(m.blob_capacity));
     CVIS_RETURN_IF_ERROR(kept_.reserve(m.blob_capacity));
     CVIS_RETURN_IF_ERROR(counters_.reserve(1));
@@ -173,6 +174,7 @@ private:
     m.tmp = tmp_.get();
     m.labels = labels_.get();
     m.slot = slot_.get();
+    m.tile_stats = tile_stats_.get();
     m.lut = lut_.get();
     m.components = components_.get();
     m.kept = kept_.get();
@@ -204,6 +206,7 @@ private:
   cuda::DeviceArray<uint32_t> feat_, samples_, medians_;
   cuda::DeviceArray<uint8_t> head_, raw_, mask_, tmp_;
   cuda::DeviceArray<int32_t> labels_, slot_;
+  cuda::DeviceArray<uint32_t> tile_stats_;
   cuda::DeviceArray<BlobRecord> components_, kept_;
   cuda::DeviceArray<CclCounters> counters_;
   cuda::PinnedArray<CclCounters> h_counters_;

@@ -1,8 +1,6 @@
 // Background subtraction kernels. One thread per pixel everywhere; the per-pixel arithmetic is
 // bgsub_math.hpp, shared with the CPU reference. Built with -ftz=true (see meson.build): the CPU
 // reference flushes denormals too.
-#include <climits>
-
 #include "bgsub_kernels.hpp"
 #include "common/cuda/check.hpp"
 #include "cpwl/cpwl_device.cuh"
@@ -45,14 +43,31 @@ __global__ void update_kernel(DeviceModel m, bool update, bool conservative) {
     h = (h + 1 == L) ? 0 : h + 1;
     m.head[i] = static_cast<uint8_t>(h);
   }
+  // The samples in time order, oldest (slot h) first: slots h..L-1, then 0..h-1, walked with a
+  // pointer. Differences saturate at 127 (bits <= 7: what median3's counting path needs; its
+  // median is capped at 2^bits - 1 anyway) or at 2^bits - 1 (bits = 8, the radix path).
   uint32_t diffs[kMaxSamples];
-  uint32_t prev = m.samples[h * plane + i];
-  int s = h;
-  for (int j = 1; j < L; ++j) {
-    s = (s + 1 == L) ? 0 : s + 1;
-    const uint32_t cur = m.samples[s * plane + i];
-    diffs[j - 1] = absdiff3(cur, prev, (1 << m.median_bits) - 1);
-    prev = cur;
+  const uint32_t* base = m.samples + i;
+  const uint32_t* oldest = base + h * plane;
+  const uint32_t* end = base + L * plane;
+  uint32_t prev = *oldest;
+  int n = 0;
+  auto walk = [&](auto diff) {
+    for (const uint32_t* q = oldest + plane; q < end; q += plane) {
+      const uint32_t cur = *q;
+      diffs[n++] = diff(cur, prev);
+      prev = cur;
+    }
+    for (const uint32_t* q = base; q < oldest; q += plane) {
+      const uint32_t cur = *q;
+      diffs[n++] = diff(cur, prev);
+      prev = cur;
+    }
+  };
+  if (m.median_bits <= 7) {
+    walk([](uint32_t a, uint32_t b) { return absdiff3_sat127(a, b); });
+  } else {
+    walk([](uint32_t a, uint32_t b) { return absdiff3(a, b, 255); });
   }
   m.medians[i] = median3(diffs, L - 1, m.median_bits);
 }
@@ -80,6 +95,51 @@ inline constexpr bool kIndexesUniformTable =
 template <int E>
 inline constexpr bool kUsesTable = E != cpwl::dev::kExact&& E != cpwl::dev::kFast&& E != kFused;
 
+// kde_sums for radius 1 and a pixel with all 8 neighbours inside: per neighbour row, one pass over
+// the samples with the three columns' sums side by side (three loads from one pointer, immediate
+// offsets), then the same (dy, dx) order of weighted sums as kde_sums: the same bits.
+template <typename Prod>
+__device__ __forceinline__ void kde_sums_r1(const uint32_t* __restrict__ row0, size_t stride,
+                                            size_t plane, int L, uint32_t feat,
+                                            const ModelConsts& c, const float scale[3], Prod prod,
+                                            float* total, float* weight_sum) {
+  const float fb[3] = {biased_channel(feat, 0), biased_channel(feat, 1), biased_channel(feat, 2)};
+  auto term = [&](uint32_t ref) {
+    return prod(kernel_arg(ref, fb, scale, 0), kernel_arg(ref, fb, scale, 1),
+                kernel_arg(ref, fb, scale, 2));
+  };
+  float acc = 0.0f, wsum = 0.0f;
+#pragma unroll
+  for (int dy = 0; dy < 3; ++dy) {
+    const uint32_t* p = row0 + dy * stride; // row y - 1 + dy, column x
+    float s0 = 0.0f, s1 = 0.0f, s2 = 0.0f;
+#pragma unroll 4
+    for (int k = 0; k < L; ++k) {
+      const uint32_t a = __ldg(p - 1), b = __ldg(p), d = __ldg(p + 1);
+      s0 = cpwl::add_rn(s0, term(a));
+      s1 = cpwl::add_rn(s1, term(b));
+      s2 = cpwl::add_rn(s2, term(d));
+      p += plane;
+    }
+    const float w0 = c.weights[dy * 3], w1 = c.weights[dy * 3 + 1], w2 = c.weights[dy * 3 + 2];
+    acc = cpwl::add_rn(acc, cpwl::mul_rn(w0, s0));
+    wsum = cpwl::add_rn(wsum, w0);
+    acc = cpwl::add_rn(acc, cpwl::mul_rn(w1, s1));
+    wsum = cpwl::add_rn(wsum, w1);
+    acc = cpwl::add_rn(acc, cpwl::mul_rn(w2, s2));
+    wsum = cpwl::add_rn(wsum, w2);
+  }
+  *total = acc;
+  *weight_sum = wsum;
+}
+
+// 2^-q (ex2.approx.ftz: the SFU, as __expf uses it).
+__device__ __forceinline__ float exp2_neg(float q) {
+  float r;
+  asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(-q));
+  return r;
+}
+
 template <int E, int P>
 __global__ void __launch_bounds__(kBx* kBy)
     classify_kernel(DeviceModel m, ModelConsts c, cpwl::TableView t) {
@@ -96,25 +156,29 @@ __global__ void __launch_bounds__(kBx* kBy)
   float inv_sigma[3], scale[3];
   for (int ch = 0; ch < 3; ++ch) {
     inv_sigma[ch] = __ldg(m.lut + ch * 256 + channel(med, ch));
-    scale[ch] =
-        kIndexesUniformTable<E> ? cpwl::mul_rn(inv_sigma[ch], c.table_scale) : inv_sigma[ch];
+    scale[ch] = cpwl::mul_rn(inv_sigma[ch], c.arg_scale);
   }
   const uint32_t* __restrict__ samples = m.samples;
   const size_t plane = plane_elems(m);
   const size_t stride = m.stride;
-  auto sample = [samples, plane, stride](int k, int xx, int yy) {
-    return __ldg(samples + k * plane + static_cast<size_t>(yy) * stride + xx);
-  };
   auto prod = [&st](float t0, float t1, float t2) {
     if constexpr (E == kFused) {
-      return __expf(fused_exponent(t0, t1, t2));
+      return exp2_neg(fused_arg(t0, t1, t2));
     } else {
       return cpwl::mul_rn(cpwl::mul_rn(kernel_1d<E, P>(st, t0), kernel_1d<E, P>(st, t1)),
                           kernel_1d<E, P>(st, t2));
     }
   };
   float total, wsum;
-  kde_sums(m.feat[i], x, y, c, scale, sample, prod, &total, &wsum);
+  if (c.radius == 1 && x > 0 && y > 0 && x + 1 < m.width && y + 1 < m.height) {
+    kde_sums_r1(samples + i - stride, stride, plane, c.num_samples, m.feat[i], c, scale, prod,
+                &total, &wsum);
+  } else {
+    auto sample = [samples, plane, stride](int k, int xx, int yy) {
+      return __ldg(samples + k * plane + static_cast<size_t>(yy) * stride + xx);
+    };
+    kde_sums(m.feat[i], x, y, c, scale, sample, prod, &total, &wsum);
+  }
   const float d = kde_density(total, wsum, inv_sigma, c);
   m.raw[i] = classify_density(d, c);
   if (m.density)
@@ -143,126 +207,6 @@ __global__ void morph_kernel(const uint8_t* src, uint8_t* dst, DeviceModel m, bo
     return;
   auto at = [&](int xx, int yy) { return src[static_cast<size_t>(yy) * m.stride + xx]; };
   dst[static_cast<size_t>(y) * m.stride + x] = morph3x3(at, x, y, m.width, m.height, dilate);
-}
-
-// ---- connected components: union-find with atomicMin, after Playne & Hawick (IEEE TPDS 2018).
-// Labels use the dense index y * width + x, so the final root of a component is its first pixel in
-// raster order, as in the CPU reference.
-
-__device__ int find_root(const int32_t* labels, int i) {
-  const volatile int32_t* l = labels; // other threads relink concurrently: no stale L1 reads
-  int p = l[i];
-  while (p != i) {
-    i = p;
-    p = l[i];
-  }
-  return i;
-}
-
-// Links the trees of a and b, the larger root under the smaller one. atomicMin returns the real
-// parent when another thread got there first; the loop then continues from it.
-__device__ void unite(int32_t* labels, int a, int b) {
-  while (true) {
-    a = find_root(labels, a);
-    b = find_root(labels, b);
-    if (a == b)
-      return;
-    if (a < b) {
-      const int old = atomicMin(labels + b, a);
-      if (old == b)
-        return;
-      b = old;
-    } else {
-      const int old = atomicMin(labels + a, b);
-      if (old == a)
-        return;
-      a = old;
-    }
-  }
-}
-
-__device__ __forceinline__ bool is_fg(const DeviceModel& m, int x, int y) {
-  return m.mask[static_cast<size_t>(y) * m.stride + x] != 0;
-}
-
-__global__ void ccl_init(DeviceModel m) {
-  const int x = blockIdx.x * kBx + threadIdx.x, y = blockIdx.y * kBy + threadIdx.y;
-  if (x >= m.width || y >= m.height)
-    return;
-  const int idx = y * m.width + x;
-  m.labels[idx] = is_fg(m, x, y) ? idx : -1;
-}
-
-__global__ void ccl_merge(DeviceModel m) {
-  const int x = blockIdx.x * kBx + threadIdx.x, y = blockIdx.y * kBy + threadIdx.y;
-  if (x >= m.width || y >= m.height || !is_fg(m, x, y))
-    return;
-  const int idx = y * m.width + x;
-  if (x > 0 && is_fg(m, x - 1, y))
-    unite(m.labels, idx, idx - 1);
-  if (y > 0) {
-    if (x > 0 && is_fg(m, x - 1, y - 1))
-      unite(m.labels, idx, idx - m.width - 1);
-    if (is_fg(m, x, y - 1))
-      unite(m.labels, idx, idx - m.width);
-    if (x + 1 < m.width && is_fg(m, x + 1, y - 1))
-      unite(m.labels, idx, idx - m.width + 1);
-  }
-}
-
-__global__ void ccl_flatten(DeviceModel m) {
-  const int x = blockIdx.x * kBx + threadIdx.x, y = blockIdx.y * kBy + threadIdx.y;
-  if (x >= m.width || y >= m.height || !is_fg(m, x, y))
-    return;
-  const int idx = y * m.width + x;
-  m.labels[idx] = find_root(m.labels, idx);
-}
-
-__global__ void ccl_roots(DeviceModel m) {
-  const int x = blockIdx.x * kBx + threadIdx.x, y = blockIdx.y * kBy + threadIdx.y;
-  if (x >= m.width || y >= m.height || !is_fg(m, x, y))
-    return;
-  const int idx = y * m.width + x;
-  if (m.labels[idx] != idx)
-    return;
-  const int k = atomicAdd(&m.counters->roots, 1);
-  if (k >= m.blob_capacity)
-    return; // cannot happen: capacity bounds the 8-connected components
-  m.slot[idx] = k;
-  m.components[k] = BlobRecord{idx, INT_MAX, INT_MAX, -1, -1, 0};
-}
-
-// Counts the foreground (warp ballots; every thread of the warp takes part) and, when `stats`,
-// accumulates area and bounding box of each component.
-__global__ void ccl_stats(DeviceModel m, bool stats) {
-  const int x = blockIdx.x * kBx + threadIdx.x, y = blockIdx.y * kBy + threadIdx.y;
-  const bool fg = x < m.width && y < m.height && is_fg(m, x, y);
-  const unsigned ballot = __ballot_sync(0xffffffffu, fg);
-  if ((threadIdx.x & 31) == 0 && ballot) {
-    atomicAdd(&m.counters->foreground, static_cast<unsigned long long>(__popc(ballot)));
-  }
-  if (!fg || !stats)
-    return;
-  const int k = m.slot[m.labels[y * m.width + x]];
-  if (k < 0 || k >= m.blob_capacity)
-    return;
-  BlobRecord* b = m.components + k;
-  atomicAdd(&b->area, 1);
-  atomicMin(&b->x0, x);
-  atomicMin(&b->y0, y);
-  atomicMax(&b->x1, x);
-  atomicMax(&b->y1, y);
-}
-
-__global__ void ccl_keep(DeviceModel m, int min_area) {
-  const int k = blockIdx.x * blockDim.x + threadIdx.x;
-  if (k >= m.counters->roots || k >= m.blob_capacity)
-    return;
-  const BlobRecord b = m.components[k];
-  if (b.area < min_area)
-    return;
-  const int j = atomicAdd(&m.counters->kept, 1);
-  m.kept[j] = b;
 }
 
 } // namespace
@@ -340,31 +284,6 @@ Status launch_cleanup(int cleanup, const DeviceModel& m, cudaStream_t stream) {
   CVIS_CUDA_CHECK_LAUNCH(stream, "bgsub morph_kernel (erode)");
   morph_kernel<<<grid, block, 0, stream>>>(m.tmp, m.mask, m, true);
   CVIS_CUDA_CHECK_LAUNCH(stream, "bgsub morph_kernel (dilate)");
-  return Status::Ok();
-}
-
-Status launch_blobs(const DeviceModel& m, int min_area, cudaStream_t stream) {
-  const dim3 grid = grid_for(m.width, m.height), block(kBx, kBy);
-  CVIS_CUDA_CHECK(cudaMemsetAsync(m.counters, 0, sizeof(CclCounters), stream));
-  ccl_init<<<grid, block, 0, stream>>>(m);
-  CVIS_CUDA_CHECK_LAUNCH(stream, "bgsub ccl_init");
-  ccl_merge<<<grid, block, 0, stream>>>(m);
-  CVIS_CUDA_CHECK_LAUNCH(stream, "bgsub ccl_merge");
-  ccl_flatten<<<grid, block, 0, stream>>>(m);
-  CVIS_CUDA_CHECK_LAUNCH(stream, "bgsub ccl_flatten");
-  ccl_roots<<<grid, block, 0, stream>>>(m);
-  CVIS_CUDA_CHECK_LAUNCH(stream, "bgsub ccl_roots");
-  ccl_stats<<<grid, block, 0, stream>>>(m, true);
-  CVIS_CUDA_CHECK_LAUNCH(stream, "bgsub ccl_stats");
-  ccl_keep<<<(m.blob_capacity + 255) / 256, 256, 0, stream>>>(m, min_area);
-  CVIS_CUDA_CHECK_LAUNCH(stream, "bgsub ccl_keep");
-  return Status::Ok();
-}
-
-Status launch_count(const DeviceModel& m, cudaStream_t stream) {
-  CVIS_CUDA_CHECK(cudaMemsetAsync(m.counters, 0, sizeof(CclCounters), stream));
-  ccl_stats<<<grid_for(m.width, m.height), dim3(kBx, kBy), 0, stream>>>(m, false);
-  CVIS_CUDA_CHECK_LAUNCH(stream, "bgsub ccl_stats (count)");
   return Status::Ok();
 }
 

@@ -40,6 +40,7 @@ struct DeviceModel {
   float* density = nullptr;         // optional density output (height x stride), nullptr: none
   int32_t* labels = nullptr;        // CCL labels
   int32_t* slot = nullptr;          // CCL: record index of each root
+  uint32_t* tile_stats = nullptr;   // CCL: packed stats of tile components at their tile roots
   const float* lut = nullptr;       // 3 x 256 inverse bandwidths
   BlobRecord* components = nullptr; // one per root (capacity blob_capacity)
   BlobRecord* kept = nullptr;       // components with area >= min_area (capacity blob_capacity)
@@ -64,7 +65,7 @@ Status launch_classify(int kernel, const DeviceModel& m, const ModelConsts& cons
 // m.raw -> m.mask with Cleanup `cleanup` (bgsub::Cleanup value).
 Status launch_cleanup(int cleanup, const DeviceModel& m, cudaStream_t stream);
 
-// Connected components of m.mask: counters and records (m.kept, unordered).
+// Connected components of m.mask (bgsub_ccl.cu): counters and records (m.kept, unordered).
 Status launch_blobs(const DeviceModel& m, int min_area, cudaStream_t stream);
 
 // Only the foreground count (counters->foreground) of m.mask.

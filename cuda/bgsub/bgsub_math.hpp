@@ -4,6 +4,7 @@
 // both backends compute the same bits except inside expf / __expf / the texture filter.
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 
 #include "bgsub.hpp"
@@ -24,7 +25,10 @@ struct ModelConsts {
   float norm = 0.f;                   // (2 pi)^(-3/2) / L
   float threshold = 0.f;
   float update_threshold = 0.f; // threshold * update_margin
-  float table_scale = 0.f;      // uniform CPWL tables: index = u * table_scale
+  // Factor of 1/sigma in the kernel's argument t = |d| / sigma * arg_scale: the table's N / range
+  // for the uniform CPWL tables (t is the table index), sqrt(log2(e) / 2) for fast-fused (t^2 sums
+  // to the exponent of 2 directly), 1 otherwise (u = |d| / sigma).
+  float arg_scale = 1.f;
   // Per channel, 1/sigma of the normalisation over 1/sigma of the kernel's argument: 1 except the
   // widened intensity channel in chromaticity mode, whose kernel keeps the peak of the unwidened
   // one (so `threshold` means the same in both colour spaces).
@@ -49,8 +53,47 @@ CVIS_HD int channel(uint32_t f, int c) {
   return static_cast<int>((f >> (8 * c)) & 0xffu);
 }
 
+// 2^23 + channel c of f, as a float (exact). The difference of two such values is the exact
+// integer difference of the channels, so t = |a - b| * scale needs no integer-to-float conversion
+// on the GPU (one byte permute into the mantissa of 2^23; conversions run at 1/8 of the FP32 rate
+// on sm_90). Same bits as static_cast<float>(|a_c - b_c|) * scale.
+CVIS_HD float biased_channel(uint32_t f, int c) {
+#if defined(__CUDA_ARCH__)
+  return __uint_as_float(__byte_perm(f, 0x4B000000u, 0x7440u | static_cast<unsigned>(c)));
+#else
+  return static_cast<float>(channel(f, c)) + 8388608.0f;
+#endif
+}
+
+CVIS_HD float fma_rn(float a, float b, float c) {
+#if defined(__CUDA_ARCH__)
+  return __fmaf_rn(a, b, c);
+#else
+  return std::fma(a, b, c);
+#endif
+}
+
+// The fused kernel's exponent of 2, negated: t0^2 + t1^2 + t2^2 with t_c = |d_c| / sigma_c *
+// sqrt(log2(e) / 2), i.e. (u0^2 + u1^2 + u2^2) log2(e) / 2; the kernel product is 2^-q.
+CVIS_HD float fused_arg(float t0, float t1, float t2) {
+  return fma_rn(t2, t2, fma_rn(t1, t1, cpwl::mul_rn(t0, t0)));
+}
+
+// Kernel argument t_c of sample `ref` for a pixel whose biased channels are fb[c].
+CVIS_HD float kernel_arg(uint32_t ref, const float fb[3], const float scale[3], int c) {
+  const float d = cpwl::sub_rn(biased_channel(ref, c), fb[c]);
+#if defined(__CUDA_ARCH__)
+  return cpwl::mul_rn(fabsf(d), scale[c]);
+#else
+  return cpwl::mul_rn(std::fabs(d), scale[c]);
+#endif
+}
+
 // Per channel min(|a_c - b_c|, sat), packed like the features.
 CVIS_HD uint32_t absdiff3(uint32_t a, uint32_t b, int sat = 255) {
+#if defined(__CUDA_ARCH__)
+  return __vminu4(__vabsdiffu4(a, b), static_cast<uint32_t>(sat) * 0x010101u); // byte 3: 0
+#else
   uint32_t out = 0;
   for (int c = 0; c < 3; ++c) {
     int d = channel(a, c) - channel(b, c);
@@ -58,6 +101,18 @@ CVIS_HD uint32_t absdiff3(uint32_t a, uint32_t b, int sat = 255) {
     out |= static_cast<uint32_t>(d < sat ? d : sat) << (8 * c);
   }
   return out;
+#endif
+}
+
+// Per channel min(|a_c - b_c|, 127): the input median3's counting path (bits <= 7) accepts.
+CVIS_HD uint32_t absdiff3_sat127(uint32_t a, uint32_t b) {
+#if defined(__CUDA_ARCH__)
+  const uint32_t d = __vabsdiffu4(a, b); // byte 3: 0
+#else
+  const uint32_t d = absdiff3(a, b);
+#endif
+  const uint32_t hi = d & 0x80808080u; // bytes >= 128 become 127
+  return (d & 0x7f7f7f7fu) | (hi - (hi >> 7));
 }
 
 // Bandwidth estimate, after Elgammal et al. (ECCV 2000), as used by [20]: per channel, the median m
@@ -70,6 +125,27 @@ CVIS_HD uint32_t absdiff3(uint32_t a, uint32_t b, int sat = 255) {
 // bits match the prefix found so far and whose current bit is 0 are counted in packed bytes
 // (SWAR zero-byte test). Exact; returns m0 | m1 << 8 | m2 << 16.
 CVIS_HD uint32_t median3(const uint32_t* diffs, int count, int bits = 8) {
+  if (bits <= 7) {
+    // All values <= 127 (saturate at 2^bits - 1 or at 127: the result is min(median, 2^bits - 1)
+    // either way): the lower median is the largest v with #(d < v) <= rank, found bit by
+    // bit. Per byte, (0x80 | (v - 1)) - d keeps its high bit iff d < v and never borrows into the
+    // next byte; the high bits of the three bytes are summed in place (fields 128 * count at bits
+    // 8c + 7.., count <= 127, so they do not overlap): three operations per difference and bit.
+    const uint32_t rank = static_cast<uint32_t>(count - 1) / 2;
+    uint32_t cur = 0;
+    for (int bit = bits - 1; bit >= 0; --bit) {
+      const uint32_t cand = cur | (0x010101u << bit);
+      const uint32_t v1 = (cand - 0x010101u) | 0x80808080u;
+      uint32_t acc = 0;
+      for (int k = 0; k < count; ++k)
+        acc += (v1 - diffs[k]) & 0x00808080u;
+      for (int c = 0; c < 3; ++c) {
+        if (((acc >> (8 * c + 7)) & 0xffu) <= rank)
+          cur |= (1u << bit) << (8 * c);
+      }
+    }
+    return cur;
+  }
   int rank[3];
   uint32_t prefix = 0; // packed per channel
   for (int c = 0; c < 3; ++c)
@@ -110,7 +186,7 @@ CVIS_HD void kde_sums(uint32_t feat, int px, int py, const ModelConsts& m, const
                       SampleFn sample, ProdFn prod, float* total, float* weight_sum) {
   float acc = 0.0f, wsum = 0.0f;
   const int r = m.radius, side = 2 * r + 1;
-  const int f0 = channel(feat, 0), f1 = channel(feat, 1), f2 = channel(feat, 2);
+  const float fb[3] = {biased_channel(feat, 0), biased_channel(feat, 1), biased_channel(feat, 2)};
   for (int dy = -r; dy <= r; ++dy) {
     const int y = py + dy;
     if (y < 0 || y >= m.height)
@@ -122,13 +198,8 @@ CVIS_HD void kde_sums(uint32_t feat, int px, int py, const ModelConsts& m, const
       float s = 0.0f;
       for (int k = 0; k < m.num_samples; ++k) {
         const uint32_t ref = sample(k, x, y);
-        const int d0 = f0 - static_cast<int>(ref & 0xffu);
-        const int d1 = f1 - static_cast<int>((ref >> 8) & 0xffu);
-        const int d2 = f2 - static_cast<int>((ref >> 16) & 0xffu);
-        const float t0 = cpwl::mul_rn(static_cast<float>(d0 < 0 ? -d0 : d0), scale[0]);
-        const float t1 = cpwl::mul_rn(static_cast<float>(d1 < 0 ? -d1 : d1), scale[1]);
-        const float t2 = cpwl::mul_rn(static_cast<float>(d2 < 0 ? -d2 : d2), scale[2]);
-        s = cpwl::add_rn(s, prod(t0, t1, t2));
+        s = cpwl::add_rn(s, prod(kernel_arg(ref, fb, scale, 0), kernel_arg(ref, fb, scale, 1),
+                                 kernel_arg(ref, fb, scale, 2)));
       }
       const float w = m.weights[(dy + r) * side + (dx + r)];
       acc = cpwl::add_rn(acc, cpwl::mul_rn(w, s));
@@ -162,13 +233,6 @@ inline constexpr uint8_t kRawForeground = 255;
 inline constexpr uint8_t kRawWeakBackground = 1;
 CVIS_HD uint8_t classify_density(float d, const ModelConsts& m) {
   return d < m.threshold ? kRawForeground : (d < m.update_threshold ? kRawWeakBackground : 0);
-}
-
-// Exponent of the fused kernel: -(t0^2 + t1^2 + t2^2) / 2.
-CVIS_HD float fused_exponent(float t0, float t1, float t2) {
-  using cpwl::add_rn;
-  using cpwl::mul_rn;
-  return mul_rn(-0.5f, add_rn(add_rn(mul_rn(t0, t0), mul_rn(t1, t1)), mul_rn(t2, t2)));
 }
 
 // Mask clean-up; `at(x, y)` reads the source (foreground = 255; raw masks also hold 1 for weak

@@ -99,6 +99,23 @@ TEST(BgsubMath, Median3IsTheLowerMedianOfEachChannel) {
         std::sort(ch[c].begin(), ch[c].end());
         EXPECT_EQ(channel(m, c), ch[c][(count - 1) / 2]) << "count " << count << " channel " << c;
       }
+      // The counting path (bits <= 7) on the differences saturated at 2^bits - 1: the median
+      // saturated likewise.
+      for (int bits = 1; bits <= 7; ++bits) {
+        const int sat = (1 << bits) - 1;
+        std::vector<uint32_t> capped(count);
+        for (int k = 0; k < count; ++k)
+          capped[k] = absdiff3(d[k], 0u, sat);
+        const uint32_t mb = median3(capped.data(), count, bits);
+        for (int k = 0; k < count; ++k) // the GPU's saturation (at 127) gives the same median
+          capped[k] = absdiff3_sat127(d[k], 0u);
+        const uint32_t m127 = median3(capped.data(), count, bits);
+        for (int c = 0; c < 3; ++c) {
+          EXPECT_EQ(channel(mb, c), std::min(ch[c][(count - 1) / 2], sat))
+              << "count " << count << " bits " << bits;
+          EXPECT_EQ(channel(m127, c), channel(mb, c)) << "count " << count << " bits " << bits;
+        }
+      }
     }
   }
 }

@@ -54,53 +54,71 @@ void check_cuda(cudaError_t e, const char* what) {
     die(std::string(what) + ": " + cudaGetErrorName(e));
 }
 
-// Per reference sample: PTX instructions of the classify loop and special-unit operations (see
-// cuda/bgsub/README.md "compute ceiling"; optimized partitions at the default 64 points).
+// Per reference sample, the classify loop's instructions by sm_90 pipe (counted in the PTX of the
+// radius-1 loop, nvcc 13, with the SASS folding applied: moves/abs/neg are operand modifiers, the
+// +-4 byte offsets are load immediates; see cuda/bgsub/README.md "compute ceiling"): integer ALU,
+// FP32, XU (MUFU ex2 and every int/float conversion, floor included), load/store, texture.
+// Optimized partitions at the default 64 points.
 struct Cost {
-  double instr, mufu, tex, lsu;
+  double alu, fp32, xu, lsu, tex;
 };
 Cost kernel_cost(Kernel k) {
   switch (k) {
   case Kernel::kExact:
-    return {69.5, 3, 0, 1};
+    return {9.84, 30, 6, 1, 0};
   case Kernel::kFast:
-    return {35.2, 3, 0, 1};
+    return {3.84, 18, 3, 1, 0};
   case Kernel::kTextureUniform:
-    return {29.0, 0, 3, 1};
+    return {3.84, 12, 0, 1, 3};
   case Kernel::kManualUniform:
-    return {64.0, 0, 0, 7};
+    return {12.84, 27, 6, 7, 0};
   case Kernel::kTextureOptimized:
-    return {191.0, 0, 3, 24};
+    return {118.2, 21, 3, 22.33, 3};
   case Kernel::kManualOptimized:
-    return {214.0, 0, 0, 29};
+    return {127.2, 36, 9, 28.33, 0};
   case Kernel::kSlopeUniform:
-    return {55.0, 0, 0, 4};
+    return {9.84, 24, 6, 4, 0};
   case Kernel::kFastFused:
-    return {29.2, 1, 0, 1};
+    return {3.84, 10, 1, 1, 0};
   }
-  return {1, 0, 0, 0};
+  return {1, 0, 0, 0, 0};
 }
-// Samples per clock per SM on sm_90: 128 FP32/INT lanes issue one instruction each, 16 MUFU
-// results, 4 filtered texture lookups (assumed), 32 load/store lanes.
-double samples_per_clock(Kernel k) {
+// Per SM and clock on sm_90: 4 schedulers issue 4 warp instructions (128 thread instructions);
+// FP32 128, integer ALU 64, XU 16 (MUFU and conversions), 32 load/store lanes (one warp access of
+// L1/shared), and filtered texture lookups at the best rate measured on the H100 (1.27, the
+// cpwl-texture rows of bench_bgsub; bench_cpwl's Table I gives 1.1-1.3).
+constexpr double kTexPerClock = 1.27;
+double samples_per_clock(Kernel k, const char** bound = nullptr) {
   const Cost c = kernel_cost(k);
-  double r = 128.0 / c.instr;
-  if (c.mufu > 0)
-    r = std::min(r, 16.0 / c.mufu);
-  if (c.tex > 0)
-    r = std::min(r, 4.0 / c.tex);
-  if (c.lsu > 0)
-    r = std::min(r, 32.0 / c.lsu);
+  const double issue = c.alu + c.fp32 + c.xu + c.lsu + c.tex;
+  struct {
+    const char* name;
+    double rate;
+  } pipes[] = {{"issue", 128.0 / issue},
+               {"fp32", c.fp32 > 0 ? 128.0 / c.fp32 : 1e9},
+               {"alu", c.alu > 0 ? 64.0 / c.alu : 1e9},
+               {"xu", c.xu > 0 ? 16.0 / c.xu : 1e9},
+               {"lsu", c.lsu > 0 ? 32.0 / c.lsu : 1e9},
+               {"tex", c.tex > 0 ? kTexPerClock / c.tex : 1e9}};
+  double r = 1e9;
+  for (const auto& p : pipes) {
+    if (p.rate < r) {
+      r = p.rate;
+      if (bound)
+        *bound = p.name;
+    }
+  }
   return r;
 }
 
-// PTX instructions of one pixel's selective update (new sample, L - 1 = 47 saturated differences,
-// 6-bit radix median of 3 channels), charged to every pixel every frame.
-constexpr double kUpdateInstr = 4000.0;
+// Integer ALU instructions of one pixel's selective update (L = 48: 47 differences at ~15, then
+// 6 counting passes at ~3.3 per difference; PTX of update_kernel), charged to every pixel every
+// frame, at 64 per clock.
+constexpr double kUpdateAlu = 1700.0;
 
 // Frames per second the SMs could sustain: classification at samples_per_clock, plus the update.
 double ceiling_fps(Kernel k, double samples_per_pixel, double pixels, int sms, double hz) {
-  const double clocks_per_pixel = samples_per_pixel / samples_per_clock(k) + kUpdateInstr / 128.0;
+  const double clocks_per_pixel = samples_per_pixel / samples_per_clock(k) + kUpdateAlu / 64.0;
   return sms * hz / (pixels * clocks_per_pixel);
 }
 
@@ -122,9 +140,12 @@ struct Frames {
   }
 };
 
-void make_frames(int w, int h, Frames* f) {
-  test::SequenceSpec s = test::quality_presets(w, h, 400)[3]; // "combined"
+// `preset`: index into test::quality_presets; `seed` 0 keeps the preset's.
+void make_frames(int w, int h, Frames* f, int preset = 3, uint32_t seed = 0) {
+  test::SequenceSpec s = test::quality_presets(w, h, 400)[preset]; // 3: "combined"
   s.first_object_frame = 0;
+  if (seed)
+    s.seed = seed;
   test::SyntheticSequence seq(s);
   f->w = w;
   f->h = h;
@@ -188,15 +209,19 @@ std::vector<std::vector<uint8_t>> masks_of(const bgsub::Params& p, const Frames&
   return out;
 }
 
-// Median ms per process() call after the warm-up.
-double time_ms(Backend b, const bgsub::Params& p, const Frames& f, int frames) {
+// Median ms per process() call after the warm-up. `after` (optional): the frames processed after
+// the warm-up instead of `f` (a shot change: another scene, nearly every pixel foreground).
+double time_ms(Backend b, const bgsub::Params& p, const Frames& f, int frames,
+               const Frames* after = nullptr) {
   auto s = make(b, p);
   DeviceMask dm(f.w, f.h);
   test::HostImage hm(PixelFormat::kGRAY8, f.w, f.h);
   bgsub::FrameResult r;
   std::vector<double> ms;
   for (int i = 0; i < p.num_samples + frames; ++i) {
-    const ImageView in = b == Backend::kCuda ? f.device_view(i) : f.host[i % f.host.size()].view();
+    const Frames& src = after && i >= p.num_samples ? *after : f;
+    const ImageView in =
+        b == Backend::kCuda ? src.device_view(i) : src.host[i % src.host.size()].view();
     const ImageView mask = b == Backend::kCuda ? dm.view : hm.view();
     const auto t0 = std::chrono::steady_clock::now();
     check(s->process(in, mask, &r, nullptr), "process");
@@ -256,8 +281,8 @@ int main(int argc, char** argv) {
   md += "GPU: " + cuda_device_description(o.device) + ", SM clock " + std::to_string(khz / 1000) +
         " MHz; " + std::to_string(bgsub::evaluations_per_pixel(defaults)) +
         " Gaussian evaluations per pixel; timed frames: " + std::to_string(o.frames) + "\n\n";
-  md += "| size | kernel | ms/frame | ns/pixel | frames/s | G samples/s | ceiling frames/s | of "
-        "ceiling | mask pixels differing from exact |\n";
+  md += "| size | kernel | ms/frame | ns/pixel | frames/s | G samples/s | ceiling frames/s "
+        "(bound) | of ceiling | mask pixels differing from exact |\n";
   md += "|---|---|---|---|---|---|---|---|---|\n";
   std::string summary = "Table II (ns/pixel)\nkernel             ";
   for (auto [w, h] : o.sizes) {
@@ -298,11 +323,13 @@ int main(int argc, char** argv) {
       ns[k][si] = ms * 1e6 / px;
       const double samples = px * bgsub::evaluations_per_pixel(p) / 3.0;
       const double ceiling = khz > 0 ? ceiling_fps(p.kernel, samples / px, px, sms, khz * 1e3) : 0;
-      std::snprintf(line, sizeof line,
-                    "| %dx%d | %s | %.3f | %.2f | %.1f | %.1f | %.0f | %.0f%% | %zu (%.4f%%) |\n",
-                    w, h, bgsub::kernel_name(p.kernel), ms, ns[k][si], 1e3 / ms,
-                    samples * 1e3 / ms / 1e9, ceiling,
-                    ceiling > 0 ? 100.0 * (1e3 / ms) / ceiling : 0.0, differ, 100.0 * share);
+      const char* bound = "";
+      samples_per_clock(p.kernel, &bound);
+      std::snprintf(
+          line, sizeof line,
+          "| %dx%d | %s | %.3f | %.2f | %.1f | %.1f | %.0f (%s) | %.0f%% | %zu (%.4f%%) |\n", w, h,
+          bgsub::kernel_name(p.kernel), ms, ns[k][si], 1e3 / ms, samples * 1e3 / ms / 1e9, ceiling,
+          bound, ceiling > 0 ? 100.0 * (1e3 / ms) / ceiling : 0.0, differ, 100.0 * share);
       md += line;
       if (p.kernel == defaults.kernel && w == 1920 && h == 1080)
         fps_default_1080 = 1e3 / ms;
@@ -314,9 +341,34 @@ int main(int argc, char** argv) {
     const double full = ns[static_cast<int>(defaults.kernel)][si] * px / 1e6;
     const double no_blobs = time_ms(Backend::kCuda, nb, f, o.frames);
     const double no_update = time_ms(Backend::kCuda, nu, f, o.frames);
+    bgsub::Params nbu = nu;
+    nbu.blobs = false;
+    const double classify_only = time_ms(Backend::kCuda, nbu, f, o.frames);
     std::snprintf(line, sizeof line,
-                  "%dx%d %s: full %.3f ms, without blobs %.3f ms, without model updates %.3f ms\n",
-                  w, h, bgsub::kernel_name(defaults.kernel), full, no_blobs, no_update);
+                  "%dx%d %s: full %.3f ms, without blobs %.3f ms, without model updates %.3f ms, "
+                  "without both %.3f ms\n",
+                  w, h, bgsub::kernel_name(defaults.kernel), full, no_blobs, no_update,
+                  classify_only);
+    extra += line;
+    if (khz > 0) {
+      const double cls_ms = px * bgsub::evaluations_per_pixel(defaults) / 3.0 /
+                            samples_per_clock(defaults.kernel) / (sms * khz * 1e3) * 1e3;
+      std::snprintf(line, sizeof line,
+                    "%dx%d %s: classification ceiling %.3f ms; without updates and blobs at %.0f%% "
+                    "of it\n",
+                    w, h, bgsub::kernel_name(defaults.kernel), cls_ms,
+                    100.0 * cls_ms / classify_only);
+      extra += line;
+    }
+    // After a shot change: warm-up on this scene, then another ("static" preset, other seed).
+    Frames cut;
+    make_frames(w, h, &cut, 0, 977);
+    const double cut_ms = time_ms(Backend::kCuda, defaults, f, o.frames, &cut);
+    const double cut_nb = time_ms(Backend::kCuda, nb, f, o.frames, &cut);
+    std::snprintf(line, sizeof line,
+                  "%dx%d %s after a shot change (nearly all foreground): %.3f ms, without blobs "
+                  "%.3f ms\n",
+                  w, h, bgsub::kernel_name(defaults.kernel), cut_ms, cut_nb);
     extra += line;
     // CPU reference, default kernel, all cores.
     const double cpu_ms = time_ms(Backend::kCpu, defaults, f, cpu_frames);

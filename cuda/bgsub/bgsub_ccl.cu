@@ -1,0 +1,287 @@
+// Connected components of the final mask (8-connectivity) on the GPU: area and bounding box of
+// every component, and the foreground count.
+//
+// Block union-find, after Playne and Hawick (IEEE TPDS 2018) and Allegretti et al. (IEEE TPDS
+// 2020), with row runs from warp ballots as in Hennequin et al. (HA4, 2018):
+//  1. ccl_local: each 32x8 tile (one block; a warp is one tile row) labels its own pixels in shared
+//     memory: every pixel starts at the first pixel of its run in the tile row (ballot), runs of
+//     consecutive rows are united once per adjacent pair (rules below), paths are flattened. Each
+//     pixel's global label is its tile root; each tile root also stores the packed area and box of
+//     its tile component (tile_stats), and the block adds its foreground count.
+//  2. ccl_border: pixels on tile borders unite their tile components with the neighbouring tiles'
+//     (global union-find: atomicMin links the larger root under the smaller).
+//  3. ccl_resolve: tile roots find their final root (path halving); final roots take a record.
+//  4. ccl_stats: tile roots add their packed stats to their component's record (atomics per tile
+//     component, not per pixel: a frame-sized blob costs ~8,000 atomics, not 10 million).
+//  5. ccl_keep: records with area >= min_area are compacted.
+// Labels are dense indices y * width + x and every link goes to the smaller index, so a
+// component's root is its first pixel in raster order, which is the CPU reference's order.
+//
+// Runs: with B the foreground bits of a row and A those of the row above, a run R = [rs, re] of B
+// and a run T of A are 8-adjacent iff T meets [rs - 1, re + 1]. One union per adjacent pair, made
+// by the pixel p of R at column clamp(c, rs, re), c = the first column of T in that window:
+//   A(x) and not A(x - 1)              -> unite(p, (x, y - 1))
+//   x = rs and A(x - 1)                -> unite(p, (x - 1, y - 1))
+//   x = re and not A(x) and A(x + 1)   -> unite(p, (x + 1, y - 1))
+#include <climits>
+
+#include "bgsub_kernels.hpp"
+#include "common/cuda/check.hpp"
+
+namespace cvis::bgsub::kernels {
+
+namespace {
+
+constexpr int kBx = 32, kBy = 8; // the tile; must match the other kernels' blocks (grid_for)
+constexpr unsigned kFull = 0xffffffffu;
+
+dim3 tile_grid(int w, int h) {
+  return dim3((w + kBx - 1) / kBx, (h + kBy - 1) / kBy);
+}
+
+__device__ __forceinline__ bool is_fg(const DeviceModel& m, int x, int y) {
+  return m.mask[static_cast<size_t>(y) * m.stride + x] != 0;
+}
+
+// Root of i. In shared memory (tile) or global memory (labels); other threads relink concurrently,
+// hence volatile reads. Path halving (global only) writes a grandparent, always an ancestor, so a
+// concurrent find or link stays correct (a link lost to such a write is redone by its unite loop).
+__device__ __forceinline__ int find_tile(const volatile int* s, int i) {
+  int p = s[i];
+  while (p != i) {
+    i = p;
+    p = s[i];
+  }
+  return i;
+}
+
+__device__ __forceinline__ int find_global(volatile int32_t* l, int i) {
+  int p = l[i];
+  while (p != i) {
+    const int gp = l[p];
+    if (gp != p)
+      l[i] = gp;
+    i = p;
+    p = gp;
+  }
+  return i;
+}
+
+// Links the trees of a and b, the larger root under the smaller. atomicMin returns the real parent
+// when another thread got there first; the loop then continues from it.
+template <typename Find> __device__ void unite(int* l, int a, int b, Find find) {
+  while (true) {
+    a = find(a);
+    b = find(b);
+    if (a == b)
+      return;
+    if (a > b) {
+      const int t = a;
+      a = b;
+      b = t;
+    }
+    const int old = atomicMin(l + b, a);
+    if (old == b)
+      return;
+    b = old;
+  }
+}
+
+// Packed statistics of a tile component: area (1..256), min and max column in the tile, max row
+// in the tile (its min row is its root's row).
+__device__ __forceinline__ uint32_t pack_stats(int area, int xmin, int xmax, int ymax) {
+  return static_cast<uint32_t>(area) | (xmin << 9) | (xmax << 14) | (ymax << 19);
+}
+
+__global__ void __launch_bounds__(kBx* kBy) ccl_local(DeviceModel m) {
+  __shared__ int lab[kBy * kBx];
+  __shared__ unsigned bits[kBy];
+  __shared__ int area[kBy * kBx], xmin[kBy * kBx], xmax[kBy * kBx], ymax[kBy * kBx];
+  __shared__ unsigned count;
+  const int tx = threadIdx.x, ty = threadIdx.y, t = ty * kBx + tx;
+  const int x = blockIdx.x * kBx + tx, y = blockIdx.y * kBy + ty;
+  const bool inside = x < m.width && y < m.height;
+  const bool fg = inside && is_fg(m, x, y);
+  const unsigned row = __ballot_sync(kFull, fg);
+  if (tx == 0) {
+    bits[ty] = row;
+    if (ty == 0)
+      count = 0;
+  }
+  area[t] = 0;
+  xmin[t] = kBx - 1;
+  xmax[t] = 0;
+  ymax[t] = 0;
+  if (fg) {
+    const unsigned before = ~row & ((1u << tx) - 1u); // background lanes left of this one
+    lab[t] = ty * kBx + (before ? 32 - __clz(before) : 0);
+  } else {
+    lab[t] = -1;
+  }
+  __syncthreads();
+  if (fg && ty > 0) {
+    const unsigned up = bits[ty - 1];
+    const bool a_c = (up >> tx) & 1u;
+    const bool a_l = tx > 0 && ((up >> (tx - 1)) & 1u);
+    const bool a_r = tx + 1 < kBx && ((up >> (tx + 1)) & 1u);
+    const bool start = tx == 0 || !((row >> (tx - 1)) & 1u);
+    const bool end = tx + 1 == kBx || !((row >> (tx + 1)) & 1u);
+    auto find = [&](int i) { return find_tile(lab, i); };
+    if (a_c && !a_l)
+      unite(lab, t, t - kBx, find);
+    if (start && a_l)
+      unite(lab, t, t - kBx - 1, find);
+    if (end && !a_c && a_r)
+      unite(lab, t, t - kBx + 1, find);
+  }
+  __syncthreads();
+  const int root = fg ? find_tile(lab, t) : -1;
+  // One shared atomic per (warp, component): lanes of this tile row with the same root.
+  const unsigned group = __match_any_sync(kFull, root);
+  if (fg && tx == __ffs(group) - 1) {
+    atomicAdd(&area[root], __popc(group));
+    atomicMin(&xmin[root], tx);
+    atomicMax(&xmax[root], 31 - __clz(group));
+    atomicMax(&ymax[root], ty);
+  }
+  if (tx == 0 && row)
+    atomicAdd(&count, static_cast<unsigned>(__popc(row)));
+  __syncthreads();
+  if (inside) {
+    const size_t i = static_cast<size_t>(y) * m.width + x;
+    const int gx = blockIdx.x * kBx, gy = blockIdx.y * kBy;
+    if (fg)
+      m.labels[i] = (gy + root / kBx) * m.width + gx + root % kBx;
+    m.tile_stats[i] = fg && root == t ? pack_stats(area[t], xmin[t], xmax[t], ymax[t]) : 0u;
+  }
+  if (t == 0 && count)
+    atomicAdd(&m.counters->foreground, static_cast<unsigned long long>(count));
+}
+
+__global__ void __launch_bounds__(kBx* kBy) ccl_border(DeviceModel m) {
+  const int tx = threadIdx.x, ty = threadIdx.y;
+  const int x = blockIdx.x * kBx + tx, y = blockIdx.y * kBy + ty;
+  if (x >= m.width || y >= m.height)
+    return;
+  const bool left = tx == 0 && x > 0, top = ty == 0 && y > 0;
+  const bool right = tx == kBx - 1 && x + 1 < m.width;
+  if (!(left || top || (right && y > 0)) || !is_fg(m, x, y))
+    return;
+  const int w = m.width, i = y * w + x;
+  auto fg = [&](int xx, int yy) { return is_fg(m, xx, yy); };
+  auto find = [&](int j) { return find_global(m.labels, j); };
+  if (left && fg(x - 1, y))
+    unite(m.labels, i, i - 1, find);
+  if (top) { // the row above is another tile row: the run rules with the image's runs
+    const bool a_c = fg(x, y - 1), a_l = x > 0 && fg(x - 1, y - 1);
+    const bool a_r = x + 1 < w && fg(x + 1, y - 1);
+    const bool start = x == 0 || !fg(x - 1, y), end = x + 1 == w || !fg(x + 1, y);
+    if (a_c && !a_l)
+      unite(m.labels, i, i - w, find);
+    if (start && a_l)
+      unite(m.labels, i, i - w - 1, find);
+    if (end && !a_c && a_r)
+      unite(m.labels, i, i - w + 1, find);
+  } else if (y > 0) {
+    // Diagonals into the left / right tile of this tile row. Already connected when the pixel
+    // beside p (linked by the left rule, and in one tile with the diagonal pixel) or the pixel
+    // above p (same tile as p; its own left rule or its right neighbour's) is foreground.
+    const bool up = fg(x, y - 1);
+    if (left && !up && fg(x - 1, y - 1) && !fg(x - 1, y))
+      unite(m.labels, i, i - w - 1, find);
+    if (right && !up && fg(x + 1, y - 1) && !fg(x + 1, y))
+      unite(m.labels, i, i - w + 1, find);
+  }
+}
+
+__global__ void ccl_resolve(DeviceModel m) {
+  const int x = blockIdx.x * kBx + threadIdx.x, y = blockIdx.y * kBy + threadIdx.y;
+  if (x >= m.width || y >= m.height)
+    return;
+  const int i = y * m.width + x;
+  if (m.tile_stats[i] == 0)
+    return; // not a tile root
+  const int r = find_global(m.labels, i);
+  if (r != i) {
+    m.labels[i] = r;
+    return;
+  }
+  const int k = atomicAdd(&m.counters->roots, 1);
+  if (k >= m.blob_capacity)
+    return; // cannot happen: capacity bounds the 8-connected components
+  m.slot[i] = k;
+  m.components[k] = BlobRecord{i, INT_MAX, INT_MAX, -1, -1, 0};
+}
+
+__global__ void ccl_stats(DeviceModel m) {
+  const int x = blockIdx.x * kBx + threadIdx.x, y = blockIdx.y * kBy + threadIdx.y;
+  if (x >= m.width || y >= m.height)
+    return;
+  const int i = y * m.width + x;
+  const uint32_t s = m.tile_stats[i];
+  if (s == 0)
+    return;
+  const int k = m.slot[m.labels[i]];
+  if (k < 0 || k >= m.blob_capacity)
+    return;
+  const int gx = blockIdx.x * kBx, gy = blockIdx.y * kBy;
+  BlobRecord* b = m.components + k;
+  atomicAdd(&b->area, static_cast<int>(s & 511u));
+  atomicMin(&b->x0, gx + static_cast<int>((s >> 9) & 31u));
+  atomicMax(&b->x1, gx + static_cast<int>((s >> 14) & 31u));
+  atomicMin(&b->y0, y);
+  atomicMax(&b->y1, gy + static_cast<int>((s >> 19) & 7u));
+}
+
+__global__ void ccl_keep(DeviceModel m, int min_area) {
+  const int k = blockIdx.x * blockDim.x + threadIdx.x;
+  if (k >= m.counters->roots || k >= m.blob_capacity)
+    return;
+  const BlobRecord b = m.components[k];
+  if (b.area < min_area)
+    return;
+  const int j = atomicAdd(&m.counters->kept, 1);
+  m.kept[j] = b;
+}
+
+// Foreground count only: per-block sum, one global atomic per block.
+__global__ void __launch_bounds__(kBx* kBy) count_kernel(DeviceModel m) {
+  __shared__ unsigned count;
+  const int x = blockIdx.x * kBx + threadIdx.x, y = blockIdx.y * kBy + threadIdx.y;
+  if (threadIdx.x == 0 && threadIdx.y == 0)
+    count = 0;
+  __syncthreads();
+  const unsigned row = __ballot_sync(kFull, x < m.width && y < m.height && is_fg(m, x, y));
+  if (threadIdx.x == 0 && row)
+    atomicAdd(&count, static_cast<unsigned>(__popc(row)));
+  __syncthreads();
+  if (threadIdx.x == 0 && threadIdx.y == 0 && count)
+    atomicAdd(&m.counters->foreground, static_cast<unsigned long long>(count));
+}
+
+} // namespace
+
+Status launch_blobs(const DeviceModel& m, int min_area, cudaStream_t stream) {
+  const dim3 grid = tile_grid(m.width, m.height), block(kBx, kBy);
+  CVIS_CUDA_CHECK(cudaMemsetAsync(m.counters, 0, sizeof(CclCounters), stream));
+  ccl_local<<<grid, block, 0, stream>>>(m);
+  CVIS_CUDA_CHECK_LAUNCH(stream, "bgsub ccl_local");
+  ccl_border<<<grid, block, 0, stream>>>(m);
+  CVIS_CUDA_CHECK_LAUNCH(stream, "bgsub ccl_border");
+  ccl_resolve<<<grid, block, 0, stream>>>(m);
+  CVIS_CUDA_CHECK_LAUNCH(stream, "bgsub ccl_resolve");
+  ccl_stats<<<grid, block, 0, stream>>>(m);
+  CVIS_CUDA_CHECK_LAUNCH(stream, "bgsub ccl_stats");
+  ccl_keep<<<(m.blob_capacity + 255) / 256, 256, 0, stream>>>(m, min_area);
+  CVIS_CUDA_CHECK_LAUNCH(stream, "bgsub ccl_keep");
+  return Status::Ok();
+}
+
+Status launch_count(const DeviceModel& m, cudaStream_t stream) {
+  CVIS_CUDA_CHECK(cudaMemsetAsync(m.counters, 0, sizeof(CclCounters), stream));
+  count_kernel<<<tile_grid(m.width, m.height), dim3(kBx, kBy), 0, stream>>>(m);
+  CVIS_CUDA_CHECK_LAUNCH(stream, "bgsub count_kernel");
+  return Status::Ok();
+}
+
+} // namespace cvis::bgsub::kernels
