@@ -10,7 +10,7 @@
 //     its tile component (tile_stats), and the block adds its foreground count.
 //  2. ccl_border: pixels on tile borders unite their tile components with the neighbouring tiles'
 //     (global union-find: atomicMin links the larger root under the smaller).
-//  3. ccl_resolve: tile roots find their final root (path halving); final roots take a record.
+//  3. ccl_resolve: tile roots store their final root (read-only finds); final roots take a record.
 //  4. ccl_stats: tile roots add their packed stats to their component's record (atomics per tile
 //     component, not per pixel: a frame-sized blob costs ~8,000 atomics, not 10 million).
 //  5. ccl_keep: records with area >= min_area are compacted.
@@ -43,9 +43,10 @@ __device__ __forceinline__ bool is_fg(const DeviceModel& m, int x, int y) {
   return m.mask[static_cast<size_t>(y) * m.stride + x] != 0;
 }
 
-// Root of i. In shared memory (tile) or global memory (labels); other threads relink concurrently,
-// hence volatile reads. Path halving (global only) writes a grandparent, always an ancestor, so a
-// concurrent find or link stays correct (a link lost to such a write is redone by its unite loop).
+// Root of i, in shared (tile) or global memory; other threads relink concurrently, hence volatile
+// reads. find_global also halves the path (writes a grandparent, always an ancestor), which keeps
+// a concurrent find or link correct while merging (a link lost to such a write is redone by its
+// unite loop); after merging only read-only finds are used (ccl_resolve).
 __device__ __forceinline__ int find_tile(const volatile int* s, int i) {
   int p = s[i];
   while (p != i) {
@@ -201,7 +202,9 @@ __global__ void ccl_resolve(DeviceModel m) {
   const int i = y * m.width + x;
   if (m.tile_stats[i] == 0)
     return; // not a tile root
-  const int r = find_global(m.labels, i);
+  // Read-only find: a path-halving write here could land after another tile root stored its final
+  // root and put back an older ancestor, which ccl_stats would then take for a root.
+  const int r = find_tile(m.labels, i);
   if (r != i) {
     m.labels[i] = r;
     return;

@@ -27,7 +27,14 @@ __global__ void features_kernel(PixelSource src, bool chroma, DeviceModel m) {
   m.feat[static_cast<size_t>(y) * m.stride + x] = feature_of(fetch_rgb(src, x, y), chroma);
 }
 
-__global__ void update_kernel(DeviceModel m, bool update, bool conservative) {
+// The differences live in shared memory (kShared: difference k of thread t at k * 256 + t, no
+// bank conflicts) or, where the device has too little shared memory for L, in a local array. In
+// local memory 188 bytes per pixel (L = 48) overflow L1 at full occupancy, and the median's
+// passes then re-read them from L2.
+template <bool kShared>
+__global__ void __launch_bounds__(kBx* kBy) update_kernel(DeviceModel m, bool update,
+                                                          bool conservative) {
+  extern __shared__ uint32_t shared_diffs[];
   const int x = blockIdx.x * kBx + threadIdx.x, y = blockIdx.y * kBy + threadIdx.y;
   if (x >= m.width || y >= m.height)
     return;
@@ -43,24 +50,32 @@ __global__ void update_kernel(DeviceModel m, bool update, bool conservative) {
     h = (h + 1 == L) ? 0 : h + 1;
     m.head[i] = static_cast<uint8_t>(h);
   }
+  uint32_t local[kShared ? 1 : kMaxSamples];
+  uint32_t* diffs = local;
+  int stride = 1;
+  if constexpr (kShared) {
+    diffs = shared_diffs + threadIdx.y * kBx + threadIdx.x;
+    stride = kBx * kBy;
+  }
   // The samples in time order, oldest (slot h) first: slots h..L-1, then 0..h-1, walked with a
   // pointer. Differences saturate at 127 (bits <= 7: what median3's counting path needs; its
-  // median is capped at 2^bits - 1 anyway) or at 2^bits - 1 (bits = 8, the radix path).
-  uint32_t diffs[kMaxSamples];
+  // median is capped at 2^bits - 1 anyway) or at 2^bits - 1 = 255 (bits = 8, the radix path).
   const uint32_t* base = m.samples + i;
   const uint32_t* oldest = base + h * plane;
   const uint32_t* end = base + L * plane;
   uint32_t prev = *oldest;
-  int n = 0;
+  uint32_t* out = diffs;
   auto walk = [&](auto diff) {
     for (const uint32_t* q = oldest + plane; q < end; q += plane) {
       const uint32_t cur = *q;
-      diffs[n++] = diff(cur, prev);
+      *out = diff(cur, prev);
+      out += stride;
       prev = cur;
     }
     for (const uint32_t* q = base; q < oldest; q += plane) {
       const uint32_t cur = *q;
-      diffs[n++] = diff(cur, prev);
+      *out = diff(cur, prev);
+      out += stride;
       prev = cur;
     }
   };
@@ -69,7 +84,7 @@ __global__ void update_kernel(DeviceModel m, bool update, bool conservative) {
   } else {
     walk([](uint32_t a, uint32_t b) { return absdiff3(a, b, 255); });
   }
-  m.medians[i] = median3(diffs, L - 1, m.median_bits);
+  m.medians[i] = median3(diffs, L - 1, m.median_bits, stride);
 }
 
 // The 1-D kernel value for a scaled difference t (an index into a uniform table for the uniform
@@ -219,8 +234,21 @@ Status launch_features(const PixelSource& src, bool chromaticity, const DeviceMo
 }
 
 Status launch_update(const DeviceModel& m, bool update, bool conservative, cudaStream_t stream) {
-  update_kernel<<<grid_for(m.width, m.height), dim3(kBx, kBy), 0, stream>>>(m, update,
-                                                                            conservative);
+  const size_t smem = sizeof(uint32_t) * (m.num_samples - 1) * kBx * kBy;
+  int dev = 0, optin = 0;
+  CVIS_CUDA_CHECK(cudaGetDevice(&dev));
+  CVIS_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
+  const dim3 grid = grid_for(m.width, m.height), block(kBx, kBy);
+  if (smem <= static_cast<size_t>(optin)) {
+    if (smem > 48 * 1024) {
+      CVIS_CUDA_CHECK(cudaFuncSetAttribute(update_kernel<true>,
+                                           cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                           static_cast<int>(smem)));
+    }
+    update_kernel<true><<<grid, block, smem, stream>>>(m, update, conservative);
+  } else {
+    update_kernel<false><<<grid, block, 0, stream>>>(m, update, conservative);
+  }
   CVIS_CUDA_CHECK_LAUNCH(stream, "bgsub update_kernel");
   return Status::Ok();
 }

@@ -118,13 +118,14 @@ CVIS_HD uint32_t absdiff3_sat127(uint32_t a, uint32_t b) {
 // Bandwidth estimate, after Elgammal et al. (ECCV 2000), as used by [20]: per channel, the median m
 // of |x_{j+1} - x_j| over the L - 1 consecutive pairs of the pixel's samples in time order; the
 // bandwidth is then sigma = m / (0.68 sqrt 2) (looked up in a table, see bandwidth_table()).
-// `diffs` holds the packed absolute differences (absdiff3) of the count = L - 1 <= 127 pairs, each
-// below 2^bits (bits <= 8; median_bits() saturates them where sigma_max clamps anyway, which
-// leaves every bandwidth unchanged). The median is the lower one (rank (count - 1) / 2), found by
-// a radix selection over the bits, all three channels at once: per bit, the values whose higher
-// bits match the prefix found so far and whose current bit is 0 are counted in packed bytes
-// (SWAR zero-byte test). Exact; returns m0 | m1 << 8 | m2 << 16.
-CVIS_HD uint32_t median3(const uint32_t* diffs, int count, int bits = 8) {
+// `diffs` holds the packed absolute differences (absdiff3) of the count = L - 1 <= 127 pairs
+// (element k at diffs[k * stride]), saturated at 2^bits - 1 (bits <= 8; median_bits() picks bits
+// where sigma_max clamps anyway, which leaves every bandwidth unchanged) or, for bits <= 7, at 127.
+// The median is the lower one (rank (count - 1) / 2), capped at 2^bits - 1, all three channels at
+// once: by counting (bits <= 7, below) or by a radix selection over the bits (bits = 8: per bit,
+// the values whose higher bits match the prefix found so far and whose current bit is 0 are
+// counted in packed bytes, SWAR zero-byte test). Exact; returns m0 | m1 << 8 | m2 << 16.
+CVIS_HD uint32_t median3(const uint32_t* diffs, int count, int bits = 8, int stride = 1) {
   if (bits <= 7) {
     // All values <= 127 (saturate at 2^bits - 1 or at 127: the result is min(median, 2^bits - 1)
     // either way): the lower median is the largest v with #(d < v) <= rank, found bit by
@@ -138,7 +139,7 @@ CVIS_HD uint32_t median3(const uint32_t* diffs, int count, int bits = 8) {
       const uint32_t v1 = (cand - 0x010101u) | 0x80808080u;
       uint32_t acc = 0;
       for (int k = 0; k < count; ++k)
-        acc += (v1 - diffs[k]) & 0x00808080u;
+        acc += (v1 - diffs[k * stride]) & 0x00808080u;
       for (int c = 0; c < 3; ++c) {
         if (((acc >> (8 * c + 7)) & 0xffu) <= rank)
           cur |= (1u << bit) << (8 * c);
@@ -155,7 +156,7 @@ CVIS_HD uint32_t median3(const uint32_t* diffs, int count, int bits = 8) {
     const uint32_t want = prefix << 1;                // prefix then a 0, per byte
     uint32_t below = 0;                               // packed counts (count <= 127)
     for (int k = 0; k < count; ++k) {
-      const uint32_t e = ((diffs[k] >> bit) & keep) ^ want;
+      const uint32_t e = ((diffs[k * stride] >> bit) & keep) ^ want;
       const uint32_t zero = ~(((e & 0x7f7f7f7fu) + 0x7f7f7f7fu) | e | 0x7f7f7f7fu);
       below += (zero >> 7) & 0x010101u;
     }

@@ -85,9 +85,9 @@ Cost kernel_cost(Kernel k) {
 }
 // Per SM and clock on sm_90: 4 schedulers issue 4 warp instructions (128 thread instructions);
 // FP32 128, integer ALU 64, XU 16 (MUFU and conversions), 32 load/store lanes (one warp access of
-// L1/shared), and filtered texture lookups at the best rate measured on the H100 (1.27, the
-// cpwl-texture rows of bench_bgsub; bench_cpwl's Table I gives 1.1-1.3).
-constexpr double kTexPerClock = 1.27;
+// L1/shared), and filtered 1-D float texture lookups at the rate measured on the H100 (~1.5: the
+// texture-bound cpwl-texture rows of bench_bgsub sustain 1.47; bench_cpwl's Table I 1.1-1.3).
+constexpr double kTexPerClock = 1.5;
 double samples_per_clock(Kernel k, const char** bound = nullptr) {
   const Cost c = kernel_cost(k);
   const double issue = c.alu + c.fp32 + c.xu + c.lsu + c.tex;
@@ -111,10 +111,10 @@ double samples_per_clock(Kernel k, const char** bound = nullptr) {
   return r;
 }
 
-// Integer ALU instructions of one pixel's selective update (L = 48: 47 differences at ~15, then
-// 6 counting passes at ~3.3 per difference; PTX of update_kernel), charged to every pixel every
-// frame, at 64 per clock.
-constexpr double kUpdateAlu = 1700.0;
+// Integer ALU instructions of one pixel's selective update (L = 48: 47 differences at ~10, then
+// 6 counting passes at ~3.25 per difference; PTX of update_kernel<true>), charged to every pixel
+// every frame, at 64 per clock (the ALU pipe bounds it: ~2,000 instructions issue in 16 clocks).
+constexpr double kUpdateAlu = 1400.0;
 
 // Frames per second the SMs could sustain: classification at samples_per_clock, plus the update.
 double ceiling_fps(Kernel k, double samples_per_pixel, double pixels, int sms, double hz) {
