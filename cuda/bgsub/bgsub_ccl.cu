@@ -213,7 +213,8 @@ __global__ void ccl_resolve(DeviceModel m) {
   if (k >= m.blob_capacity)
     return; // cannot happen: capacity bounds the 8-connected components
   m.slot[i] = k;
-  m.components[k] = BlobRecord{i, INT_MAX, INT_MAX, -1, -1, 0};
+  // y0 is the root's row: the root is the component's first pixel in raster order.
+  m.components[k] = BlobRecord{i, INT_MAX, y, -1, -1, 0};
 }
 
 __global__ void ccl_stats(DeviceModel m) {
@@ -232,7 +233,6 @@ __global__ void ccl_stats(DeviceModel m) {
   atomicAdd(&b->area, static_cast<int>(s & 511u));
   atomicMin(&b->x0, gx + static_cast<int>((s >> 9) & 31u));
   atomicMax(&b->x1, gx + static_cast<int>((s >> 14) & 31u));
-  atomicMin(&b->y0, y);
   atomicMax(&b->y1, gy + static_cast<int>((s >> 19) & 7u));
 }
 

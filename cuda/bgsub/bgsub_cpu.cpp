@@ -239,7 +239,7 @@ private:
                            }));
     case Kernel::kFastFused:
       return classify_rows(m, y0, y1, density, [](float t0, float t1, float t2) {
-        return std::exp2(-fused_arg(t0, t1, t2)); // the GPU: ex2.approx.ftz
+        return std::exp2(fused_exponent2(t0, t1, t2)); // the GPU: ex2.approx.ftz
       });
     }
   }

@@ -32,8 +32,8 @@ __global__ void features_kernel(PixelSource src, bool chroma, DeviceModel m) {
 // local memory 188 bytes per pixel (L = 48) overflow L1 at full occupancy, and the median's
 // passes then re-read them from L2.
 template <bool kShared>
-__global__ void __launch_bounds__(kBx* kBy) update_kernel(DeviceModel m, bool update,
-                                                          bool conservative) {
+__global__ void __launch_bounds__(kBx* kBy)
+    update_kernel(DeviceModel m, bool update, bool conservative) {
   extern __shared__ uint32_t shared_diffs[];
   const int x = blockIdx.x * kBx + threadIdx.x, y = blockIdx.y * kBy + threadIdx.y;
   if (x >= m.width || y >= m.height)
@@ -57,26 +57,28 @@ __global__ void __launch_bounds__(kBx* kBy) update_kernel(DeviceModel m, bool up
     diffs = shared_diffs + threadIdx.y * kBx + threadIdx.x;
     stride = kBx * kBy;
   }
-  // The samples in time order, oldest (slot h) first: slots h..L-1, then 0..h-1, walked with a
-  // pointer. Differences saturate at 127 (bits <= 7: what median3's counting path needs; its
-  // median is capped at 2^bits - 1 anyway) or at 2^bits - 1 = 255 (bits = 8, the radix path).
+  // The samples in time order, oldest (slot h) first, loaded kBatch at a time ahead of their use
+  // (one load in flight per thread left the kernel waiting on DRAM latency). Differences saturate
+  // at 127 (bits <= 7: what median3's counting path needs; its median is capped at 2^bits - 1
+  // anyway) or at 2^bits - 1 = 255 (bits = 8, the radix path).
+  constexpr int kBatch = 8;
   const uint32_t* base = m.samples + i;
-  const uint32_t* oldest = base + h * plane;
-  const uint32_t* end = base + L * plane;
-  uint32_t prev = *oldest;
-  uint32_t* out = diffs;
+  uint32_t prev = base[h * plane];
   auto walk = [&](auto diff) {
-    for (const uint32_t* q = oldest + plane; q < end; q += plane) {
-      const uint32_t cur = *q;
-      *out = diff(cur, prev);
-      out += stride;
-      prev = cur;
-    }
-    for (const uint32_t* q = base; q < oldest; q += plane) {
-      const uint32_t cur = *q;
-      *out = diff(cur, prev);
-      out += stride;
-      prev = cur;
+    for (int j = 1; j < L; j += kBatch) {
+      uint32_t cur[kBatch];
+#pragma unroll
+      for (int u = 0; u < kBatch; ++u) {
+        const int s = h + j + u < L ? h + j + u : h + j + u - L;
+        cur[u] = j + u < L ? base[s * plane] : 0u;
+      }
+#pragma unroll
+      for (int u = 0; u < kBatch; ++u) {
+        if (j + u < L) {
+          diffs[(j + u - 1) * stride] = diff(cur[u], prev);
+          prev = cur[u];
+        }
+      }
     }
   };
   if (m.median_bits <= 7) {
@@ -148,10 +150,10 @@ __device__ __forceinline__ void kde_sums_r1(const uint32_t* __restrict__ row0, s
   *weight_sum = wsum;
 }
 
-// 2^-q (ex2.approx.ftz: the SFU, as __expf uses it).
-__device__ __forceinline__ float exp2_neg(float q) {
+// 2^a (ex2.approx.ftz: the SFU, as __expf uses it).
+__device__ __forceinline__ float exp2_approx(float a) {
   float r;
-  asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(-q));
+  asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(a));
   return r;
 }
 
@@ -178,7 +180,7 @@ __global__ void __launch_bounds__(kBx* kBy)
   const size_t stride = m.stride;
   auto prod = [&st](float t0, float t1, float t2) {
     if constexpr (E == kFused) {
-      return exp2_neg(fused_arg(t0, t1, t2));
+      return exp2_approx(fused_exponent2(t0, t1, t2));
     } else {
       return cpwl::mul_rn(cpwl::mul_rn(kernel_1d<E, P>(st, t0), kernel_1d<E, P>(st, t1)),
                           kernel_1d<E, P>(st, t2));

@@ -73,10 +73,12 @@ CVIS_HD float fma_rn(float a, float b, float c) {
 #endif
 }
 
-// The fused kernel's exponent of 2, negated: t0^2 + t1^2 + t2^2 with t_c = |d_c| / sigma_c *
-// sqrt(log2(e) / 2), i.e. (u0^2 + u1^2 + u2^2) log2(e) / 2; the kernel product is 2^-q.
-CVIS_HD float fused_arg(float t0, float t1, float t2) {
-  return fma_rn(t2, t2, fma_rn(t1, t1, cpwl::mul_rn(t0, t0)));
+// The fused kernel's exponent of 2: -(t0^2 + t1^2 + t2^2) with t_c = |d_c| / sigma_c *
+// sqrt(log2(e) / 2), i.e. -(u0^2 + u1^2 + u2^2) log2(e) / 2; the kernel product is 2^result.
+// Negated operands instead of a negated result: the same bits (round-to-nearest is symmetric),
+// and no separate negation before the GPU's ex2 (which takes no negated operand).
+CVIS_HD float fused_exponent2(float t0, float t1, float t2) {
+  return fma_rn(-t2, t2, fma_rn(-t1, t1, cpwl::mul_rn(-t0, t0)));
 }
 
 // Kernel argument t_c of sample `ref` for a pixel whose biased channels are fb[c].

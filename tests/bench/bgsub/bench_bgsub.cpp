@@ -54,34 +54,36 @@ void check_cuda(cudaError_t e, const char* what) {
     die(std::string(what) + ": " + cudaGetErrorName(e));
 }
 
-// Per reference sample, the classify loop's instructions by sm_90 pipe (counted in the PTX of the
-// radius-1 loop, nvcc 13, with the SASS folding applied: moves/abs/neg are operand modifiers, the
-// +-4 byte offsets are load immediates; see cuda/bgsub/README.md "compute ceiling"): integer ALU,
-// FP32, XU (MUFU ex2 and every int/float conversion, floor included), load/store, texture.
-// Optimized partitions at the default 64 points.
+// Per reference sample, the classify loop's instructions: all of them (issue slots) and by sm_90
+// pipe: integer ALU, FP32, XU (MUFU ex2 and every int/float conversion, floor included),
+// load/store, texture. fast and fast-fused: counted in the SASS of the radius-1 loop (cuobjdump on
+// the H100 host, nvcc 13; 12 samples per unrolled iteration, loop and address overhead included);
+// the others: the PTX of the same loop with SASS's folding applied (moves, abs and neg are operand
+// modifiers, +-4 byte offsets are load immediates). Optimized partitions at the default 64 points.
+// See cuda/bgsub/README.md "compute ceiling".
 struct Cost {
-  double alu, fp32, xu, lsu, tex;
+  double issue, alu, fp32, xu, lsu, tex;
 };
 Cost kernel_cost(Kernel k) {
   switch (k) {
   case Kernel::kExact:
-    return {9.84, 30, 6, 1, 0};
+    return {47.3, 9.84, 30, 6, 1, 0};
   case Kernel::kFast:
-    return {3.84, 18, 3, 1, 0};
+    return {25.9, 3.9, 18, 3, 1, 0};
   case Kernel::kTextureUniform:
-    return {3.84, 12, 0, 1, 3};
+    return {20.3, 3.84, 12, 0, 1, 3};
   case Kernel::kManualUniform:
-    return {12.84, 27, 6, 7, 0};
+    return {53.3, 12.84, 27, 6, 7, 0};
   case Kernel::kTextureOptimized:
-    return {118.2, 21, 3, 22.33, 3};
+    return {168, 118.2, 21, 3, 22.33, 3};
   case Kernel::kManualOptimized:
-    return {127.2, 36, 9, 28.33, 0};
+    return {201, 127.2, 36, 9, 28.33, 0};
   case Kernel::kSlopeUniform:
-    return {9.84, 24, 6, 4, 0};
+    return {44.3, 9.84, 24, 6, 4, 0};
   case Kernel::kFastFused:
-    return {3.84, 10, 1, 1, 0};
+    return {16.4, 3.9, 10, 1, 1, 0};
   }
-  return {1, 0, 0, 0, 0};
+  return {1, 1, 0, 0, 0, 0};
 }
 // Per SM and clock on sm_90: 4 schedulers issue 4 warp instructions (128 thread instructions);
 // FP32 128, integer ALU 64, XU 16 (MUFU and conversions), 32 load/store lanes (one warp access of
@@ -90,11 +92,10 @@ Cost kernel_cost(Kernel k) {
 constexpr double kTexPerClock = 1.5;
 double samples_per_clock(Kernel k, const char** bound = nullptr) {
   const Cost c = kernel_cost(k);
-  const double issue = c.alu + c.fp32 + c.xu + c.lsu + c.tex;
   struct {
     const char* name;
     double rate;
-  } pipes[] = {{"issue", 128.0 / issue},
+  } pipes[] = {{"issue", 128.0 / c.issue},
                {"fp32", c.fp32 > 0 ? 128.0 / c.fp32 : 1e9},
                {"alu", c.alu > 0 ? 64.0 / c.alu : 1e9},
                {"xu", c.xu > 0 ? 16.0 / c.xu : 1e9},
@@ -111,14 +112,14 @@ double samples_per_clock(Kernel k, const char** bound = nullptr) {
   return r;
 }
 
-// Integer ALU instructions of one pixel's selective update (L = 48: 47 differences at ~10, then
-// 6 counting passes at ~3.25 per difference; PTX of update_kernel<true>), charged to every pixel
-// every frame, at 64 per clock (the ALU pipe bounds it: ~2,000 instructions issue in 16 clocks).
-constexpr double kUpdateAlu = 1400.0;
+// SM clocks of one pixel's selective update (L = 48), from the SASS of update_kernel<true>: ~1,700
+// instructions (47 differences at ~15, 6 counting passes at ~3.5 per difference), 846 of them on
+// the integer ALU pipe: max(1700 / 128, 846 / 64) = 13.3. Charged to every pixel every frame.
+constexpr double kUpdateClocks = 13.3;
 
 // Frames per second the SMs could sustain: classification at samples_per_clock, plus the update.
 double ceiling_fps(Kernel k, double samples_per_pixel, double pixels, int sms, double hz) {
-  const double clocks_per_pixel = samples_per_pixel / samples_per_clock(k) + kUpdateAlu / 64.0;
+  const double clocks_per_pixel = samples_per_pixel / samples_per_clock(k) + kUpdateClocks;
   return sms * hz / (pixels * clocks_per_pixel);
 }
 
