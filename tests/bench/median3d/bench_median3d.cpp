@@ -113,7 +113,8 @@ Status time_gpu(Estimator& e, const Params& p, std::vector<Frame>& frames, doubl
                 bool sync_each, bool host, StreamHandle s, double* fps) {
   const int w = frames[0].host.width, h = frames[0].host.height;
   CVIS_RETURN_IF_ERROR(e.configure(p, w, h, PixelFormat::kNV12));
-  std::vector<uint8_t> bg_host(static_cast<size_t>(w) * h * 3 / 2 + w),
+  const size_t uv_pitch = static_cast<size_t>((w + 1) / 2) * 2; // NV12 background, odd sizes too
+  std::vector<uint8_t> bg_host(static_cast<size_t>(w) * h + uv_pitch * ((h + 1) / 2)),
       mask_host(static_cast<size_t>(w) * h);
   ImageView bg{}, mask{};
   void* bg_dev = nullptr;
@@ -138,7 +139,7 @@ Status time_gpu(Estimator& e, const Params& p, std::vector<Frame>& frames, doubl
     mask.data[0] = static_cast<uint8_t*>(mask_dev);
   }
   bg.pitch[0] = w;
-  bg.pitch[1] = static_cast<size_t>((w + 1) / 2) * 2;
+  bg.pitch[1] = uv_pitch;
   mask.pitch[0] = w;
   Request rq;
   rq.background = &bg;
