@@ -81,7 +81,7 @@ Cost kernel_cost(Kernel k) {
   case Kernel::kSlopeUniform:
     return {44.3, 9.84, 24, 6, 4, 0};
   case Kernel::kFastFused:
-    return {16.4, 3.9, 10, 1, 1, 0};
+    return {15.9, 3.92, 10, 1, 1, 0};
   }
   return {1, 1, 0, 0, 0, 0};
 }
@@ -112,10 +112,11 @@ double samples_per_clock(Kernel k, const char** bound = nullptr) {
   return r;
 }
 
-// SM clocks of one pixel's selective update (L = 48), from the SASS of update_kernel<true>: ~1,700
-// instructions (47 differences at ~15, 6 counting passes at ~3.5 per difference), 846 of them on
-// the integer ALU pipe: max(1700 / 128, 846 / 64) = 13.3. Charged to every pixel every frame.
-constexpr double kUpdateClocks = 13.3;
+// SM clocks of one pixel's selective update (L = 48): ~2,975 instructions per pixel (Nsight
+// Compute's instruction count of update_kernel<true> at 1920x1080 on the H100; the batched loads'
+// index arithmetic is ~27 instructions per difference, the counting passes ~3.5 per difference
+// and bit), issue-bound: 2975 / 128 = 23.2. Charged to every pixel every frame.
+constexpr double kUpdateClocks = 23.2;
 
 // Frames per second the SMs could sustain: classification at samples_per_clock, plus the update.
 double ceiling_fps(Kernel k, double samples_per_pixel, double pixels, int sms, double hz) {
