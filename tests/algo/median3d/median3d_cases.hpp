@@ -100,6 +100,8 @@ struct Io {
   // Computes frame `index` into host images `bg` (GRAY8 or RGBA) and `mask` (GRAY8).
   std::function<Status(Estimator& e, int index, int threshold, HostImage* bg, HostImage* mask)>
       compute;
+  // The stream of every push, pop and compute (the estimator's contract: one stream for all).
+  StreamHandle stream = nullptr;
 };
 
 inline Io host_io() {
@@ -202,7 +204,7 @@ inline int run_and_check(Estimator& e, const Case& c, const Io& io) {
     int pops = 0, index = 0;
     while (tr.next_output(draining, &pops, &index)) {
       for (int k = 0; k < pops; ++k) {
-        Status s = e.pop(nullptr);
+        Status s = e.pop(io.stream);
         EXPECT_TRUE(s.ok()) << s.to_string();
       }
       check_output(index);
@@ -211,7 +213,7 @@ inline int run_and_check(Estimator& e, const Case& c, const Io& io) {
   };
   for (const HostImage& f : seq) {
     const bool drop = tr.arrive();
-    Status s = e.push(io.frame(f), drop, nullptr);
+    Status s = e.push(io.frame(f), drop, io.stream);
     EXPECT_TRUE(s.ok()) << s.to_string() << " | " << c.name() << " frame " << arrived;
     ++arrived;
     drain_outputs(false);

@@ -72,6 +72,7 @@ enum class Where { kDevice, kHost, kMixed };
 test::Io gpu_io(Where where, StreamHandle stream) {
   auto keep = std::make_shared<std::vector<std::unique_ptr<DeviceImage>>>();
   test::Io io;
+  io.stream = stream;
   io.frame = [=](const HostImage& f) {
     if (where == Where::kHost)
       return f.view();
