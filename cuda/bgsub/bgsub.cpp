@@ -1,4 +1,4 @@
-// Backend-independent parts of the background subtraction: parameters, names, tables, blobs.
+// Backend-independent parts of the background subtraction: parameters, names, tables.
 #include <algorithm>
 #include <cmath>
 #include <numeric>
@@ -139,70 +139,6 @@ ModelConsts model_consts(const Params& p, int width, int height, const cpwl::Tab
   if (p.color == ColorSpace::kChromaticity)
     m.norm_scale[2] = p.intensity_sigma_scale;
   return m;
-}
-
-void connected_blobs(const uint8_t* mask, size_t pitch, int width, int height, int min_area,
-                     std::vector<Blob>* blobs, int64_t* foreground) {
-  const size_t n = static_cast<size_t>(width) * height;
-  std::vector<int32_t> parent(n, -1);
-  auto find = [&](int32_t i) {
-    while (parent[i] != i) {
-      parent[i] = parent[parent[i]];
-      i = parent[i];
-    }
-    return i;
-  };
-  auto unite = [&](int32_t a, int32_t b) {
-    a = find(a);
-    b = find(b);
-    if (a != b)
-      parent[std::max(a, b)] = std::min(a, b); // the root is the smallest index
-  };
-  int64_t fg = 0;
-  for (int y = 0; y < height; ++y) {
-    for (int x = 0; x < width; ++x) {
-      if (!mask[static_cast<size_t>(y) * pitch + x])
-        continue;
-      ++fg;
-      const int32_t i = y * width + x;
-      parent[i] = i;
-      const int nb[4][2] = {{-1, 0}, {-1, -1}, {0, -1}, {1, -1}};
-      for (const auto& d : nb) {
-        const int xx = x + d[0], yy = y + d[1];
-        if (xx < 0 || xx >= width || yy < 0)
-          continue;
-        if (mask[static_cast<size_t>(yy) * pitch + xx])
-          unite(i, yy * width + xx);
-      }
-    }
-  }
-  std::vector<int32_t> slot(n, -1);
-  std::vector<Blob> all;
-  for (int y = 0; y < height; ++y) {
-    for (int x = 0; x < width; ++x) {
-      const int32_t i = y * width + x;
-      if (parent[i] < 0)
-        continue;
-      const int32_t r = find(i);
-      if (slot[r] < 0) { // first pixel of the component in raster order (r == i)
-        slot[r] = static_cast<int32_t>(all.size());
-        all.push_back(Blob{x, y, 1, 1, 0});
-      }
-      Blob& b = all[slot[r]];
-      const int x0 = std::min(b.x, x), x1 = std::max(b.x + b.width - 1, x);
-      const int y1 = std::max(b.y + b.height - 1, y);
-      b.x = x0;
-      b.width = x1 - x0 + 1;
-      b.height = y1 - b.y + 1;
-      ++b.area;
-    }
-  }
-  blobs->clear();
-  for (const Blob& b : all) {
-    if (b.area >= min_area)
-      blobs->push_back(b);
-  }
-  *foreground = fg;
 }
 
 Status validate_mask(const ImageView& mask, int width, int height, bool allow_device) {

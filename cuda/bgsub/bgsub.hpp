@@ -24,6 +24,7 @@
 #include "common/backend.hpp"
 #include "common/image.hpp"
 #include "common/status.hpp"
+#include "ccl/ccl.hpp"
 #include "cpwl/cpwl.hpp"
 
 namespace cvis::bgsub {
@@ -95,14 +96,8 @@ Status validate(const Params& p);
 // paper's "approximately 1300").
 int64_t evaluations_per_pixel(const Params& p);
 
-// A connected foreground region (8-connectivity) of the final mask.
-struct Blob {
-  int x = 0, y = 0, width = 0, height = 0; // bounding box
-  int area = 0;                            // pixels
-  bool operator==(const Blob& o) const {
-    return x == o.x && y == o.y && width == o.width && height == o.height && area == o.area;
-  }
-};
+// A connected foreground region (8-connectivity) of the final mask (cuda/ccl).
+using Blob = ccl::Blob;
 
 struct FrameResult {
   int64_t frame = 0;       // frames since the last reset, this one included (1-based)

@@ -132,8 +132,8 @@ public:
       parallel_rows(h_, threads, [&](int y0, int y1) { update(y0, y1); });
     }
     if (p_.blobs) {
-      connected_blobs(mask_.data(), w_, w_, h_, p_.min_blob_area, &result->blobs,
-                      &result->foreground_pixels);
+      ccl::connected_blobs(mask_.data(), w_, w_, h_, p_.min_blob_area, &result->blobs,
+                           &result->foreground_pixels);
     } else {
       result->foreground_pixels = std::count(mask_.begin(), mask_.end(), uint8_t(255));
     }

@@ -5,6 +5,7 @@
 
 #include "bgsub_internal.hpp"
 #include "bgsub_kernels.hpp"
+#include "ccl/ccl.hpp"
 #include "common/cuda/device_buffer.hpp"
 #include "common/cuda/upload.hpp"
 #include "cpwl/cpwl_cuda.hpp"
@@ -12,12 +13,6 @@
 namespace cvis::bgsub {
 
 namespace {
-
-using kernels::BlobRecord;
-using kernels::CclCounters;
-
-// Records copied back with the counters in the first transfer; more need a second one.
-constexpr int kFirstRecords = 256;
 
 class CudaSubtractor final : public Subtractor {
 public:
@@ -95,17 +90,12 @@ public:
       CVIS_RETURN_IF_ERROR(kernels::launch_update(m, true, p_.conservative_update, stream));
     }
     if (p_.blobs) {
-      CVIS_RETURN_IF_ERROR(kernels::launch_blobs(m, p_.min_blob_area, stream));
+      CVIS_RETURN_IF_ERROR(
+          ccl::launch_blobs(m.mask, m.stride, w_, h_, p_.min_blob_area, &ccl_, stream));
     } else {
-      CVIS_RETURN_IF_ERROR(kernels::launch_count(m, stream));
+      CVIS_RETURN_IF_ERROR(ccl::launch_count(m.mask, m.stride, w_, h_, &ccl_, stream));
     }
-    CVIS_CUDA_CHECK(cudaMemcpyAsync(h_counters_.get(), m.counters, sizeof(CclCounters),
-                                    cudaMemcpyDeviceToHost, stream));
-    const int first = std::min(kFirstRecords, m.blob_capacity);
-    if (p_.blobs) {
-      CVIS_CUDA_CHECK(cudaMemcpyAsync(h_kept_.get(), m.kept, first * sizeof(BlobRecord),
-                                      cudaMemcpyDeviceToHost, stream));
-    }
+    CVIS_RETURN_IF_ERROR(ccl::enqueue_readback(p_.blobs, &ccl_, stream));
     const cudaMemcpyKind kind =
         mask.space == MemorySpace::kDevice ? cudaMemcpyDeviceToDevice : cudaMemcpyDeviceToHost;
     CVIS_CUDA_CHECK(
@@ -116,26 +106,11 @@ public:
                                         cudaMemcpyDeviceToHost, stream));
     }
     CVIS_RETURN_IF_ERROR(stream_synchronize(stream));
-    const CclCounters counters = *h_counters_.get();
-    result->foreground_pixels = static_cast<int64_t>(counters.foreground);
+    // Blobs in raster order of their first pixel (ccl sorts the device's records).
+    CVIS_RETURN_IF_ERROR(
+        ccl::read_blobs(&ccl_, p_.blobs ? &result->blobs : nullptr, &result->foreground_pixels));
     result->foreground_fraction =
-        static_cast<double>(counters.foreground) / (static_cast<double>(w_) * h_);
-    if (p_.blobs) {
-      const int kept = std::min(counters.kept, m.blob_capacity);
-      std::vector<BlobRecord> records(h_kept_.get(), h_kept_.get() + std::min(kept, first));
-      if (kept > first) {
-        records.resize(kept);
-        CVIS_CUDA_CHECK(cudaMemcpy(records.data() + first, m.kept + first,
-                                   (kept - first) * sizeof(BlobRecord), cudaMemcpyDeviceToHost));
-      }
-      // Atomics fill the records in any order; the reference order is raster order of the first
-      // pixel, i.e. of the root.
-      std::sort(records.begin(), records.end(),
-                [](const BlobRecord& a, const BlobRecord& b) { return a.root < b.root; });
-      for (const BlobRecord& r : records) {
-        result->blobs.push_back(Blob{r.x0, r.y0, r.x1 - r.x0 + 1, r.y1 - r.y0 + 1, r.area});
-      }
-    }
+        static_cast<double>(result->foreground_pixels) / (static_cast<double>(w_) * h_);
     return Status::Ok();
   }
 
@@ -147,8 +122,7 @@ private:
     m.height = h;
     m.stride = (static_cast<size_t>(w) + 31) / 32 * 32; // 128-byte rows for the 32-bit arrays
     m.num_samples = p_.num_samples;
-    const size_t plane = m.stride * h, npix = static_cast<size_t>(w) * h;
-    m.blob_capacity = ((w + 1) / 2) * ((h + 1) / 2); // at most one 8-connected blob per 2x2 cell
+    const size_t plane = m.stride * h;
     CVIS_RETURN_IF_ERROR(feat_.reserve(plane));
     CVIS_RETURN_IF_ERROR(samples_.reserve(plane * p_.num_samples));
     CVIS_RETURN_IF_ERROR(medians_.reserve(plane));
@@ -157,14 +131,7 @@ private:
     CVIS_RETURN_IF_ERROR(mask_.reserve(plane));
     CVIS_RETURN_IF_ERROR(tmp_.reserve(plane));
     CVIS_RETURN_IF_ERROR(density_.reserve(plane));
-    CVIS_RETURN_IF_ERROR(labels_.reserve(npix));
-    CVIS_RETURN_IF_ERROR(slot_.reserve(npix));
-    CVIS_RETURN_IF_ERROR(tile_stats_.reserve(npix));
-    CVIS_RETURN_IF_ERROR(components_.reserve(m.blob_capacity));
-    CVIS_RETURN_IF_ERROR(kept_.reserve(m.blob_capacity));
-    CVIS_RETURN_IF_ERROR(counters_.reserve(1));
-    CVIS_RETURN_IF_ERROR(h_counters_.reserve(1));
-    CVIS_RETURN_IF_ERROR(h_kept_.reserve(kFirstRecords));
+    CVIS_RETURN_IF_ERROR(ccl_.reserve(w, h));
     m.feat = feat_.get();
     m.samples = samples_.get();
     m.medians = medians_.get();
@@ -172,13 +139,7 @@ private:
     m.raw = raw_.get();
     m.mask = mask_.get();
     m.tmp = tmp_.get();
-    m.labels = labels_.get();
-    m.slot = slot_.get();
-    m.tile_stats = tile_stats_.get();
     m.lut = lut_.get();
-    m.components = components_.get();
-    m.kept = kept_.get();
-    m.counters = counters_.get();
     model_ = m;
     w_ = w;
     h_ = h;
@@ -205,12 +166,7 @@ private:
   cuda::DeviceArray<float> lut_, density_;
   cuda::DeviceArray<uint32_t> feat_, samples_, medians_;
   cuda::DeviceArray<uint8_t> head_, raw_, mask_, tmp_;
-  cuda::DeviceArray<int32_t> labels_, slot_;
-  cuda::DeviceArray<uint32_t> tile_stats_;
-  cuda::DeviceArray<BlobRecord> components_, kept_;
-  cuda::DeviceArray<CclCounters> counters_;
-  cuda::PinnedArray<CclCounters> h_counters_;
-  cuda::PinnedArray<BlobRecord> h_kept_;
+  ccl::DeviceScratch ccl_; // connected components of the final mask
   cuda::HostUploader uploader_;
   kernels::DeviceModel model_;
 };

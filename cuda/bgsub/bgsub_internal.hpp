@@ -29,11 +29,6 @@ ModelConsts model_consts(const Params& p, int width, int height, const cpwl::Tab
 // the table's N / range, so the index is |d| * scale directly).
 bool kernel_indexes_uniform_table(Kernel k);
 
-// CPU connected-component labelling (8-connectivity) of a 0/255 mask: the blobs of area >=
-// min_area in raster order of their first pixel, and the number of foreground pixels.
-void connected_blobs(const uint8_t* mask, size_t pitch, int width, int height, int min_area,
-                     std::vector<Blob>* blobs, int64_t* foreground);
-
 // Validates a GRAY8 mask view of the given size in the given memory space.
 Status validate_mask(const ImageView& mask, int width, int height, bool allow_device);
 

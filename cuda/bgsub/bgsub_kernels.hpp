@@ -12,18 +12,6 @@
 
 namespace cvis::bgsub::kernels {
 
-// One connected component of the mask (root = its smallest linear pixel index = its first pixel
-// in raster order).
-struct BlobRecord {
-  int32_t root, x0, y0, x1, y1, area;
-};
-
-struct CclCounters {
-  unsigned long long foreground; // foreground pixels
-  int32_t roots;                 // components
-  int32_t kept;                  // components with area >= min_area (records written)
-};
-
 // Device state of one model. Per-pixel arrays share the row stride `stride` (elements).
 struct DeviceModel {
   int width = 0, height = 0;
@@ -38,14 +26,7 @@ struct DeviceModel {
   uint8_t* mask = nullptr;          // final mask
   uint8_t* tmp = nullptr;           // clean-up scratch
   float* density = nullptr;         // optional density output (height x stride), nullptr: none
-  int32_t* labels = nullptr;        // CCL labels
-  int32_t* slot = nullptr;          // CCL: record index of each root
-  uint32_t* tile_stats = nullptr;   // CCL: packed stats of tile components at their tile roots
   const float* lut = nullptr;       // 3 x 256 inverse bandwidths
-  BlobRecord* components = nullptr; // one per root (capacity blob_capacity)
-  BlobRecord* kept = nullptr;       // components with area >= min_area (capacity blob_capacity)
-  CclCounters* counters = nullptr;
-  int blob_capacity = 0;
 };
 
 // Packed features of `src` (device planes) into m.feat.
@@ -65,10 +46,6 @@ Status launch_classify(int kernel, const DeviceModel& m, const ModelConsts& cons
 // m.raw -> m.mask with Cleanup `cleanup` (bgsub::Cleanup value).
 Status launch_cleanup(int cleanup, const DeviceModel& m, cudaStream_t stream);
 
-// Connected components of m.mask (bgsub_ccl.cu): counters and records (m.kept, unordered).
-Status launch_blobs(const DeviceModel& m, int min_area, cudaStream_t stream);
-
-// Only the foreground count (counters->foreground) of m.mask.
-Status launch_count(const DeviceModel& m, cudaStream_t stream);
+// Connected components of m.mask: cuda/ccl (ccl::launch_blobs, ccl::launch_count).
 
 } // namespace cvis::bgsub::kernels

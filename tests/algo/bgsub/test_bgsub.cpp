@@ -212,7 +212,7 @@ TEST(BgsubBlobs, MatchFloodFillOnRandomMasks) {
         for (int min_area : {1, 4}) {
           std::vector<Blob> got;
           int64_t fg = 0;
-          connected_blobs(m.data(), w, w, h, min_area, &got, &fg);
+          ccl::connected_blobs(m.data(), w, w, h, min_area, &got, &fg);
           EXPECT_EQ(got, flood_fill(m, w, h, min_area)) << w << "x" << h << " p=" << density;
           EXPECT_EQ(fg, std::count(m.begin(), m.end(), 255));
         }
@@ -227,7 +227,7 @@ TEST(BgsubBlobs, MatchFloodFillOnRandomMasks) {
                                   0,   255, 255, 255, 0,   0};
   std::vector<Blob> got;
   int64_t fg = 0;
-  connected_blobs(u.data(), w, w, h, 1, &got, &fg);
+  ccl::connected_blobs(u.data(), w, w, h, 1, &got, &fg);
   ASSERT_EQ(got.size(), 1u);
   EXPECT_EQ(got[0], (Blob{0, 0, 6, 4, 8}));
 }

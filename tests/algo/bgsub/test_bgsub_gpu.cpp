@@ -198,7 +198,7 @@ TEST(BgsubGpu, ConnectedComponentsMatchTheCpuOnRandomMasks) {
                                  frame.plane(0) + y * frame.pitch(0), w));
       std::vector<Blob> ref;
       int64_t fg = 0;
-      connected_blobs(mask.plane(0), mask.pitch(0), w, h, 1, &ref, &fg);
+      ccl::connected_blobs(mask.plane(0), mask.pitch(0), w, h, 1, &ref, &fg);
       EXPECT_EQ(r.foreground_pixels, fg) << w << "x" << h << " p=" << density;
       EXPECT_EQ(r.blobs, ref) << w << "x" << h << " p=" << density << ": " << r.blobs.size()
                               << " vs " << ref.size() << " blobs";

@@ -1,4 +1,4 @@
-// Connected components of the final mask (8-connectivity) on the GPU: area and bounding box of
+// Connected components of a mask (8-connectivity) on the GPU: area and bounding box of
 // every component, and the foreground count.
 //
 // Block union-find, after Playne and Hawick (IEEE TPDS 2018) and Allegretti et al. (IEEE TPDS
@@ -25,22 +25,22 @@
 //   x = re and not A(x) and A(x + 1)   -> unite(p, (x + 1, y - 1))
 #include <climits>
 
-#include "bgsub_kernels.hpp"
+#include "ccl_kernels.hpp"
 #include "common/cuda/check.hpp"
 
-namespace cvis::bgsub::kernels {
+namespace cvis::ccl::kernels {
 
 namespace {
 
-constexpr int kBx = 32, kBy = 8; // the tile; must match the other kernels' blocks (grid_for)
+constexpr int kBx = 32, kBy = 8; // the tile: one block, a warp per tile row
 constexpr unsigned kFull = 0xffffffffu;
 
 dim3 tile_grid(int w, int h) {
   return dim3((w + kBx - 1) / kBx, (h + kBy - 1) / kBy);
 }
 
-__device__ __forceinline__ bool is_fg(const DeviceModel& m, int x, int y) {
-  return m.mask[static_cast<size_t>(y) * m.stride + x] != 0;
+__device__ __forceinline__ bool is_fg(const DeviceLabels& m, int x, int y) {
+  return m.mask[static_cast<size_t>(y) * m.pitch + x] != 0;
 }
 
 // Root of i, in shared (tile) or global memory; other threads relink concurrently, hence volatile
@@ -94,7 +94,7 @@ __device__ __forceinline__ uint32_t pack_stats(int area, int xmin, int xmax, int
   return static_cast<uint32_t>(area) | (xmin << 9) | (xmax << 14) | (ymax << 19);
 }
 
-__global__ void __launch_bounds__(kBx* kBy) ccl_local(DeviceModel m) {
+__global__ void __launch_bounds__(kBx* kBy) ccl_local(DeviceLabels m) {
   __shared__ int lab[kBy * kBx];
   __shared__ unsigned bits[kBy];
   __shared__ int area[kBy * kBx], xmin[kBy * kBx], xmax[kBy * kBx], ymax[kBy * kBx];
@@ -159,7 +159,7 @@ __global__ void __launch_bounds__(kBx* kBy) ccl_local(DeviceModel m) {
     atomicAdd(&m.counters->foreground, static_cast<unsigned long long>(count));
 }
 
-__global__ void __launch_bounds__(kBx* kBy) ccl_border(DeviceModel m) {
+__global__ void __launch_bounds__(kBx* kBy) ccl_border(DeviceLabels m) {
   const int tx = threadIdx.x, ty = threadIdx.y;
   const int x = blockIdx.x * kBx + tx, y = blockIdx.y * kBy + ty;
   if (x >= m.width || y >= m.height)
@@ -195,7 +195,7 @@ __global__ void __launch_bounds__(kBx* kBy) ccl_border(DeviceModel m) {
   }
 }
 
-__global__ void ccl_resolve(DeviceModel m) {
+__global__ void ccl_resolve(DeviceLabels m) {
   const int x = blockIdx.x * kBx + threadIdx.x, y = blockIdx.y * kBy + threadIdx.y;
   if (x >= m.width || y >= m.height)
     return;
@@ -217,7 +217,7 @@ __global__ void ccl_resolve(DeviceModel m) {
   m.components[k] = BlobRecord{i, INT_MAX, y, -1, -1, 0};
 }
 
-__global__ void ccl_stats(DeviceModel m) {
+__global__ void ccl_stats(DeviceLabels m) {
   const int x = blockIdx.x * kBx + threadIdx.x, y = blockIdx.y * kBy + threadIdx.y;
   if (x >= m.width || y >= m.height)
     return;
@@ -236,7 +236,7 @@ __global__ void ccl_stats(DeviceModel m) {
   atomicMax(&b->y1, gy + static_cast<int>((s >> 19) & 7u));
 }
 
-__global__ void ccl_keep(DeviceModel m, int min_area) {
+__global__ void ccl_keep(DeviceLabels m, int min_area) {
   const int k = blockIdx.x * blockDim.x + threadIdx.x;
   if (k >= m.counters->roots || k >= m.blob_capacity)
     return;
@@ -248,7 +248,7 @@ __global__ void ccl_keep(DeviceModel m, int min_area) {
 }
 
 // Foreground count only: per-block sum, one global atomic per block.
-__global__ void __launch_bounds__(kBx* kBy) count_kernel(DeviceModel m) {
+__global__ void __launch_bounds__(kBx* kBy) count_kernel(DeviceLabels m) {
   __shared__ unsigned count;
   const int x = blockIdx.x * kBx + threadIdx.x, y = blockIdx.y * kBy + threadIdx.y;
   if (threadIdx.x == 0 && threadIdx.y == 0)
@@ -264,27 +264,28 @@ __global__ void __launch_bounds__(kBx* kBy) count_kernel(DeviceModel m) {
 
 } // namespace
 
-Status launch_blobs(const DeviceModel& m, int min_area, cudaStream_t stream) {
+Status launch_blobs(const DeviceLabels& m, int min_area, cudaStream_t stream) {
   const dim3 grid = tile_grid(m.width, m.height), block(kBx, kBy);
   CVIS_CUDA_CHECK(cudaMemsetAsync(m.counters, 0, sizeof(CclCounters), stream));
   ccl_local<<<grid, block, 0, stream>>>(m);
-  CVIS_CUDA_CHECK_LAUNCH(stream, "bgsub ccl_local");
+  CVIS_CUDA_CHECK_LAUNCH(stream, "ccl ccl_local");
   ccl_border<<<grid, block, 0, stream>>>(m);
-  CVIS_CUDA_CHECK_LAUNCH(stream, "bgsub ccl_border");
+  CVIS_CUDA_CHECK_LAUNCH(stream, "ccl ccl_border");
   ccl_resolve<<<grid, block, 0, stream>>>(m);
-  CVIS_CUDA_CHECK_LAUNCH(stream, "bgsub ccl_resolve");
+  CVIS_CUDA_CHECK_LAUNCH(stream, "ccl ccl_resolve");
   ccl_stats<<<grid, block, 0, stream>>>(m);
-  CVIS_CUDA_CHECK_LAUNCH(stream, "bgsub ccl_stats");
+  CVIS_CUDA_CHECK_LAUNCH(stream, "ccl ccl_stats");
   ccl_keep<<<(m.blob_capacity + 255) / 256, 256, 0, stream>>>(m, min_area);
-  CVIS_CUDA_CHECK_LAUNCH(stream, "bgsub ccl_keep");
+  CVIS_CUDA_CHECK_LAUNCH(stream, "ccl ccl_keep");
   return Status::Ok();
 }
 
-Status launch_count(const DeviceModel& m, cudaStream_t stream) {
+Status launch_count(const DeviceLabels& m, cudaStream_t stream) {
   CVIS_CUDA_CHECK(cudaMemsetAsync(m.counters, 0, sizeof(CclCounters), stream));
-  count_kernel<<<tile_grid(m.width, m.height), dim3(kBx, kBy), 0, stream>>>(m);
-  CVIS_CUDA_CHECK_LAUNCH(stream, "bgsub count_kernel");
+  const dim3 grid = tile_grid(m.width, m.height), block(kBx, kBy);
+  count_kernel<<<grid, block, 0, stream>>>(m);
+  CVIS_CUDA_CHECK_LAUNCH(stream, "ccl count_kernel");
   return Status::Ok();
 }
 
-} // namespace cvis::bgsub::kernels
+} // namespace cvis::ccl::kernels

@@ -1,0 +1,119 @@
+// Connected-component labelling (8-connectivity) of a binary mask: the bounding box and pixel
+// count of every foreground component ("blob"), and the number of foreground pixels.
+//
+// Masks are GRAY8, width x height, rows `pitch` bytes apart; any non-zero byte is foreground (the
+// algorithms' masks are 0/255). Blobs are reported in raster order of their first pixel (the
+// smallest y * width + x of the component), which both backends produce:
+// - connected_blobs(): the CPU function (host mask), a run-based union-find; the reference.
+// - CUDA builds: launch_blobs() / launch_count() on a device mask, a block union-find on 32x8 tiles
+//   (ccl_kernels.cu, README.md), with the per-size device scratch in a DeviceScratch;
+//   enqueue_readback() and read_blobs() bring the results back and sort them into raster order.
+//   Results are identical to connected_blobs() (same blobs, same order).
+//
+// This header includes no CUDA header (GStreamer-side code may include it); the device part is
+// declared only in CUDA builds (CVIS_HAVE_CUDA).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "common/image.hpp"
+#include "common/status.hpp"
+
+namespace cvis::ccl {
+
+// A connected foreground region (8-connectivity).
+struct Blob {
+  int x = 0, y = 0, width = 0, height = 0; // bounding box
+  int area = 0;                            // pixels
+  bool operator==(const Blob& o) const {
+    return x == o.x && y == o.y && width == o.width && height == o.height && area == o.area;
+  }
+  bool operator!=(const Blob& o) const { return !(*this == o); }
+};
+
+// CPU labelling of a host mask: the blobs of area >= min_area (all for min_area <= 1) in raster
+// order of their first pixel into *blobs (replaced), and the number of foreground pixels into
+// *foreground (may be null). width, height >= 0; pitch >= width.
+void connected_blobs(const uint8_t* mask, size_t pitch, int width, int height, int min_area,
+                     std::vector<Blob>* blobs, int64_t* foreground);
+
+// Keeps the `max_blobs` largest blobs (by area; among equal areas the earlier ones in the list),
+// in their original (raster) order. Nothing changes when there are at most max_blobs.
+void keep_largest(std::vector<Blob>* blobs, size_t max_blobs);
+
+#if defined(CVIS_HAVE_CUDA)
+
+// What the kernels write for one component (root = its first pixel's index y * width + x; the
+// box is inclusive: x0..x1, y0..y1).
+struct BlobRecord {
+  int32_t root, x0, y0, x1, y1, area;
+};
+
+struct CclCounters {
+  unsigned long long foreground; // foreground pixels
+  int32_t roots;                 // components
+  int32_t kept;                  // components with area >= min_area (records written)
+};
+
+// Device scratch of the labelling (labels, tile statistics, records, counters) and the pinned
+// host memory of the read-back, for masks up to width x height pixels. RAII: freed in the CUDA
+// context current at destruction (as cvis::cuda::DeviceArray). Move-only.
+class DeviceScratch {
+public:
+  DeviceScratch();
+  ~DeviceScratch();
+  DeviceScratch(DeviceScratch&&) noexcept;
+  DeviceScratch& operator=(DeviceScratch&&) noexcept;
+  DeviceScratch(const DeviceScratch&) = delete;
+  DeviceScratch& operator=(const DeviceScratch&) = delete;
+
+  // Ensures room for masks of width x height (keeps a larger allocation). Errors: kOutOfMemory,
+  // kCudaError, kInvalidArgument (size < 1).
+  Status reserve(int width, int height);
+  void release();
+  // Device and pinned host bytes held now.
+  size_t device_bytes() const;
+  size_t host_bytes() const;
+
+  // The last launch's device results (for tests): its counters and kept records (unordered).
+  const CclCounters* device_counters() const;
+  const BlobRecord* device_records() const;
+
+  struct Impl; // ccl_cuda.cpp
+  Impl* impl() const { return impl_.get(); }
+
+private:
+  std::unique_ptr<Impl> impl_;
+};
+
+// Records of at most one component per 2x2 cell: the capacity a w x h mask needs.
+inline int blob_capacity(int width, int height) {
+  return ((width + 1) / 2) * ((height + 1) / 2);
+}
+
+// Connected components of the device mask (`mask`, rows `pitch` bytes apart, width x height within
+// the scratch's reserved size): resets the counters, then writes the foreground count, the number
+// of components and the records of those with area >= min_area (unordered) into the scratch.
+// Asynchronous on `stream`; the mask must stay unchanged until the launches have run.
+Status launch_blobs(const uint8_t* mask, size_t pitch, int width, int height, int min_area,
+                    DeviceScratch* scratch, StreamHandle stream);
+
+// Only the foreground count of the device mask (counters; no records).
+Status launch_count(const uint8_t* mask, size_t pitch, int width, int height,
+                    DeviceScratch* scratch, StreamHandle stream);
+
+// Enqueues the copy of the counters and (with_records) of the first records of the last launch
+// into the scratch's pinned memory, on `stream`.
+Status enqueue_readback(bool with_records, DeviceScratch* scratch, StreamHandle stream);
+
+// After `stream` is synchronised: the foreground count of the last launch (may be null) and, when
+// `blobs` is not null (the readback must have been enqueued with_records), its kept blobs in
+// raster order of their first pixel (records beyond the first ones are copied synchronously).
+Status read_blobs(DeviceScratch* scratch, std::vector<Blob>* blobs, int64_t* foreground);
+
+#endif // CVIS_HAVE_CUDA
+
+} // namespace cvis::ccl

@@ -1,0 +1,35 @@
+// Kernels of the CUDA connected-component labelling (ccl_kernels.cu) and their launchers; only
+// ccl_cuda.cpp includes this header.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <cstddef>
+#include <cstdint>
+
+#include "ccl.hpp"
+#include "common/status.hpp"
+
+namespace cvis::ccl::kernels {
+
+// One labelling: the mask and the scratch (per-pixel arrays dense, `width` elements per row).
+struct DeviceLabels {
+  int width = 0, height = 0;
+  size_t pitch = 0;                 // mask row pitch (bytes)
+  const uint8_t* mask = nullptr;    // non-zero = foreground
+  int32_t* labels = nullptr;        // CCL labels
+  int32_t* slot = nullptr;          // CCL: record index of each root
+  uint32_t* tile_stats = nullptr;   // CCL: packed stats of tile components at their tile roots
+  BlobRecord* components = nullptr; // one per root (capacity blob_capacity)
+  BlobRecord* kept = nullptr;       // components with area >= min_area (capacity blob_capacity)
+  CclCounters* counters = nullptr;
+  int blob_capacity = 0;
+};
+
+// Connected components of m.mask (ccl_kernels.cu): counters and records (m.kept, unordered).
+Status launch_blobs(const DeviceLabels& m, int min_area, cudaStream_t stream);
+
+// Only the foreground count (counters->foreground) of m.mask.
+Status launch_count(const DeviceLabels& m, cudaStream_t stream);
+
+} // namespace cvis::ccl::kernels

@@ -1,0 +1,103 @@
+// cpu suite: ccl::connected_blobs against a breadth-first flood fill on seeded masks of many kinds,
+// sizes (1xN, Nx1, odd) and pitches; min_area; keep_largest.
+#include <gtest/gtest.h>
+
+#include "ccl_test_util.hpp"
+
+namespace cvis::ccl {
+namespace {
+
+using test::Kind;
+using test::Mask;
+
+void expect_equal_to_flood_fill(const Mask& m, int min_area, const std::string& what) {
+  int64_t fg_ref = -1, fg = -2;
+  const std::vector<Blob> ref = test::flood_fill(m, min_area, &fg_ref);
+  std::vector<Blob> got{Blob{9, 9, 9, 9, 9}}; // replaced
+  connected_blobs(m.data.data(), m.pitch, m.width, m.height, min_area, &got, &fg);
+  EXPECT_EQ(fg, fg_ref) << what;
+  ASSERT_EQ(got.size(), ref.size()) << what;
+  for (size_t i = 0; i < ref.size(); ++i)
+    ASSERT_EQ(got[i], ref[i]) << what << " blob " << i;
+}
+
+TEST(CclCpu, HandMadeMask) {
+  // ##.......#
+  // ..#.......
+  // ........##
+  // #.......#.
+  Mask m(10, 4, 3);
+  for (auto [x, y] : {std::pair{0, 0}, {1, 0}, {9, 0}, {2, 1}, {8, 2}, {9, 2}, {0, 3}, {8, 3}})
+    m.at(x, y) = 255;
+  std::vector<Blob> b;
+  int64_t fg = 0;
+  connected_blobs(m.data.data(), m.pitch, m.width, m.height, 1, &b, &fg);
+  EXPECT_EQ(fg, 8);
+  ASSERT_EQ(b.size(), 4u);
+  EXPECT_EQ(b[0], (Blob{0, 0, 3, 2, 3})); // the diagonal joins (2,1)
+  EXPECT_EQ(b[1], (Blob{9, 0, 1, 1, 1}));
+  EXPECT_EQ(b[2], (Blob{8, 2, 2, 2, 3}));
+  EXPECT_EQ(b[3], (Blob{0, 3, 1, 1, 1}));
+  connected_blobs(m.data.data(), m.pitch, m.width, m.height, 2, &b, nullptr);
+  ASSERT_EQ(b.size(), 2u);
+  EXPECT_EQ(b[1], (Blob{8, 2, 2, 2, 3}));
+}
+
+TEST(CclCpu, RandomMasksEqualTheFloodFill) {
+  struct Size {
+    int w, h;
+  };
+  const Size sizes[] = {{1, 1}, {1, 37}, {53, 1}, {2, 2}, {7, 5}, {33, 9}, {64, 48}, {97, 131}};
+  const Kind kinds[] = {Kind::kNoise, Kind::kBlocks, Kind::kFull,    Kind::kEmpty,
+                        Kind::kDots,  Kind::kStripes, Kind::kChecker, Kind::kRings};
+  const double densities[] = {0.05, 0.3, 0.5, 0.7, 0.95};
+  uint32_t seed = 1;
+  for (const Size& s : sizes) {
+    for (Kind k : kinds) {
+      for (double d : densities) {
+        if (k != Kind::kNoise && d != 0.5)
+          continue;
+        for (size_t pad : {size_t(0), size_t(5)}) {
+          const Mask m = test::make_mask(k, s.w, s.h, ++seed, d, pad);
+          for (int min_area : {1, 2, 7}) {
+            expect_equal_to_flood_fill(m, min_area,
+                                       std::to_string(s.w) + "x" + std::to_string(s.h) + " kind " +
+                                           std::to_string(int(k)) + " density " +
+                                           std::to_string(d) + " seed " + std::to_string(seed) +
+                                           " min_area " + std::to_string(min_area));
+            if (HasFatalFailure())
+              return;
+          }
+        }
+      }
+    }
+  }
+}
+
+TEST(CclCpu, FrameSizedBlobAndManyTinyOnes) {
+  expect_equal_to_flood_fill(test::make_mask(Kind::kFull, 641, 363, 1), 1, "full");
+  expect_equal_to_flood_fill(test::make_mask(Kind::kDots, 641, 363, 1), 1, "dots");
+  const Mask dots = test::make_mask(Kind::kDots, 641, 363, 1);
+  std::vector<Blob> b;
+  connected_blobs(dots.data.data(), dots.pitch, dots.width, dots.height, 1, &b, nullptr);
+  EXPECT_EQ(b.size(), 321u * 182u); // one per 2x2 cell: the capacity bound is reached
+}
+
+TEST(CclCpu, KeepLargestKeepsRasterOrder) {
+  std::vector<Blob> b = {{0, 0, 1, 1, 5}, {1, 0, 1, 1, 9}, {2, 0, 1, 1, 5},
+                         {3, 0, 1, 1, 2}, {4, 0, 1, 1, 9}, {5, 0, 1, 1, 5}};
+  std::vector<Blob> k = b;
+  keep_largest(&k, 10);
+  EXPECT_EQ(k, b);
+  keep_largest(&k, 4); // 9, 9, then the first two 5s
+  ASSERT_EQ(k.size(), 4u);
+  EXPECT_EQ(k[0].x, 0);
+  EXPECT_EQ(k[1].x, 1);
+  EXPECT_EQ(k[2].x, 2);
+  EXPECT_EQ(k[3].x, 4);
+  keep_largest(&k, 0);
+  EXPECT_TRUE(k.empty());
+}
+
+} // namespace
+} // namespace cvis::ccl

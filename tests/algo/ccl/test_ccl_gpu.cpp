@@ -1,0 +1,161 @@
+// gpu suite: the CUDA labelling (launch_blobs / launch_count, enqueue_readback, read_blobs) equal
+// to ccl::connected_blobs on seeded masks: a frame-sized blob, the most tiny blobs a mask can hold
+// (more records than the first read-back), 1xN and Nx1, odd sizes, padded pitches, tile-border
+// patterns; a scratch reused across sizes.
+#include <cuda_runtime_api.h>
+#include <gtest/gtest.h>
+
+#include "ccl_test_util.hpp"
+#include "common/backend.hpp"
+#include "test_images.hpp"
+
+namespace cvis::ccl {
+namespace {
+
+using test::Kind;
+using test::Mask;
+
+class CclGpu : public ::testing::Test {
+protected:
+  void SetUp() override {
+    CVIS_REQUIRE_GPU();
+    ASSERT_TRUE(select_cuda_device(0).ok());
+    ASSERT_TRUE(stream_create(&stream_).ok());
+  }
+  void TearDown() override {
+    scratch_.release();
+    if (dev_)
+      cudaFree(dev_);
+    if (stream_)
+      stream_destroy(stream_);
+  }
+
+  // Uploads `m` with a device pitch of m.pitch + extra (the padding keeps the host's garbage),
+  // labels it on the device and compares with the CPU function.
+  void check(const Mask& m, int min_area, size_t extra, const std::string& what) {
+    const size_t pitch = m.pitch + extra;
+    const size_t bytes = pitch * m.height;
+    if (bytes > dev_bytes_) {
+      if (dev_)
+        cudaFree(dev_);
+      dev_ = nullptr;
+      ASSERT_EQ(cudaMalloc(reinterpret_cast<void**>(&dev_), bytes), cudaSuccess);
+      dev_bytes_ = bytes;
+    }
+    ASSERT_EQ(cudaMemset(dev_, 0x77, bytes), cudaSuccess); // padding: non-zero garbage
+    ASSERT_EQ(cudaMemcpy2D(dev_, pitch, m.data.data(), m.pitch, m.pitch, m.height,
+                           cudaMemcpyHostToDevice),
+              cudaSuccess);
+    std::vector<Blob> ref;
+    int64_t fg_ref = 0;
+    connected_blobs(m.data.data(), m.pitch, m.width, m.height, min_area, &ref, &fg_ref);
+    ASSERT_TRUE(scratch_.reserve(m.width, m.height).ok());
+    Status s = launch_blobs(dev_, pitch, m.width, m.height, min_area, &scratch_, stream_);
+    ASSERT_TRUE(s.ok()) << s.to_string();
+    ASSERT_TRUE(enqueue_readback(true, &scratch_, stream_).ok());
+    ASSERT_TRUE(stream_synchronize(stream_).ok());
+    std::vector<Blob> got;
+    int64_t fg = -1;
+    s = read_blobs(&scratch_, &got, &fg);
+    ASSERT_TRUE(s.ok()) << s.to_string();
+    EXPECT_EQ(fg, fg_ref) << what;
+    ASSERT_EQ(got.size(), ref.size()) << what;
+    int bad = 0;
+    for (size_t i = 0; i < ref.size(); ++i) {
+      if (got[i] != ref[i] && ++bad <= 5)
+        ADD_FAILURE() << what << " blob " << i << ": got " << ::testing::PrintToString(got[i])
+                      << " want " << ::testing::PrintToString(ref[i]);
+    }
+    ASSERT_EQ(bad, 0) << what;
+    // The count-only launch gives the same foreground count.
+    ASSERT_TRUE(launch_count(dev_, pitch, m.width, m.height, &scratch_, stream_).ok());
+    ASSERT_TRUE(enqueue_readback(false, &scratch_, stream_).ok());
+    ASSERT_TRUE(stream_synchronize(stream_).ok());
+    fg = -1;
+    ASSERT_TRUE(read_blobs(&scratch_, nullptr, &fg).ok());
+    EXPECT_EQ(fg, fg_ref) << what << " (count only)";
+  }
+
+  StreamHandle stream_ = nullptr;
+  DeviceScratch scratch_;
+  uint8_t* dev_ = nullptr;
+  size_t dev_bytes_ = 0;
+};
+
+std::string name(int w, int h, Kind k, uint32_t seed, double d, int min_area) {
+  return std::to_string(w) + "x" + std::to_string(h) + " kind " + std::to_string(int(k)) +
+         " seed " + std::to_string(seed) + " density " + std::to_string(d) + " min_area " +
+         std::to_string(min_area);
+}
+
+TEST_F(CclGpu, RandomMasksEqualTheCpu) {
+  struct Size {
+    int w, h;
+  };
+  // 1xN, Nx1, odd sizes across tile borders (tiles are 32x8), a few tiles each way.
+  const Size sizes[] = {{1, 1},  {1, 77},  {77, 1},   {31, 7},   {32, 8},  {33, 9},
+                        {65, 17}, {100, 3}, {3, 100}, {127, 61}, {257, 131}};
+  const Kind kinds[] = {Kind::kNoise, Kind::kBlocks, Kind::kFull,    Kind::kEmpty,
+                        Kind::kDots,  Kind::kStripes, Kind::kChecker, Kind::kRings};
+  uint32_t seed = 100;
+  for (const Size& s : sizes) {
+    for (Kind k : kinds) {
+      for (double d : {0.1, 0.45, 0.6, 0.9}) {
+        if (k != Kind::kNoise && d != 0.45)
+          continue;
+        const size_t pad = (seed % 3) * 3;
+        const Mask m = test::make_mask(k, s.w, s.h, ++seed, d, pad);
+        for (int min_area : {1, 4}) {
+          check(m, min_area, seed % 2 ? 64 : 0, name(s.w, s.h, k, seed, d, min_area));
+          if (HasFatalFailure())
+            return;
+        }
+      }
+    }
+  }
+}
+
+TEST_F(CclGpu, FrameSizedBlobAndManyTinyBlobs) {
+  // 1080p: one blob over the whole frame (every tile merges), the most components a mask can
+  // hold (one per 2x2 cell: the records' capacity, far more than the first read-back), a
+  // checkerboard (one component through the diagonals only) and dense noise.
+  const int w = 1920, h = 1080;
+  check(test::make_mask(Kind::kFull, w, h, 1), 1, 0, "full 1080p");
+  if (HasFatalFailure())
+    return;
+  check(test::make_mask(Kind::kDots, w, h, 1), 1, 0, "dots 1080p");
+  if (HasFatalFailure())
+    return;
+  check(test::make_mask(Kind::kChecker, w, h, 1), 1, 0, "checker 1080p");
+  if (HasFatalFailure())
+    return;
+  check(test::make_mask(Kind::kNoise, w, h, 7, 0.55, 64), 3, 0, "noise 1080p");
+  if (HasFatalFailure())
+    return;
+  // Odd frame-sized cases and a padded pitch.
+  check(test::make_mask(Kind::kFull, 1921, 1081, 1, 0.5, 3), 1, 512, "full 1921x1081");
+  check(test::make_mask(Kind::kDots, 1023, 577, 1, 0.5, 1), 1, 128, "dots 1023x577");
+  check(test::make_mask(Kind::kRings, 999, 555, 1), 1, 0, "rings 999x555");
+}
+
+TEST_F(CclGpu, ScratchReusedAcrossSizes) {
+  // The scratch grows to the largest size; smaller masks then use part of it.
+  uint32_t seed = 500;
+  for (auto [w, h] : {std::pair{640, 360}, {33, 900}, {900, 33}, {1, 1}, {640, 360}}) {
+    check(test::make_mask(Kind::kNoise, w, h, ++seed, 0.5), 1, 0,
+          "reuse " + std::to_string(w) + "x" + std::to_string(h));
+    if (HasFatalFailure())
+      return;
+  }
+}
+
+TEST_F(CclGpu, RejectsMasksLargerThanTheScratch) {
+  ASSERT_TRUE(scratch_.reserve(16, 16).ok());
+  ASSERT_EQ(cudaMalloc(reinterpret_cast<void**>(&dev_), 32 * 32), cudaSuccess);
+  dev_bytes_ = 32 * 32;
+  EXPECT_FALSE(launch_blobs(dev_, 32, 32, 32, 1, &scratch_, stream_).ok());
+  EXPECT_FALSE(launch_blobs(dev_, 8, 16, 16, 1, &scratch_, stream_).ok()); // pitch < width
+}
+
+} // namespace
+} // namespace cvis::ccl
