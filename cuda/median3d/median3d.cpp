@@ -1,9 +1,11 @@
 // Backend-independent parts: parameter checks, the window schedule, the factory, memory estimate
-// and foreground blob extraction.
+// and the foreground blobs of a host mask (cuda/ccl).
 #include <algorithm>
+#include <cstdint>
 #include <numeric>
 #include <string>
 
+#include "ccl/ccl.hpp"
 #include "median3d.hpp"
 #include "median3d_internal.hpp"
 
@@ -167,7 +169,8 @@ std::unique_ptr<Estimator> make_estimator(Backend backend, Status* status) {
   return nullptr;
 }
 
-size_t estimate_device_bytes(const Params& p, int width, int height, PixelFormat format) {
+size_t estimate_device_bytes(const Params& p, int width, int height, PixelFormat format,
+                             bool blobs) {
   const size_t px = static_cast<size_t>(width) * height;
   // Planes from cudaMallocPitch: rows padded (to 512 bytes on current GPUs).
   auto pitched = [](size_t row_bytes, size_t rows) { return (row_bytes + 511) / 512 * 512 * rows; };
@@ -179,6 +182,9 @@ size_t estimate_device_bytes(const Params& p, int width, int height, PixelFormat
   bytes += c * plane + 2 * plane + 1024 * 4; // median bins, differences, mask copy, histogram
   for (int pl = 0; pl < plane_count(format); ++pl) { // host frames: upload and background copy
     bytes += 2 * pitched(plane_row_bytes(format, pl, width), plane_rows(format, pl, height));
+  }
+  if (blobs) { // the labelling: 3 x 4 bytes per pixel, two records (24 bytes) per 2x2 cell
+    bytes += 12 * px + 2 * 24 * static_cast<size_t>((width + 1) / 2) * ((height + 1) / 2) + 16;
   }
   switch (p.method) {
   case Method::kSlidingHistogram:
@@ -197,100 +203,37 @@ size_t estimate_device_bytes(const Params& p, int width, int height, PixelFormat
 
 // ---------------------------------------------------------------------------------------------
 
-namespace {
-
-struct Run {
-  int x0, x1, label;
-};
-
-int find_root(std::vector<int>& parent, int a) {
-  while (parent[a] != a) {
-    parent[a] = parent[parent[a]];
-    a = parent[a];
-  }
-  return a;
-}
-
-} // namespace
-
+// The blobs of area >= min_area of a host mask (ccl::connected_blobs), the max_blobs largest.
 Status find_blobs(const ImageView& mask, uint32_t min_area, size_t max_blobs,
                   std::vector<Blob>* blobs) {
   CVIS_RETURN_IF_ERROR(validate_view(mask, "mask"));
   if (mask.format != PixelFormat::kGRAY8 || mask.space != MemorySpace::kHost) {
     return unsupported_format("find_blobs needs a host GRAY8 mask");
   }
-  blobs->clear();
-  // Union-find over runs of foreground pixels; 8-connectivity joins runs of consecutive rows that
-  // overlap once widened by one pixel.
-  std::vector<int> parent;
-  std::vector<Run> prev, cur, all;
-  std::vector<int> run_row;
-  for (int y = 0; y < mask.height; ++y) {
-    const uint8_t* row = mask.data[0] + static_cast<size_t>(y) * mask.pitch[0];
-    cur.clear();
-    for (int x = 0; x < mask.width;) {
-      if (!row[x]) {
-        ++x;
-        continue;
-      }
-      const int x0 = x;
-      while (x < mask.width && row[x])
-        ++x;
-      const int label = static_cast<int>(parent.size());
-      parent.push_back(label);
-      cur.push_back({x0, x - 1, label});
-    }
-    size_t j = 0;
-    for (const Run& r : cur) {
-      while (j < prev.size() && prev[j].x1 < r.x0 - 1)
-        ++j;
-      for (size_t k = j; k < prev.size() && prev[k].x0 <= r.x1 + 1; ++k) {
-        const int a = find_root(parent, r.label), b = find_root(parent, prev[k].label);
-        if (a != b)
-          parent[std::max(a, b)] = std::min(a, b);
-      }
-      all.push_back(r);
-      run_row.push_back(y);
-    }
-    prev.swap(cur);
-  }
-  // Roots are the smallest label of their component, i.e. its first run in raster order.
-  std::vector<int> slot(parent.size(), -1);
-  std::vector<Blob> found;
-  for (size_t i = 0; i < all.size(); ++i) {
-    const Run& r = all[i];
-    const int root = find_root(parent, r.label);
-    if (slot[root] < 0) {
-      slot[root] = static_cast<int>(found.size());
-      Blob b;
-      b.x = r.x0;
-      b.y = run_row[i];
-      b.w = 0; // used as x-max + 1 until the end
-      b.h = 0; // used as y-max + 1
-      found.push_back(b);
-    }
-    Blob& b = found[slot[root]];
-    b.x = std::min(b.x, r.x0);
-    b.w = std::max(b.w, r.x1 + 1);
-    b.h = std::max(b.h, run_row[i] + 1);
-    b.area += static_cast<uint32_t>(r.x1 - r.x0 + 1);
-  }
-  std::vector<size_t> keep;
-  for (size_t i = 0; i < found.size(); ++i) {
-    found[i].w -= found[i].x;
-    found[i].h -= found[i].y;
-    if (found[i].area >= min_area)
-      keep.push_back(i);
-  }
-  if (keep.size() > max_blobs) {
-    std::stable_sort(keep.begin(), keep.end(),
-                     [&](size_t a, size_t b) { return found[a].area > found[b].area; });
-    keep.resize(max_blobs);
-    std::sort(keep.begin(), keep.end());
-  }
-  for (size_t i : keep)
-    blobs->push_back(found[i]);
+  std::vector<ccl::Blob> found;
+  ccl::connected_blobs(mask.data[0], mask.pitch[0], mask.width, mask.height,
+                       ccl_min_area(min_area), &found, nullptr);
+  select_blobs(std::move(found), max_blobs, blobs);
   return Status::Ok();
+}
+
+int ccl_min_area(uint32_t min_area) {
+  return static_cast<int>(std::min<uint32_t>(min_area, static_cast<uint32_t>(INT32_MAX)));
+}
+
+void select_blobs(std::vector<ccl::Blob> found, size_t max_blobs, std::vector<Blob>* blobs) {
+  ccl::keep_largest(&found, max_blobs);
+  blobs->clear();
+  blobs->reserve(found.size());
+  for (const ccl::Blob& b : found) {
+    Blob o;
+    o.x = b.x;
+    o.y = b.y;
+    o.w = b.width;
+    o.h = b.height;
+    o.area = static_cast<uint32_t>(b.area);
+    blobs->push_back(o);
+  }
 }
 
 } // namespace cvis::median3d

@@ -48,22 +48,43 @@ struct Params {
 // kInvalidArgument when a value is out of range (message names it).
 Status validate(const Params& p);
 
+// A foreground blob: an 8-connected component of the mask (find_blobs below).
+struct Blob {
+  int x = 0, y = 0, w = 0, h = 0;
+  uint32_t area = 0; // pixels
+  bool operator==(const Blob& o) const {
+    return x == o.x && y == o.y && w == o.w && h == o.h && area == o.area;
+  }
+};
+
 // What compute() produces. Every view is optional (nullptr); views may be host or device (CUDA
 // backend) and must be width x height. `background`: any format, written with store_background().
 // `mask`, `mask_copy`: GRAY8, 255 where |I - median| > tau else 0 (luma: I and median are the
 // luma; per-channel: the largest difference over the channels). `mask_copy` is a second
-// destination for the same mask (e.g. a host copy of a device mask, for blob extraction).
+// destination for the same mask (e.g. a host copy of a device mask).
+// `blobs`: the foreground blobs of the mask (Blob above) into FrameResult::blobs, computed by
+// the backend itself (CUDA: on the device, from the mask it writes; no mask view is needed, the
+// mask is then computed into scratch). Both backends give identical blobs (cuda/ccl).
+struct BlobRequest {
+  bool enabled = false;
+  uint32_t min_area = 1;                     // smaller components are left out
+  size_t max_blobs = static_cast<size_t>(-1); // at most this many: the largest (see find_blobs)
+};
+
 struct Request {
   const ImageView* background = nullptr;
   const ImageView* mask = nullptr;
   const ImageView* mask_copy = nullptr;
   int threshold = -1; // tau: 0..255 fixed, -1 = Otsu's threshold of this frame's differences
+  BlobRequest blobs;
 };
 
 struct FrameResult {
   int threshold = -1;      // tau used; -1 when no mask was requested
   uint64_t foreground = 0; // mask pixels set
   uint64_t pixels = 0;     // width * height
+  bool has_blobs = false;  // blobs were requested
+  std::vector<Blob> blobs; // Request::blobs: as find_blobs() of the mask with its settings
 };
 
 struct MemoryUse {
@@ -110,8 +131,10 @@ public:
 // and sets *status (kNoDevice) when the CUDA backend is not in this build.
 std::unique_ptr<Estimator> make_estimator(Backend backend, Status* status);
 
-// Device bytes the CUDA backend will allocate for these settings (for logs and docs).
-size_t estimate_device_bytes(const Params& p, int width, int height, PixelFormat format);
+// Device bytes the CUDA backend will allocate for these settings (for logs and docs); `blobs`:
+// with blob requests (the labelling's scratch, ~24 bytes per pixel).
+size_t estimate_device_bytes(const Params& p, int width, int height, PixelFormat format,
+                             bool blobs = false);
 
 // ---------------------------------------------------------------------------------------------
 // Timing. Output frame j uses the frames j - before .. j + after (those that exist).
@@ -155,12 +178,10 @@ Status separable_reference(const std::vector<ImageView>& window, const Params& p
 
 // ---------------------------------------------------------------------------------------------
 // Foreground blobs: 8-connected components of a host GRAY8 mask (non-zero = foreground), as
-// bounding boxes, in raster order of their first pixel. Components smaller than `min_area` pixels
-// are left out; at most `max_blobs` boxes are returned (the largest ones, still in raster order).
-struct Blob {
-  int x = 0, y = 0, w = 0, h = 0;
-  uint32_t area = 0; // pixels
-};
+// bounding boxes, in raster order of their first pixel (cuda/ccl: ccl::connected_blobs).
+// Components smaller than `min_area` pixels are left out; when more than `max_blobs` remain, the
+// `max_blobs` largest are kept (by area; among equal areas the earlier ones in raster order), still
+// in raster order (ccl::keep_largest). Blob: above.
 Status find_blobs(const ImageView& mask, uint32_t min_area, size_t max_blobs,
                   std::vector<Blob>* blobs);
 

@@ -130,7 +130,8 @@ public:
 
   MemoryUse memory() const override {
     MemoryUse m;
-    m.host_bytes = ring_.size() + med_.size() + hist_.size() + spatial_.size() + jih_.size() * 4;
+    m.host_bytes = ring_.size() + med_.size() + hist_.size() + spatial_.size() + jih_.size() * 4 +
+                   mask_.size();
     return m;
   }
 
@@ -320,7 +321,7 @@ private:
   // Background, differences |I - median|, Otsu or the fixed threshold, and the mask.
   void finish(int center, const Request& rq) {
     const bool luma = p_.channels == Channels::kLuma;
-    const bool want_mask = rq.mask || rq.mask_copy;
+    const bool want_mask = rq.mask || rq.mask_copy || rq.blobs.enabled;
     PixelDest dst{};
     if (rq.background)
       dst = make_pixel_dest(*rq.background);
@@ -358,6 +359,16 @@ private:
           row[x] = diff_[static_cast<size_t>(y) * w_ + x] > tau ? 255 : 0;
       }
     }
+    if (rq.blobs.enabled) { // the mask's blobs, as the CUDA backend's (cuda/ccl)
+      mask_.resize(px_);
+      for (size_t i = 0; i < px_; ++i)
+        mask_[i] = diff_[i] > tau ? 255 : 0;
+      std::vector<ccl::Blob> found;
+      ccl::connected_blobs(mask_.data(), w_, w_, h_, ccl_min_area(rq.blobs.min_area), &found,
+                           nullptr);
+      select_blobs(std::move(found), rq.blobs.max_blobs, &result_.blobs);
+      result_.has_blobs = true;
+    }
   }
 
   Params p_;
@@ -372,6 +383,7 @@ private:
   std::vector<uint32_t> jih_;    // integral histogram: [channel][bin][pixel]
   std::vector<uint8_t> med_;     // [channel][pixel] median bins
   std::vector<uint8_t> diff_;
+  std::vector<uint8_t> mask_;    // blob requests: the mask
   FrameResult result_;
 };
 

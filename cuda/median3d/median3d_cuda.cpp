@@ -4,9 +4,11 @@
 #include <cuda_runtime_api.h>
 
 #include <string>
+#include <vector>
 
 #include "common/cuda/check.hpp"
 #include "common/cuda/device_buffer.hpp"
+#include "ccl/ccl.hpp"
 #include "common/cuda/upload.hpp"
 #include "median3d_internal.hpp"
 #include "median3d_kernels.hpp"
@@ -77,6 +79,7 @@ public:
     count_ = 0;
     needs_clear_ = true; // done on the caller's stream at the next push
     mask_done_ = false;
+    blobs_done_ = false;
   }
 
   int frames() const override { return count_; }
@@ -155,7 +158,8 @@ public:
       break;
     }
 
-    const bool want_mask = rq.mask || rq.mask_copy;
+    const bool want_blobs = rq.blobs.enabled;
+    const bool want_mask = rq.mask || rq.mask_copy || want_blobs;
     ImageView bg{};
     if (rq.background) {
       bg = *rq.background;
@@ -172,26 +176,52 @@ public:
       CVIS_RETURN_IF_ERROR(copy_planes(bg, *rq.background, cudaMemcpyDeviceToHost, s));
     }
     mask_done_ = want_mask;
+    blobs_done_ = false;
     if (!want_mask)
       return Status::Ok();
     CVIS_RETURN_IF_ERROR(kernels::launch_threshold(dhist_.get(), rq.threshold, dres_.get(), s));
     bool scratch_written = false;
+    const uint8_t* dev_mask = nullptr; // a device copy of the mask, for the blobs
+    size_t dev_pitch = 0;
+    auto write_scratch = [&]() -> Status {
+      if (scratch_written)
+        return Status::Ok();
+      CVIS_RETURN_IF_ERROR(mask_.reserve(w_, h_));
+      CVIS_RETURN_IF_ERROR(kernels::launch_mask(diff_.get(), diff_.pitch(), w_, h_, dres_.get(),
+                                                mask_.get(), mask_.pitch(), s));
+      scratch_written = true;
+      return Status::Ok();
+    };
     for (const ImageView* mv : {rq.mask, rq.mask_copy}) {
       if (!mv)
         continue;
       if (mv->space == MemorySpace::kDevice) {
         CVIS_RETURN_IF_ERROR(kernels::launch_mask(diff_.get(), diff_.pitch(), w_, h_, dres_.get(),
                                                   mv->data[0], mv->pitch[0], s));
+        if (!dev_mask) {
+          dev_mask = mv->data[0];
+          dev_pitch = mv->pitch[0];
+        }
         continue;
       }
-      if (!scratch_written) {
-        CVIS_RETURN_IF_ERROR(mask_.reserve(w_, h_));
-        CVIS_RETURN_IF_ERROR(kernels::launch_mask(diff_.get(), diff_.pitch(), w_, h_, dres_.get(),
-                                                  mask_.get(), mask_.pitch(), s));
-        scratch_written = true;
-      }
+      CVIS_RETURN_IF_ERROR(write_scratch());
       CVIS_CUDA_CHECK(cudaMemcpy2DAsync(mv->data[0], mv->pitch[0], mask_.get(), mask_.pitch(), w_,
                                         h_, cudaMemcpyDeviceToHost, s));
+    }
+    if (want_blobs) {
+      // Blobs on the device from the mask just written (a device output, else the scratch):
+      // records and counters come back with the figures, at the caller's synchronisation.
+      if (!dev_mask) {
+        CVIS_RETURN_IF_ERROR(write_scratch());
+        dev_mask = mask_.get();
+        dev_pitch = mask_.pitch();
+      }
+      CVIS_RETURN_IF_ERROR(ccl_.reserve(w_, h_));
+      CVIS_RETURN_IF_ERROR(ccl::launch_blobs(dev_mask, dev_pitch, w_, h_,
+                                             ccl_min_area(rq.blobs.min_area), &ccl_, s));
+      CVIS_RETURN_IF_ERROR(ccl::enqueue_readback(true, &ccl_, s));
+      max_blobs_ = rq.blobs.max_blobs;
+      blobs_done_ = true;
     }
     CVIS_CUDA_CHECK(cudaMemcpyAsync(host_res_.get(), dres_.get(), sizeof(kernels::DeviceResult),
                                     cudaMemcpyDeviceToHost, s));
@@ -205,13 +235,19 @@ public:
       out->threshold = host_res_.get()->threshold;
       out->foreground = host_res_.get()->foreground;
     }
+    if (blobs_done_) {
+      std::vector<ccl::Blob> found;
+      CVIS_RETURN_IF_ERROR(ccl::read_blobs(&ccl_, &found, nullptr));
+      select_blobs(std::move(found), max_blobs_, &out->blobs);
+      out->has_blobs = true;
+    }
     return Status::Ok();
   }
 
   MemoryUse memory() const override {
     MemoryUse m;
-    m.device_bytes = bytes_ + scratch_bytes_;
-    m.host_bytes = sizeof(kernels::DeviceResult);
+    m.device_bytes = bytes_ + scratch_bytes_ + ccl_.device_bytes();
+    m.host_bytes = sizeof(kernels::DeviceResult) + ccl_.host_bytes();
     return m;
   }
 
@@ -282,7 +318,8 @@ private:
   Params p_;
   int w_ = 0, h_ = 0, nc_ = 1, cap_ = 1;
   PixelFormat format_ = PixelFormat::kGRAY8;
-  bool configured_ = false, needs_clear_ = true, mask_done_ = false;
+  bool configured_ = false, needs_clear_ = true, mask_done_ = false, blobs_done_ = false;
+  size_t max_blobs_ = 0;
   int oldest_ = 0, count_ = 0;
   size_t bytes_ = 0, scratch_bytes_ = 0;
 
@@ -299,6 +336,7 @@ private:
   DeviceArray<uint32_t> dhist_; // histogram of differences
   DeviceArray<kernels::DeviceResult> dres_;
   PinnedArray<kernels::DeviceResult> host_res_;
+  ccl::DeviceScratch ccl_;      // blob requests: labelling of the mask
   cuda::HostUploader uploader_;
 };
 

@@ -104,6 +104,16 @@ struct Io {
   StreamHandle stream = nullptr;
 };
 
+// The blob request of every compute() of the Io's below (a function of the window index, so that
+// run_and_check can rebuild it): min_area 1..3, every other one at most 4 blobs (the largest).
+inline BlobRequest blob_request(int index) {
+  BlobRequest b;
+  b.enabled = true;
+  b.min_area = static_cast<uint32_t>(1 + index % 3);
+  b.max_blobs = index % 2 ? 4 : static_cast<size_t>(-1);
+  return b;
+}
+
 inline Io host_io() {
   Io io;
   io.frame = [](const HostImage& f) { return f.view(); };
@@ -113,6 +123,7 @@ inline Io host_io() {
     rq.background = &b;
     rq.mask = &m;
     rq.threshold = threshold;
+    rq.blobs = blob_request(index);
     return e.compute(index, rq, nullptr);
   };
   return io;
@@ -120,7 +131,8 @@ inline Io host_io() {
 
 // Runs the whole sequence through `e` with a WindowTracker (arrivals, then the end-of-stream
 // drain) and checks every output against the definition over the frames the timing names:
-// background values bit-exact, mask and threshold exact (Otsu on the reference differences).
+// background values bit-exact, mask and threshold exact (Otsu on the reference differences), blobs
+// (blob_request) equal to find_blobs() of the reference mask.
 // `separable`: the reference is eq. (3) instead of eq. (2). Returns the number of outputs.
 inline int run_and_check(Estimator& e, const Case& c, const Io& io) {
   const bool sep = c.p.method == Method::kSeparable;
@@ -185,9 +197,11 @@ inline int run_and_check(Estimator& e, const Case& c, const Io& io) {
     const int tau = c.threshold >= 0 ? c.threshold : otsu_threshold(hist);
     EXPECT_EQ(fr.threshold, tau) << c.name() << " output " << j;
     uint64_t fg = 0;
+    HostImage want_mask(PixelFormat::kGRAY8, c.width, c.height, 1);
     for (size_t i = 0; i < px; ++i) {
       const int y = static_cast<int>(i / c.width), x = static_cast<int>(i % c.width);
       const uint8_t want = diff[i] > tau ? 255 : 0;
+      want_mask.plane(0)[y * want_mask.pitch(0) + x] = want;
       fg += want != 0;
       const uint8_t got = mask.view().data[0][y * mask.pitch(0) + x];
       if (got != want && ++bad <= 5) {
@@ -197,6 +211,12 @@ inline int run_and_check(Estimator& e, const Case& c, const Io& io) {
     }
     EXPECT_EQ(fr.foreground, fg) << c.name() << " output " << j;
     EXPECT_EQ(fr.pixels, px);
+    const BlobRequest br = blob_request(index);
+    std::vector<Blob> ref_blobs;
+    ASSERT_TRUE(find_blobs(want_mask.view(), br.min_area, br.max_blobs, &ref_blobs).ok());
+    EXPECT_TRUE(fr.has_blobs) << c.name() << " output " << j;
+    EXPECT_EQ(fr.blobs.size(), ref_blobs.size()) << c.name() << " output " << j;
+    EXPECT_TRUE(fr.blobs == ref_blobs) << c.name() << " output " << j << ": blobs differ";
     EXPECT_EQ(bad, 0) << c.name() << " output " << j << ": " << bad << " wrong values";
   };
 

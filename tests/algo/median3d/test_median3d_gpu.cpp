@@ -1,6 +1,8 @@
 // gpu suite: the CUDA backend of every method equal to the brute-force definition (separable: to
 // its own definition, eq. 3), with device and host frames and outputs; and equal to the CPU
-// backend on frames large enough for many tiles, scan segments and early-exit patterns.
+// backend on frames large enough for many tiles, scan segments and early-exit patterns. Every
+// compute also asks for the blobs, which must equal find_blobs() (cuda/ccl's CPU function) of the
+// exact mask.
 #include <cuda_runtime_api.h>
 #include <gtest/gtest.h>
 
@@ -83,6 +85,7 @@ test::Io gpu_io(Where where, StreamHandle stream) {
   io.compute = [=](Estimator& e, int index, int threshold, HostImage* bg, HostImage* mask) {
     Request rq;
     rq.threshold = threshold;
+    rq.blobs = test::blob_request(index); // from the device mask, or the scratch (kHost)
     if (where == Where::kHost) {
       const ImageView b = bg->view(), m = mask->view();
       rq.background = &b;
@@ -207,7 +210,10 @@ TEST_P(Median3dGpu, LargeFramesEqualTheCpuBackend) {
         rc.background = &vbc;
         rc.mask = &vmc;
         rg.background = &vbg;
-        rg.mask = &vmg;
+        // Every third output asks the GPU for the blobs only: the mask goes to its scratch.
+        const bool gpu_mask = outputs % 3 != 2;
+        rg.mask = gpu_mask ? &vmg : nullptr;
+        rc.blobs = rg.blobs = test::blob_request(outputs);
         ASSERT_TRUE(cpu->compute(index, rc, nullptr).ok());
         ASSERT_TRUE(est_->compute(index, rg, stream_).ok());
         ASSERT_TRUE(stream_synchronize(stream_).ok());
@@ -216,11 +222,19 @@ TEST_P(Median3dGpu, LargeFramesEqualTheCpuBackend) {
         ASSERT_TRUE(est_->result(&fg).ok());
         EXPECT_EQ(fc.threshold, fg.threshold) << "shape " << n << " output " << outputs;
         EXPECT_EQ(fc.foreground, fg.foreground) << "shape " << n << " output " << outputs;
+        // Blobs: the device labelling equals the shared CPU function on the CPU's mask.
+        std::vector<Blob> ref;
+        ASSERT_TRUE(find_blobs(vmc, rc.blobs.min_area, rc.blobs.max_blobs, &ref).ok());
+        EXPECT_TRUE(fc.blobs == ref) << "shape " << n << " output " << outputs;
+        EXPECT_TRUE(fg.has_blobs);
+        EXPECT_EQ(fg.blobs.size(), ref.size()) << "shape " << n << " output " << outputs;
+        EXPECT_TRUE(fg.blobs == ref) << "shape " << n << " output " << outputs << ": blobs differ";
         const size_t row = plane_row_bytes(out, 0, sh.w);
         int bad = 0;
         for (int y = 0; y < sh.h; ++y) {
           bad += memcmp(bc.plane(0) + y * bc.pitch(0), bg.plane(0) + y * bg.pitch(0), row) != 0;
-          bad += memcmp(mc.plane(0) + y * mc.pitch(0), mg.plane(0) + y * mg.pitch(0), sh.w) != 0;
+          if (gpu_mask)
+            bad += memcmp(mc.plane(0) + y * mc.pitch(0), mg.plane(0) + y * mg.pitch(0), sh.w) != 0;
         }
         EXPECT_EQ(bad, 0) << "shape " << n << " output " << outputs << ": rows differ";
         ++outputs;
@@ -240,7 +254,7 @@ TEST_P(Median3dGpu, LargeFramesEqualTheCpuBackend) {
     check(true);
     EXPECT_EQ(outputs, frames);
     // The estimator keeps its larger buffers across configure(): bound by the largest estimate.
-    max_estimate = std::max(max_estimate, estimate_device_bytes(p, sh.w, sh.h, sh.f));
+    max_estimate = std::max(max_estimate, estimate_device_bytes(p, sh.w, sh.h, sh.f, true));
     const MemoryUse mu = est_->memory();
     EXPECT_GT(mu.device_bytes, 0u);
     EXPECT_LE(mu.device_bytes, max_estimate * 2);
