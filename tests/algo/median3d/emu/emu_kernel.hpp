@@ -179,6 +179,7 @@ inline uint64_t warp_exchange(uint64_t v, F f) {
 #define __shared__ static
 #define __syncthreads() emu::barrier(emu::kBlock)
 #define __syncthreads_and(p) emu::syncthreads_and(p)
+#define __launch_bounds__(...)
 
 inline unsigned __ballot_sync(unsigned, int pred) {
   return static_cast<unsigned>(emu::warp_exchange(pred ? 1 : 0, [](const uint64_t* v) {
@@ -191,11 +192,35 @@ inline int __shfl_sync(unsigned, int v, int src) {
   return static_cast<int>(static_cast<int64_t>(emu::warp_exchange(
       static_cast<uint64_t>(static_cast<int64_t>(v)), [src](const uint64_t* a) { return a[src & 31]; })));
 }
+// Lanes whose `v` equals this lane's (cuda/ccl).
+inline unsigned __match_any_sync(unsigned, int v) {
+  return static_cast<unsigned>(emu::warp_exchange(
+      static_cast<uint64_t>(static_cast<uint32_t>(v)), [v](const uint64_t* a) {
+        uint64_t b = 0;
+        for (int i = 0; i < 32; ++i) b |= uint64_t(a[i] == static_cast<uint32_t>(v)) << i;
+        return b;
+      }));
+}
 inline int __popc(unsigned v) { return __builtin_popcount(v); }
+inline int __ffs(int v) { return __builtin_ffs(v); }
+inline int __clz(int v) { return v == 0 ? 32 : __builtin_clz(static_cast<unsigned>(v)); }
+// Atomics: blocks and the threads of a block run one at a time, so plain read-modify-writes.
 template <typename T>
 inline T atomicAdd(T* p, T v) {
   const T old = *p;
   *p = old + v;
+  return old;
+}
+template <typename T>
+inline T atomicMin(T* p, T v) {
+  const T old = *p;
+  *p = std::min(old, v);
+  return old;
+}
+template <typename T>
+inline T atomicMax(T* p, T v) {
+  const T old = *p;
+  *p = std::max(old, v);
   return old;
 }
 using std::max;
