@@ -27,7 +27,8 @@
  * the blob boxes; with CUDA input the mask is downloaded), `output=frame` (frames pass through,
  * delayed like the others, with a GstCvisForegroundMeta referencing a GRAY8 mask in the frame's
  * memory kind). Blob boxes: one GstVideoRegionOfInterestMeta of roi_type "foreground" per
- * 8-connected blob of at least `min-blob-area` pixels (as cudabgsub). A GRAY8 mask in CUDA
+ * 8-connected blob of at least `min-blob-area` pixels (as cudabgsub), computed by the estimator
+ * where the mask is (CUDA input: on the GPU, no host copy of the mask). A GRAY8 mask in CUDA
  * memory is allocated as NV12 of the frame's size (GStreamer 1.22's CUDA allocator has no GRAY8)
  * whose video meta describes plane 0 only.
  *

@@ -104,6 +104,11 @@ produce (Job * job, int pops, int index)
 
   cvis::median3d::Request rq;
   rq.threshold = threshold;
+  /* Masks (output=mask and frame) come with their blob boxes, computed by the estimator (CUDA
+   * backend: on the device, from the mask it writes). */
+  rq.blobs.enabled = st.output != GST_CUDA_MEDIAN3D_OUTPUT_BACKGROUND;
+  rq.blobs.min_area = (uint32_t) MAX (min_area, 0);
+  rq.blobs.max_blobs = (size_t) MAX (max_blobs, 0);
   cvis::median3d::FrameResult fr;
   if (st.output != GST_CUDA_MEDIAN3D_OUTPUT_FRAME) {
     /* Pool buffer with the timestamps, flags and metadata of frame `src`. */
@@ -127,10 +132,10 @@ produce (Job * job, int pops, int index)
       rq.mask = &om.view;
     CVIS_RETURN_IF_ERROR (st.est->compute (index, rq, stream));
     CVIS_RETURN_IF_ERROR (sync (self));
-    if (rq.mask && om.view.space == cvis::MemorySpace::kHost) {
-      /* The mask output is in system memory: its blob boxes cost one host pass. */
-      CVIS_RETURN_IF_ERROR (cvis::median3d::find_blobs (om.view, (uint32_t) min_area,
-              (size_t) max_blobs, &st.blobs));
+    if (rq.blobs.enabled) {
+      /* output=mask, system or CUDA memory: the estimator's blobs of this mask. */
+      CVIS_RETURN_IF_ERROR (st.est->result (&fr));
+      st.blobs = std::move (fr.blobs);
       add_blob_rois (out, st.blobs);
     }
     job->produced = true;
@@ -154,16 +159,10 @@ produce (Job * job, int pops, int index)
   gint stride = 0;
   cvis::Status s;
   {
+    /* The mask stays where the pool put it (CUDA memory with CUDA input); the blobs come from the
+     * estimator (no host copy of the mask). */
     FrameMap mm;
     s = mm.map (self, mask, &gray, GST_MAP_WRITE);
-    cvis::ImageView host = mm.view;
-    if (s.ok () && mm.view.space == cvis::MemorySpace::kDevice) {
-      host.space = cvis::MemorySpace::kHost;
-      host.pitch[0] = (size_t) GST_VIDEO_INFO_WIDTH (&gray);
-      st.mask_host.resize (host.pitch[0] * (size_t) GST_VIDEO_INFO_HEIGHT (&gray));
-      host.data[0] = st.mask_host.data ();
-      rq.mask_copy = &host;
-    }
     rq.mask = &mm.view;
     if (s.ok ())
       s = st.est->compute (index, rq, stream);
@@ -172,7 +171,7 @@ produce (Job * job, int pops, int index)
     if (s.ok ())
       s = st.est->result (&fr);
     if (s.ok ())
-      s = cvis::median3d::find_blobs (host, (uint32_t) min_area, (size_t) max_blobs, &st.blobs);
+      st.blobs = std::move (fr.blobs);
     stride = (gint) mm.view.pitch[0];
   }
   if (s.ok ()) {

@@ -34,7 +34,6 @@ struct GstCudaMedian3dState {
   std::deque<GstBuffer *> pending;
   GstBufferPool *mask_pool = nullptr; /* output=frame: masks referenced by the foreground meta */
   bool mask_cuda = false;
-  std::vector<uint8_t> mask_host;     /* output=frame, CUDA: host copy of the mask for the blobs */
   GstClockTime frame_duration = GST_CLOCK_TIME_NONE;
   std::vector<cvis::median3d::Blob> blobs;
   guint64 outputs = 0;
