@@ -25,6 +25,9 @@ bash ../shared/device/make-gst-bundle.sh --no-dev --tar .device/gst-bundle.tar.x
   "$BUILD/gstbundle" "$BUILD/gst" 2>"$BUILD/bundle.log" || { tail "$BUILD/bundle.log"; exit 1; }
 find "$BUILD/tests" "$BUILD/gst/tools" -type f -executable \
   \( -name 'test_*' -o -name 'bench_*' -o -name 'cvis-*' \) -exec cp {} .device/bin/ \;
+# The device tool carries at most 64 MiB: stripped, and packed (run.sh unpacks).
+strip --strip-unneeded .device/bin/*
+tar -cJf .device/bin.tar.xz -C .device bin && rm -rf .device/bin
 cp -a "$BUILD"/gst/libgstcvis-1.0.so* .device/lib/
 # Test-only libraries the runtime bundle does not carry.
 cp -aL /usr/lib/x86_64-linux-gnu/libgstcheck-1.0.so.0 .device/lib/

@@ -16,6 +16,9 @@ SUMMARY=$R/summary.txt
 log() { echo "$*" | tee -a "$SUMMARY"; }
 
 tar -xJf "$D/gst-bundle.tar.xz" -C /tmp
+# Test and benchmark executables (packed by prepare.sh) go to /tmp/cvis-bin.
+BIN=/tmp/cvis-bin
+rm -rf "$BIN" && mkdir -p "$BIN" && tar -xJf "$D/bin.tar.xz" -C "$BIN" --strip-components=1
 export GST_BUNDLE_NO_NVENC=1
 . /tmp/gstbundle/gst-env.sh
 export LD_LIBRARY_PATH=$D/lib:$LD_LIBRARY_PATH
@@ -25,7 +28,7 @@ gst-inspect-1.0 cudavision > "$R/inspect.txt" 2>&1
 log "plugin features: $(grep -c '^  [a-z]' "$R/inspect.txt")"
 
 if [ "$WHAT" = tests ] || [ "$WHAT" = all ]; then
-  for t in "$D"/bin/test_*; do
+  for t in "$BIN"/test_*; do
     n=$(basename "$t")
     case "$n" in $GLOB) ;; *) continue ;; esac
     start=$(date +%s.%N)
@@ -36,14 +39,14 @@ if [ "$WHAT" = tests ] || [ "$WHAT" = all ]; then
   done
   # The command-line tool (TAP): backend=cuda bit-exact with the reference vectors.
   if [ "$GLOB" = "*" ]; then
-    GST_DEBUG=0 python3 tests/tools/test_cvis_cedd.py "$D/bin/cvis-cedd" "$D/testdata" > "$R/cvis-cedd.tap" 2>&1
+    GST_DEBUG=0 python3 tests/tools/test_cvis_cedd.py "$BIN/cvis-cedd" "$D/testdata" > "$R/cvis-cedd.tap" 2>&1
     log "$(printf '%-28s rc=%-3s ok=%s not-ok=%s' cvis-cedd.tap "$?" "$(grep -c '^ok' "$R/cvis-cedd.tap")" \
       "$(grep -c '^not ok' "$R/cvis-cedd.tap")")"
   fi
 fi
 
 if [ "$WHAT" = bench ] || [ "$WHAT" = all ]; then
-  for b in "$D"/bin/bench_*; do
+  for b in "$BIN"/bench_*; do
     n=$(basename "$b")
     case "$n" in $GLOB) ;; *) continue ;; esac
     start=$(date +%s)
