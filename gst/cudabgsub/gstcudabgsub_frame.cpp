@@ -6,7 +6,6 @@
 #include <gst/cvis/cvisforegroundmeta.h>
 
 #include <algorithm>
-#include <numeric>
 #include <vector>
 
 #include "gstcudabgsub_priv.h"
@@ -38,25 +37,13 @@ struct FrameMap {
 /* One GstVideoRegionOfInterestMeta per blob: the largest `max_blobs`, ids 0..n-1 in raster order
  * of their first pixel, param "foreground" with the pixel count "area". Returns the count. */
 guint
-add_blob_metas (GstBuffer * buf, const std::vector < bg::Blob > &blobs, guint max_blobs)
+add_blob_metas (GstBuffer * buf, std::vector < bg::Blob > blobs, guint max_blobs)
 {
-  std::vector < size_t > keep (blobs.size ());
-  std::iota (keep.begin (), keep.end (), 0);
-  if (keep.size () > max_blobs) {
-    std::stable_sort (keep.begin (), keep.end (), [&](size_t a, size_t b) {
-          return blobs[a].area > blobs[b].area;
-        });
-    keep.resize (max_blobs);
-    std::sort (keep.begin (), keep.end ());
-  }
+  cvis::ccl::keep_largest (&blobs, max_blobs);
   guint id = 0;
-  for (size_t i : keep) {
-    const bg::Blob & b = blobs[i];
-    GstVideoRegionOfInterestMeta *roi = gst_buffer_add_video_region_of_interest_meta (buf,
-        GST_CVIS_FOREGROUND_ROI_TYPE, b.x, b.y, b.width, b.height);
-    roi->id = (gint) id++;
-    gst_video_region_of_interest_meta_add_param (roi, gst_structure_new ("foreground",
-            "area", G_TYPE_UINT, (guint) b.area, NULL));
+  for (const bg::Blob & b : blobs) {
+    gst_buffer_add_cvis_foreground_box (buf, b.x, b.y, b.width, b.height, (gint) id++,
+        (guint) b.area);
   }
   return id;
 }

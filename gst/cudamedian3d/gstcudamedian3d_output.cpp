@@ -52,19 +52,13 @@ struct FrameMap {
   }
 };
 
-/* Boxes of the foreground blobs: GstVideoRegionOfInterestMeta, roi_type "foreground", id = blob
- * index, param structure "foreground" with the blob's pixel count "area" (as cudabgsub). */
+/* Boxes of the foreground blobs, id = blob index (gst_buffer_add_cvis_foreground_box). */
 void
 add_blob_rois (GstBuffer * buf, const std::vector < cvis::median3d::Blob > &blobs)
 {
   gint id = 0;
-  for (const cvis::median3d::Blob & b : blobs) {
-    GstVideoRegionOfInterestMeta *roi = gst_buffer_add_video_region_of_interest_meta (buf,
-        GST_CVIS_FOREGROUND_ROI_TYPE, b.x, b.y, b.w, b.h);
-    roi->id = id++;
-    gst_video_region_of_interest_meta_add_param (roi, gst_structure_new ("foreground",
-            "area", G_TYPE_UINT, (guint) b.area, NULL));
-  }
+  for (const cvis::median3d::Blob & b : blobs)
+    gst_buffer_add_cvis_foreground_box (buf, b.x, b.y, b.w, b.h, id++, (guint) b.area);
 }
 
 /* The blob boxes and the foreground meta referencing `mask`. */

@@ -65,3 +65,18 @@ gst_cvis_foreground_meta_get (GstCustomMeta * meta, GstCvisForegroundInfo * info
       gst_structure_get_boolean (s, "cuda-memory", &info->cuda_memory) &&
       gst_structure_get_uint (s, "blobs", &info->blobs);
 }
+
+GstVideoRegionOfInterestMeta *
+gst_buffer_add_cvis_foreground_box (GstBuffer * buffer, guint x, guint y, guint width,
+    guint height, gint id, guint area)
+{
+  GstVideoRegionOfInterestMeta *roi;
+  g_return_val_if_fail (GST_IS_BUFFER (buffer), NULL);
+  g_return_val_if_fail (gst_buffer_is_writable (buffer), NULL);
+  roi = gst_buffer_add_video_region_of_interest_meta (buffer, GST_CVIS_FOREGROUND_ROI_TYPE, x, y,
+      width, height);
+  roi->id = id;
+  gst_video_region_of_interest_meta_add_param (roi, gst_structure_new ("foreground", "area",
+          G_TYPE_UINT, area, NULL));
+  return roi;
+}

@@ -260,4 +260,25 @@ TEST_F(MetaTest, ForegroundMetaAddGetCopy) {
   gst_buffer_unref(mask);
 }
 
+TEST_F(MetaTest, ForegroundBoxIsARegionOfInterestWithItsArea) {
+  GstBuffer* frame = gst_buffer_new();
+  GstVideoRegionOfInterestMeta* roi = gst_buffer_add_cvis_foreground_box(frame, 3, 4, 10, 7, 2, 55);
+  ASSERT_NE(roi, nullptr);
+  GstVideoRegionOfInterestMeta* got =
+      gst_buffer_get_video_region_of_interest_meta_id(frame, roi->id);
+  ASSERT_EQ(got, roi);
+  EXPECT_EQ(got->id, 2);
+  EXPECT_STREQ(g_quark_to_string(got->roi_type), GST_CVIS_FOREGROUND_ROI_TYPE);
+  EXPECT_EQ(got->x, 3u);
+  EXPECT_EQ(got->y, 4u);
+  EXPECT_EQ(got->w, 10u);
+  EXPECT_EQ(got->h, 7u);
+  GstStructure* p = gst_video_region_of_interest_meta_get_param(got, "foreground");
+  ASSERT_NE(p, nullptr);
+  guint area = 0;
+  EXPECT_TRUE(gst_structure_get_uint(p, "area", &area));
+  EXPECT_EQ(area, 55u);
+  gst_buffer_unref(frame);
+}
+
 }  // namespace

@@ -21,6 +21,7 @@
 #define __GST_CVIS_FOREGROUND_META_H__
 
 #include <gst/gst.h>
+#include <gst/video/video.h>
 
 G_BEGIN_DECLS
 
@@ -45,6 +46,12 @@ GstCustomMeta *gst_buffer_get_cvis_foreground_meta (GstBuffer * buffer);
 
 /* Reads the meta's fields; FALSE when a field is missing. */
 gboolean gst_cvis_foreground_meta_get (GstCustomMeta * meta, GstCvisForegroundInfo * info);
+
+/* Adds one foreground blob box: a GstVideoRegionOfInterestMeta of roi_type "foreground" with
+ * id `id` and a param structure "foreground" holding the blob's pixel count "area" (guint). The
+ * buffer must be writable. Returns the ROI meta. */
+GstVideoRegionOfInterestMeta *gst_buffer_add_cvis_foreground_box (GstBuffer * buffer, guint x,
+    guint y, guint width, guint height, gint id, guint area);
 
 G_END_DECLS
 
