@@ -127,6 +127,8 @@ struct DeviceImage {
                              cudaMemcpyHostToDevice),
                 cudaSuccess);
     }
+    // Pageable copies may return before their DMA ends; the model reads on a non-blocking stream.
+    EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess);
     return d;
   }
 };

@@ -46,6 +46,9 @@ protected:
     ASSERT_EQ(cudaMemcpy2D(dev_, pitch, m.data.data(), m.pitch, m.pitch, m.height,
                            cudaMemcpyHostToDevice),
               cudaSuccess);
+    // Pageable copies may return before their DMA ends, and the labelling runs on a non-blocking
+    // stream that does not wait for the legacy default stream.
+    ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
     std::vector<Blob> ref;
     int64_t fg_ref = 0;
     connected_blobs(m.data.data(), m.pitch, m.width, m.height, min_area, &ref, &fg_ref);

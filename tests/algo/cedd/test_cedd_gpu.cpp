@@ -36,6 +36,9 @@ public:
           cudaMemcpy(planes_[p].get(), host.data[p], bytes, cudaMemcpyHostToDevice) == cudaSuccess;
       view_.data[p] = planes_[p].get();
     }
+    // Pageable copies may return before their DMA ends; the backend may read on a non-blocking
+    // stream that does not wait for the legacy default stream.
+    ok_ = ok_ && cudaDeviceSynchronize() == cudaSuccess;
   }
   bool ok() const { return ok_; }
   ImageView view() const { return view_; }

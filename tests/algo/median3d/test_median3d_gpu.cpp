@@ -37,6 +37,9 @@ public:
       ok_ = ok_ && cudaMemcpy2D(d, pitch, host.data[p], host.pitch[p], row, rows,
                                 cudaMemcpyHostToDevice) == cudaSuccess;
     }
+    // Pageable copies may return before their DMA ends, and the estimator reads the frame on a
+    // non-blocking stream that does not wait for the legacy default stream.
+    ok_ = ok_ && cudaDeviceSynchronize() == cudaSuccess;
   }
   ~DeviceImage() {
     for (int p = 0; p < 3; ++p) {

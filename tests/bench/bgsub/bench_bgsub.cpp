@@ -163,6 +163,8 @@ void make_frames(int w, int h, Frames* f, int preset = 3, uint32_t seed = 0) {
     check_cuda(cudaMemcpy2D(p, pitch, v.data[0], v.pitch[0], static_cast<size_t>(w) * 4, h,
                             cudaMemcpyHostToDevice),
                "upload");
+    // A pageable copy may return before its DMA ends; the model reads on a non-blocking stream.
+    check_cuda(cudaDeviceSynchronize(), "upload");
     f->dev.push_back(p);
     f->pitch.push_back(pitch);
   }

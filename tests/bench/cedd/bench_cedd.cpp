@@ -267,6 +267,8 @@ int main(int argc, char** argv) {
       check_cuda(cudaMemcpy2D(dev[f].get(), pitch, buf.data(), static_cast<size_t>(w) * 4,
                               static_cast<size_t>(w) * 4, h, cudaMemcpyHostToDevice),
                  "upload frame");
+      // A pageable copy may return before its DMA ends; the backend reads on a non-blocking stream.
+      check_cuda(cudaDeviceSynchronize(), "upload frame");
       dev_views.push_back(rgba_view(dev[f].get(), w, h, pitch, cvis::MemorySpace::kDevice));
       if (f < nhost)
         host_views.push_back(hv);

@@ -77,7 +77,8 @@ bool upload(Frame* f) {
       return false;
     f->dev.data[p] = static_cast<uint8_t*>(d);
   }
-  return true;
+  // A pageable copy may return before its DMA ends; the estimator reads on a non-blocking stream.
+  return cudaDeviceSynchronize() == cudaSuccess;
 }
 
 struct Row {
