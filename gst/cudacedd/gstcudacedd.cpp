@@ -45,6 +45,7 @@
 
 #include "cedd/cedd.hpp"
 #include "ceddindex.h"
+#include "gstcvisutils.h"
 
 GST_DEBUG_CATEGORY_STATIC (gst_cuda_cedd_debug);
 #define GST_CAT_DEFAULT gst_cuda_cedd_debug
@@ -61,10 +62,6 @@ enum {
 #define DEFAULT_REGIONS GST_CUDA_CEDD_REGIONS_FRAME
 #define DEFAULT_SHOT_THRESHOLD 35.0
 #define DEFAULT_HYBRID FALSE
-
-/* CUDA memory: the formats GStreamer 1.22's CUDA allocator can hold (no GRAY8, xRGB, xBGR). */
-#define CUDA_FORMATS "{ RGBA, BGRA, RGBx, BGRx, ARGB, ABGR, RGB, BGR, NV12, I420 }"
-#define SYS_FORMATS "{ RGBA, BGRA, RGBx, BGRx, xRGB, xBGR, ARGB, ABGR, RGB, BGR, GRAY8, NV12, I420 }"
 
 struct Settings {
   GstCudaCeddRegions regions = DEFAULT_REGIONS;
@@ -97,22 +94,12 @@ struct _GstCudaCedd {
 
 G_DEFINE_TYPE (GstCudaCedd, gst_cuda_cedd, GST_TYPE_CVIS_FILTER);
 
-GType
-gst_cuda_cedd_regions_get_type (void)
-{
-  static gsize type = 0;
-  static const GEnumValue values[] = {
+/* *INDENT-OFF* */
+GST_CVIS_DEFINE_ENUM_TYPE (gst_cuda_cedd_regions_get_type, "GstCudaCeddRegions",
     {GST_CUDA_CEDD_REGIONS_FRAME, "One descriptor for the whole frame", "frame"},
     {GST_CUDA_CEDD_REGIONS_ROIS, "One descriptor per GstVideoRegionOfInterestMeta", "rois"},
-    {GST_CUDA_CEDD_REGIONS_BOTH, "The frame and every region of interest", "both"},
-    {0, NULL, NULL},
-  };
-  if (g_once_init_enter (&type)) {
-    GType t = g_enum_register_static ("GstCudaCeddRegions", values);
-    g_once_init_leave (&type, t);
-  }
-  return (GType) type;
-}
+    {GST_CUDA_CEDD_REGIONS_BOTH, "The frame and every region of interest", "both"})
+/* *INDENT-ON* */
 
 /* --------------------------------------------------------------------------------------------- */
 
@@ -472,7 +459,8 @@ gst_cuda_cedd_class_init (GstCudaCeddClass * klass)
       "Computes CEDD colour and edge directivity descriptors of frames and regions (CUDA or CPU), "
       "attaches them as metadata, indexes them in SQLite and detects shot changes",
       "gst-cuda-vision");
-  gst_cvis_filter_class_add_pad_templates (element_class, CUDA_FORMATS, SYS_FORMATS);
+  gst_cvis_filter_class_add_pad_templates (element_class, "{ " GST_CVIS_CUDA_FORMATS " }",
+      "{ " GST_CVIS_SYS_FORMATS " }");
 
   trans_class->start = GST_DEBUG_FUNCPTR (gst_cuda_cedd_start);
   trans_class->stop = GST_DEBUG_FUNCPTR (gst_cuda_cedd_stop);
