@@ -288,22 +288,26 @@ gst_cvis_temporal_filter_sink_event (GstBaseTransform * trans, GstEvent * event)
   return TRUE;
 }
 
+/* The frame duration of `caps` (NULL: the sink pad's current caps), GST_CLOCK_TIME_NONE when
+ * the frame rate is not known. */
 static GstClockTime
-frame_duration (GstCvisTemporalFilter * self)
+frame_duration (GstCvisTemporalFilter * self, GstCaps * caps)
 {
   GstClockTime duration = GST_CLOCK_TIME_NONE;
-  GstCaps *caps = gst_pad_get_current_caps (GST_BASE_TRANSFORM_SINK_PAD (self));
+  GstCaps *current = caps ? gst_caps_ref (caps) :
+      gst_pad_get_current_caps (GST_BASE_TRANSFORM_SINK_PAD (self));
   GstVideoInfo info;
-  if (caps && gst_video_info_from_caps (&info, caps) && GST_VIDEO_INFO_FPS_N (&info) > 0)
+  if (current && gst_video_info_from_caps (&info, current) && GST_VIDEO_INFO_FPS_N (&info) > 0)
     duration = gst_util_uint64_scale_int (GST_SECOND, GST_VIDEO_INFO_FPS_D (&info),
         GST_VIDEO_INFO_FPS_N (&info));
-  gst_clear_caps (&caps);
+  gst_clear_caps (&current);
   return duration;
 }
 
-/* Our latency, or GST_CLOCK_TIME_NONE when the frame rate is not known yet (0 without lag). */
+/* Our latency with input `caps` (NULL: the current ones), or GST_CLOCK_TIME_NONE when the frame
+ * rate is not known (0 without lag). */
 static GstClockTime
-own_latency (GstCvisTemporalFilter * self, guint * lag_out)
+own_latency (GstCvisTemporalFilter * self, GstCaps * caps, guint * lag_out)
 {
   GstCvisTemporalFilterClass *klass = GST_CVIS_TEMPORAL_FILTER_GET_CLASS (self);
   const guint lag = klass->get_lag ? klass->get_lag (self) : 0;
@@ -311,7 +315,7 @@ own_latency (GstCvisTemporalFilter * self, guint * lag_out)
     *lag_out = lag;
   if (lag == 0)
     return 0;
-  const GstClockTime d = frame_duration (self);
+  const GstClockTime d = frame_duration (self, caps);
   return GST_CLOCK_TIME_IS_VALID (d) ? lag * d : GST_CLOCK_TIME_NONE;
 }
 
@@ -326,7 +330,7 @@ gst_cvis_temporal_filter_query (GstBaseTransform * trans, GstPadDirection direct
   if (GST_QUERY_TYPE (query) != GST_QUERY_LATENCY || direction != GST_PAD_SRC)
     return TRUE;
   guint lag = 0;
-  const GstClockTime ours = own_latency (self, &lag);
+  const GstClockTime ours = own_latency (self, NULL, &lag);
   if (!GST_CLOCK_TIME_IS_VALID (ours)) {
     GST_WARNING_OBJECT (self, "latency of %u frames unknown: no framerate yet", lag);
     return TRUE;
@@ -352,8 +356,9 @@ gst_cvis_temporal_filter_set_caps (GstBaseTransform * trans, GstCaps * incaps, G
           outcaps))
     return FALSE;
   /* The pipeline computed its latency with what the query said before the frame rate was known
-   * (or with another one): have it ask again. */
-  const GstClockTime ours = own_latency (self, NULL);
+   * (or with another one): have it ask again. (The sink pad's current caps are still the old
+   * ones here.) */
+  const GstClockTime ours = own_latency (self, incaps, NULL);
   if (GST_CLOCK_TIME_IS_VALID (ours) && ours != tp->posted_latency) {
     const gboolean first = !GST_CLOCK_TIME_IS_VALID (tp->posted_latency);
     tp->posted_latency = ours;
