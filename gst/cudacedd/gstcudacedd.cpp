@@ -8,8 +8,8 @@
  * GstCvisCeddMeta (<gst/cvis/cvisceddmeta.h>) holding the 144 levels (0..7) and the 54-byte packed
  * form of each descriptor. Optionally every descriptor is written to a SQLite index, and a shot
  * change (Tanimoto distance between consecutive frame descriptors above `shot-threshold`) is posted
- * as an element message "cvis-shot-change" (fields: stream, frame, pts, running-time, distance)
- * and marked in the index.
+ * as an element message "cvis-shot-change" (fields: stream, frame, pts, stream-time, running-time,
+ * distance) and marked in the index.
  *
  * [1] S. A. Chatzichristofis, Y. S. Boutalis, "CEDD: Color and Edge Directivity Descriptor",
  *     ICVS 2008, LNCS 5008, pp. 312-322.
@@ -76,7 +76,8 @@ struct State {
   cvis::Backend backend = cvis::Backend::kCpu;
   cvis::cedd::CeddIndex index;
   std::string stream;          /* name written to the index and messages */
-  guint64 frame = 0;           /* frames seen since start */
+  guint64 frame = 0;           /* the next frame's number in the stream */
+  bool resync = true;          /* after start, a flush or a new stream: number from stream time */
   bool have_prev = false;
   cvis::cedd::Levels prev{};
   std::vector<cvis::cedd::Region> regions;
@@ -178,6 +179,7 @@ gst_cuda_cedd_start (GstBaseTransform * trans)
     name = self->settings->stream_name;
   }
   st.frame = 0;
+  st.resync = true;
   st.have_prev = false;
   st.stream = name.empty ()? "stream" : name;
   /* An unusable index is an error now, before any frame flows. */
@@ -222,6 +224,10 @@ gst_cuda_cedd_sink_event (GstBaseTransform * trans, GstEvent * event)
         st.stream = id;
       break;
     }
+    case GST_EVENT_FLUSH_STOP:
+      /* After a flush (a seek) frames are numbered from where the stream is. */
+      st.resync = true;
+      break;
     case GST_EVENT_EOS:{
       cvis::Status s = st.index.flush ();
       if (!s.ok ())
@@ -312,6 +318,19 @@ collect_regions (State & st, GstBuffer * buf, const cvis::ImageView & frame,
   return with_frame;
 }
 
+/* The number of the frame at `stream_time` when the frame rate is known (after a seek the
+ * numbering continues where the stream is), else 0. */
+static guint64
+frame_number (const GstVideoInfo * info, GstClockTime stream_time)
+{
+  if (!GST_CLOCK_TIME_IS_VALID (stream_time) || GST_VIDEO_INFO_FPS_N (info) <= 0 ||
+      GST_VIDEO_INFO_FPS_D (info) <= 0)
+    return 0;
+  /* Rounded: timestamps of 30000/1001 fps streams are truncated to nanoseconds. */
+  return gst_util_uint64_scale_round (stream_time, GST_VIDEO_INFO_FPS_N (info),
+      (guint64) GST_VIDEO_INFO_FPS_D (info) * GST_SECOND);
+}
+
 static cvis::Status
 gst_cuda_cedd_analyse (GstCvisFilter * filter, GstBuffer * buf, const cvis::ImageView & frame,
     cvis::StreamHandle stream)
@@ -327,6 +346,14 @@ gst_cuda_cedd_analyse (GstCvisFilter * filter, GstBuffer * buf, const cvis::Imag
   }
   const bool shots = threshold < 100.0;
   const bool has_frame = collect_regions (st, buf, frame, mode, shots);
+  const GstClockTime pts = GST_BUFFER_PTS (buf);
+  const GstClockTime stream_time = GST_CLOCK_TIME_IS_VALID (pts) ?
+      gst_segment_to_stream_time (&GST_BASE_TRANSFORM (self)->segment, GST_FORMAT_TIME, pts) :
+      GST_CLOCK_TIME_NONE;
+  if (st.resync) {
+    st.frame = frame_number (gst_cvis_filter_get_in_info (filter), stream_time);
+    st.resync = false;
+  }
   const guint64 frame_no = st.frame++;
   if (st.regions.empty ())
     return cvis::Status::Ok ();   /* rois mode, no ROI on this buffer */
@@ -347,7 +374,6 @@ gst_cuda_cedd_analyse (GstCvisFilter * filter, GstBuffer * buf, const cvis::Imag
     st.prev = cur;
     st.have_prev = true;
   }
-  const GstClockTime pts = GST_BUFFER_PTS (buf);
   if (shot) {
     GstSegment *seg = &GST_BASE_TRANSFORM (self)->segment;
     GstClockTime rt = GST_CLOCK_TIME_IS_VALID (pts) ?
@@ -355,7 +381,8 @@ gst_cuda_cedd_analyse (GstCvisFilter * filter, GstBuffer * buf, const cvis::Imag
     gst_element_post_message (GST_ELEMENT (self), gst_message_new_element (GST_OBJECT (self),
             gst_structure_new ("cvis-shot-change", "stream", G_TYPE_STRING, st.stream.c_str (),
                 "frame", G_TYPE_UINT64, frame_no, "pts", G_TYPE_UINT64, pts,
-                "running-time", G_TYPE_UINT64, rt, "distance", G_TYPE_DOUBLE, distance, NULL)));
+                "stream-time", G_TYPE_UINT64, stream_time, "running-time", G_TYPE_UINT64, rt,
+                "distance", G_TYPE_DOUBLE, distance, NULL)));
     GST_INFO_OBJECT (self, "shot change at frame %" G_GUINT64_FORMAT " pts %" GST_TIME_FORMAT
         " distance %.3f", frame_no, GST_TIME_ARGS (pts), distance);
   }
@@ -385,7 +412,7 @@ gst_cuda_cedd_analyse (GstCvisFilter * filter, GstBuffer * buf, const cvis::Imag
     cvis::cedd::IndexRow row;
     row.stream = st.stream;
     row.frame = (int64_t) frame_no;
-    row.pts = GST_CLOCK_TIME_IS_VALID (pts) ? (int64_t) pts : -1;
+    row.pts = GST_CLOCK_TIME_IS_VALID (stream_time) ? (int64_t) stream_time : -1;
     for (size_t i = 0; i < n; i++) {
       row.roi_id = regs[i].roi_id;
       row.roi_type = st.roi_types[first + i];
@@ -398,9 +425,9 @@ gst_cuda_cedd_analyse (GstCvisFilter * filter, GstBuffer * buf, const cvis::Imag
       row.distance = is_frame ? distance : -1.0;
       std::copy (levels.begin () + i * GST_CVIS_CEDD_BINS,
           levels.begin () + (i + 1) * GST_CVIS_CEDD_BINS, row.levels);
+      /* Queued for the index's writer thread (commits happen there). */
       CVIS_RETURN_IF_ERROR (st.index.add (row));
     }
-    CVIS_RETURN_IF_ERROR (st.index.maybe_commit ());
   }
   return cvis::Status::Ok ();
 }
