@@ -26,13 +26,15 @@ const char* kSchema =
 const char* kColumns =
     "stream, frame, pts, roi_id, roi_type, x, y, w, h, shot_change, distance, levels";
 
-}  // namespace
+} // namespace
 
-CeddIndex::~CeddIndex() { (void)close(); }
+CeddIndex::~CeddIndex() {
+  (void)close();
+}
 
 Status CeddIndex::error(const char* what) const {
-  return io_error(std::string(what) + " '" + path_ + "': " +
-                  (db_ ? sqlite3_errmsg(db_) : "no database"));
+  return io_error(std::string(what) + " '" + path_ +
+                  "': " + (db_ ? sqlite3_errmsg(db_) : "no database"));
 }
 
 Status CeddIndex::exec(const char* sql) {
@@ -48,7 +50,8 @@ Status CeddIndex::exec(const char* sql) {
 // Reads (and for writers, creates) the schema. A writer does it inside BEGIN IMMEDIATE, so two
 // writers creating one new file cannot both create it, and a failure leaves no half schema.
 Status CeddIndex::check_or_create_schema(bool create) {
-  if (create) CVIS_RETURN_IF_ERROR(exec("BEGIN IMMEDIATE"));
+  if (create)
+    CVIS_RETURN_IF_ERROR(exec("BEGIN IMMEDIATE"));
   Status st;
   int tables = 0;
   bool has_info = false;
@@ -60,7 +63,8 @@ Status CeddIndex::check_or_create_schema(bool create) {
     while (sqlite3_step(q) == SQLITE_ROW) {
       ++tables;
       const unsigned char* n = sqlite3_column_text(q, 0);
-      if (n && std::string(reinterpret_cast<const char*>(n)) == "info") has_info = true;
+      if (n && std::string(reinterpret_cast<const char*>(n)) == "info")
+        has_info = true;
     }
   }
   sqlite3_finalize(q);
@@ -78,24 +82,29 @@ Status CeddIndex::check_or_create_schema(bool create) {
     }
     sqlite3_finalize(q);
   }
-  if (st.ok() && !ours) st = io_error("'" + path_ + "' is a database but not a CEDD index");
+  if (st.ok() && !ours)
+    st = io_error("'" + path_ + "' is a database but not a CEDD index");
   int version = -1;
   if (st.ok() && sqlite3_prepare_v2(db_, "PRAGMA user_version", -1, &q, nullptr) == SQLITE_OK) {
-    if (sqlite3_step(q) == SQLITE_ROW) version = sqlite3_column_int(q, 0);
+    if (sqlite3_step(q) == SQLITE_ROW)
+      version = sqlite3_column_int(q, 0);
     sqlite3_finalize(q);
   }
-  if (st.ok() && version < 0) st = error("cannot read the schema version of");
+  if (st.ok() && version < 0)
+    st = error("cannot read the schema version of");
   if (st.ok() && version > kIndexSchemaVersion) {
     st = io_error("'" + path_ + "' is a CEDD index of schema version " + std::to_string(version) +
                   ", newer than this program's " + std::to_string(kIndexSchemaVersion));
   }
   // Indexes written before user_version was set are version 1.
-  if (st.ok() && version == 0 && create) st = exec("PRAGMA user_version = 1");
+  if (st.ok() && version == 0 && create)
+    st = exec("PRAGMA user_version = 1");
   if (create) {
     if (st.ok()) {
       st = exec("COMMIT");
     }
-    if (!sqlite3_get_autocommit(db_)) (void)exec("ROLLBACK");
+    if (!sqlite3_get_autocommit(db_))
+      (void)exec("ROLLBACK");
   }
   return st;
 }
@@ -116,7 +125,8 @@ Status CeddIndex::open(const std::string& path, bool create) {
   // then never block them).
   Status st = create ? exec("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;")
                      : exec("PRAGMA schema_version;");
-  if (st.ok()) st = check_or_create_schema(create);
+  if (st.ok())
+    st = check_or_create_schema(create);
   if (st.ok() && create &&
       sqlite3_prepare_v2(db_,
                          (std::string("INSERT INTO descriptors(") + kColumns +
@@ -153,7 +163,8 @@ int64_t CeddIndex::rows_written() const {
 }
 
 void CeddIndex::set_commit_hook(int (*hook)(void*), void* data) {
-  if (db_) sqlite3_commit_hook(db_, hook, data);
+  if (db_)
+    sqlite3_commit_hook(db_, hook, data);
 }
 
 Status CeddIndex::take_error() {
@@ -164,19 +175,24 @@ Status CeddIndex::take_error() {
 
 Status CeddIndex::add(const IndexRow& row) {
   std::unique_lock<std::mutex> lk(mu_);
-  if (!db_ || !writer_.joinable()) return internal_error("index not open for writing");
+  if (!db_ || !writer_.joinable())
+    return internal_error("index not open for writing");
   done_cv_.wait(lk, [&] { return queue_.size() < kQueueMax || !error_.ok(); });
-  if (!error_.ok()) return take_error();
-  if (queue_.empty()) oldest_ = std::chrono::steady_clock::now();
+  if (!error_.ok())
+    return take_error();
+  if (queue_.empty())
+    oldest_ = std::chrono::steady_clock::now();
   queue_.push_back(row);
   ++queued_;
-  if (queue_.size() == 1 || queue_.size() >= kQueueMax / 2) work_cv_.notify_all();
+  if (queue_.size() == 1 || queue_.size() >= kQueueMax / 2)
+    work_cv_.notify_all();
   return Status::Ok();
 }
 
 Status CeddIndex::flush() {
   std::unique_lock<std::mutex> lk(mu_);
-  if (!writer_.joinable()) return take_error();
+  if (!writer_.joinable())
+    return take_error();
   const int64_t target = queued_;
   ++flush_waiters_;
   work_cv_.notify_all();
@@ -196,9 +212,11 @@ Status CeddIndex::close() {
     }
     writer_.join();
     std::lock_guard<std::mutex> lk(mu_);
-    if (st.ok()) st = take_error();
+    if (st.ok())
+      st = take_error();
   }
-  if (!db_) return st;
+  if (!db_)
+    return st;
   sqlite3_finalize(insert_);
   insert_ = nullptr;
   sqlite3_close(db_);
@@ -213,12 +231,12 @@ void CeddIndex::writer_loop() {
   std::vector<IndexRow> batch;
   for (;;) {
     work_cv_.wait(lk, [&] { return stop_ || !queue_.empty(); });
-    if (queue_.empty()) break;  // stop_, nothing left
+    if (queue_.empty())
+      break; // stop_, nothing left
     // oldest_ stays put while the queue is not empty.
     const auto due = oldest_ + std::chrono::milliseconds(commit_interval_ms_);
-    work_cv_.wait_until(lk, due, [&] {
-      return stop_ || flush_waiters_ > 0 || queue_.size() >= kQueueMax / 2;
-    });
+    work_cv_.wait_until(
+        lk, due, [&] { return stop_ || flush_waiters_ > 0 || queue_.size() >= kQueueMax / 2; });
     batch.assign(std::make_move_iterator(queue_.begin()), std::make_move_iterator(queue_.end()));
     queue_.clear();
     lk.unlock();
@@ -241,22 +259,31 @@ void CeddIndex::writer_loop() {
 // leaves the connection outside a transaction (the next batch starts clean).
 Status CeddIndex::write_batch(std::vector<IndexRow>* batch) {
   Status st = exec("BEGIN IMMEDIATE");
-  if (!st.ok()) return st;
+  if (!st.ok())
+    return st;
   sqlite3_stmt* s = insert_;
   for (const IndexRow& r : *batch) {
     sqlite3_reset(s);
     sqlite3_bind_text(s, 1, r.stream.c_str(), -1, SQLITE_TRANSIENT);
     sqlite3_bind_int64(s, 2, r.frame);
-    if (r.pts >= 0) sqlite3_bind_int64(s, 3, r.pts); else sqlite3_bind_null(s, 3);
+    if (r.pts >= 0)
+      sqlite3_bind_int64(s, 3, r.pts);
+    else
+      sqlite3_bind_null(s, 3);
     sqlite3_bind_int(s, 4, r.roi_id);
-    if (r.roi_id >= 0) sqlite3_bind_text(s, 5, r.roi_type.c_str(), -1, SQLITE_TRANSIENT);
-    else sqlite3_bind_null(s, 5);
+    if (r.roi_id >= 0)
+      sqlite3_bind_text(s, 5, r.roi_type.c_str(), -1, SQLITE_TRANSIENT);
+    else
+      sqlite3_bind_null(s, 5);
     sqlite3_bind_int(s, 6, r.x);
     sqlite3_bind_int(s, 7, r.y);
     sqlite3_bind_int(s, 8, r.w);
     sqlite3_bind_int(s, 9, r.h);
     sqlite3_bind_int(s, 10, r.shot_change ? 1 : 0);
-    if (r.distance >= 0) sqlite3_bind_double(s, 11, r.distance); else sqlite3_bind_null(s, 11);
+    if (r.distance >= 0)
+      sqlite3_bind_double(s, 11, r.distance);
+    else
+      sqlite3_bind_null(s, 11);
     sqlite3_bind_blob(s, 12, r.levels, 144, SQLITE_TRANSIENT);
     if (sqlite3_step(s) != SQLITE_DONE) {
       st = error("cannot write to index");
@@ -268,21 +295,24 @@ Status CeddIndex::write_batch(std::vector<IndexRow>* batch) {
     int rc = SQLITE_BUSY;
     for (int attempt = 0; attempt < 100 && rc == SQLITE_BUSY; ++attempt) {
       rc = sqlite3_exec(db_, "COMMIT", nullptr, nullptr, nullptr);
-      if (rc == SQLITE_BUSY) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+      if (rc == SQLITE_BUSY)
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
     }
-    if (rc != SQLITE_OK) st = error("cannot commit to index");
+    if (rc != SQLITE_OK)
+      st = error("cannot commit to index");
   }
-  if (!st.ok() && !sqlite3_get_autocommit(db_)) (void)exec("ROLLBACK");
+  if (!st.ok() && !sqlite3_get_autocommit(db_))
+    (void)exec("ROLLBACK");
   return st;
 }
 
 Status CeddIndex::for_each(const std::function<bool(const IndexRow&)>& fn) {
-  if (!db_) return internal_error("index not open");
+  if (!db_)
+    return internal_error("index not open");
   sqlite3_stmt* q = nullptr;
-  if (sqlite3_prepare_v2(db_,
-                         (std::string("SELECT ") + kColumns + ", id FROM descriptors ORDER BY id")
-                             .c_str(),
-                         -1, &q, nullptr) != SQLITE_OK) {
+  if (sqlite3_prepare_v2(
+          db_, (std::string("SELECT ") + kColumns + ", id FROM descriptors ORDER BY id").c_str(),
+          -1, &q, nullptr) != SQLITE_OK) {
     return error("cannot read index");
   }
   int rc;
@@ -306,7 +336,8 @@ Status CeddIndex::for_each(const std::function<bool(const IndexRow&)>& fn) {
       sqlite3_finalize(q);
       return io_error("index '" + path_ + "': a descriptor is not 144 bytes");
     }
-    for (int i = 0; i < 144; ++i) r.levels[i] = static_cast<const uint8_t*>(b)[i];
+    for (int i = 0; i < 144; ++i)
+      r.levels[i] = static_cast<const uint8_t*>(b)[i];
     r.id = sqlite3_column_int64(q, 12);
     if (!fn(r)) {
       rc = SQLITE_DONE;
@@ -314,7 +345,8 @@ Status CeddIndex::for_each(const std::function<bool(const IndexRow&)>& fn) {
     }
   }
   sqlite3_finalize(q);
-  if (rc != SQLITE_DONE) return error("cannot read index");
+  if (rc != SQLITE_DONE)
+    return error("cannot read index");
   return Status::Ok();
 }
 
@@ -327,36 +359,42 @@ Status CeddIndex::read_all(std::vector<IndexRow>* rows) {
 
 Status CeddIndex::last_id(int64_t* id) {
   *id = 0;
-  if (!db_) return internal_error("index not open");
+  if (!db_)
+    return internal_error("index not open");
   sqlite3_stmt* q = nullptr;
   if (sqlite3_prepare_v2(db_, "SELECT COALESCE(MAX(id), 0) FROM descriptors", -1, &q, nullptr) !=
       SQLITE_OK) {
     return error("cannot read index");
   }
   const int rc = sqlite3_step(q);
-  if (rc == SQLITE_ROW) *id = sqlite3_column_int64(q, 0);
+  if (rc == SQLITE_ROW)
+    *id = sqlite3_column_int64(q, 0);
   sqlite3_finalize(q);
   return rc == SQLITE_ROW ? Status::Ok() : error("cannot read index");
 }
 
 Status CeddIndex::delete_rows(const std::string& stream, int64_t after_id, int64_t up_to_id) {
-  if (!db_) return internal_error("index not open");
+  if (!db_)
+    return internal_error("index not open");
   CVIS_RETURN_IF_ERROR(exec("BEGIN IMMEDIATE"));
   sqlite3_stmt* q = nullptr;
   Status st;
-  if (sqlite3_prepare_v2(db_, "DELETE FROM descriptors WHERE stream = ? AND id > ? AND id <= ?",
-                         -1, &q, nullptr) != SQLITE_OK) {
+  if (sqlite3_prepare_v2(db_, "DELETE FROM descriptors WHERE stream = ? AND id > ? AND id <= ?", -1,
+                         &q, nullptr) != SQLITE_OK) {
     st = error("cannot delete from index");
   } else {
     sqlite3_bind_text(q, 1, stream.c_str(), -1, SQLITE_TRANSIENT);
     sqlite3_bind_int64(q, 2, after_id);
     sqlite3_bind_int64(q, 3, up_to_id);
-    if (sqlite3_step(q) != SQLITE_DONE) st = error("cannot delete from index");
+    if (sqlite3_step(q) != SQLITE_DONE)
+      st = error("cannot delete from index");
   }
   sqlite3_finalize(q);
-  if (st.ok()) st = exec("COMMIT");
-  if (!sqlite3_get_autocommit(db_)) (void)exec("ROLLBACK");
+  if (st.ok())
+    st = exec("COMMIT");
+  if (!sqlite3_get_autocommit(db_))
+    (void)exec("ROLLBACK");
   return st;
 }
 
-}  // namespace cvis::cedd
+} // namespace cvis::cedd

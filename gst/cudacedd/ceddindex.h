@@ -1,11 +1,10 @@
 /* CeddIndex: the SQLite index written by cudacedd (and read by cvis-cedd search).
  *
  * Schema (PRAGMA user_version = 1; documented for users in docs/elements/cudacedd.md):
- *   info(key TEXT PRIMARY KEY, value TEXT)              -- 'descriptor' = 'cedd-lire-144', 'schema' = '1'
- *   descriptors(id INTEGER PRIMARY KEY,
- *               stream TEXT NOT NULL,                   -- stream name (file path, stream-id, ...)
- *               frame INTEGER NOT NULL,                 -- frame number within the stream, from 0
- *               pts INTEGER,                            -- stream time in ns; NULL when unknown
+ *   info(key TEXT PRIMARY KEY, value TEXT)              -- 'descriptor' = 'cedd-lire-144', 'schema'
+ * = '1' descriptors(id INTEGER PRIMARY KEY, stream TEXT NOT NULL,                   -- stream name
+ * (file path, stream-id, ...) frame INTEGER NOT NULL,                 -- frame number within the
+ * stream, from 0 pts INTEGER,                            -- stream time in ns; NULL when unknown
  *               roi_id INTEGER NOT NULL,                -- -1: whole frame; else the ROI meta id
  *               roi_type TEXT,                          -- ROI label (NULL for frames)
  *               x INTEGER, y INTEGER, w INTEGER, h INTEGER,
@@ -47,18 +46,18 @@ inline constexpr int kIndexSchemaVersion = 1;
 struct IndexRow {
   std::string stream;
   int64_t frame = 0;
-  int64_t pts = -1;  // -1: none (stored as NULL)
+  int64_t pts = -1; // -1: none (stored as NULL)
   int roi_id = -1;
   std::string roi_type;
   int x = 0, y = 0, w = 0, h = 0;
   bool shot_change = false;
-  double distance = -1.0;  // < 0: none (stored as NULL)
+  double distance = -1.0; // < 0: none (stored as NULL)
   uint8_t levels[144] = {};
-  int64_t id = 0;          // set by for_each (the row's id); ignored by add
+  int64_t id = 0; // set by for_each (the row's id); ignored by add
 };
 
 class CeddIndex {
- public:
+public:
   CeddIndex() = default;
   ~CeddIndex();
   CeddIndex(const CeddIndex&) = delete;
@@ -73,8 +72,8 @@ class CeddIndex {
 
   // Writers. add() queues `row` (it blocks only while the queue is full).
   Status add(const IndexRow& row);
-  Status flush();  // waits until every queued row is committed
-  Status close();  // flush, stop the writer thread, close (readers: close)
+  Status flush(); // waits until every queued row is committed
+  Status close(); // flush, stop the writer thread, close (readers: close)
   void set_commit_interval_ms(int ms);
 
   // Readers: calls `fn` for every row in insertion order (one row in memory at a time) until it
@@ -92,13 +91,13 @@ class CeddIndex {
   // sqlite3_commit_hook on the connection (tests: make COMMIT fail).
   void set_commit_hook(int (*hook)(void*), void* data);
 
- private:
+private:
   Status exec(const char* sql);
   Status error(const char* what) const;
   Status check_or_create_schema(bool create);
   Status write_batch(std::vector<IndexRow>* batch);
   void writer_loop();
-  Status take_error();  // the writer's error (once), under mu_
+  Status take_error(); // the writer's error (once), under mu_
 
   sqlite3* db_ = nullptr;
   sqlite3_stmt* insert_ = nullptr;
@@ -106,18 +105,18 @@ class CeddIndex {
 
   // Writer thread and its queue.
   mutable std::mutex mu_;
-  std::condition_variable work_cv_;   // rows, flush or stop for the writer
-  std::condition_variable done_cv_;   // a batch was written (flush, full queue)
+  std::condition_variable work_cv_; // rows, flush or stop for the writer
+  std::condition_variable done_cv_; // a batch was written (flush, full queue)
   std::thread writer_;
   std::deque<IndexRow> queue_;
-  int64_t queued_ = 0;      // rows ever queued
-  int64_t written_ = 0;     // rows ever handled by the writer (committed or lost)
-  int64_t committed_ = 0;   // rows committed
+  int64_t queued_ = 0;    // rows ever queued
+  int64_t written_ = 0;   // rows ever handled by the writer (committed or lost)
+  int64_t committed_ = 0; // rows committed
   int flush_waiters_ = 0;
   bool stop_ = false;
   Status error_;
   int commit_interval_ms_ = 1000;
-  std::chrono::steady_clock::time_point oldest_;  // when the oldest queued row was queued
+  std::chrono::steady_clock::time_point oldest_; // when the oldest queued row was queued
 };
 
-}  // namespace cvis::cedd
+} // namespace cvis::cedd

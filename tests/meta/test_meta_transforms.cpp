@@ -13,7 +13,7 @@
 namespace {
 
 class MetaTransforms : public ::testing::Test {
- protected:
+protected:
   static void SetUpTestSuite() { gst_init(nullptr, nullptr); }
 };
 
@@ -78,7 +78,7 @@ TEST_F(MetaTransforms, ScalerRescalesCeddBoxesAndDropsTheForegroundMask) {
   EXPECT_EQ(e.width, 15);
   EXPECT_EQ(e.height, 7);
   ASSERT_TRUE(gst_cvis_cedd_meta_find(cedd, 7, &e));
-  EXPECT_EQ(e.x, 16);  // floor(33 / 2)
+  EXPECT_EQ(e.x, 16); // floor(33 / 2)
   EXPECT_EQ(e.y, 0);
   EXPECT_EQ(e.width, 15);
   EXPECT_EQ(e.height, 23);
@@ -128,4 +128,4 @@ TEST_F(MetaTransforms, PartialCopyDropsTheMaskWholeCopyKeepsIt) {
   gst_buffer_unref(mask);
 }
 
-}  // namespace
+} // namespace

@@ -53,7 +53,9 @@ void test_lag_reset(GstCvisFilter* f) {
   TEST_LAG(f)->arrived = TEST_LAG(f)->produced = 0;
 }
 
-guint test_lag_get_lag(GstCvisTemporalFilter*) { return kLag; }
+guint test_lag_get_lag(GstCvisTemporalFilter*) {
+  return kLag;
+}
 
 cvis::Status test_lag_push(GstCvisTemporalFilter* f, GstBuffer*, const cvis::ImageView&,
                            cvis::StreamHandle) {
@@ -92,7 +94,9 @@ void test_lag_class_init(TestLagClass* klass) {
   temporal_class->produce = test_lag_produce;
 }
 
-void test_lag_init(TestLag* self) { self->arrived = self->produced = 0; }
+void test_lag_init(TestLag* self) {
+  self->arrived = self->produced = 0;
+}
 
 class CvisTemporal : public ::testing::Test {
 protected:
@@ -124,8 +128,9 @@ GstPadProbeReturn record(GstPad*, GstPadProbeInfo* info, gpointer data) {
     GstBuffer* b = GST_PAD_PROBE_INFO_BUFFER(info);
     guint8 v = 0;
     gst_buffer_extract(b, 0, &v, 1);
-    log->items.push_back("buf:" + std::to_string(gst_util_uint64_scale_round(GST_BUFFER_PTS(b), 30, GST_SECOND)) + "/" +
-                         std::to_string(v));
+    log->items.push_back(
+        "buf:" + std::to_string(gst_util_uint64_scale_round(GST_BUFFER_PTS(b), 30, GST_SECOND)) +
+        "/" + std::to_string(v));
   } else {
     GstEvent* e = GST_PAD_PROBE_INFO_EVENT(info);
     if (GST_EVENT_TYPE(e) == GST_EVENT_CAPS) {

@@ -11,8 +11,8 @@
 #include <thread>
 #include <vector>
 
-#include "ceddindex.h"
 #include "cedd_test_util.hpp"
+#include "ceddindex.h"
 
 using namespace cedd_test;
 using cvis::cedd::CeddIndex;
@@ -21,11 +21,12 @@ using cvis::cedd::IndexRow;
 namespace {
 
 class CeddIndexTest : public ::testing::Test {
- protected:
+protected:
   static void SetUpTestSuite() { gst_init(nullptr, nullptr); }
   void TearDown() override {
     for (const std::string& db : dbs_)
-      for (const char* suffix : {"", "-wal", "-shm", "-journal"}) unlink((db + suffix).c_str());
+      for (const char* suffix : {"", "-wal", "-shm", "-journal"})
+        unlink((db + suffix).c_str());
   }
   std::string temp_db() {
     char tmpl[] = "/tmp/cedd-index-test-XXXXXX";
@@ -56,8 +57,8 @@ long long query_int(const std::string& db, const std::string& sql) {
 
 bool exec_sql(const std::string& db, const std::string& sql) {
   sqlite3* s = nullptr;
-  bool ok = sqlite3_open_v2(db.c_str(), &s, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE,
-                            nullptr) == SQLITE_OK &&
+  bool ok = sqlite3_open_v2(db.c_str(), &s, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nullptr) ==
+                SQLITE_OK &&
             sqlite3_exec(s, sql.c_str(), nullptr, nullptr, nullptr) == SQLITE_OK;
   sqlite3_close(s);
   return ok;
@@ -68,7 +69,8 @@ IndexRow row(const std::string& stream, int frame) {
   r.stream = stream;
   r.frame = frame;
   r.pts = frame * 1000;
-  for (int i = 0; i < 144; ++i) r.levels[i] = static_cast<uint8_t>((i + frame) % 8);
+  for (int i = 0; i < 144; ++i)
+    r.levels[i] = static_cast<uint8_t>((i + frame) % 8);
   return r;
 }
 
@@ -84,7 +86,8 @@ TEST_F(CeddIndexTest, SixPipelinesOnOneIndexEveryRowPresent) {
         "videotestsrc is-live=true num-buffers=" + std::to_string(kFrames) +
         " pattern=" + std::to_string(i) +
         " ! video/x-raw,format=RGBA,width=64,height=48,framerate=30/1 ! cudacedd backend=cpu "
-        "stream-name=s" + std::to_string(i) + " index-location=" + db + " ! fakesink";
+        "stream-name=s" +
+        std::to_string(i) + " index-location=" + db + " ! fakesink";
     GError* err = nullptr;
     pipes.push_back(gst_parse_launch(launch.c_str(), &err));
     ASSERT_NE(pipes.back(), nullptr) << (err ? err->message : "");
@@ -140,9 +143,10 @@ TEST_F(CeddIndexTest, AStalledStreamDoesNotBlockOtherWriters) {
   EXPECT_LT(g_get_monotonic_time() - t0, 4 * G_USEC_PER_SEC);
   EXPECT_EQ(query_int(db, "SELECT COUNT(*) FROM descriptors WHERE stream='other'"), 10);
   long long n = 0;
-  for (int i = 0; i < 40 && n != 1; ++i) {  // committed within the commit interval (1 s)
+  for (int i = 0; i < 40 && n != 1; ++i) { // committed within the commit interval (1 s)
     n = query_int(db, "SELECT COUNT(*) FROM descriptors WHERE stream='stalled'");
-    if (n != 1) g_usleep(50000);
+    if (n != 1)
+      g_usleep(50000);
   }
   EXPECT_EQ(n, 1);
   gst_harness_teardown(stalled);
@@ -154,7 +158,8 @@ TEST_F(CeddIndexTest, QueuedRowsDoNotHoldTheWriteLock) {
   CeddIndex idx;
   ASSERT_TRUE(idx.open(db, true).ok());
   idx.set_commit_interval_ms(5000);
-  for (int f = 0; f < 5; ++f) ASSERT_TRUE(idx.add(row("a", f)).ok());
+  for (int f = 0; f < 5; ++f)
+    ASSERT_TRUE(idx.add(row("a", f)).ok());
   sqlite3* other = nullptr;
   ASSERT_EQ(sqlite3_open(db.c_str(), &other), SQLITE_OK);
   sqlite3_busy_timeout(other, 0);
@@ -163,7 +168,7 @@ TEST_F(CeddIndexTest, QueuedRowsDoNotHoldTheWriteLock) {
             SQLITE_OK)
       << sqlite3_errmsg(other);
   sqlite3_close(other);
-  EXPECT_EQ(query_int(db, "SELECT COUNT(*) FROM descriptors"), 0);  // not committed yet
+  EXPECT_EQ(query_int(db, "SELECT COUNT(*) FROM descriptors"), 0); // not committed yet
   ASSERT_TRUE(idx.flush().ok());
   EXPECT_EQ(query_int(db, "SELECT COUNT(*) FROM descriptors"), 5);
   EXPECT_TRUE(idx.close().ok());
@@ -175,7 +180,8 @@ TEST_F(CeddIndexTest, RowsAreCommittedWithoutFurtherCalls) {
   CeddIndex idx;
   ASSERT_TRUE(idx.open(db, true).ok());
   idx.set_commit_interval_ms(50);
-  for (int f = 0; f < 3; ++f) ASSERT_TRUE(idx.add(row("timer", f)).ok());
+  for (int f = 0; f < 3; ++f)
+    ASSERT_TRUE(idx.add(row("timer", f)).ok());
   long long n = 0;
   for (int i = 0; i < 100 && n != 3; ++i) {
     g_usleep(20000);
@@ -227,22 +233,27 @@ TEST_F(CeddIndexTest, ConcurrentCreationOfOneFile) {
       threads.emplace_back([&, t] {
         CeddIndex idx;
         cvis::Status s = idx.open(db, true);
-        if (s.ok()) s = idx.add(row("t" + std::to_string(t), 0));
-        if (s.ok()) s = idx.close();
+        if (s.ok())
+          s = idx.add(row("t" + std::to_string(t), 0));
+        if (s.ok())
+          s = idx.close();
         if (!s.ok()) {
           failures++;
           ADD_FAILURE() << "writer " << t << ": " << s.to_string();
         }
       });
     }
-    for (auto& th : threads) th.join();
+    for (auto& th : threads)
+      th.join();
     EXPECT_EQ(failures.load(), 0) << "round " << round;
     EXPECT_EQ(query_int(db, "SELECT COUNT(*) FROM descriptors"), 6);
     EXPECT_EQ(query_int(db, "SELECT COUNT(*) FROM info"), 2);
   }
 }
 
-int fail_commit(void* data) { return static_cast<std::atomic<int>*>(data)->fetch_sub(1) > 0; }
+int fail_commit(void* data) {
+  return static_cast<std::atomic<int>*>(data)->fetch_sub(1) > 0;
+}
 
 // A failed COMMIT loses that batch only: it is reported once, the connection is outside any
 // transaction (another writer can write at once), and later rows are written.
@@ -252,17 +263,19 @@ TEST_F(CeddIndexTest, FailedCommitIsReportedAndTheWriterGoesOn) {
   ASSERT_TRUE(idx.open(db, true).ok());
   std::atomic<int> failing{1};
   idx.set_commit_hook(fail_commit, &failing);
-  for (int f = 0; f < 3; ++f) ASSERT_TRUE(idx.add(row("lost", f)).ok());
+  for (int f = 0; f < 3; ++f)
+    ASSERT_TRUE(idx.add(row("lost", f)).ok());
   cvis::Status s = idx.flush();
   EXPECT_FALSE(s.ok());
   EXPECT_EQ(s.code(), cvis::StatusCode::kIoError) << s.to_string();
-  EXPECT_TRUE(idx.flush().ok());  // reported once
+  EXPECT_TRUE(idx.flush().ok()); // reported once
   sqlite3* other = nullptr;
   ASSERT_EQ(sqlite3_open(db.c_str(), &other), SQLITE_OK);
   sqlite3_busy_timeout(other, 0);
   EXPECT_EQ(sqlite3_exec(other, "BEGIN IMMEDIATE; COMMIT", nullptr, nullptr, nullptr), SQLITE_OK);
   sqlite3_close(other);
-  for (int f = 0; f < 2; ++f) ASSERT_TRUE(idx.add(row("kept", f)).ok());
+  for (int f = 0; f < 2; ++f)
+    ASSERT_TRUE(idx.add(row("kept", f)).ok());
   EXPECT_TRUE(idx.close().ok());
   EXPECT_EQ(query_int(db, "SELECT COUNT(*) FROM descriptors WHERE stream='lost'"), 0);
   EXPECT_EQ(query_int(db, "SELECT COUNT(*) FROM descriptors WHERE stream='kept'"), 2);
@@ -272,15 +285,17 @@ TEST_F(CeddIndexTest, DeleteRowsOfAStreamInAnIdRange) {
   const std::string db = temp_db();
   CeddIndex idx;
   ASSERT_TRUE(idx.open(db, true).ok());
-  for (int f = 0; f < 4; ++f) ASSERT_TRUE(idx.add(row("x", f)).ok());
+  for (int f = 0; f < 4; ++f)
+    ASSERT_TRUE(idx.add(row("x", f)).ok());
   ASSERT_TRUE(idx.add(row("y", 0)).ok());
   ASSERT_TRUE(idx.flush().ok());
   int64_t last = 0;
   ASSERT_TRUE(idx.last_id(&last).ok());
   EXPECT_EQ(last, 5);
-  for (int f = 0; f < 4; ++f) ASSERT_TRUE(idx.add(row("x", f)).ok());
+  for (int f = 0; f < 4; ++f)
+    ASSERT_TRUE(idx.add(row("x", f)).ok());
   ASSERT_TRUE(idx.flush().ok());
-  ASSERT_TRUE(idx.delete_rows("x", 0, last).ok());  // the older run of x
+  ASSERT_TRUE(idx.delete_rows("x", 0, last).ok()); // the older run of x
   EXPECT_EQ(query_int(db, "SELECT COUNT(*) FROM descriptors WHERE stream='x'"), 4);
   EXPECT_EQ(query_int(db, "SELECT MIN(id) FROM descriptors WHERE stream='x'"), 6);
   EXPECT_EQ(query_int(db, "SELECT COUNT(*) FROM descriptors WHERE stream='y'"), 1);
@@ -305,7 +320,8 @@ TEST_F(CeddIndexTest, FrameAndPtsFollowTheStreamPosition) {
     EXPECT_EQ(gst_harness_push(hs, b), GST_FLOW_OK);
     gst_buffer_unref(gst_harness_pull(hs));
   };
-  for (int i = 0; i < 3; ++i) push(i * GST_SECOND / 30, i);
+  for (int i = 0; i < 3; ++i)
+    push(i * GST_SECOND / 30, i);
   // Seek to 2 s.
   ASSERT_TRUE(gst_harness_push_event(hs, gst_event_new_flush_start()));
   ASSERT_TRUE(gst_harness_push_event(hs, gst_event_new_flush_stop(TRUE)));
@@ -313,7 +329,8 @@ TEST_F(CeddIndexTest, FrameAndPtsFollowTheStreamPosition) {
   gst_segment_init(&seg, GST_FORMAT_TIME);
   seg.start = seg.time = seg.position = 2 * GST_SECOND;
   ASSERT_TRUE(gst_harness_push_event(hs, gst_event_new_segment(&seg)));
-  for (int i = 0; i < 2; ++i) push(2 * GST_SECOND + i * GST_SECOND / 30, 10 + i);
+  for (int i = 0; i < 2; ++i)
+    push(2 * GST_SECOND + i * GST_SECOND / 30, 10 + i);
   // Timestamps from 10 s, stream time 0.
   ASSERT_TRUE(gst_harness_push_event(hs, gst_event_new_flush_start()));
   ASSERT_TRUE(gst_harness_push_event(hs, gst_event_new_flush_stop(TRUE)));
@@ -326,8 +343,12 @@ TEST_F(CeddIndexTest, FrameAndPtsFollowTheStreamPosition) {
   gst_harness_teardown(hs);
   EXPECT_EQ(query_int(db, "SELECT COUNT(*) FROM descriptors"), 6);
   const long long s30 = GST_SECOND / 30;
-  const long long want[][2] = {{0, 0},  {1, s30}, {2, 2 * s30}, {60, 2 * (long long)GST_SECOND},
-                               {61, 2 * (long long)GST_SECOND + s30}, {0, 0}};
+  const long long want[][2] = {{0, 0},
+                               {1, s30},
+                               {2, 2 * s30},
+                               {60, 2 * (long long)GST_SECOND},
+                               {61, 2 * (long long)GST_SECOND + s30},
+                               {0, 0}};
   for (int i = 0; i < 6; ++i) {
     const std::string w = " FROM descriptors WHERE id=" + std::to_string(i + 1);
     EXPECT_EQ(query_int(db, "SELECT frame" + w), want[i][0]) << "row " << i;
@@ -335,4 +356,4 @@ TEST_F(CeddIndexTest, FrameAndPtsFollowTheStreamPosition) {
   }
 }
 
-}  // namespace
+} // namespace

@@ -156,17 +156,19 @@ TEST_F(Median3dStream, SerialisedEventsWaitBehindOwedOutputs) {
     GstHarness* hs = harness(std::string("temporal-size=5 output=") + out, GST_VIDEO_FORMAT_GRAY8,
                              16, 8); // lag 2
     Log log;
-    gst_pad_add_probe(hs->sinkpad,
-                      (GstPadProbeType)(GST_PAD_PROBE_TYPE_BUFFER |
-                                        GST_PAD_PROBE_TYPE_EVENT_DOWNSTREAM),
-                      record, &log, nullptr);
+    gst_pad_add_probe(
+        hs->sinkpad,
+        (GstPadProbeType)(GST_PAD_PROBE_TYPE_BUFFER | GST_PAD_PROBE_TYPE_EVENT_DOWNSTREAM), record,
+        &log, nullptr);
     for (int t = 0; t < 4; ++t)
-      ASSERT_EQ(gst_harness_push(hs, make_buffer(GST_VIDEO_FORMAT_GRAY8, 16, 8, 3, t)), GST_FLOW_OK);
+      ASSERT_EQ(gst_harness_push(hs, make_buffer(GST_VIDEO_FORMAT_GRAY8, 16, 8, 3, t)),
+                GST_FLOW_OK);
     ASSERT_TRUE(gst_harness_push_event(hs, gst_event_new_gap(4 * kDur, kDur)));
     ASSERT_TRUE(gst_harness_push_event(
         hs, gst_event_new_custom(GST_EVENT_CUSTOM_DOWNSTREAM, gst_structure_new_empty("after-3"))));
     for (int t = 4; t < 6; ++t)
-      ASSERT_EQ(gst_harness_push(hs, make_buffer(GST_VIDEO_FORMAT_GRAY8, 16, 8, 3, t)), GST_FLOW_OK);
+      ASSERT_EQ(gst_harness_push(hs, make_buffer(GST_VIDEO_FORMAT_GRAY8, 16, 8, 3, t)),
+                GST_FLOW_OK);
     GstSegment seg;
     gst_segment_init(&seg, GST_FORMAT_TIME);
     seg.base = 1000 * GST_SECOND;
@@ -208,10 +210,10 @@ TEST_F(Median3dStream, SerialisedEventsWaitBehindOwedOutputs) {
 TEST_F(Median3dStream, StreamStartBehindOwedOutputsAndAcrossAFlush) {
   GstHarness* hs = harness("temporal-size=9", GST_VIDEO_FORMAT_GRAY8, 16, 8); // lag 4
   Log log;
-  gst_pad_add_probe(hs->sinkpad,
-                    (GstPadProbeType)(GST_PAD_PROBE_TYPE_BUFFER |
-                                      GST_PAD_PROBE_TYPE_EVENT_DOWNSTREAM),
-                    record, &log, nullptr);
+  gst_pad_add_probe(
+      hs->sinkpad,
+      (GstPadProbeType)(GST_PAD_PROBE_TYPE_BUFFER | GST_PAD_PROBE_TYPE_EVENT_DOWNSTREAM), record,
+      &log, nullptr);
   for (int t = 0; t < 6; ++t)
     ASSERT_EQ(gst_harness_push(hs, make_buffer(GST_VIDEO_FORMAT_GRAY8, 16, 8, 3, t)), GST_FLOW_OK);
   ASSERT_TRUE(gst_harness_push_event(hs, gst_event_new_stream_start("second-stream")));
@@ -236,8 +238,8 @@ TEST_F(Median3dStream, StreamStartBehindOwedOutputsAndAcrossAFlush) {
 // frame's pixels (CEDD descriptors, its foreground mask); untagged metadata still follows.
 TEST_F(Median3dStream, OtherImagesDoNotInheritPixelMetadata) {
   for (const char* out : {"background", "mask", "frame"}) {
-    GstHarness* hs = harness(std::string("temporal-size=3 output=") + out, GST_VIDEO_FORMAT_GRAY8,
-                             16, 8);
+    GstHarness* hs =
+        harness(std::string("temporal-size=3 output=") + out, GST_VIDEO_FORMAT_GRAY8, 16, 8);
     GstCaps* ref = gst_caps_from_string("timestamp/x-test");
     GstBuffer* masks[3];
     for (int t = 0; t < 3; ++t) {
