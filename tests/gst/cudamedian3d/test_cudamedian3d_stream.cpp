@@ -95,8 +95,9 @@ TEST_F(Median3dStream, LatencyMessageWhenTheFrameRateIsKnown) {
     ASSERT_EQ(gst_harness_push(hs, make_buffer(GST_VIDEO_FORMAT_GRAY8, 16, 16, 1, 0)), GST_FLOW_OK);
     GstMessage* m = gst_bus_pop_filtered(bus, GST_MESSAGE_LATENCY);
     EXPECT_EQ(m != nullptr, c.message) << c.props;
-    if (m)
+    if (m) {
       EXPECT_EQ(GST_MESSAGE_SRC(m), GST_OBJECT(hs->element));
+    }
     gst_clear_message(&m);
     if (c.message) {
       // Another frame rate: another latency, another message; the query agrees.
