@@ -26,13 +26,19 @@ GstCvisFilterPrivate *gst_cvis_filter_priv (GstCvisFilter * self);
 /* The device id property (-1: any). */
 gint gst_cvis_filter_device_id (GstCvisFilter * self);
 
-/* gstcvisfilter.cpp */
+/* gstcvisfilter.cpp: reset + release with the context pushed. */
+void gst_cvis_filter_release_backend (GstCvisFilter * self);
+
+/* gstcviscaps.cpp */
 /* Lets a temporal subclass push what it owes (klass->drain) when configured. */
 void gst_cvis_filter_drain_owed (GstCvisFilter * self);
 /* reset (when configured) then configure, with the context pushed. */
 cvis::Status gst_cvis_filter_reconfigure (GstCvisFilter * self);
-/* reset + release with the context pushed. */
-void gst_cvis_filter_release_backend (GstCvisFilter * self);
+/* With the CPU backend (chosen, or auto without a GPU) CUDA memory is not offered. */
+gboolean gst_cvis_filter_cuda_caps_allowed (GstCvisFilter * self);
+GstCaps *gst_cvis_filter_transform_caps (GstBaseTransform * trans, GstPadDirection direction,
+    GstCaps * caps, GstCaps * filter);
+gboolean gst_cvis_filter_set_caps (GstBaseTransform * trans, GstCaps * incaps, GstCaps * outcaps);
 
 /* gstcvisdispatch.cpp: GstBaseTransform vfuncs */
 void gst_cvis_filter_before_transform (GstBaseTransform * trans, GstBuffer * buf);
