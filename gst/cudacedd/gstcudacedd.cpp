@@ -139,7 +139,7 @@ gst_cuda_cedd_start (GstBaseTransform * trans)
     name = self->settings->stream_name;
   }
   st.frame = 0;
-  st.resync = true;
+  st.resync = false;  /* from 0: a live source's first timestamp is not 0 */
   st.have_prev = false;
   st.stream = name.empty ()? "stream" : name;
   /* An unusable index is an error now, before any frame flows. */

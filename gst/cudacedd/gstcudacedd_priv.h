@@ -30,7 +30,7 @@ struct State {
   cvis::cedd::CeddIndex index;
   std::string stream;          /* name written to the index and messages */
   guint64 frame = 0;           /* the next frame's number in the stream */
-  bool resync = true;          /* after start, a flush or a new stream: number from stream time */
+  bool resync = false;         /* after a flush (seek): number from the stream time */
   bool have_prev = false;
   cvis::cedd::Levels prev{};
   std::vector<cvis::cedd::Region> regions;

