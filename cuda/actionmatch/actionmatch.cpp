@@ -1,0 +1,375 @@
+// Validation, the energy of one assignment by the definitions, distances, and the factory.
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+#include <string>
+
+#include "actionmatch_internal.hpp"
+#include "actionmatch_terms.hpp"
+
+namespace cvis::actionmatch {
+
+namespace {
+
+std::string num(double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.17g", v);
+  return buf;
+}
+
+Status check_range(const char* name, double v, double lo, double hi) {
+  if (!std::isfinite(v) || v < lo || v > hi) {
+    return invalid_argument(std::string(name) + " " + num(v) + " out of range " + num(lo) + ".." +
+                            num(hi));
+  }
+  return Status::Ok();
+}
+
+// Text fields: printable (no control characters), bounded length.
+Status check_text(const std::string& what, const std::string& s, size_t min_len, size_t max_len) {
+  if (s.size() < min_len || s.size() > max_len) {
+    return invalid_argument(what + " of " + std::to_string(s.size()) + " bytes (allowed " +
+                            std::to_string(min_len) + ".." + std::to_string(max_len) + ")");
+  }
+  for (unsigned char ch : s) {
+    if (ch < 0x20 || ch == 0x7f) return invalid_argument(what + " contains a control character");
+  }
+  return Status::Ok();
+}
+
+// Sizes, positions, descriptors and frame limits common to models and scenes.
+Status check_graph(const std::string& who, const Graph& g) {
+  if (g.dim < 1 || g.dim > kMaxDim) {
+    return invalid_argument(who + "dim " + std::to_string(g.dim) + " out of range 1.." +
+                            std::to_string(kMaxDim));
+  }
+  const size_t n = g.frame.size();
+  if (g.x.size() != n || g.y.size() != n || g.desc.size() != n * static_cast<size_t>(g.dim)) {
+    return invalid_argument(who + "array sizes do not match (" + std::to_string(n) + " frames, " +
+                            std::to_string(g.x.size()) + " x, " + std::to_string(g.y.size()) +
+                            " y, " + std::to_string(g.desc.size()) + " descriptor values of dim " +
+                            std::to_string(g.dim) + ")");
+  }
+  for (size_t i = 0; i < n; ++i) {
+    const std::string node = who + "node " + std::to_string(i) + ": ";
+    if (g.frame[i] < -kMaxFrame || g.frame[i] > kMaxFrame) {
+      return invalid_argument(node + "frame " + std::to_string(g.frame[i]) + " beyond +-" +
+                              std::to_string(kMaxFrame));
+    }
+    if (!std::isfinite(g.x[i]) || !std::isfinite(g.y[i]) || std::fabs(g.x[i]) > kMaxCoordinate ||
+        std::fabs(g.y[i]) > kMaxCoordinate) {
+      return invalid_argument(node + "position (" + num(g.x[i]) + ", " + num(g.y[i]) +
+                              ") not finite or beyond +-" + num(kMaxCoordinate));
+    }
+    const float* d = g.descriptor(static_cast<int>(i));
+    for (int k = 0; k < g.dim; ++k) {
+      if (!std::isfinite(d[k]) || std::fabs(d[k]) > kMaxDescriptorValue) {
+        return invalid_argument(node + "descriptor value " + std::to_string(k) + " (" + num(d[k]) +
+                                ") not finite or beyond +-" + num(kMaxDescriptorValue));
+      }
+    }
+  }
+  if (n > 0 && static_cast<int64_t>(g.frame[n - 1]) - g.frame[0] > kMaxFrameSpan) {
+    return invalid_argument(who + "frames span " +
+                            std::to_string(static_cast<int64_t>(g.frame[n - 1]) - g.frame[0]) +
+                            " frames (limit " + std::to_string(kMaxFrameSpan) + ")");
+  }
+  return Status::Ok();
+}
+
+std::string model_name(const Model& m) { return "model '" + m.label + "': "; }
+
+double wrap_double(double d) {
+  if (d > terms::kPi) return d - terms::kTwoPi;
+  if (d <= -terms::kPi) return d + terms::kTwoPi;
+  return d;
+}
+
+double ray_double(const Graph& g, int from, int to) {
+  return std::atan2(static_cast<double>(g.y[to]) - g.y[from],
+                    static_cast<double>(g.x[to]) - g.x[from]);
+}
+
+}  // namespace
+
+void Graph::add(int32_t f, float px, float py, const float* d) {
+  frame.push_back(f);
+  x.push_back(px);
+  y.push_back(py);
+  desc.insert(desc.end(), d, d + dim);
+}
+
+const char* causality_name(Causality c) {
+  switch (c) {
+    case Causality::kNone: return "none";
+    case Causality::kNonDecreasing: return "non-decreasing";
+    case Causality::kIncreasing: return "increasing";
+  }
+  return "?";
+}
+
+bool parse_causality(const std::string& s, Causality* out) {
+  for (Causality c : {Causality::kNone, Causality::kNonDecreasing, Causality::kIncreasing}) {
+    if (s == causality_name(c)) {
+      *out = c;
+      return true;
+    }
+  }
+  return false;
+}
+
+Status validate(const Params& p) {
+  const int c = static_cast<int>(p.causality);
+  if (c < 0 || c > 2) return invalid_argument("causality " + std::to_string(c) + " unknown");
+  CVIS_RETURN_IF_ERROR(check_range("lambda1", p.lambda1, 0, 100));
+  CVIS_RETURN_IF_ERROR(check_range("lambda2", p.lambda2, 0, 100));
+  CVIS_RETURN_IF_ERROR(check_range("lambda3", p.lambda3, 0, 1000));
+  CVIS_RETURN_IF_ERROR(check_range("dummy cost W_d", p.dummy_cost, 0, 1e6));
+  if (p.T < 0 || p.T > kMaxFrameSpan) {
+    return invalid_argument("T " + std::to_string(p.T) + " out of range 0.." +
+                            std::to_string(kMaxFrameSpan) + " (0 = no limit)");
+  }
+  return Status::Ok();
+}
+
+Status validate_model(const Model& m) {
+  CVIS_RETURN_IF_ERROR(check_text("model label", m.label, 1, 255));
+  const std::string who = model_name(m);
+  CVIS_RETURN_IF_ERROR(check_text(who + "source", m.source, 0, 1023));
+  const int M = m.graph.size();
+  if (M < kMinModelNodes || M > kMaxModelNodes) {
+    return invalid_argument(who + std::to_string(M) + " nodes (allowed " +
+                            std::to_string(kMinModelNodes) + ".." + std::to_string(kMaxModelNodes) +
+                            ")");
+  }
+  CVIS_RETURN_IF_ERROR(check_graph(who, m.graph));
+  for (int i = 1; i < M; ++i) {
+    if (m.graph.frame[i] <= m.graph.frame[i - 1]) {
+      return invalid_argument(who + "node " + std::to_string(i) + ": frame " +
+                              std::to_string(m.graph.frame[i]) + " not after frame " +
+                              std::to_string(m.graph.frame[i - 1]) + " of node " +
+                              std::to_string(i - 1) + " (one node per model frame)");
+    }
+  }
+  return Status::Ok();
+}
+
+Status validate_scene(const Graph& g) {
+  if (g.size() > kMaxSceneNodes) {
+    return invalid_argument("scene of " + std::to_string(g.size()) + " nodes (limit " +
+                            std::to_string(kMaxSceneNodes) + ")");
+  }
+  CVIS_RETURN_IF_ERROR(check_graph("scene: ", g));
+  for (int i = 1; i < g.size(); ++i) {
+    if (g.frame[i] < g.frame[i - 1]) {
+      return invalid_argument("scene: node " + std::to_string(i) + ": frame " +
+                              std::to_string(g.frame[i]) + " before frame " +
+                              std::to_string(g.frame[i - 1]) + " of node " +
+                              std::to_string(i - 1) + " (nodes must be sorted by frame)");
+    }
+  }
+  return Status::Ok();
+}
+
+Status validate(const Dictionary& d) {
+  CVIS_RETURN_IF_ERROR(validate(d.params));
+  if (d.dim < 1 || d.dim > kMaxDim) {
+    return invalid_argument("dictionary dim " + std::to_string(d.dim) + " out of range 1.." +
+                            std::to_string(kMaxDim));
+  }
+  if (d.models.empty()) return invalid_argument("dictionary without models");
+  for (size_t i = 0; i < d.models.size(); ++i) {
+    const Model& m = d.models[i];
+    CVIS_RETURN_IF_ERROR(validate_model(m));
+    if (m.graph.dim != d.dim) {
+      return invalid_argument(model_name(m) + "dim " + std::to_string(m.graph.dim) +
+                              " differs from the dictionary's " + std::to_string(d.dim));
+    }
+  }
+  return Status::Ok();
+}
+
+bool MatchResult::operator==(const MatchResult& o) const {
+  return feasible == o.feasible && energy_q == o.energy_q && appearance_q == o.appearance_q &&
+         distortion_q == o.distortion_q && dummies == o.dummies && assignment == o.assignment;
+}
+
+const char* distance_name(Distance d) {
+  return d == Distance::kAppearance ? "appearance" : "energy";
+}
+
+bool parse_distance(const std::string& s, Distance* out) {
+  if (s == "energy") *out = Distance::kEnergy;
+  else if (s == "appearance") *out = Distance::kAppearance;
+  else return false;
+  return true;
+}
+
+double distance(const MatchResult& r, Distance d) {
+  if (!r.feasible) return std::numeric_limits<double>::infinity();
+  return d == Distance::kAppearance ? r.appearance() : r.energy();
+}
+
+Status evaluate(const Model& m, const Graph& scene, const Params& p,
+                const std::vector<int32_t>& z, Evaluation* out) {
+  CVIS_RETURN_IF_ERROR(validate(p));
+  CVIS_RETURN_IF_ERROR(validate_model(m));
+  CVIS_RETURN_IF_ERROR(validate_scene(scene));
+  const Graph& g = m.graph;
+  const int M = g.size(), S = scene.size();
+  if (scene.dim != g.dim) return invalid_argument("scene dim differs from the model's");
+  if (static_cast<int>(z.size()) != M) {
+    return invalid_argument("assignment of " + std::to_string(z.size()) + " values for " +
+                            std::to_string(M) + " model nodes");
+  }
+  for (int i = 0; i < M; ++i) {
+    if (z[i] != kDummy && (z[i] < 0 || z[i] >= S)) {
+      return invalid_argument("assignment of node " + std::to_string(i) + " (" +
+                              std::to_string(z[i]) + ") is neither a scene node nor kDummy");
+    }
+  }
+  *out = Evaluation();
+  // Constraints of each hyperedge on its scene-node members (eq. 7, 8, 14; README.md).
+  for (int i = 0; i < M; ++i) {
+    if (z[i] == kDummy && !p.dummies) return Status::Ok();
+  }
+  for (int r = 2; r < M; ++r) {
+    int frames[3], n = 0;
+    for (int k = r - 2; k <= r; ++k) {
+      if (z[k] != kDummy) frames[n++] = scene.frame[z[k]];
+    }
+    for (int k = 1; k < n; ++k) {
+      if (p.causality == Causality::kNonDecreasing && frames[k] < frames[k - 1]) return Status::Ok();
+      if (p.causality == Causality::kIncreasing && frames[k] <= frames[k - 1]) return Status::Ok();
+    }
+    int lo = 0, hi = 0;
+    for (int k = 0; k < n; ++k) {
+      if (k == 0 || frames[k] < lo) lo = frames[k];
+      if (k == 0 || frames[k] > hi) hi = frames[k];
+    }
+    if (p.T > 0 && n > 0 && hi - lo >= p.T) return Status::Ok();
+  }
+  out->feasible = true;
+  MatchResult& f = out->fixed;
+  f.feasible = true;
+  f.assignment = z;
+  const detail::ModelRows rows = detail::model_rows(g);
+  double e = 0;
+  for (int i = 0; i < M; ++i) {
+    if (z[i] == kDummy) {
+      f.appearance_q += terms::dummy_q(p.lambda1, p.dummy_cost);
+      e += p.lambda1 * p.dummy_cost;
+      ++f.dummies;
+      continue;
+    }
+    f.appearance_q += terms::unary_q(g.descriptor(i), scene.descriptor(z[i]), g.dim, p.lambda1);
+    double s = 0;
+    for (int k = 0; k < g.dim; ++k) {
+      const double d = static_cast<double>(g.descriptor(i)[k]) - scene.descriptor(z[i])[k];
+      s += d * d;
+    }
+    e += p.lambda1 * std::sqrt(s);
+  }
+  for (int r = 2; r < M; ++r) {
+    const int a = z[r], b = z[r - 1], c = z[r - 2];
+    if (a == kDummy || b == kDummy || c == kDummy) continue;  // D = 0 with a dummy (README.md)
+    const int sg1 = scene.frame[a] - scene.frame[b], sg2 = scene.frame[b] - scene.frame[c];
+    const double smid = terms::angle_at(terms::ray(scene.x[b], scene.y[b], scene.x[a], scene.y[a]),
+                                        terms::ray(scene.x[b], scene.y[b], scene.x[c], scene.y[c]));
+    const double slast = terms::angle_at(terms::ray(scene.x[a], scene.y[a], scene.x[b], scene.y[b]),
+                                         terms::ray(scene.x[a], scene.y[a], scene.x[c], scene.y[c]));
+    f.distortion_q += terms::distortion_q(rows.gap1[r], rows.gap2[r], rows.mid[r], rows.last[r],
+                                          sg1, sg2, smid, slast, p.lambda2, p.lambda3);
+    // The paper's D in double with the math library's atan2 (no rounding of the terms).
+    const double dt = std::abs(rows.gap1[r] - sg1) + std::abs(rows.gap2[r] - sg2);
+    const double mmid = wrap_double(ray_double(g, r - 1, r - 2) - ray_double(g, r - 1, r));
+    const double mlast = wrap_double(ray_double(g, r, r - 2) - ray_double(g, r, r - 1));
+    const double dmid = wrap_double(ray_double(scene, b, c) - ray_double(scene, b, a));
+    const double dlast = wrap_double(ray_double(scene, a, c) - ray_double(scene, a, b));
+    const double e1 = wrap_double(mmid - dmid), e2 = wrap_double(mlast - dlast);
+    e += p.lambda2 * (dt + p.lambda3 * std::sqrt(e1 * e1 + e2 * e2));
+  }
+  f.energy_q = f.appearance_q + f.distortion_q;
+  out->energy_double = e;
+  return Status::Ok();
+}
+
+std::unique_ptr<Matcher> make_matcher(Backend backend, Status* status, int cpu_threads) {
+  *status = Status::Ok();
+  if (backend == Backend::kCpu) return detail::make_cpu_matcher(cpu_threads);
+  if (backend == Backend::kCuda) {
+#if defined(CVIS_HAVE_CUDA)
+    return detail::make_cuda_matcher();
+#else
+    *status = Status(StatusCode::kNoDevice, "actionmatch: this build has no CUDA backend");
+    return nullptr;
+#endif
+  }
+  *status = invalid_argument("actionmatch: resolve the backend (auto) before make_matcher");
+  return nullptr;
+}
+
+namespace detail {
+
+Status prepare(const Params& p, const std::vector<Model>& models, Prepared* out) {
+  CVIS_RETURN_IF_ERROR(validate(p));
+  if (models.empty()) return invalid_argument("no models");
+  Prepared P;
+  P.params = p;
+  P.dim = models[0].graph.dim;
+  for (const Model& m : models) {
+    CVIS_RETURN_IF_ERROR(validate_model(m));
+    if (m.graph.dim != P.dim) {
+      return invalid_argument(model_name(m) + "dim " + std::to_string(m.graph.dim) +
+                              " differs from the first model's " + std::to_string(P.dim));
+    }
+    P.rows.push_back(model_rows(m.graph));
+  }
+  P.models = models;
+  *out = std::move(P);
+  return Status::Ok();
+}
+
+std::string block_prefix(int block, int count) {
+  return count > 1 ? "block " + std::to_string(block) + ": " : std::string();
+}
+
+Status prepare_scenes(const Prepared& P, const Graph* scenes, int count,
+                      std::vector<SceneLayout>* layouts, MatchStats* stats) {
+  if (P.models.empty()) return invalid_argument("match before configure (no models)");
+  if (count < 0 || (count > 0 && !scenes)) return invalid_argument("bad scene block array");
+  layouts->resize(count);
+  MatchStats st;
+  int max_nodes = 0;
+  for (const Model& m : P.models) max_nodes = std::max(max_nodes, m.graph.size());
+  for (int s = 0; s < count; ++s) {
+    const std::string who = block_prefix(s, count);
+    Status v = validate_scene(scenes[s]);
+    if (!v.ok()) return invalid_argument(who + v.message());
+    if (scenes[s].dim != P.dim) {
+      return invalid_argument(who + "scene descriptors of dim " + std::to_string(scenes[s].dim) +
+                              ", models of dim " + std::to_string(P.dim));
+    }
+    v = scene_layout(scenes[s], P.params, &(*layouts)[s]);
+    if (!v.ok()) return invalid_argument(who + v.message());
+    const SceneLayout& L = (*layouts)[s];
+    if (static_cast<int64_t>(max_nodes - 2) * L.cells > kMaxTrellisCells) {
+      return invalid_argument(who + "trellis of " +
+                              std::to_string(static_cast<int64_t>(max_nodes - 2) * L.cells) +
+                              " cells for one model (limit " + std::to_string(kMaxTrellisCells) +
+                              "): use a smaller T, scene block or model");
+    }
+    for (const Model& m : P.models) {
+      ++st.pairs;
+      st.cells += static_cast<int64_t>(m.graph.size() - 2) * L.cells;
+      st.evaluations += static_cast<int64_t>(m.graph.size() - 2) * L.evaluations;
+    }
+  }
+  if (stats) *stats = st;
+  return Status::Ok();
+}
+
+}  // namespace detail
+
+}  // namespace cvis::actionmatch

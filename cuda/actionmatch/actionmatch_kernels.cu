@@ -1,0 +1,319 @@
+// Kernels of the CUDA backend: ray directions, unary terms, and the trellis (one block per (scene
+// block, model) pair, all rows in one launch with __syncthreads between them).
+#include "actionmatch_kernels.hpp"
+
+#include <algorithm>
+
+#include "actionmatch_terms.hpp"
+#include "common/cuda/check.hpp"
+
+namespace cvis::actionmatch::kernels {
+
+namespace {
+
+using terms::kInf;
+
+__global__ void directions_kernel(Problem p) {
+  const int x = blockIdx.x * blockDim.x + threadIdx.x;
+  if (x >= p.scene_nodes) return;
+  const BlockInfo B = p.blocks[p.node_block[x]];
+  double* out = p.dir + B.dir0 + p.dir_rel[x];
+  const int first = B.node0 + p.win_lo[x], n = p.win_cnt[x];
+  const float x0 = p.x[x], y0 = p.y[x];
+  for (int k = 0; k < n; ++k) out[k] = terms::ray(x0, y0, p.x[first + k], p.y[first + k]);
+}
+
+// Thread (slot, model node): column `slot` is a scene node or a block's dummy column. Model nodes
+// beyond the grid's y extent (65535 blocks) are covered by striding.
+__global__ void unary_kernel(Problem p) {
+  const int slot = blockIdx.x * blockDim.x + threadIdx.x;
+  if (slot >= p.slots) return;
+  const int s = p.slot_block[slot];
+  const BlockInfo B = p.blocks[s];
+  const int a = slot - B.slot0;
+  for (int g = blockIdx.y * blockDim.y + threadIdx.y; g < p.model_nodes;
+       g += gridDim.y * blockDim.y) {
+    const int m = p.node_model[g], r = g - p.model_node0[m];
+    const PairInfo& pi = p.pairs[s * p.nmodels + m];
+    int64_t* out = p.unary + pi.unary0 + static_cast<int64_t>(r) * (B.S + 1) + a;
+    if (a == B.S) {
+      *out = p.dummy_q;
+      continue;
+    }
+    *out = terms::unary_q(p.model_desc + static_cast<int64_t>(g) * p.dim,
+                          p.scene_desc + static_cast<int64_t>(B.node0 + a) * p.dim, p.dim,
+                          p.lambda1);
+  }
+}
+
+// The tables of one scene block the trellis reads per candidate.
+struct Tables {
+  const int32_t* seg_off;
+  const int32_t* seg_clo;
+  const int32_t* seg_cnt;
+  const int32_t* frame;
+  const int32_t* win_lo;
+  const int32_t* dir_rel;
+  const int32_t* minnode;
+  const double* dir;
+  int S;
+
+  __device__ int cell(int b, int c) const {
+    return seg_off[b] + (c == S ? seg_cnt[b] : c - seg_clo[b]);
+  }
+  // Directions from node x, indexed by the target node.
+  __device__ const double* rays(int x) const { return dir + dir_rel[x] - win_lo[x]; }
+};
+
+// lambda2 D(a, b, c) for three scene nodes at model row `row`, ray(b -> c) given.
+__device__ __forceinline__ int64_t d_term(const ModelRow& row, const Tables& t, int a, int b, int c,
+                                          int fb, int fc, double b_to_c, const double* from_b,
+                                          double lambda2, double lambda3) {
+  const double* from_a = t.rays(a);
+  const int fa = t.frame[a];
+  const double smid = terms::angle_at(from_b[a], b_to_c);
+  const double slast = terms::angle_at(from_a[b], from_a[c]);
+  return terms::distortion_q(row.gap1, row.gap2, row.mid, row.last, fa - fb, fb - fc, smid, slast,
+                             lambda2, lambda3);
+}
+
+// Block-wide minimum of (v, key), smaller key first among equal v; every thread gets it.
+__device__ void block_argmin(int64_t* v, int32_t* key, int64_t* red_v, int32_t* red_k) {
+  const int t = threadIdx.x;
+  red_v[t] = *v;
+  red_k[t] = *key;
+  __syncthreads();
+  for (int s = blockDim.x / 2; s > 0; s >>= 1) {
+    if (t < s) {
+      const int64_t ov = red_v[t + s];
+      const int32_t ok = red_k[t + s];
+      if (ov < red_v[t] || (ov == red_v[t] && ok < red_k[t])) {
+        red_v[t] = ov;
+        red_k[t] = ok;
+      }
+    }
+    __syncthreads();
+  }
+  *v = red_v[0];
+  *key = red_k[0];
+  __syncthreads();  // red_* may be reused right after
+}
+
+__global__ void __launch_bounds__(kTrellisThreads) trellis_kernel(Problem p) {
+  extern __shared__ int64_t smem[];
+  const PairInfo pi = p.pairs[blockIdx.x];
+  const BlockInfo B = p.blocks[pi.block];
+  const int S = B.S, C = B.cells, tid = threadIdx.x, nt = blockDim.x;
+  const int g0 = p.model_node0[pi.model], M = p.model_node0[pi.model + 1] - g0;
+
+  // Shared memory: reduction scratch, then (optionally) the tables, then (optionally) alpha.
+  int64_t* red_v = smem;
+  int32_t* red_k = reinterpret_cast<int32_t*>(red_v + nt);
+  int32_t* sh = red_k + nt;
+  Tables t;
+  t.S = S;
+  t.minnode = p.minnode + B.minnode0;
+  t.dir = p.dir + B.dir0;
+  if (p.shared_tables) {
+    int32_t* so = sh;
+    int32_t* sc = so + p.max_segments;
+    int32_t* sn = sc + p.max_segments;
+    int32_t* fr = sn + p.max_segments;
+    int32_t* wl = fr + p.max_nodes;
+    int32_t* dr = wl + p.max_nodes;
+    for (int i = tid; i < B.segments; i += nt) {
+      so[i] = p.seg_off[B.seg0 + i];
+      sc[i] = p.seg_clo[B.seg0 + i];
+      sn[i] = p.seg_cnt[B.seg0 + i];
+    }
+    for (int i = tid; i < S; i += nt) {
+      fr[i] = p.frame[B.node0 + i];
+      wl[i] = p.win_lo[B.node0 + i];
+      dr[i] = p.dir_rel[B.node0 + i];
+    }
+    t.seg_off = so;
+    t.seg_clo = sc;
+    t.seg_cnt = sn;
+    t.frame = fr;
+    t.win_lo = wl;
+    t.dir_rel = dr;
+    sh = dr + p.max_nodes;
+  } else {
+    t.seg_off = p.seg_off + B.seg0;
+    t.seg_clo = p.seg_clo + B.seg0;
+    t.seg_cnt = p.seg_cnt + B.seg0;
+    t.frame = p.frame + B.node0;
+    t.win_lo = p.win_lo + B.node0;
+    t.dir_rel = p.dir_rel + B.node0;
+  }
+  int64_t* alpha_rows;
+  if (p.shared_alpha) {
+    // 8-byte alignment after the int32 tables.
+    const uintptr_t a = (reinterpret_cast<uintptr_t>(sh) + 7) & ~uintptr_t{7};
+    alpha_rows = reinterpret_cast<int64_t*>(a);
+  } else {
+    alpha_rows = p.alpha + pi.alpha0;
+  }
+  const uint16_t* cell_b = p.cell_b + B.cell0;
+  const int64_t* U = p.unary + pi.unary0;
+  const bool dummies = p.dummies != 0;
+  __syncthreads();
+
+  // Eq. (11) for r = M - 1, eq. (10) down to r = 2: row r reads row r + 1.
+  for (int r = M - 1; r >= 2; --r) {
+    const ModelRow row = p.rows[g0 + r];
+    const int64_t* Ur = U + static_cast<int64_t>(r) * (S + 1);
+    const int64_t* nxt = r == M - 1 ? nullptr : alpha_rows + ((r + 1) & 1) * static_cast<int64_t>(C);
+    int64_t* cur = alpha_rows + (r & 1) * static_cast<int64_t>(C);
+    uint16_t* beta = p.beta + pi.beta0 + static_cast<int64_t>(r - 2) * C;
+    for (int cell = tid; cell < C; cell += nt) {
+      const int b = cell_b[cell], k = cell - t.seg_off[b];
+      const int c = k < t.seg_cnt[b] ? t.seg_clo[b] + k : S;
+      if (b == S && c == S) continue;  // the dummy-dummy state: block-wide below
+      const int fb = b < S ? t.frame[b] : 0, fc = c < S ? t.frame[c] : 0;
+      int lo, hi, first, end;
+      terms::candidate_frames(b < S, fb, c < S, fc, p.T, p.causality, &lo, &hi);
+      terms::nodes_of_frames(lo, hi, t.minnode, B.frame0, B.frames, S, &first, &end);
+      const bool geometry = b < S && c < S;
+      const double* from_b = geometry ? t.rays(b) : nullptr;
+      const double b_to_c = geometry ? from_b[c] : 0.0;
+      int64_t best = kInf;
+      int arg = 0;
+      for (int a = first; a < end; ++a) {
+        const int64_t nx = nxt ? nxt[t.cell(a, b)] : 0;
+        if (nx == kInf) continue;
+        const int64_t dq = geometry ? d_term(row, t, a, b, c, fb, fc, b_to_c, from_b, p.lambda2,
+                                             p.lambda3)
+                                    : 0;
+        const int64_t v = Ur[a] + dq + nx;
+        if (v < best) {
+          best = v;
+          arg = a;
+        }
+      }
+      if (dummies) {
+        const int64_t nx = nxt ? nxt[t.cell(S, b)] : 0;
+        if (nx != kInf && Ur[S] + nx < best) {
+          best = Ur[S] + nx;
+          arg = S;
+        }
+      }
+      cur[cell] = best;
+      beta[cell] = static_cast<uint16_t>(arg);
+    }
+    if (dummies) {
+      // State (dummy, dummy): every scene node and the dummy are candidates, D = 0.
+      int64_t best = kInf;
+      int32_t arg = S;
+      for (int a = tid; a <= S; a += nt) {
+        const int64_t nx = nxt ? nxt[t.cell(a, S)] : 0;
+        if (nx == kInf) continue;
+        const int64_t v = Ur[a] + nx;
+        if (v < best) {  // a increases within a thread: the first minimum is kept
+          best = v;
+          arg = a;
+        }
+      }
+      block_argmin(&best, &arg, red_v, red_k);
+      if (tid == 0) {
+        cur[C - 1] = best;
+        beta[C - 1] = static_cast<uint16_t>(arg);
+      }
+    }
+    __syncthreads();
+  }
+
+  // Eq. (13): the best (z_1, z_2) over the cells of row 2, the smallest (z_1, z_2) among equals.
+  const int64_t* a2 = alpha_rows + (2 & 1) * static_cast<int64_t>(C);
+  int64_t best = kInf;
+  int32_t key = INT32_MAX;
+  for (int cell = tid; cell < C; cell += nt) {
+    if (a2[cell] == kInf) continue;
+    const int b = cell_b[cell], k = cell - t.seg_off[b];
+    const int c = k < t.seg_cnt[b] ? t.seg_clo[b] + k : S;
+    const int64_t v = U[c] + U[(S + 1) + b] + a2[cell];
+    const int32_t kk = c * 65536 + b;
+    if (v < best || (v == best && kk < key)) {
+      best = v;
+      key = kk;
+    }
+  }
+  block_argmin(&best, &key, red_v, red_k);
+  if (tid != 0) return;
+
+  // Eq. (12): backtracking, then the two parts of the energy along the optimum.
+  PairResult res{};
+  int32_t* z = p.assignment + pi.assign0;
+  if (best == kInf) {
+    p.results[blockIdx.x] = res;
+    return;
+  }
+  int zc = key >> 16, zb = key & 0xFFFF;
+  z[0] = zc;
+  z[1] = zb;
+  for (int r = 2; r < M; ++r) {
+    const int za = p.beta[pi.beta0 + static_cast<int64_t>(r - 2) * C + t.cell(zb, zc)];
+    z[r] = za;
+    zc = zb;
+    zb = za;
+  }
+  for (int r = 0; r < M; ++r) {
+    const int a = z[r];
+    res.appearance += U[static_cast<int64_t>(r) * (S + 1) + a];
+    res.dummies += a == S;
+    if (r >= 2) {
+      const int b = z[r - 1], c = z[r - 2];
+      if (a < S && b < S && c < S) {
+        const double* from_b = t.rays(b);
+        res.distortion += d_term(p.rows[g0 + r], t, a, b, c, t.frame[b], t.frame[c], from_b[c],
+                                 from_b, p.lambda2, p.lambda3);
+      }
+    }
+  }
+  for (int r = 0; r < M; ++r) {
+    if (z[r] == S) z[r] = -1;
+  }
+  res.energy = best;
+  res.feasible = 1;
+  p.results[blockIdx.x] = res;
+}
+
+}  // namespace
+
+size_t trellis_shared_bytes(bool tables, bool alpha, int max_segments, int max_nodes,
+                            int max_cells) {
+  size_t bytes = static_cast<size_t>(kTrellisThreads) * (8 + 4);
+  if (tables) bytes += 4 * (3 * static_cast<size_t>(max_segments) + 3 * static_cast<size_t>(max_nodes));
+  if (alpha) bytes = (bytes + 7) / 8 * 8 + 2 * 8 * static_cast<size_t>(max_cells);
+  return bytes;
+}
+
+Status allow_trellis_shared(size_t bytes) {
+  CVIS_CUDA_CHECK(cudaFuncSetAttribute(trellis_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                       static_cast<int>(bytes)));
+  return Status::Ok();
+}
+
+Status launch_directions(const Problem& p, cudaStream_t stream) {
+  if (p.scene_nodes == 0) return Status::Ok();
+  const int threads = 128;
+  directions_kernel<<<(p.scene_nodes + threads - 1) / threads, threads, 0, stream>>>(p);
+  CVIS_CUDA_CHECK_LAUNCH(stream, "directions_kernel");
+  return Status::Ok();
+}
+
+Status launch_unary(const Problem& p, cudaStream_t stream) {
+  const dim3 block(32, 8);
+  const dim3 grid((p.slots + 31) / 32, std::min((p.model_nodes + 7) / 8, 65535));
+  unary_kernel<<<grid, block, 0, stream>>>(p);
+  CVIS_CUDA_CHECK_LAUNCH(stream, "unary_kernel");
+  return Status::Ok();
+}
+
+Status launch_trellis(const Problem& p, size_t shared_bytes, cudaStream_t stream) {
+  trellis_kernel<<<p.npairs, kTrellisThreads, shared_bytes, stream>>>(p);
+  CVIS_CUDA_CHECK_LAUNCH(stream, "trellis_kernel");
+  return Status::Ok();
+}
+
+}  // namespace cvis::actionmatch::kernels
