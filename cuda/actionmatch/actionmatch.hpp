@@ -137,6 +137,14 @@ Status parse_dictionary(const uint8_t* data, size_t size, Dictionary* out);
 Status save_dictionary(const std::string& path, const Dictionary& d);
 Status load_dictionary(const std::string& path, Dictionary* out);
 
+// The scene-graph text file (FORMAT.md): "cvis-action-scene 1", "dim N", then one line per node
+// "frame x y d_0 .. d_{N-1}" sorted by frame, "block" lines separating scene blocks, '#' comments.
+// Errors: kInvalidArgument with the line number ("line 7: ..."), kIoError; file versions prefix
+// the path. The writer prints floats with 9 significant digits (exact round trip).
+Status parse_scene_text(const std::string& text, std::vector<Graph>* blocks);
+Status load_scene_file(const std::string& path, std::vector<Graph>* blocks);
+Status save_scene_file(const std::string& path, const std::vector<Graph>& blocks);
+
 // The result of matching one model against one scene block.
 struct MatchResult {
   bool feasible = false;     // false: no assignment satisfies the constraints (possible only
