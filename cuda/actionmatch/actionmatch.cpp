@@ -33,7 +33,8 @@ Status check_text(const std::string& what, const std::string& s, size_t min_len,
                             std::to_string(min_len) + ".." + std::to_string(max_len) + ")");
   }
   for (unsigned char ch : s) {
-    if (ch < 0x20 || ch == 0x7f) return invalid_argument(what + " contains a control character");
+    if (ch < 0x20 || ch == 0x7f)
+      return invalid_argument(what + " contains a control character");
   }
   return Status::Ok();
 }
@@ -78,11 +79,15 @@ Status check_graph(const std::string& who, const Graph& g) {
   return Status::Ok();
 }
 
-std::string model_name(const Model& m) { return "model '" + m.label + "': "; }
+std::string model_name(const Model& m) {
+  return "model '" + m.label + "': ";
+}
 
 double wrap_double(double d) {
-  if (d > terms::kPi) return d - terms::kTwoPi;
-  if (d <= -terms::kPi) return d + terms::kTwoPi;
+  if (d > terms::kPi)
+    return d - terms::kTwoPi;
+  if (d <= -terms::kPi)
+    return d + terms::kTwoPi;
   return d;
 }
 
@@ -91,7 +96,7 @@ double ray_double(const Graph& g, int from, int to) {
                     static_cast<double>(g.x[to]) - g.x[from]);
 }
 
-}  // namespace
+} // namespace
 
 void Graph::add(int32_t f, float px, float py, const float* d) {
   frame.push_back(f);
@@ -102,9 +107,12 @@ void Graph::add(int32_t f, float px, float py, const float* d) {
 
 const char* causality_name(Causality c) {
   switch (c) {
-    case Causality::kNone: return "none";
-    case Causality::kNonDecreasing: return "non-decreasing";
-    case Causality::kIncreasing: return "increasing";
+  case Causality::kNone:
+    return "none";
+  case Causality::kNonDecreasing:
+    return "non-decreasing";
+  case Causality::kIncreasing:
+    return "increasing";
   }
   return "?";
 }
@@ -121,7 +129,8 @@ bool parse_causality(const std::string& s, Causality* out) {
 
 Status validate(const Params& p) {
   const int c = static_cast<int>(p.causality);
-  if (c < 0 || c > 2) return invalid_argument("causality " + std::to_string(c) + " unknown");
+  if (c < 0 || c > 2)
+    return invalid_argument("causality " + std::to_string(c) + " unknown");
   CVIS_RETURN_IF_ERROR(check_range("lambda1", p.lambda1, 0, 100));
   CVIS_RETURN_IF_ERROR(check_range("lambda2", p.lambda2, 0, 100));
   CVIS_RETURN_IF_ERROR(check_range("lambda3", p.lambda3, 0, 1000));
@@ -165,8 +174,8 @@ Status validate_scene(const Graph& g) {
     if (g.frame[i] < g.frame[i - 1]) {
       return invalid_argument("scene: node " + std::to_string(i) + ": frame " +
                               std::to_string(g.frame[i]) + " before frame " +
-                              std::to_string(g.frame[i - 1]) + " of node " +
-                              std::to_string(i - 1) + " (nodes must be sorted by frame)");
+                              std::to_string(g.frame[i - 1]) + " of node " + std::to_string(i - 1) +
+                              " (nodes must be sorted by frame)");
     }
   }
   return Status::Ok();
@@ -178,7 +187,8 @@ Status validate(const Dictionary& d) {
     return invalid_argument("dictionary dim " + std::to_string(d.dim) + " out of range 1.." +
                             std::to_string(kMaxDim));
   }
-  if (d.models.empty()) return invalid_argument("dictionary without models");
+  if (d.models.empty())
+    return invalid_argument("dictionary without models");
   for (size_t i = 0; i < d.models.size(); ++i) {
     const Model& m = d.models[i];
     CVIS_RETURN_IF_ERROR(validate_model(m));
@@ -200,25 +210,30 @@ const char* distance_name(Distance d) {
 }
 
 bool parse_distance(const std::string& s, Distance* out) {
-  if (s == "energy") *out = Distance::kEnergy;
-  else if (s == "appearance") *out = Distance::kAppearance;
-  else return false;
+  if (s == "energy")
+    *out = Distance::kEnergy;
+  else if (s == "appearance")
+    *out = Distance::kAppearance;
+  else
+    return false;
   return true;
 }
 
 double distance(const MatchResult& r, Distance d) {
-  if (!r.feasible) return std::numeric_limits<double>::infinity();
+  if (!r.feasible)
+    return std::numeric_limits<double>::infinity();
   return d == Distance::kAppearance ? r.appearance() : r.energy();
 }
 
-Status evaluate(const Model& m, const Graph& scene, const Params& p,
-                const std::vector<int32_t>& z, Evaluation* out) {
+Status evaluate(const Model& m, const Graph& scene, const Params& p, const std::vector<int32_t>& z,
+                Evaluation* out) {
   CVIS_RETURN_IF_ERROR(validate(p));
   CVIS_RETURN_IF_ERROR(validate_model(m));
   CVIS_RETURN_IF_ERROR(validate_scene(scene));
   const Graph& g = m.graph;
   const int M = g.size(), S = scene.size();
-  if (scene.dim != g.dim) return invalid_argument("scene dim differs from the model's");
+  if (scene.dim != g.dim)
+    return invalid_argument("scene dim differs from the model's");
   if (static_cast<int>(z.size()) != M) {
     return invalid_argument("assignment of " + std::to_string(z.size()) + " values for " +
                             std::to_string(M) + " model nodes");
@@ -232,23 +247,30 @@ Status evaluate(const Model& m, const Graph& scene, const Params& p,
   *out = Evaluation();
   // Constraints of each hyperedge on its scene-node members (eq. 7, 8, 14; README.md).
   for (int i = 0; i < M; ++i) {
-    if (z[i] == kDummy && !p.dummies) return Status::Ok();
+    if (z[i] == kDummy && !p.dummies)
+      return Status::Ok();
   }
   for (int r = 2; r < M; ++r) {
     int frames[3], n = 0;
     for (int k = r - 2; k <= r; ++k) {
-      if (z[k] != kDummy) frames[n++] = scene.frame[z[k]];
+      if (z[k] != kDummy)
+        frames[n++] = scene.frame[z[k]];
     }
     for (int k = 1; k < n; ++k) {
-      if (p.causality == Causality::kNonDecreasing && frames[k] < frames[k - 1]) return Status::Ok();
-      if (p.causality == Causality::kIncreasing && frames[k] <= frames[k - 1]) return Status::Ok();
+      if (p.causality == Causality::kNonDecreasing && frames[k] < frames[k - 1])
+        return Status::Ok();
+      if (p.causality == Causality::kIncreasing && frames[k] <= frames[k - 1])
+        return Status::Ok();
     }
     int lo = 0, hi = 0;
     for (int k = 0; k < n; ++k) {
-      if (k == 0 || frames[k] < lo) lo = frames[k];
-      if (k == 0 || frames[k] > hi) hi = frames[k];
+      if (k == 0 || frames[k] < lo)
+        lo = frames[k];
+      if (k == 0 || frames[k] > hi)
+        hi = frames[k];
     }
-    if (p.T > 0 && n > 0 && hi - lo >= p.T) return Status::Ok();
+    if (p.T > 0 && n > 0 && hi - lo >= p.T)
+      return Status::Ok();
   }
   out->feasible = true;
   MatchResult& f = out->fixed;
@@ -273,12 +295,14 @@ Status evaluate(const Model& m, const Graph& scene, const Params& p,
   }
   for (int r = 2; r < M; ++r) {
     const int a = z[r], b = z[r - 1], c = z[r - 2];
-    if (a == kDummy || b == kDummy || c == kDummy) continue;  // D = 0 with a dummy (README.md)
+    if (a == kDummy || b == kDummy || c == kDummy)
+      continue; // D = 0 with a dummy (README.md)
     const int sg1 = scene.frame[a] - scene.frame[b], sg2 = scene.frame[b] - scene.frame[c];
     const double smid = terms::angle_at(terms::ray(scene.x[b], scene.y[b], scene.x[a], scene.y[a]),
                                         terms::ray(scene.x[b], scene.y[b], scene.x[c], scene.y[c]));
-    const double slast = terms::angle_at(terms::ray(scene.x[a], scene.y[a], scene.x[b], scene.y[b]),
-                                         terms::ray(scene.x[a], scene.y[a], scene.x[c], scene.y[c]));
+    const double slast =
+        terms::angle_at(terms::ray(scene.x[a], scene.y[a], scene.x[b], scene.y[b]),
+                        terms::ray(scene.x[a], scene.y[a], scene.x[c], scene.y[c]));
     f.distortion_q += terms::distortion_q(rows.gap1[r], rows.gap2[r], rows.mid[r], rows.last[r],
                                           sg1, sg2, smid, slast, p.lambda2, p.lambda3);
     // The paper's D in double with the math library's atan2 (no rounding of the terms).
@@ -297,7 +321,8 @@ Status evaluate(const Model& m, const Graph& scene, const Params& p,
 
 std::unique_ptr<Matcher> make_matcher(Backend backend, Status* status, int cpu_threads) {
   *status = Status::Ok();
-  if (backend == Backend::kCpu) return detail::make_cpu_matcher(cpu_threads);
+  if (backend == Backend::kCpu)
+    return detail::make_cpu_matcher(cpu_threads);
   if (backend == Backend::kCuda) {
 #if defined(CVIS_HAVE_CUDA)
     return detail::make_cuda_matcher();
@@ -314,7 +339,8 @@ namespace detail {
 
 Status prepare(const Params& p, const std::vector<Model>& models, Prepared* out) {
   CVIS_RETURN_IF_ERROR(validate(p));
-  if (models.empty()) return invalid_argument("no models");
+  if (models.empty())
+    return invalid_argument("no models");
   Prepared P;
   P.params = p;
   P.dim = models[0].graph.dim;
@@ -337,22 +363,27 @@ std::string block_prefix(int block, int count) {
 
 Status prepare_scenes(const Prepared& P, const Graph* scenes, int count,
                       std::vector<SceneLayout>* layouts, MatchStats* stats) {
-  if (P.models.empty()) return invalid_argument("match before configure (no models)");
-  if (count < 0 || (count > 0 && !scenes)) return invalid_argument("bad scene block array");
+  if (P.models.empty())
+    return invalid_argument("match before configure (no models)");
+  if (count < 0 || (count > 0 && !scenes))
+    return invalid_argument("bad scene block array");
   layouts->resize(count);
   MatchStats st;
   int max_nodes = 0;
-  for (const Model& m : P.models) max_nodes = std::max(max_nodes, m.graph.size());
+  for (const Model& m : P.models)
+    max_nodes = std::max(max_nodes, m.graph.size());
   for (int s = 0; s < count; ++s) {
     const std::string who = block_prefix(s, count);
     Status v = validate_scene(scenes[s]);
-    if (!v.ok()) return invalid_argument(who + v.message());
+    if (!v.ok())
+      return invalid_argument(who + v.message());
     if (scenes[s].dim != P.dim) {
       return invalid_argument(who + "scene descriptors of dim " + std::to_string(scenes[s].dim) +
                               ", models of dim " + std::to_string(P.dim));
     }
     v = scene_layout(scenes[s], P.params, &(*layouts)[s]);
-    if (!v.ok()) return invalid_argument(who + v.message());
+    if (!v.ok())
+      return invalid_argument(who + v.message());
     const SceneLayout& L = (*layouts)[s];
     if (static_cast<int64_t>(max_nodes - 2) * L.cells > kMaxTrellisCells) {
       return invalid_argument(who + "trellis of " +
@@ -366,10 +397,11 @@ Status prepare_scenes(const Prepared& P, const Graph* scenes, int count,
       st.evaluations += static_cast<int64_t>(m.graph.size() - 2) * L.evaluations;
     }
   }
-  if (stats) *stats = st;
+  if (stats)
+    *stats = st;
   return Status::Ok();
 }
 
-}  // namespace detail
+} // namespace detail
 
-}  // namespace cvis::actionmatch
+} // namespace cvis::actionmatch

@@ -35,13 +35,13 @@
 
 namespace cvis::actionmatch {
 
-// HoG (72) + HoF (90) values of the paper's descriptors (Laptev's STIP code: 3x3x2 cells, 4 gradient
-// and 5 flow orientation bins). Any dimension in 1..kMaxDim is accepted.
+// HoG (72) + HoF (90) values of the paper's descriptors (Laptev's STIP code: 3x3x2 cells, 4
+// gradient and 5 flow orientation bins). Any dimension in 1..kMaxDim is accepted.
 inline constexpr int kPaperDescriptorDim = 162;
 
 // Limits (validated; they keep every fixed-point sum inside int64, README.md "Exact arithmetic").
 inline constexpr int kMaxDim = 4096;
-inline constexpr int kMinModelNodes = 3;      // one hyperedge at least
+inline constexpr int kMinModelNodes = 3; // one hyperedge at least
 inline constexpr int kMaxModelNodes = 1024;
 inline constexpr int kMaxSceneNodes = 32767;  // argmin tables hold 16-bit node indices
 inline constexpr int kMaxFrame = 1 << 30;     // |frame| <= kMaxFrame
@@ -60,23 +60,23 @@ inline constexpr double kEnergyScale = 1048576.0;
 // strict, and implements it as eq. (14) and the minnode loop bound of Sect. 3.4, which allow two
 // consecutive model nodes in one scene frame (even on one scene node). README.md discusses it.
 enum class Causality : int {
-  kNone = 0,           // no order constraint (only the closeness T)
-  kNonDecreasing = 1,  // eq. (14): t'(z_{i-1}) <= t'(z_i) (the paper's algorithm; default)
-  kIncreasing = 2,     // eq. (7) strictly: t'(z_{i-1}) < t'(z_i)
+  kNone = 0,          // no order constraint (only the closeness T)
+  kNonDecreasing = 1, // eq. (14): t'(z_{i-1}) <= t'(z_i) (the paper's algorithm; default)
+  kIncreasing = 2,    // eq. (7) strictly: t'(z_{i-1}) < t'(z_i)
 };
-const char* causality_name(Causality c);                    // "none", "non-decreasing", "increasing"
+const char* causality_name(Causality c); // "none", "non-decreasing", "increasing"
 bool parse_causality(const std::string& s, Causality* out); // inverse
 
 // Energy and pruning parameters. Defaults are the paper's (Sect. 4: lambda1 0.6, lambda2 0.2,
 // lambda3 5, T 10) where it gives one; README.md says why the others are what they are.
 struct Params {
-  double lambda1 = 0.6;    // weight of the appearance term U (eq. 1); 0..100
-  double lambda2 = 0.2;    // weight of the distortion term D (eq. 1); 0..100
-  double lambda3 = 5.0;    // weight of the angle term Dg inside D (eq. 3); 0..1000
-  int T = 10;              // temporal closeness (eq. 8, 14): the scene frames of the nodes of a
-                           // hyperedge span fewer than T frames; 0 = no limit (T = infinity)
-  Causality causality = Causality::kNonDecreasing;  // eq. 7 / 14
-  bool dummies = true;     // allow the dummy assignment (eq. 2)
+  double lambda1 = 0.6; // weight of the appearance term U (eq. 1); 0..100
+  double lambda2 = 0.2; // weight of the distortion term D (eq. 1); 0..100
+  double lambda3 = 5.0; // weight of the angle term Dg inside D (eq. 3); 0..1000
+  int T = 10;           // temporal closeness (eq. 8, 14): the scene frames of the nodes of a
+                        // hyperedge span fewer than T frames; 0 = no limit (T = infinity)
+  Causality causality = Causality::kNonDecreasing; // eq. 7 / 14
+  bool dummies = true;                             // allow the dummy assignment (eq. 2)
   double dummy_cost = 1.0; // W_d (eq. 2), in units of descriptor distance; 0..1e6. The paper gives
                            // no value (README.md).
 };
@@ -147,13 +147,13 @@ Status save_scene_file(const std::string& path, const std::vector<Graph>& blocks
 
 // The result of matching one model against one scene block.
 struct MatchResult {
-  bool feasible = false;     // false: no assignment satisfies the constraints (possible only
-                             // without dummies); the fields below are then 0 / empty
-  int64_t energy_q = 0;      // E(z) of the optimum, fixed point (units 1/kEnergyScale)
-  int64_t appearance_q = 0;  // its part sum_i lambda1 U(z_i)
-  int64_t distortion_q = 0;  // its part sum_i lambda2 D(...); energy_q = appearance_q + distortion_q
-  int dummies = 0;           // model nodes assigned the dummy
-  std::vector<int32_t> assignment;  // per model node: scene node index, or kDummy
+  bool feasible = false;    // false: no assignment satisfies the constraints (possible only
+                            // without dummies); the fields below are then 0 / empty
+  int64_t energy_q = 0;     // E(z) of the optimum, fixed point (units 1/kEnergyScale)
+  int64_t appearance_q = 0; // its part sum_i lambda1 U(z_i)
+  int64_t distortion_q = 0; // its part sum_i lambda2 D(...); energy_q = appearance_q + distortion_q
+  int dummies = 0;          // model nodes assigned the dummy
+  std::vector<int32_t> assignment; // per model node: scene node index, or kDummy
 
   double energy() const { return energy_q / kEnergyScale; }
   double appearance() const { return appearance_q / kEnergyScale; }
@@ -172,9 +172,9 @@ double distance(const MatchResult& r, Distance d);
 
 // Work counts of a match() call, the same for both backends.
 struct MatchStats {
-  int64_t pairs = 0;        // (scene block, model) pairs
-  int64_t cells = 0;        // trellis cells alpha_i(z_{i-1}, z_{i-2}) computed (after pruning)
-  int64_t evaluations = 0;  // candidate values z_i examined in the minimisations of eq. (10)
+  int64_t pairs = 0;       // (scene block, model) pairs
+  int64_t cells = 0;       // trellis cells alpha_i(z_{i-1}, z_{i-2}) computed (after pruning)
+  int64_t evaluations = 0; // candidate values z_i examined in the minimisations of eq. (10)
 };
 
 // The energy of one given assignment (kDummy for the dummy), by the definitions (no trellis):
@@ -190,9 +190,10 @@ struct Evaluation {
 Status evaluate(const Model& m, const Graph& scene, const Params& p,
                 const std::vector<int32_t>& assignment, Evaluation* out);
 
-// Matches scene blocks against every model of a dictionary.
+// Matches scene blocks against every model of a dictionary. One thread at a time per instance;
+// the CUDA backend works in the CUDA context current on the calling thread.
 class Matcher {
- public:
+public:
   virtual ~Matcher() = default;
   virtual Backend backend() const = 0;
 
@@ -218,4 +219,4 @@ class Matcher {
 // the CUDA backend is not in this build.
 std::unique_ptr<Matcher> make_matcher(Backend backend, Status* status, int cpu_threads = 0);
 
-}  // namespace cvis::actionmatch
+} // namespace cvis::actionmatch

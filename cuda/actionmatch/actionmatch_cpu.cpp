@@ -17,7 +17,7 @@ using terms::kInf;
 
 // One (scene, model) pair.
 class PairSolver {
- public:
+public:
   PairSolver(const Prepared& P, int model, const Graph& scene, const SceneLayout& L,
              const std::vector<double>& dir)
       : p_(P.params), g_(P.models[model].graph), rows_(P.rows[model]), scene_(scene), L_(L),
@@ -31,14 +31,16 @@ class PairSolver {
     std::vector<int64_t> next(C, 0), cur(C);
     beta_.assign(static_cast<size_t>(M_ - 2) * C, 0);
     for (int r = M_ - 1; r >= 2; --r) {
-      row(r, r == M_ - 1 ? nullptr : next.data(), cur.data(), &beta_[static_cast<size_t>(r - 2) * C]);
+      row(r, r == M_ - 1 ? nullptr : next.data(), cur.data(),
+          &beta_[static_cast<size_t>(r - 2) * C]);
       next.swap(cur);
     }
     // Eq. (13): the best (z_1, z_2), lexicographically first among equal energies.
     int64_t best = kInf;
     int bz1 = -1, bz2 = -1;
     for (int cell = 0; cell < C; ++cell) {
-      if (next[cell] == kInf) continue;
+      if (next[cell] == kInf)
+        continue;
       const int b = L_.cell_b[cell], c = c_of(cell);
       const int64_t v = u(0, c) + u(1, b) + next[cell];
       if (v < best || (v == best && (c < bz1 || (c == bz1 && b < bz2)))) {
@@ -48,27 +50,30 @@ class PairSolver {
       }
     }
     *out = MatchResult();
-    if (best == kInf) return Status::Ok();
+    if (best == kInf)
+      return Status::Ok();
     std::vector<int> z(M_);
     z[0] = bz1;
     z[1] = bz2;
     for (int r = 2; r < M_; ++r) {
-      z[r] = beta_[static_cast<size_t>(r - 2) * C + L_.cell(z[r - 1], z[r - 2])];  // eq. (12)
+      z[r] = beta_[static_cast<size_t>(r - 2) * C + L_.cell(z[r - 1], z[r - 2])]; // eq. (12)
     }
     out->feasible = true;
     out->assignment.resize(M_);
     for (int r = 0; r < M_; ++r) {
       out->appearance_q += u(r, z[r]);
-      if (r >= 2) out->distortion_q += d(r, z[r], z[r - 1], z[r - 2]);
+      if (r >= 2)
+        out->distortion_q += d(r, z[r], z[r - 1], z[r - 2]);
       out->assignment[r] = z[r] == S_ ? kDummy : z[r];
       out->dummies += z[r] == S_;
     }
     out->energy_q = out->appearance_q + out->distortion_q;
-    if (out->energy_q != best) return internal_error("actionmatch cpu: backtracked energy differs");
+    if (out->energy_q != best)
+      return internal_error("actionmatch cpu: backtracked energy differs");
     return Status::Ok();
   }
 
- private:
+private:
   // Sect. 3.3: lambda1 U for every (model node, scene node), the dummy in column S.
   void unary_table() {
     u_.resize(static_cast<size_t>(M_) * (S_ + 1));
@@ -90,7 +95,8 @@ class PairSolver {
 
   // lambda2 D(z_r = a, z_{r-1} = b, z_{r-2} = c); 0 when one of them is the dummy.
   int64_t d(int r, int a, int b, int c) const {
-    if (a == S_ || b == S_ || c == S_) return 0;
+    if (a == S_ || b == S_ || c == S_)
+      return 0;
     const double smid = terms::angle_at(ray(b, a), ray(b, c));
     const double slast = terms::angle_at(ray(a, b), ray(a, c));
     return terms::distortion_q(rows_.gap1[r], rows_.gap2[r], rows_.mid[r], rows_.last[r],
@@ -105,12 +111,13 @@ class PairSolver {
     for (int cell = 0; cell < L_.cells; ++cell) {
       const int b = L_.cell_b[cell], c = c_of(cell);
       int first, end;
-      candidates(L_, scene_.frame.data(), p_, b, c, &first, &end);  // Sect. 3.2, 3.4
+      candidates(L_, scene_.frame.data(), p_, b, c, &first, &end); // Sect. 3.2, 3.4
       int64_t best = kInf;
       int arg = 0;
       for (int a = first; a < end; ++a) {
         const int64_t nx = next ? next[L_.cell(a, b)] : 0;
-        if (nx == kInf) continue;
+        if (nx == kInf)
+          continue;
         const int64_t v = u(r, a) + d(r, a, b, c) + nx;
         if (v < best) {
           best = v;
@@ -144,7 +151,7 @@ class PairSolver {
 };
 
 class CpuMatcher final : public Matcher {
- public:
+public:
   explicit CpuMatcher(int threads) : threads_(threads) {}
   Backend backend() const override { return Backend::kCpu; }
 
@@ -152,12 +159,13 @@ class CpuMatcher final : public Matcher {
     return prepare(params, models, &P_);
   }
 
-  Status match(const Graph* scenes, int count, std::vector<MatchResult>* results,
-               MatchStats* stats, StreamHandle) override {
+  Status match(const Graph* scenes, int count, std::vector<MatchResult>* results, MatchStats* stats,
+               StreamHandle) override {
     std::vector<SceneLayout> layouts;
     CVIS_RETURN_IF_ERROR(prepare_scenes(P_, scenes, count, &layouts, stats));
     std::vector<std::vector<double>> dirs(count);
-    for (int s = 0; s < count; ++s) scene_directions(scenes[s], layouts[s], &dirs[s]);
+    for (int s = 0; s < count; ++s)
+      scene_directions(scenes[s], layouts[s], &dirs[s]);
     const int nm = static_cast<int>(P_.models.size());
     const int pairs = count * nm;
     results->assign(pairs, MatchResult());
@@ -173,24 +181,27 @@ class CpuMatcher final : public Matcher {
     int nt = threads_ > 0 ? threads_ : static_cast<int>(std::thread::hardware_concurrency());
     nt = std::max(1, std::min(nt, pairs));
     std::vector<std::thread> pool;
-    for (int t = 1; t < nt; ++t) pool.emplace_back(work);
+    for (int t = 1; t < nt; ++t)
+      pool.emplace_back(work);
     work();
-    for (std::thread& t : pool) t.join();
-    for (const Status& st : status) CVIS_RETURN_IF_ERROR(st);
+    for (std::thread& t : pool)
+      t.join();
+    for (const Status& st : status)
+      CVIS_RETURN_IF_ERROR(st);
     return Status::Ok();
   }
 
   void reset() override { P_ = Prepared(); }
 
- private:
+private:
   int threads_;
   Prepared P_;
 };
 
-}  // namespace
+} // namespace
 
 std::unique_ptr<Matcher> make_cpu_matcher(int threads) {
   return std::make_unique<CpuMatcher>(threads);
 }
 
-}  // namespace cvis::actionmatch::detail
+} // namespace cvis::actionmatch::detail

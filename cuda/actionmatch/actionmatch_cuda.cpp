@@ -1,6 +1,6 @@
-// The CUDA backend: models uploaded once by configure(); per match() call the scene blocks and their
-// layouts go up in one copy, three launches (directions, unary terms, trellis of every pair) and one
-// copy of the results come back, then the stream is synchronised.
+// The CUDA backend: models uploaded once by configure(); per match() call the scene blocks and
+// their layouts go up in one copy, three launches (directions, unary terms, trellis of every pair)
+// and one copy of the results come back, then the stream is synchronised.
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
@@ -16,34 +16,40 @@ namespace cvis::actionmatch::detail {
 
 namespace {
 
-// Host arrays packed into one staging buffer (16-byte aligned pieces), copied up in one call.
+// Host arrays packed (16-byte aligned pieces) into one pinned staging buffer, copied up in one
+// call: plan() every array first, then fill() them in the same order.
 class Packer {
- public:
-  template <typename T>
-  size_t add(const T* data, size_t n) {
-    const size_t off = (bytes_.size() + 15) / 16 * 16;
-    bytes_.resize(off + n * sizeof(T));
-    if (n) std::memcpy(bytes_.data() + off, data, n * sizeof(T));
+public:
+  template <typename T> size_t plan(const std::vector<T>& v) {
+    const size_t off = (size_ + 15) / 16 * 16;
+    size_ = off + v.size() * sizeof(T);
+    sources_.push_back({v.data(), v.size() * sizeof(T), off});
     return off;
   }
-  template <typename T>
-  size_t add(const std::vector<T>& v) {
-    return add(v.data(), v.size());
+  size_t size() const { return size_; }
+  // Copies every planned array into `dst` (size() bytes).
+  void fill(uint8_t* dst) const {
+    for (const Source& s : sources_) {
+      if (s.bytes)
+        std::memcpy(dst + s.offset, s.data, s.bytes);
+    }
   }
-  const std::vector<uint8_t>& bytes() const { return bytes_; }
-  void clear() { bytes_.clear(); }
 
- private:
-  std::vector<uint8_t> bytes_;
+private:
+  struct Source {
+    const void* data;
+    size_t bytes, offset;
+  };
+  std::vector<Source> sources_;
+  size_t size_ = 0;
 };
 
-template <typename T>
-const T* at(const uint8_t* base, size_t off) {
+template <typename T> const T* at(const uint8_t* base, size_t off) {
   return reinterpret_cast<const T*>(base + off);
 }
 
 class CudaMatcher final : public Matcher {
- public:
+public:
   Backend backend() const override { return Backend::kCuda; }
 
   Status configure(const Params& params, const std::vector<Model>& models) override {
@@ -63,11 +69,12 @@ class CudaMatcher final : public Matcher {
       node0.push_back(node0.back() + g.size());
     }
     Packer pk;
-    const size_t o_node0 = pk.add(node0), o_nm = pk.add(node_model), o_rows = pk.add(rows),
-                 o_desc = pk.add(desc);
-    CVIS_RETURN_IF_ERROR(models_.reserve(pk.bytes().size()));
-    CVIS_CUDA_CHECK(
-        cudaMemcpy(models_.get(), pk.bytes().data(), pk.bytes().size(), cudaMemcpyHostToDevice));
+    const size_t o_node0 = pk.plan(node0), o_nm = pk.plan(node_model), o_rows = pk.plan(rows),
+                 o_desc = pk.plan(desc);
+    std::vector<uint8_t> bytes(pk.size());
+    pk.fill(bytes.data());
+    CVIS_RETURN_IF_ERROR(models_.reserve(bytes.size()));
+    CVIS_CUDA_CHECK(cudaMemcpy(models_.get(), bytes.data(), bytes.size(), cudaMemcpyHostToDevice));
     kernels::Problem& k = base_;
     k = kernels::Problem();
     k.lambda1 = params.lambda1;
@@ -93,13 +100,14 @@ class CudaMatcher final : public Matcher {
     return Status::Ok();
   }
 
-  Status match(const Graph* scenes, int count, std::vector<MatchResult>* results,
-               MatchStats* stats, StreamHandle stream) override {
+  Status match(const Graph* scenes, int count, std::vector<MatchResult>* results, MatchStats* stats,
+               StreamHandle stream) override {
     std::vector<SceneLayout> layouts;
     CVIS_RETURN_IF_ERROR(prepare_scenes(P_, scenes, count, &layouts, stats));
     const int nm = static_cast<int>(P_.models.size());
     results->assign(static_cast<size_t>(count) * nm, MatchResult());
-    if (count == 0) return Status::Ok();
+    if (count == 0)
+      return Status::Ok();
     cudaStream_t st = static_cast<cudaStream_t>(stream);
     kernels::Problem k = base_;
 
@@ -140,7 +148,8 @@ class CudaMatcher final : public Matcher {
       cell_b.insert(cell_b.end(), L.cell_b.begin(), L.cell_b.end());
       win_lo.insert(win_lo.end(), L.win_lo.begin(), L.win_lo.end());
       win_cnt.insert(win_cnt.end(), L.win_cnt.begin(), L.win_cnt.end());
-      for (int x = 0; x < L.S; ++x) dir_rel.push_back(static_cast<int32_t>(L.dir_off[x]));
+      for (int x = 0; x < L.S; ++x)
+        dir_rel.push_back(static_cast<int32_t>(L.dir_off[x]));
       dirs += L.dir_off[L.S];
       max_segments = std::max(max_segments, L.segments);
       max_nodes = std::max(max_nodes, L.S);
@@ -186,24 +195,25 @@ class CudaMatcher final : public Matcher {
       smem_allowed_ = smem;
     }
 
-    Packer& pk = packer_;
-    pk.clear();
-    const size_t o_blocks = pk.add(blocks), o_frame = pk.add(frame), o_x = pk.add(xs),
-                 o_y = pk.add(ys), o_desc = pk.add(desc), o_nb = pk.add(node_block),
-                 o_sb = pk.add(slot_block), o_mn = pk.add(minnode), o_so = pk.add(seg_off),
-                 o_sc = pk.add(seg_clo), o_sn = pk.add(seg_cnt), o_cb = pk.add(cell_b),
-                 o_wl = pk.add(win_lo), o_wc = pk.add(win_cnt), o_dr = pk.add(dir_rel),
-                 o_pairs = pk.add(pairs);
-    const size_t up = pk.bytes().size();
+    Packer pk;
+    const size_t o_blocks = pk.plan(blocks), o_frame = pk.plan(frame), o_x = pk.plan(xs),
+                 o_y = pk.plan(ys), o_desc = pk.plan(desc), o_nb = pk.plan(node_block),
+                 o_sb = pk.plan(slot_block), o_mn = pk.plan(minnode), o_so = pk.plan(seg_off),
+                 o_sc = pk.plan(seg_clo), o_sn = pk.plan(seg_cnt), o_cb = pk.plan(cell_b),
+                 o_wl = pk.plan(win_lo), o_wc = pk.plan(win_cnt), o_dr = pk.plan(dir_rel),
+                 o_pairs = pk.plan(pairs);
+    const size_t up = pk.size();
     CVIS_RETURN_IF_ERROR(staging_.reserve(up));
     CVIS_RETURN_IF_ERROR(input_.reserve(up));
-    std::memcpy(staging_.get(), pk.bytes().data(), up);
+    pk.fill(staging_.get());
     CVIS_CUDA_CHECK(cudaMemcpyAsync(input_.get(), staging_.get(), up, cudaMemcpyHostToDevice, st));
     CVIS_RETURN_IF_ERROR(dir_.reserve(std::max<int64_t>(dirs, 1)));
     CVIS_RETURN_IF_ERROR(unary_.reserve(unary));
     CVIS_RETURN_IF_ERROR(beta_.reserve(std::max<int64_t>(beta, 1)));
-    if (!sh_alpha) CVIS_RETURN_IF_ERROR(alpha_.reserve(alpha));
-    const size_t down = pairs.size() * sizeof(kernels::PairResult) + 4 * static_cast<size_t>(assign);
+    if (!sh_alpha)
+      CVIS_RETURN_IF_ERROR(alpha_.reserve(alpha));
+    const size_t down =
+        pairs.size() * sizeof(kernels::PairResult) + 4 * static_cast<size_t>(assign);
     CVIS_RETURN_IF_ERROR(out_.reserve(down));
     CVIS_RETURN_IF_ERROR(h_out_.reserve(down));
 
@@ -233,7 +243,8 @@ class CudaMatcher final : public Matcher {
     k.beta = beta_.get();
     k.alpha = sh_alpha ? nullptr : alpha_.get();
     k.results = reinterpret_cast<kernels::PairResult*>(out_.get());
-    k.assignment = reinterpret_cast<int32_t*>(out_.get() + pairs.size() * sizeof(kernels::PairResult));
+    k.assignment =
+        reinterpret_cast<int32_t*>(out_.get() + pairs.size() * sizeof(kernels::PairResult));
     k.shared_tables = sh_tables;
     k.shared_alpha = sh_alpha;
     k.max_segments = max_segments;
@@ -246,10 +257,12 @@ class CudaMatcher final : public Matcher {
     CVIS_CUDA_CHECK(cudaStreamSynchronize(st));
 
     const auto* res = reinterpret_cast<const kernels::PairResult*>(h_out_.get());
-    const auto* z = reinterpret_cast<const int32_t*>(h_out_.get() + pairs.size() * sizeof(kernels::PairResult));
+    const auto* z =
+        reinterpret_cast<const int32_t*>(h_out_.get() + pairs.size() * sizeof(kernels::PairResult));
     for (size_t i = 0; i < pairs.size(); ++i) {
       MatchResult& r = (*results)[i];
-      if (!res[i].feasible) continue;
+      if (!res[i].feasible)
+        continue;
       r.feasible = true;
       r.energy_q = res[i].energy;
       r.appearance_q = res[i].appearance;
@@ -278,12 +291,11 @@ class CudaMatcher final : public Matcher {
     h_out_.release();
   }
 
- private:
+private:
   Prepared P_;
-  kernels::Problem base_;  // the model part, set by configure()
+  kernels::Problem base_; // the model part, set by configure()
   int shared_limit_ = 48 * 1024;
   size_t smem_allowed_ = 48 * 1024;
-  Packer packer_;
   cuda::DeviceArray<uint8_t> models_, input_, out_;
   cuda::PinnedArray<uint8_t> staging_, h_out_;
   cuda::DeviceArray<double> dir_;
@@ -291,8 +303,10 @@ class CudaMatcher final : public Matcher {
   cuda::DeviceArray<uint16_t> beta_;
 };
 
-}  // namespace
+} // namespace
 
-std::unique_ptr<Matcher> make_cuda_matcher() { return std::make_unique<CudaMatcher>(); }
+std::unique_ptr<Matcher> make_cuda_matcher() {
+  return std::make_unique<CudaMatcher>();
+}
 
-}  // namespace cvis::actionmatch::detail
+} // namespace cvis::actionmatch::detail

@@ -22,13 +22,15 @@ uint32_t crc32_update(uint32_t crc, const uint8_t* p, size_t n) {
   static const bool init = [] {
     for (uint32_t i = 0; i < 256; ++i) {
       uint32_t c = i;
-      for (int k = 0; k < 8; ++k) c = (c & 1u) ? 0xEDB88320u ^ (c >> 1) : c >> 1;
+      for (int k = 0; k < 8; ++k)
+        c = (c & 1u) ? 0xEDB88320u ^ (c >> 1) : c >> 1;
       table[i] = c;
     }
     return true;
   }();
   (void)init;
-  for (size_t i = 0; i < n; ++i) crc = table[(crc ^ p[i]) & 0xFFu] ^ (crc >> 8);
+  for (size_t i = 0; i < n; ++i)
+    crc = table[(crc ^ p[i]) & 0xFFu] ^ (crc >> 8);
   return crc;
 }
 
@@ -43,13 +45,15 @@ uint32_t file_crc(const uint8_t* data, size_t size) {
 }
 
 class Writer {
- public:
+public:
   explicit Writer(std::vector<uint8_t>* out) : out_(out) {}
   void u32(uint32_t v) {
-    for (int i = 0; i < 4; ++i) out_->push_back(static_cast<uint8_t>(v >> (8 * i)));
+    for (int i = 0; i < 4; ++i)
+      out_->push_back(static_cast<uint8_t>(v >> (8 * i)));
   }
   void u64(uint64_t v) {
-    for (int i = 0; i < 8; ++i) out_->push_back(static_cast<uint8_t>(v >> (8 * i)));
+    for (int i = 0; i < 8; ++i)
+      out_->push_back(static_cast<uint8_t>(v >> (8 * i)));
   }
   void f32(float v) {
     uint32_t b;
@@ -63,30 +67,33 @@ class Writer {
   }
   void bytes(const std::string& s) { out_->insert(out_->end(), s.begin(), s.end()); }
 
- private:
+private:
   std::vector<uint8_t>* out_;
 };
 
 class Reader {
- public:
+public:
   Reader(const uint8_t* p, size_t n) : p_(p), n_(n) {}
   size_t pos() const { return pos_; }
   size_t left() const { return n_ - pos_; }
   // A truncation error for `what` when fewer than `k` bytes are left.
   Status need(size_t k, const std::string& what) const {
-    if (k <= left()) return Status::Ok();
+    if (k <= left())
+      return Status::Ok();
     return io_error("truncated: " + what + " needs " + std::to_string(k) + " bytes at offset " +
                     std::to_string(pos_) + ", " + std::to_string(left()) + " left");
   }
   uint32_t u32() {
     uint32_t v = 0;
-    for (int i = 0; i < 4; ++i) v |= static_cast<uint32_t>(p_[pos_ + i]) << (8 * i);
+    for (int i = 0; i < 4; ++i)
+      v |= static_cast<uint32_t>(p_[pos_ + i]) << (8 * i);
     pos_ += 4;
     return v;
   }
   uint64_t u64() {
     uint64_t v = 0;
-    for (int i = 0; i < 8; ++i) v |= static_cast<uint64_t>(p_[pos_ + i]) << (8 * i);
+    for (int i = 0; i < 8; ++i)
+      v |= static_cast<uint64_t>(p_[pos_ + i]) << (8 * i);
     pos_ += 8;
     return v;
   }
@@ -108,7 +115,7 @@ class Reader {
     return s;
   }
 
- private:
+private:
   const uint8_t* p_;
   size_t n_, pos_ = 0;
 };
@@ -148,12 +155,14 @@ Status parse_model(Reader* rd, int index, int dim, Model* m) {
   }
   CVIS_RETURN_IF_ERROR(rd->need(size_t{4} * nodes * dim, named + " descriptors"));
   g.desc.resize(static_cast<size_t>(nodes) * dim);
-  for (float& v : g.desc) v = rd->f32();
+  for (float& v : g.desc)
+    v = rd->f32();
   return Status::Ok();
 }
 
 Status parse(const uint8_t* data, size_t size, Dictionary* out) {
-  if (size == 0) return io_error("empty file");
+  if (size == 0)
+    return io_error("empty file");
   if (std::memcmp(data, kMagic, size < 8 ? size : 8) != 0) {
     return io_error("not a cvis-action dictionary (bad magic; expected \"CVISACTD\")");
   }
@@ -217,7 +226,8 @@ Status parse(const uint8_t* data, size_t size, Dictionary* out) {
   d.params.lambda3 = rd.f64();
   d.params.dummy_cost = rd.f64();
   Status v = validate(d.params);
-  if (!v.ok()) return io_error("header: " + v.message());
+  if (!v.ok())
+    return io_error("header: " + v.message());
   // Every model takes at least this much: check before allocating for a corrupt count.
   const uint64_t least = 4 + 1 + 4 + 4 + uint64_t{kMinModelNodes} * (12 + 4 * uint64_t{dim});
   if (least * models > rd.left()) {
@@ -236,17 +246,19 @@ Status parse(const uint8_t* data, size_t size, Dictionary* out) {
   const uint32_t computed = file_crc(data, size);
   if (computed != crc) {
     char buf[96];
-    std::snprintf(buf, sizeof buf, "checksum mismatch (stored 0x%08x, computed 0x%08x): corrupt file",
-                  crc, computed);
+    std::snprintf(buf, sizeof buf,
+                  "checksum mismatch (stored 0x%08x, computed 0x%08x): corrupt file", crc,
+                  computed);
     return io_error(buf);
   }
   v = validate(d);
-  if (!v.ok()) return io_error(v.message());
+  if (!v.ok())
+    return io_error(v.message());
   *out = std::move(d);
   return Status::Ok();
 }
 
-}  // namespace
+} // namespace
 
 Status serialize_dictionary(const Dictionary& d, std::vector<uint8_t>* out) {
   CVIS_RETURN_IF_ERROR(validate(d));
@@ -255,8 +267,8 @@ Status serialize_dictionary(const Dictionary& d, std::vector<uint8_t>* out) {
   buf.insert(buf.end(), kMagic, kMagic + 8);
   w.u32(kDictionaryVersion);
   w.u32(kHeaderBytes);
-  w.u64(0);  // file size, set below
-  w.u32(0);  // checksum, set below
+  w.u64(0); // file size, set below
+  w.u32(0); // checksum, set below
   w.u32(static_cast<uint32_t>(d.dim));
   w.u32(static_cast<uint32_t>(d.models.size()));
   w.u32(d.params.dummies ? kFlagDummies : 0u);
@@ -278,12 +290,15 @@ Status serialize_dictionary(const Dictionary& d, std::vector<uint8_t>* out) {
       w.f32(g.x[i]);
       w.f32(g.y[i]);
     }
-    for (float v : g.desc) w.f32(v);
+    for (float v : g.desc)
+      w.f32(v);
   }
   const uint64_t size = buf.size();
-  for (int i = 0; i < 8; ++i) buf[16 + i] = static_cast<uint8_t>(size >> (8 * i));
+  for (int i = 0; i < 8; ++i)
+    buf[16 + i] = static_cast<uint8_t>(size >> (8 * i));
   const uint32_t crc = file_crc(buf.data(), buf.size());
-  for (int i = 0; i < 4; ++i) buf[kCrcOffset + i] = static_cast<uint8_t>(crc >> (8 * i));
+  for (int i = 0; i < 4; ++i)
+    buf[kCrcOffset + i] = static_cast<uint8_t>(crc >> (8 * i));
   *out = std::move(buf);
   return Status::Ok();
 }
@@ -291,7 +306,8 @@ Status serialize_dictionary(const Dictionary& d, std::vector<uint8_t>* out) {
 Status parse_dictionary(const uint8_t* data, size_t size, Dictionary* out) {
   *out = Dictionary();
   out->models.clear();
-  if (!data && size > 0) return io_error("no data");
+  if (!data && size > 0)
+    return io_error("no data");
   static const uint8_t kEmpty[1] = {0};
   return parse(data ? data : kEmpty, size, out);
 }
@@ -299,12 +315,15 @@ Status parse_dictionary(const uint8_t* data, size_t size, Dictionary* out) {
 Status save_dictionary(const std::string& path, const Dictionary& d) {
   std::vector<uint8_t> buf;
   Status s = serialize_dictionary(d, &buf);
-  if (!s.ok()) return Status(s.code(), path + ": " + s.message());
+  if (!s.ok())
+    return Status(s.code(), path + ": " + s.message());
   FILE* f = std::fopen(path.c_str(), "wb");
-  if (!f) return io_error(path + ": cannot create: " + std::strerror(errno));
+  if (!f)
+    return io_error(path + ": cannot create: " + std::strerror(errno));
   const bool ok = std::fwrite(buf.data(), 1, buf.size(), f) == buf.size();
   const bool closed = std::fclose(f) == 0;
-  if (!ok || !closed) return io_error(path + ": write failed: " + std::strerror(errno));
+  if (!ok || !closed)
+    return io_error(path + ": write failed: " + std::strerror(errno));
   return Status::Ok();
 }
 
@@ -312,18 +331,22 @@ Status load_dictionary(const std::string& path, Dictionary* out) {
   *out = Dictionary();
   out->models.clear();
   FILE* f = std::fopen(path.c_str(), "rb");
-  if (!f) return io_error(path + ": cannot open: " + std::strerror(errno));
+  if (!f)
+    return io_error(path + ": cannot open: " + std::strerror(errno));
   std::vector<uint8_t> buf;
   uint8_t chunk[65536];
   size_t n;
-  while ((n = std::fread(chunk, 1, sizeof chunk, f)) > 0) buf.insert(buf.end(), chunk, chunk + n);
+  while ((n = std::fread(chunk, 1, sizeof chunk, f)) > 0)
+    buf.insert(buf.end(), chunk, chunk + n);
   const bool err = std::ferror(f);
   const int read_errno = errno;
   std::fclose(f);
-  if (err) return io_error(path + ": read failed: " + std::strerror(read_errno));
+  if (err)
+    return io_error(path + ": read failed: " + std::strerror(read_errno));
   Status s = parse_dictionary(buf.data(), buf.size(), out);
-  if (!s.ok()) return io_error(path + ": " + s.message());
+  if (!s.ok())
+    return io_error(path + ": " + s.message());
   return Status::Ok();
 }
 
-}  // namespace cvis::actionmatch
+} // namespace cvis::actionmatch

@@ -26,11 +26,11 @@ Status prepare(const Params& p, const std::vector<Model>& models, Prepared* out)
 
 // The scene blocks of a match() call, validated, with their layouts and the call's statistics.
 // Errors: kInvalidArgument (no models, bad scene, dimension mismatch, a trellis over the limit).
-inline constexpr int64_t kMaxTrellisCells = int64_t{1} << 28;  // per (block, model) pair
+inline constexpr int64_t kMaxTrellisCells = int64_t{1} << 28; // per (block, model) pair
 Status prepare_scenes(const Prepared& P, const Graph* scenes, int count,
                       std::vector<SceneLayout>* layouts, MatchStats* stats);
 
 // "block 3: " when there are several blocks.
 std::string block_prefix(int block, int count);
 
-}  // namespace cvis::actionmatch::detail
+} // namespace cvis::actionmatch::detail

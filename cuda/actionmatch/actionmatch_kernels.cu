@@ -15,19 +15,22 @@ using terms::kInf;
 
 __global__ void directions_kernel(Problem p) {
   const int x = blockIdx.x * blockDim.x + threadIdx.x;
-  if (x >= p.scene_nodes) return;
+  if (x >= p.scene_nodes)
+    return;
   const BlockInfo B = p.blocks[p.node_block[x]];
   double* out = p.dir + B.dir0 + p.dir_rel[x];
   const int first = B.node0 + p.win_lo[x], n = p.win_cnt[x];
   const float x0 = p.x[x], y0 = p.y[x];
-  for (int k = 0; k < n; ++k) out[k] = terms::ray(x0, y0, p.x[first + k], p.y[first + k]);
+  for (int k = 0; k < n; ++k)
+    out[k] = terms::ray(x0, y0, p.x[first + k], p.y[first + k]);
 }
 
 // Thread (slot, model node): column `slot` is a scene node or a block's dummy column. Model nodes
 // beyond the grid's y extent (65535 blocks) are covered by striding.
 __global__ void unary_kernel(Problem p) {
   const int slot = blockIdx.x * blockDim.x + threadIdx.x;
-  if (slot >= p.slots) return;
+  if (slot >= p.slots)
+    return;
   const int s = p.slot_block[slot];
   const BlockInfo B = p.blocks[s];
   const int a = slot - B.slot0;
@@ -40,9 +43,9 @@ __global__ void unary_kernel(Problem p) {
       *out = p.dummy_q;
       continue;
     }
-    *out = terms::unary_q(p.model_desc + static_cast<int64_t>(g) * p.dim,
-                          p.scene_desc + static_cast<int64_t>(B.node0 + a) * p.dim, p.dim,
-                          p.lambda1);
+    *out =
+        terms::unary_q(p.model_desc + static_cast<int64_t>(g) * p.dim,
+                       p.scene_desc + static_cast<int64_t>(B.node0 + a) * p.dim, p.dim, p.lambda1);
   }
 }
 
@@ -77,6 +80,24 @@ __device__ __forceinline__ int64_t d_term(const ModelRow& row, const Tables& t, 
                              lambda2, lambda3);
 }
 
+// Minimum of (v, key) over a warp, smaller key first among equal v; every lane gets it.
+__device__ void warp_argmin(int64_t* v, int32_t* key) {
+  const int lane = threadIdx.x & 31;
+  for (int m = 16; m > 0; m >>= 1) {
+    const int src = lane ^ m;
+    const int lo =
+        __shfl_sync(0xFFFFFFFFu, static_cast<int>(static_cast<uint64_t>(*v) & 0xFFFFFFFFu), src);
+    const int hi = __shfl_sync(0xFFFFFFFFu, static_cast<int>(static_cast<uint64_t>(*v) >> 32), src);
+    const int32_t ok = __shfl_sync(0xFFFFFFFFu, *key, src);
+    const int64_t ov = static_cast<int64_t>(
+        (static_cast<uint64_t>(static_cast<uint32_t>(hi)) << 32) | static_cast<uint32_t>(lo));
+    if (ov < *v || (ov == *v && ok < *key)) {
+      *v = ov;
+      *key = ok;
+    }
+  }
+}
+
 // Block-wide minimum of (v, key), smaller key first among equal v; every thread gets it.
 __device__ void block_argmin(int64_t* v, int32_t* key, int64_t* red_v, int32_t* red_k) {
   const int t = threadIdx.x;
@@ -96,7 +117,7 @@ __device__ void block_argmin(int64_t* v, int32_t* key, int64_t* red_v, int32_t* 
   }
   *v = red_v[0];
   *key = red_k[0];
-  __syncthreads();  // red_* may be reused right after
+  __syncthreads(); // red_* may be reused right after
 }
 
 __global__ void __launch_bounds__(kTrellisThreads) trellis_kernel(Problem p) {
@@ -163,13 +184,15 @@ __global__ void __launch_bounds__(kTrellisThreads) trellis_kernel(Problem p) {
   for (int r = M - 1; r >= 2; --r) {
     const ModelRow row = p.rows[g0 + r];
     const int64_t* Ur = U + static_cast<int64_t>(r) * (S + 1);
-    const int64_t* nxt = r == M - 1 ? nullptr : alpha_rows + ((r + 1) & 1) * static_cast<int64_t>(C);
+    const int64_t* nxt =
+        r == M - 1 ? nullptr : alpha_rows + ((r + 1) & 1) * static_cast<int64_t>(C);
     int64_t* cur = alpha_rows + (r & 1) * static_cast<int64_t>(C);
     uint16_t* beta = p.beta + pi.beta0 + static_cast<int64_t>(r - 2) * C;
     for (int cell = tid; cell < C; cell += nt) {
       const int b = cell_b[cell], k = cell - t.seg_off[b];
       const int c = k < t.seg_cnt[b] ? t.seg_clo[b] + k : S;
-      if (b == S && c == S) continue;  // the dummy-dummy state: block-wide below
+      if (b == S && c == S)
+        continue; // the dummy-dummy state: block-wide below
       const int fb = b < S ? t.frame[b] : 0, fc = c < S ? t.frame[c] : 0;
       int lo, hi, first, end;
       terms::candidate_frames(b < S, fb, c < S, fc, p.T, p.causality, &lo, &hi);
@@ -177,15 +200,33 @@ __global__ void __launch_bounds__(kTrellisThreads) trellis_kernel(Problem p) {
       const bool geometry = b < S && c < S;
       const double* from_b = geometry ? t.rays(b) : nullptr;
       const double b_to_c = geometry ? from_b[c] : 0.0;
+      // U(a) + D(a, b, c) + alpha_{r+1}(a, b), kInf when alpha_{r+1}(a, b) is.
+      const auto value = [&](int a) -> int64_t {
+        const int64_t nx = nxt ? nxt[t.cell(a, b)] : 0;
+        if (nx == kInf)
+          return kInf;
+        const int64_t dq =
+            geometry ? d_term(row, t, a, b, c, fb, fc, b_to_c, from_b, p.lambda2, p.lambda3) : 0;
+        return Ur[a] + dq + nx;
+      };
       int64_t best = kInf;
       int arg = 0;
-      for (int a = first; a < end; ++a) {
-        const int64_t nx = nxt ? nxt[t.cell(a, b)] : 0;
-        if (nx == kInf) continue;
-        const int64_t dq = geometry ? d_term(row, t, a, b, c, fb, fc, b_to_c, from_b, p.lambda2,
-                                             p.lambda3)
-                                    : 0;
-        const int64_t v = Ur[a] + dq + nx;
+      int a = first;
+      // Two independent candidates per iteration (their loads and FP64 chains overlap), compared
+      // in order so that the first minimum is kept.
+      for (; a + 1 < end; a += 2) {
+        const int64_t v0 = value(a), v1 = value(a + 1);
+        if (v0 < best) {
+          best = v0;
+          arg = a;
+        }
+        if (v1 < best) {
+          best = v1;
+          arg = a + 1;
+        }
+      }
+      if (a < end) {
+        const int64_t v = value(a);
         if (v < best) {
           best = v;
           arg = a;
@@ -201,21 +242,23 @@ __global__ void __launch_bounds__(kTrellisThreads) trellis_kernel(Problem p) {
       cur[cell] = best;
       beta[cell] = static_cast<uint16_t>(arg);
     }
-    if (dummies) {
-      // State (dummy, dummy): every scene node and the dummy are candidates, D = 0.
+    if (dummies && tid >= nt - 32) {
+      // State (dummy, dummy): every scene node and the dummy are candidates, D = 0; the last warp
+      // (usually the one with the fewest cells) reduces them without a block barrier.
       int64_t best = kInf;
       int32_t arg = S;
-      for (int a = tid; a <= S; a += nt) {
+      for (int a = tid - (nt - 32); a <= S; a += 32) {
         const int64_t nx = nxt ? nxt[t.cell(a, S)] : 0;
-        if (nx == kInf) continue;
+        if (nx == kInf)
+          continue;
         const int64_t v = Ur[a] + nx;
-        if (v < best) {  // a increases within a thread: the first minimum is kept
+        if (v < best) { // a increases within a lane: the first minimum is kept
           best = v;
           arg = a;
         }
       }
-      block_argmin(&best, &arg, red_v, red_k);
-      if (tid == 0) {
+      warp_argmin(&best, &arg);
+      if (tid == nt - 32) {
         cur[C - 1] = best;
         beta[C - 1] = static_cast<uint16_t>(arg);
       }
@@ -228,7 +271,8 @@ __global__ void __launch_bounds__(kTrellisThreads) trellis_kernel(Problem p) {
   int64_t best = kInf;
   int32_t key = INT32_MAX;
   for (int cell = tid; cell < C; cell += nt) {
-    if (a2[cell] == kInf) continue;
+    if (a2[cell] == kInf)
+      continue;
     const int b = cell_b[cell], k = cell - t.seg_off[b];
     const int c = k < t.seg_cnt[b] ? t.seg_clo[b] + k : S;
     const int64_t v = U[c] + U[(S + 1) + b] + a2[cell];
@@ -239,7 +283,8 @@ __global__ void __launch_bounds__(kTrellisThreads) trellis_kernel(Problem p) {
     }
   }
   block_argmin(&best, &key, red_v, red_k);
-  if (tid != 0) return;
+  if (tid != 0)
+    return;
 
   // Eq. (12): backtracking, then the two parts of the energy along the optimum.
   PairResult res{};
@@ -271,20 +316,23 @@ __global__ void __launch_bounds__(kTrellisThreads) trellis_kernel(Problem p) {
     }
   }
   for (int r = 0; r < M; ++r) {
-    if (z[r] == S) z[r] = -1;
+    if (z[r] == S)
+      z[r] = -1;
   }
   res.energy = best;
   res.feasible = 1;
   p.results[blockIdx.x] = res;
 }
 
-}  // namespace
+} // namespace
 
 size_t trellis_shared_bytes(bool tables, bool alpha, int max_segments, int max_nodes,
                             int max_cells) {
   size_t bytes = static_cast<size_t>(kTrellisThreads) * (8 + 4);
-  if (tables) bytes += 4 * (3 * static_cast<size_t>(max_segments) + 3 * static_cast<size_t>(max_nodes));
-  if (alpha) bytes = (bytes + 7) / 8 * 8 + 2 * 8 * static_cast<size_t>(max_cells);
+  if (tables)
+    bytes += 4 * (3 * static_cast<size_t>(max_segments) + 3 * static_cast<size_t>(max_nodes));
+  if (alpha)
+    bytes = (bytes + 7) / 8 * 8 + 2 * 8 * static_cast<size_t>(max_cells);
   return bytes;
 }
 
@@ -295,7 +343,8 @@ Status allow_trellis_shared(size_t bytes) {
 }
 
 Status launch_directions(const Problem& p, cudaStream_t stream) {
-  if (p.scene_nodes == 0) return Status::Ok();
+  if (p.scene_nodes == 0)
+    return Status::Ok();
   const int threads = 128;
   directions_kernel<<<(p.scene_nodes + threads - 1) / threads, threads, 0, stream>>>(p);
   CVIS_CUDA_CHECK_LAUNCH(stream, "directions_kernel");
@@ -316,4 +365,4 @@ Status launch_trellis(const Problem& p, size_t shared_bytes, cudaStream_t stream
   return Status::Ok();
 }
 
-}  // namespace cvis::actionmatch::kernels
+} // namespace cvis::actionmatch::kernels

@@ -15,7 +15,7 @@ namespace cvis::actionmatch::kernels {
 
 // Hyperedge (r, r-1, r-2) of a model, stored at its last node r (r >= 2).
 struct ModelRow {
-  double mid = 0, last = 0;  // model angles of eq. 6
+  double mid = 0, last = 0; // model angles of eq. 6
   int32_t gap1 = 0, gap2 = 0;
 };
 
@@ -31,10 +31,10 @@ struct BlockInfo {
 
 struct PairInfo {
   int32_t model = 0, block = 0;
-  int32_t assign0 = 0, pad = 0;   // assignment[assign0 .. + M - 1]
-  int64_t unary0 = 0;             // unary[unary0 ..]: M rows of S + 1 values
-  int64_t beta0 = 0;              // beta[beta0 ..]: M - 2 rows of `cells` values
-  int64_t alpha0 = 0;             // alpha[alpha0 ..]: 2 rows of `cells` (global-memory mode)
+  int32_t assign0 = 0, pad = 0; // assignment[assign0 .. + M - 1]
+  int64_t unary0 = 0;           // unary[unary0 ..]: M rows of S + 1 values
+  int64_t beta0 = 0;            // beta[beta0 ..]: M - 2 rows of `cells` values
+  int64_t alpha0 = 0;           // alpha[alpha0 ..]: 2 rows of `cells` (global-memory mode)
 };
 
 struct PairResult {
@@ -49,39 +49,39 @@ struct Problem {
   int32_t T = 0, causality = 0, dummies = 0, dim = 0;
   // Models: node0[m] .. node0[m + 1] - 1 are model m's nodes.
   int32_t nmodels = 0, model_nodes = 0;
-  const int32_t* model_node0 = nullptr;  // nmodels + 1
-  const int32_t* node_model = nullptr;   // per model node
-  const ModelRow* rows = nullptr;        // per model node
-  const double* model_desc = nullptr;    // per model node, dim values
+  const int32_t* model_node0 = nullptr; // nmodels + 1
+  const int32_t* node_model = nullptr;  // per model node
+  const ModelRow* rows = nullptr;       // per model node
+  const double* model_desc = nullptr;   // per model node, dim values
   // Scene blocks (node indices in the tables below are local to the block).
   int32_t nblocks = 0, scene_nodes = 0, slots = 0;
   const BlockInfo* blocks = nullptr;
-  const int32_t* frame = nullptr;        // per scene node
+  const int32_t* frame = nullptr; // per scene node
   const float* x = nullptr;
   const float* y = nullptr;
-  const double* scene_desc = nullptr;    // per scene node, dim values
-  const int32_t* node_block = nullptr;   // per scene node
-  const int32_t* slot_block = nullptr;   // per unary column
+  const double* scene_desc = nullptr;  // per scene node, dim values
+  const int32_t* node_block = nullptr; // per scene node
+  const int32_t* slot_block = nullptr; // per unary column
   const int32_t* minnode = nullptr;
-  const int32_t* seg_off = nullptr;      // per segment (b), local cell index
+  const int32_t* seg_off = nullptr; // per segment (b), local cell index
   const int32_t* seg_clo = nullptr;
   const int32_t* seg_cnt = nullptr;
-  const uint16_t* cell_b = nullptr;      // per cell
-  const int32_t* win_lo = nullptr;       // per scene node: first node of its direction window
+  const uint16_t* cell_b = nullptr; // per cell
+  const int32_t* win_lo = nullptr;  // per scene node: first node of its direction window
   const int32_t* win_cnt = nullptr;
-  const int32_t* dir_rel = nullptr;      // per scene node: its directions at dir[block dir0 + dir_rel]
+  const int32_t* dir_rel = nullptr; // per scene node: its directions at dir[block dir0 + dir_rel]
   double* dir = nullptr;
   // Pairs (block-major: pair = block * nmodels + model) and outputs.
   int32_t npairs = 0;
   const PairInfo* pairs = nullptr;
   int64_t* unary = nullptr;
   uint16_t* beta = nullptr;
-  int64_t* alpha = nullptr;              // global-memory alpha rows (when not in shared memory)
+  int64_t* alpha = nullptr; // global-memory alpha rows (when not in shared memory)
   PairResult* results = nullptr;
   int32_t* assignment = nullptr;
   // Trellis launch: what lives in shared memory.
   int32_t shared_tables = 0, shared_alpha = 0;
-  int32_t max_segments = 0, max_nodes = 0;  // sizes of the shared tables
+  int32_t max_segments = 0, max_nodes = 0; // sizes of the shared tables
 };
 
 // Threads of a trellis block (power of two).
@@ -102,4 +102,4 @@ Status launch_unary(const Problem& p, cudaStream_t stream);
 // final minimisation (eq. 13), the backtracking (eq. 12) and the energy parts.
 Status launch_trellis(const Problem& p, size_t shared_bytes, cudaStream_t stream);
 
-}  // namespace cvis::actionmatch::kernels
+} // namespace cvis::actionmatch::kernels

@@ -39,9 +39,11 @@ Status scene_layout(const Graph& scene, const Params& p, SceneLayout* out) {
   }
   // minnode (Sect. 3.4), extended to frames without nodes: the first node at or after frame f.
   L.minnode.assign(static_cast<size_t>(L.frames) + 1, S);
-  for (int n = S - 1; n >= 0; --n) L.minnode[scene.frame[n] - L.frame0] = n;
+  for (int n = S - 1; n >= 0; --n)
+    L.minnode[scene.frame[n] - L.frame0] = n;
   for (int f = L.frames - 1; f >= 0; --f) {
-    if (L.minnode[f] > L.minnode[f + 1]) L.minnode[f] = L.minnode[f + 1];
+    if (L.minnode[f] > L.minnode[f + 1])
+      L.minnode[f] = L.minnode[f + 1];
   }
   const int32_t* mn = L.minnode.data();
 
@@ -124,4 +126,4 @@ void scene_directions(const Graph& scene, const SceneLayout& L, std::vector<doub
   }
 }
 
-}  // namespace cvis::actionmatch::detail
+} // namespace cvis::actionmatch::detail

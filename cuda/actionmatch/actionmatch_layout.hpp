@@ -4,10 +4,10 @@
 // direction table).
 //
 // Trellis layout. A row alpha_i holds one cell per allowed state (b, c) = (z_{i-1}, z_{i-2}), where
-// b and c are scene nodes 0..S-1 or the dummy, coded S. The cells are grouped by b: segment b starts
-// at seg_off[b] and holds the c of the node range [seg_clo[b], seg_clo[b] + seg_cnt[b]) in order,
-// then (with dummies) c = dummy. Segment S (b = dummy, only with dummies) holds c = 0..S-1, dummy.
-// So the cell of (b, c) is seg_off[b] + (c == S ? seg_cnt[b] : c - seg_clo[b]).
+// b and c are scene nodes 0..S-1 or the dummy, coded S. The cells are grouped by b: segment b
+// starts at seg_off[b] and holds the c of the node range [seg_clo[b], seg_clo[b] + seg_cnt[b]) in
+// order, then (with dummies) c = dummy. Segment S (b = dummy, only with dummies) holds c = 0..S-1,
+// dummy. So the cell of (b, c) is seg_off[b] + (c == S ? seg_cnt[b] : c - seg_clo[b]).
 #pragma once
 
 #include <cstdint>
@@ -20,28 +20,26 @@ namespace cvis::actionmatch::detail {
 // Per model: node r >= 2 is the last node of hyperedge (r, r-1, r-2).
 struct ModelRows {
   int nodes = 0;
-  std::vector<int32_t> gap1, gap2;  // t(r) - t(r-1), t(r-1) - t(r-2) (0 for r < 2)
-  std::vector<double> mid, last;    // model angles of eq. 6 (0 for r < 2)
+  std::vector<int32_t> gap1, gap2; // t(r) - t(r-1), t(r-1) - t(r-2) (0 for r < 2)
+  std::vector<double> mid, last;   // model angles of eq. 6 (0 for r < 2)
 };
 ModelRows model_rows(const Graph& g);
 
 struct SceneLayout {
   int S = 0;
-  int frame0 = 0, frames = 0;    // frame range of the nodes (frames = 0 when S = 0)
-  std::vector<int32_t> minnode;  // frames + 1 entries (terms::nodes_of_frames)
-  int segments = 0;              // S + 1 with dummies, else S
-  std::vector<int32_t> seg_off, seg_clo, seg_cnt;  // `segments` entries
-  int32_t cells = 0;             // cells of one trellis row
-  std::vector<uint16_t> cell_b;  // per cell: its b
+  int frame0 = 0, frames = 0;   // frame range of the nodes (frames = 0 when S = 0)
+  std::vector<int32_t> minnode; // frames + 1 entries (terms::nodes_of_frames)
+  int segments = 0;             // S + 1 with dummies, else S
+  std::vector<int32_t> seg_off, seg_clo, seg_cnt; // `segments` entries
+  int32_t cells = 0;                              // cells of one trellis row
+  std::vector<uint16_t> cell_b;                   // per cell: its b
   // Ray directions: node x keeps the directions from itself to the nodes [win_lo[x], win_lo[x] +
   // win_cnt[x]) (those within T - 1 frames, all without a limit) at dir_off[x]...
   std::vector<int32_t> win_lo, win_cnt;
-  std::vector<int64_t> dir_off;  // S + 1 entries (dir_off[S] = table size)
-  int64_t evaluations = 0;       // candidates examined per trellis row (all cells)
+  std::vector<int64_t> dir_off; // S + 1 entries (dir_off[S] = table size)
+  int64_t evaluations = 0;      // candidates examined per trellis row (all cells)
 
-  int cell(int b, int c) const {
-    return seg_off[b] + (c == S ? seg_cnt[b] : c - seg_clo[b]);
-  }
+  int cell(int b, int c) const { return seg_off[b] + (c == S ? seg_cnt[b] : c - seg_clo[b]); }
 };
 
 // Errors: kInvalidArgument when one row would exceed kMaxRowCells cells (a larger T or block than
@@ -56,4 +54,4 @@ void candidates(const SceneLayout& L, const int32_t* frame, const Params& p, int
 // The direction table of a scene (host version of the CUDA backend's kernel).
 void scene_directions(const Graph& scene, const SceneLayout& L, std::vector<double>* dir);
 
-}  // namespace cvis::actionmatch::detail
+} // namespace cvis::actionmatch::detail

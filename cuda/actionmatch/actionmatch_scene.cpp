@@ -18,7 +18,8 @@ namespace {
 std::vector<std::string> tokens(const std::string& line) {
   std::vector<std::string> t;
   std::istringstream in(line);
-  for (std::string w; in >> w;) t.push_back(w);
+  for (std::string w; in >> w;)
+    t.push_back(w);
   return t;
 }
 
@@ -33,12 +34,13 @@ bool to_float(const std::string& s, float* v) {
   errno = 0;
   char* end = nullptr;
   const double d = std::strtod(s.c_str(), &end);
-  if (errno != 0 || end == s.c_str() || *end != '\0' || !std::isfinite(d)) return false;
+  if (errno != 0 || end == s.c_str() || *end != '\0' || !std::isfinite(d))
+    return false;
   *v = static_cast<float>(d);
   return std::isfinite(*v);
 }
 
-}  // namespace
+} // namespace
 
 Status parse_scene_text(const std::string& text, std::vector<Graph>* blocks) {
   blocks->clear();
@@ -53,14 +55,17 @@ Status parse_scene_text(const std::string& text, std::vector<Graph>* blocks) {
   };
   while (std::getline(in, line)) {
     ++lineno;
-    if (!line.empty() && line.back() == '\r') line.pop_back();
+    if (!line.empty() && line.back() == '\r')
+      line.pop_back();
     const std::vector<std::string> t = tokens(line);
-    if (t.empty() || t[0][0] == '#') continue;
+    if (t.empty() || t[0][0] == '#')
+      continue;
     if (!have_magic) {
       if (t.size() != 2 || t[0] != "cvis-action-scene") {
         return err("not a cvis-action scene file (expected \"cvis-action-scene 1\")");
       }
-      if (t[1] != "1") return err("unsupported scene file version " + t[1] + " (this build reads 1)");
+      if (t[1] != "1")
+        return err("unsupported scene file version " + t[1] + " (this build reads 1)");
       have_magic = true;
       continue;
     }
@@ -89,10 +94,12 @@ Status parse_scene_text(const std::string& text, std::vector<Graph>* blocks) {
       return err("frame '" + t[0] + "' is not an integer within +-" + std::to_string(kMaxFrame));
     }
     float x = 0, y = 0;
-    if (!to_float(t[1], &x) || !to_float(t[2], &y)) return err("bad position '" + t[1] + " " + t[2] + "'");
+    if (!to_float(t[1], &x) || !to_float(t[2], &y))
+      return err("bad position '" + t[1] + " " + t[2] + "'");
     for (int k = 0; k < dim; ++k) {
       if (!to_float(t[3 + k], &d[k])) {
-        return err("descriptor value " + std::to_string(k) + " '" + t[3 + k] + "' is not a finite number");
+        return err("descriptor value " + std::to_string(k) + " '" + t[3 + k] +
+                   "' is not a finite number");
       }
     }
     Graph& g = out.back();
@@ -102,12 +109,15 @@ Status parse_scene_text(const std::string& text, std::vector<Graph>* blocks) {
     }
     g.add(static_cast<int32_t>(f), x, y, d.data());
   }
-  if (!have_magic) return invalid_argument("empty: no \"cvis-action-scene 1\" line");
-  if (dim == 0) return invalid_argument("no \"dim N\" line");
+  if (!have_magic)
+    return invalid_argument("empty: no \"cvis-action-scene 1\" line");
+  if (dim == 0)
+    return invalid_argument("no \"dim N\" line");
   for (size_t b = 0; b < out.size(); ++b) {
     const Status s = validate_scene(out[b]);
     if (!s.ok()) {
-      return invalid_argument((out.size() > 1 ? "block " + std::to_string(b) + ": " : "") + s.message());
+      return invalid_argument((out.size() > 1 ? "block " + std::to_string(b) + ": " : "") +
+                              s.message());
     }
   }
   *blocks = std::move(out);
@@ -117,37 +127,46 @@ Status parse_scene_text(const std::string& text, std::vector<Graph>* blocks) {
 Status load_scene_file(const std::string& path, std::vector<Graph>* blocks) {
   blocks->clear();
   std::ifstream f(path, std::ios::binary);
-  if (!f) return io_error(path + ": cannot open: " + std::strerror(errno));
+  if (!f)
+    return io_error(path + ": cannot open: " + std::strerror(errno));
   std::ostringstream text;
   text << f.rdbuf();
-  if (f.bad()) return io_error(path + ": read failed");
+  if (f.bad())
+    return io_error(path + ": read failed");
   const Status s = parse_scene_text(text.str(), blocks);
-  if (!s.ok()) return Status(s.code(), path + ": " + s.message());
+  if (!s.ok())
+    return Status(s.code(), path + ": " + s.message());
   return Status::Ok();
 }
 
 Status save_scene_file(const std::string& path, const std::vector<Graph>& blocks) {
-  if (blocks.empty()) return invalid_argument(path + ": no scene blocks");
+  if (blocks.empty())
+    return invalid_argument(path + ": no scene blocks");
   for (const Graph& g : blocks) {
     CVIS_RETURN_IF_ERROR(validate_scene(g));
-    if (g.dim != blocks[0].dim) return invalid_argument(path + ": blocks of different dims");
+    if (g.dim != blocks[0].dim)
+      return invalid_argument(path + ": blocks of different dims");
   }
   FILE* f = std::fopen(path.c_str(), "w");
-  if (!f) return io_error(path + ": cannot create: " + std::strerror(errno));
+  if (!f)
+    return io_error(path + ": cannot create: " + std::strerror(errno));
   std::fprintf(f, "cvis-action-scene 1\ndim %d\n# frame x y descriptor[0..%d]\n", blocks[0].dim,
                blocks[0].dim - 1);
   for (size_t b = 0; b < blocks.size(); ++b) {
     const Graph& g = blocks[b];
-    if (b > 0) std::fputs("block\n", f);
+    if (b > 0)
+      std::fputs("block\n", f);
     for (int n = 0; n < g.size(); ++n) {
       // %.9g: floats round-trip exactly.
       std::fprintf(f, "%d %.9g %.9g", g.frame[n], g.x[n], g.y[n]);
-      for (int k = 0; k < g.dim; ++k) std::fprintf(f, " %.9g", g.descriptor(n)[k]);
+      for (int k = 0; k < g.dim; ++k)
+        std::fprintf(f, " %.9g", g.descriptor(n)[k]);
       std::fputc('\n', f);
     }
   }
-  if (std::fclose(f) != 0) return io_error(path + ": write failed");
+  if (std::fclose(f) != 0)
+    return io_error(path + ": write failed");
   return Status::Ok();
 }
 
-}  // namespace cvis::actionmatch
+} // namespace cvis::actionmatch

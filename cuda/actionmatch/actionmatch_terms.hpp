@@ -1,7 +1,7 @@
-// The energy terms and the pruning bounds, shared verbatim by the CPU reference and the CUDA kernels
-// (CVIS_HD), so that both compute the same bits. Only IEEE-754 double operations that CUDA and the
-// host both round correctly (+, -, *, /, sqrt, comparisons) are used, in a fixed order and without
-// contraction into fused multiply-add (the library is compiled with -ffp-contract=off and
+// The energy terms and the pruning bounds, shared verbatim by the CPU reference and the CUDA
+// kernels (CVIS_HD), so that both compute the same bits. Only IEEE-754 double operations that CUDA
+// and the host both round correctly (+, -, *, /, sqrt, comparisons) are used, in a fixed order and
+// without contraction into fused multiply-add (the library is compiled with -ffp-contract=off and
 // --fmad=false); the arctangent is computed here rather than by the two math libraries, whose last
 // bits differ. Every term is then rounded to the fixed-point grid of kEnergyScale.
 #pragma once
@@ -18,7 +18,7 @@ namespace cvis::actionmatch::terms {
 inline constexpr double kPi = 3.14159265358979323846;
 inline constexpr double kTwoPi = 6.28318530717958647693;
 inline constexpr double kHalfPi = 1.57079632679489661923;
-inline constexpr int64_t kInf = INT64_MAX;  // an infeasible trellis cell
+inline constexpr int64_t kInf = INT64_MAX; // an infeasible trellis cell
 
 // Rounds x * kEnergyScale (2^20, exact) to the nearest integer, ties to even. The inputs are
 // bounded by validation (README.md), so the result always fits.
@@ -44,11 +44,11 @@ CVIS_HD double dsqrt(double x) {
 CVIS_HD double atan_unit(double t) {
   double c = 0.0, tc = 0.0;
   if (t > 0.76732698797896034) {
-    c = 0.78539816339744831;  // pi/4
+    c = 0.78539816339744831; // pi/4
     tc = 1.0;
   } else if (t > 0.41421356237309505) {
-    c = 0.52359877559829887338;  // pi/6
-    tc = 0.57735026918962576; // tan(pi/6)
+    c = 0.52359877559829887338; // pi/6
+    tc = 0.57735026918962576;   // tan(pi/6)
   } else if (t > 0.13165249758739586) {
     c = 0.26179938779914944;  // pi/12
     tc = 0.26794919243112271; // tan(pi/12)
@@ -72,9 +72,11 @@ CVIS_HD double atan_unit(double t) {
 // coincident points: the angle is undefined and this convention is part of the energy).
 CVIS_HD double direction(double dx, double dy) {
   const double ax = dx < 0.0 ? -dx : dx, ay = dy < 0.0 ? -dy : dy;
-  if (ax == 0.0 && ay == 0.0) return 0.0;
+  if (ax == 0.0 && ay == 0.0)
+    return 0.0;
   double r = ay <= ax ? atan_unit(ay / ax) : kHalfPi - atan_unit(ax / ay);
-  if (dx < 0.0) r = kPi - r;
+  if (dx < 0.0)
+    r = kPi - r;
   return dy < 0.0 ? -r : r;
 }
 
@@ -86,8 +88,10 @@ CVIS_HD double ray(float x0, float y0, float x1, float y1) {
 
 // An angle difference on the circle, into (-pi, pi] (inputs in [-2pi, 2pi]).
 CVIS_HD double wrap(double d) {
-  if (d > kPi) return d - kTwoPi;
-  if (d <= -kPi) return d + kTwoPi;
+  if (d > kPi)
+    return d - kTwoPi;
+  if (d <= -kPi)
+    return d + kTwoPi;
   return d;
 }
 
@@ -110,7 +114,9 @@ CVIS_HD int64_t unary_q(const A* f, const B* g, int dim, double lambda1) {
 }
 
 // lambda1 U for the dummy (eq. 2).
-CVIS_HD int64_t dummy_q(double lambda1, double dummy_cost) { return quantize(lambda1 * dummy_cost); }
+CVIS_HD int64_t dummy_q(double lambda1, double dummy_cost) {
+  return quantize(lambda1 * dummy_cost);
+}
 
 // lambda2 D(z_i, z_{i-1}, z_{i-2}) for three scene nodes (eq. 3-6). Model node i = r has the
 // frame gaps gap1 = t(r) - t(r-1), gap2 = t(r-1) - t(r-2) and the angles `mid` (at r-1, from its
@@ -120,10 +126,10 @@ CVIS_HD int64_t distortion_q(int model_gap1, int model_gap2, double model_mid, d
                              int scene_gap1, int scene_gap2, double scene_mid, double scene_last,
                              double lambda2, double lambda3) {
   const int d1 = model_gap1 - scene_gap1, d2 = model_gap2 - scene_gap2;
-  const int dt = (d1 < 0 ? -d1 : d1) + (d2 < 0 ? -d2 : d2);  // eq. 4, 5
+  const int dt = (d1 < 0 ? -d1 : d1) + (d2 < 0 ? -d2 : d2); // eq. 4, 5
   const double e1 = wrap(model_mid - scene_mid), e2 = wrap(model_last - scene_last);
-  const double dg = dsqrt(e1 * e1 + e2 * e2);  // eq. 6
-  return quantize(lambda2 * (static_cast<double>(dt) + lambda3 * dg));  // eq. 3
+  const double dg = dsqrt(e1 * e1 + e2 * e2);                          // eq. 6
+  return quantize(lambda2 * (static_cast<double>(dt) + lambda3 * dg)); // eq. 3
 }
 
 // Pruning (eq. 7, 8, 14): the frames allowed for z_i given its predecessors b = z_{i-1} and
@@ -137,11 +143,15 @@ CVIS_HD void candidate_frames(bool b_real, int fb, bool c_real, int fc, int T, i
   int l = INT32_MIN, h = INT32_MAX;
   if (causality != 0) {
     const int step = causality == 2 ? 1 : 0;
-    if (b_real) l = fb + step;
-    else if (c_real) l = fc + step;
+    if (b_real)
+      l = fb + step;
+    else if (c_real)
+      l = fc + step;
     if (T > 0) {
-      if (c_real) h = fc + (T - 1);
-      else if (b_real) h = fb + (T - 1);
+      if (c_real)
+        h = fc + (T - 1);
+      else if (b_real)
+        h = fb + (T - 1);
     }
   } else if (T > 0 && (b_real || c_real)) {
     const int mx = b_real && c_real ? (fb > fc ? fb : fc) : (b_real ? fb : fc);
@@ -174,4 +184,4 @@ CVIS_HD void nodes_of_frames(int lo, int hi, const int32_t* minnode, int frame0,
   *end = hi >= last ? S : minnode[hi + 1 - frame0];
 }
 
-}  // namespace cvis::actionmatch::terms
+} // namespace cvis::actionmatch::terms

@@ -54,9 +54,12 @@ bool parse_args(int argc, char** argv, bool match_options, Args* a, std::string*
       continue;
     }
     std::string* target = nullptr;
-    if (match_options && s == "--backend") target = &a->backend;
-    if (match_options && s == "--distance") target = &a->distance;
-    if (match_options && s == "--threads") target = &a->threads;
+    if (match_options && s == "--backend")
+      target = &a->backend;
+    if (match_options && s == "--distance")
+      target = &a->distance;
+    if (match_options && s == "--threads")
+      target = &a->threads;
     if (!target) {
       *err = "unknown option " + s;
       return false;
@@ -96,10 +99,13 @@ std::string num(double v) {
   return buf;
 }
 
-const char* onoff(bool b) { return b ? "on" : "off"; }
+const char* onoff(bool b) {
+  return b ? "on" : "off";
+}
 
 std::string frames_of(const Graph& g) {
-  if (g.size() == 0) return "-";
+  if (g.size() == 0)
+    return "-";
   return std::to_string(g.frame.front()) + ".." + std::to_string(g.frame.back());
 }
 
@@ -111,16 +117,19 @@ void print_params_json(const actionmatch::Params& p) {
               p.dummies ? "true" : "false", num(p.dummy_cost).c_str());
 }
 
-}  // namespace
+} // namespace
 
 int cmd_inspect(int argc, char** argv) {
   Args a;
   std::string err;
-  if (!parse_args(argc, argv, false, &a, &err)) return usage(err);
-  if (a.positional.size() != 1) return usage("inspect takes one dictionary file");
+  if (!parse_args(argc, argv, false, &a, &err))
+    return usage(err);
+  if (a.positional.size() != 1)
+    return usage("inspect takes one dictionary file");
   Dictionary d;
   const Status s = actionmatch::load_dictionary(a.positional[0], &d);
-  if (!s.ok()) return fail(s.message());
+  if (!s.ok())
+    return fail(s.message());
   const actionmatch::Params& p = d.params;
   if (a.json) {
     std::printf("{\"dictionary\": %s, \"version\": %u, \"dim\": %d, ",
@@ -137,8 +146,8 @@ int cmd_inspect(int argc, char** argv) {
     std::printf("\n]}\n");
     return kExitOk;
   }
-  std::printf("dictionary %s: version %u, %zu models, descriptor dim %d\n",
-              a.positional[0].c_str(), actionmatch::kDictionaryVersion, d.models.size(), d.dim);
+  std::printf("dictionary %s: version %u, %zu models, descriptor dim %d\n", a.positional[0].c_str(),
+              actionmatch::kDictionaryVersion, d.models.size(), d.dim);
   std::printf("parameters: lambda1 %g, lambda2 %g, lambda3 %g, T %d%s, causality %s, dummies %s, "
               "W_d %g\n",
               p.lambda1, p.lambda2, p.lambda3, p.T, p.T == 0 ? " (no limit)" : "",
@@ -155,10 +164,13 @@ int cmd_inspect(int argc, char** argv) {
 int cmd_match(int argc, char** argv) {
   Args a;
   std::string err;
-  if (!parse_args(argc, argv, true, &a, &err)) return usage(err);
-  if (a.positional.size() != 2) return usage("match takes a dictionary file and a scene file");
+  if (!parse_args(argc, argv, true, &a, &err))
+    return usage(err);
+  if (a.positional.size() != 2)
+    return usage("match takes a dictionary file and a scene file");
   Backend requested;
-  if (!parse_backend(a.backend, &requested)) return usage("unknown backend '" + a.backend + "'");
+  if (!parse_backend(a.backend, &requested))
+    return usage("unknown backend '" + a.backend + "'");
   actionmatch::Distance distance;
   if (!actionmatch::parse_distance(a.distance, &distance)) {
     return usage("unknown distance '" + a.distance + "' (energy or appearance)");
@@ -170,35 +182,43 @@ int cmd_match(int argc, char** argv) {
   }
   Dictionary d;
   Status s = actionmatch::load_dictionary(a.positional[0], &d);
-  if (!s.ok()) return fail(s.message());
+  if (!s.ok())
+    return fail(s.message());
   std::vector<Graph> blocks;
   s = actionmatch::load_scene_file(a.positional[1], &blocks);
-  if (!s.ok()) return fail(s.message());
+  if (!s.ok())
+    return fail(s.message());
   if (blocks[0].dim != d.dim) {
     return fail(a.positional[1] + ": descriptors of dim " + std::to_string(blocks[0].dim) +
                 ", the dictionary's are of dim " + std::to_string(d.dim));
   }
   Backend backend;
   s = resolve_backend(requested, &backend);
-  if (!s.ok()) return fail(s.message());
+  if (!s.ok())
+    return fail(s.message());
   if (backend == Backend::kCuda) {
     s = select_cuda_device(0);
-    if (!s.ok()) return fail(s.message());
+    if (!s.ok())
+      return fail(s.message());
   }
   auto matcher = actionmatch::make_matcher(backend, &s, static_cast<int>(threads));
-  if (!matcher) return fail(s.message());
+  if (!matcher)
+    return fail(s.message());
   s = matcher->configure(d);
-  if (!s.ok()) return fail(s.message());
+  if (!s.ok())
+    return fail(s.message());
   std::vector<MatchResult> results;
   actionmatch::MatchStats stats;
   s = matcher->match(blocks.data(), static_cast<int>(blocks.size()), &results, &stats, nullptr);
-  if (!s.ok()) return fail(s.message());
+  if (!s.ok())
+    return fail(s.message());
 
   const size_t nm = d.models.size();
   // Per block: models ranked by the distance (infeasible last, then by model index).
   std::vector<std::vector<size_t>> order(blocks.size());
   for (size_t b = 0; b < blocks.size(); ++b) {
-    for (size_t m = 0; m < nm; ++m) order[b].push_back(m);
+    for (size_t m = 0; m < nm; ++m)
+      order[b].push_back(m);
     std::stable_sort(order[b].begin(), order[b].end(), [&](size_t x, size_t y) {
       return actionmatch::distance(results[b * nm + x], distance) <
              actionmatch::distance(results[b * nm + y], distance);
@@ -269,8 +289,10 @@ int cmd_match(int argc, char** argv) {
       std::printf("%14.6f %14.6f %14.6f %7d  ", r.energy(), r.appearance(), r.distortion(),
                   r.dummies);
       for (size_t i = 0; i < r.assignment.size(); ++i) {
-        if (r.assignment[i] == actionmatch::kDummy) std::printf("%s-", i ? " " : "");
-        else std::printf("%s%d", i ? " " : "", r.assignment[i]);
+        if (r.assignment[i] == actionmatch::kDummy)
+          std::printf("%s-", i ? " " : "");
+        else
+          std::printf("%s%d", i ? " " : "", r.assignment[i]);
       }
       std::printf("\n");
     }
@@ -281,4 +303,4 @@ int cmd_match(int argc, char** argv) {
   return kExitOk;
 }
 
-}  // namespace cvis::action_tool
+} // namespace cvis::action_tool

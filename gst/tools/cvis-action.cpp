@@ -31,7 +31,7 @@ const char* kUsage =
     "DICT: dictionary file; SCENE: scene-graph text file (formats: cuda/actionmatch/FORMAT.md).\n"
     "Exit status: 0 success, 1 bad input or failure, 2 bad command line.\n";
 
-}  // namespace
+} // namespace
 
 int main(int argc, char** argv) {
   using namespace cvis::action_tool;
@@ -46,8 +46,10 @@ int main(int argc, char** argv) {
   }
   char** sub_argv = argv + 1;
   sub_argv[0] = argv[0];
-  if (command == "inspect") return cmd_inspect(argc - 1, sub_argv);
-  if (command == "match") return cmd_match(argc - 1, sub_argv);
+  if (command == "inspect")
+    return cmd_inspect(argc - 1, sub_argv);
+  if (command == "match")
+    return cmd_match(argc - 1, sub_argv);
   std::fprintf(stderr, "cvis-action: unknown command '%s' (inspect or match); try --help\n",
                command.c_str());
   return kExitUsage;

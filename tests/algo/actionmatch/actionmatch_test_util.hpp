@@ -18,10 +18,10 @@ using Rng = std::mt19937_64;
 struct GraphSpec {
   int nodes = 10;
   int dim = 8;
-  int max_gap = 2;          // frame gap between consecutive nodes: 0..max_gap (scenes), 1.. (models)
-  int grid = 0;             // > 0: positions on a grid x, y in 0..grid-1 (collinear/coincident points)
-  int levels = 0;           // > 0: descriptor values in {0, 1/levels, ..., 1}, else uniform [0, 1)
-  int duplicates = 0;       // scenes: this many extra copies of random nodes (exact ties)
+  int max_gap = 2;    // frame gap between consecutive nodes: 0..max_gap (scenes), 1.. (models)
+  int grid = 0;       // > 0: positions on a grid x, y in 0..grid-1 (collinear/coincident points)
+  int levels = 0;     // > 0: descriptor values in {0, 1/levels, ..., 1}, else uniform [0, 1)
+  int duplicates = 0; // scenes: this many extra copies of random nodes (exact ties)
 };
 
 Graph random_graph(Rng& rng, const GraphSpec& spec, bool model, int first_frame = 0);
@@ -31,8 +31,8 @@ Model random_model(Rng& rng, const GraphSpec& spec, const std::string& label);
 // `clutter` random nodes of the same frame range; node order sorted by frame (stable).
 Graph scene_with_copy(Rng& rng, const Model& m, int clutter, int shift, float dx, float dy);
 
-// Random parameters: every combination of causality (3), dummies, T (0 = none, 1..4) occurs; weights
-// sometimes 0 (more ties), W_d around typical descriptor distances.
+// Random parameters: every combination of causality (3), dummies, T (0 = none, 1..4) occurs;
+// weights sometimes 0 (more ties), W_d around typical descriptor distances.
 Params random_params(Rng& rng);
 
 // The feasibility of one hyperedge (z_r, z_{r-1}, z_{r-2}) by the definition: the frames of its
@@ -54,4 +54,4 @@ MatchResult dense_dp(const Model& m, const Graph& scene, const Params& p);
 // "feasible E=123 (app 100 + dist 23) dummies 1 z=[3 4 - 7]" for failure messages.
 std::string describe(const MatchResult& r);
 
-}  // namespace cvis::actionmatch::test
+} // namespace cvis::actionmatch::test

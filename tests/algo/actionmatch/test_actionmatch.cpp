@@ -38,7 +38,7 @@ TEST(ActionMatchTerms, DirectionMatchesAtan2) {
   Rng rng(1);
   std::uniform_real_distribution<double> u(-200, 200);
   double worst = 0;
-  const double special[][2] = {{0, 0},  {1, 0},   {-1, 0}, {0, 1},    {0, -1},     {1, 1},
+  const double special[][2] = {{0, 0},   {1, 0},  {-1, 0},    {0, 1},     {0, -1},     {1, 1},
                                {-1, -1}, {3, -3}, {1e-30, 1}, {1, 1e-30}, {-5, 1e-300}};
   for (const auto& v : special) {
     worst = std::max(worst, std::fabs(terms::direction(v[0], v[1]) - std::atan2(v[1], v[0])));
@@ -58,8 +58,8 @@ TEST(ActionMatchTerms, OrientedAngles) {
   const double a = 170 * M_PI / 180, b = -170 * M_PI / 180;
   EXPECT_NEAR(terms::angle_at(a, b), 20 * M_PI / 180, 1e-14);
   EXPECT_NEAR(terms::wrap(2 * M_PI - 0.1), -0.1, 1e-15);
-  EXPECT_EQ(terms::wrap(M_PI), M_PI);  // (-pi, pi]
-  EXPECT_EQ(terms::quantize(0.5 / 1048576.0), 0);  // ties to even
+  EXPECT_EQ(terms::wrap(M_PI), M_PI);             // (-pi, pi]
+  EXPECT_EQ(terms::quantize(0.5 / 1048576.0), 0); // ties to even
   EXPECT_EQ(terms::quantize(1.5 / 1048576.0), 2);
 }
 
@@ -77,7 +77,7 @@ TEST(ActionMatchTerms, FixedPointWithinRoundingOfDouble) {
     p.causality = Causality::kNonDecreasing;
     std::vector<int32_t> z(m.graph.size());
     int f = 0;
-    for (int i = 0; i < m.graph.size(); ++i) {  // a non-decreasing random assignment
+    for (int i = 0; i < m.graph.size(); ++i) { // a non-decreasing random assignment
       f = std::min(scene.size() - 1, f + static_cast<int>(rng() % 4));
       z[i] = (p.dummies && rng() % 5 == 0) ? kDummy : f;
     }
@@ -95,7 +95,8 @@ TEST(ActionMatchLayout, MinnodeAndBounds) {
   Graph s;
   s.dim = 1;
   const float d = 0;
-  for (int f : {1, 2, 2, 3, 5, 5, 5, 8, 8, 8, 9}) s.add(f, 0, 0, &d);
+  for (int f : {1, 2, 2, 3, 5, 5, 5, 8, 8, 8, 9})
+    s.add(f, 0, 0, &d);
   Params p;
   p.T = 3;
   detail::SceneLayout L;
@@ -128,7 +129,8 @@ TEST(ActionMatchLayout, CellsAndCandidatesAreTheFeasibleSets) {
     for (int b = 0; b <= top; ++b) {
       for (int c = 0; c <= top; ++c) {
         const int zb = b == S ? kDummy : b, zc = c == S ? kDummy : c;
-        if (!test::hyperedge_ok(s, p, kDummy, zb, zc)) continue;
+        if (!test::hyperedge_ok(s, p, kDummy, zb, zc))
+          continue;
         ++cells;
         ASSERT_EQ(L.cell_b[L.cell(b, c)], b);
         int first, end;
@@ -146,8 +148,8 @@ TEST(ActionMatchLayout, CellsAndCandidatesAreTheFeasibleSets) {
 }
 
 // The headline check: the trellis optimum equals brute-force enumeration over hundreds of seeded
-// problems (M <= 5, S <= 10), with and without pruning (T, causality) and dummies, many of them with
-// several optimal assignments (ties broken to the lexicographically first one).
+// problems (M <= 5, S <= 10), with and without pruning (T, causality) and dummies, many of them
+// with several optimal assignments (ties broken to the lexicographically first one).
 TEST(ActionMatchExact, EqualsBruteForce) {
   Rng rng(4);
   auto mt = cpu_matcher();
@@ -200,8 +202,9 @@ TEST(ActionMatchExact, EqualsDenseProgramme) {
     }
     std::vector<Graph> scenes;
     for (int k = 0; k < 3; ++k) {
-      test::GraphSpec ss{static_cast<int>(rng() % 36), 5, 2, it % 3 == 0 ? 4 : 0,
-                         it % 3 == 0 ? 2 : 0, it % 3 == 0 ? 3 : 0};
+      test::GraphSpec ss{
+          static_cast<int>(rng() % 36), 5, 2, it % 3 == 0 ? 4 : 0, it % 3 == 0 ? 2 : 0,
+          it % 3 == 0 ? 3 : 0};
       scenes.push_back(test::random_graph(rng, ss, false, static_cast<int>(rng() % 4)));
     }
     ASSERT_TRUE(mt->configure(p, models).ok());
@@ -213,9 +216,9 @@ TEST(ActionMatchExact, EqualsDenseProgramme) {
     for (int s = 0; s < 3; ++s) {
       for (int m = 0; m < 3; ++m) {
         const MatchResult want = test::dense_dp(models[m], scenes[s], p);
-        ASSERT_EQ(got[s * 3 + m], want) << "it " << it << " block " << s << " model " << m
-                                        << ": " << test::describe(got[s * 3 + m]) << " vs "
-                                        << test::describe(want);
+        ASSERT_EQ(got[s * 3 + m], want)
+            << "it " << it << " block " << s << " model " << m << ": "
+            << test::describe(got[s * 3 + m]) << " vs " << test::describe(want);
       }
     }
   }
@@ -233,14 +236,17 @@ TEST(ActionMatchExact, OptimalForTheDoubleEnergy) {
     const MatchResult got = match_one(mt.get(), p, m, scene);
     double best = INFINITY, mine = INFINITY;
     std::vector<int32_t> z(4, 0);
-    const int digits = p.dummies ? 7 : 6;  // scene nodes 0..5 and (digit 6) the dummy
+    const int digits = p.dummies ? 7 : 6; // scene nodes 0..5 and (digit 6) the dummy
     for (int code = 0; code < digits * digits * digits * digits; ++code) {
-      for (int i = 0, c = code; i < 4; ++i, c /= digits) z[i] = c % digits == 6 ? kDummy : c % digits;
+      for (int i = 0, c = code; i < 4; ++i, c /= digits)
+        z[i] = c % digits == 6 ? kDummy : c % digits;
       Evaluation e;
       ASSERT_TRUE(evaluate(m, scene, p, z, &e).ok());
-      if (!e.feasible) continue;
+      if (!e.feasible)
+        continue;
       best = std::min(best, e.energy_double);
-      if (z == got.assignment) mine = e.energy_double;
+      if (z == got.assignment)
+        mine = e.energy_double;
     }
     if (!got.feasible) {
       EXPECT_EQ(best, INFINITY);
@@ -301,9 +307,11 @@ TEST(ActionMatchExact, EmptySceneAndInfeasibility) {
 TEST(ActionMatchExact, ThreadCountDoesNotMatter) {
   Rng rng(9);
   std::vector<Model> models;
-  for (int k = 0; k < 7; ++k) models.push_back(test::random_model(rng, {12, 16, 2}, "m"));
+  for (int k = 0; k < 7; ++k)
+    models.push_back(test::random_model(rng, {12, 16, 2}, "m"));
   std::vector<Graph> scenes;
-  for (int k = 0; k < 3; ++k) scenes.push_back(test::random_graph(rng, {40, 16, 1, 0, 0, 4}, false));
+  for (int k = 0; k < 3; ++k)
+    scenes.push_back(test::random_graph(rng, {40, 16, 1, 0, 0, 4}, false));
   std::vector<MatchResult> r1, r4;
   auto a = cpu_matcher(1), b = cpu_matcher(4);
   ASSERT_TRUE(a->configure(Params(), models).ok());
@@ -313,5 +321,5 @@ TEST(ActionMatchExact, ThreadCountDoesNotMatter) {
   EXPECT_EQ(r1, r4);
 }
 
-}  // namespace
-}  // namespace cvis::actionmatch
+} // namespace
+} // namespace cvis::actionmatch

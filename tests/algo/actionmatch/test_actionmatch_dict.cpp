@@ -32,7 +32,8 @@ Dictionary small_dictionary(Rng& rng, int models, int dim) {
 }
 
 bool same(const Dictionary& a, const Dictionary& b) {
-  if (a.dim != b.dim || a.models.size() != b.models.size()) return false;
+  if (a.dim != b.dim || a.models.size() != b.models.size())
+    return false;
   const Params &p = a.params, &q = b.params;
   if (p.lambda1 != q.lambda1 || p.lambda2 != q.lambda2 || p.lambda3 != q.lambda3 ||
       p.dummy_cost != q.dummy_cost || p.T != q.T || p.causality != q.causality ||
@@ -69,7 +70,8 @@ TEST(ActionMatchDictionary, RoundTrip) {
   EXPECT_EQ(bytes[8], kDictionaryVersion);
   EXPECT_EQ(bytes[12], 80);
   uint64_t size = 0;
-  for (int i = 0; i < 8; ++i) size |= uint64_t{bytes[16 + i]} << (8 * i);
+  for (int i = 0; i < 8; ++i)
+    size |= uint64_t{bytes[16 + i]} << (8 * i);
   EXPECT_EQ(size, bytes.size());
 }
 
@@ -97,11 +99,11 @@ TEST(ActionMatchDictionary, EveryFlippedHeaderBitRejected) {
   ASSERT_TRUE(serialize_dictionary(small_dictionary(rng, 3, 4), &good).ok());
   const struct {
     size_t begin, end;
-    const char* word;  // expected in the message
-  } fields[] = {{0, 8, "magic"},           {8, 12, "version"},     {12, 16, "header size"},
-                {16, 24, "declares"},      {24, 28, "checksum"},   {28, 32, ""},
-                {32, 36, ""},              {36, 40, ""},           {40, 44, ""},
-                {44, 48, ""},      {48, 80, ""}};
+    const char* word; // expected in the message
+  } fields[] = {{0, 8, "magic"},      {8, 12, "version"},   {12, 16, "header size"},
+                {16, 24, "declares"}, {24, 28, "checksum"}, {28, 32, ""},
+                {32, 36, ""},         {36, 40, ""},         {40, 44, ""},
+                {44, 48, ""},         {48, 80, ""}};
   int by_checksum = 0;
   for (const auto& f : fields) {
     for (size_t byte = f.begin; byte < f.end; ++byte) {
@@ -151,7 +153,7 @@ TEST(ActionMatchDictionary, ContentValidatedAfterChecksum) {
   Dictionary d = small_dictionary(rng, 2, 4);
   std::vector<uint8_t> bytes;
   ASSERT_TRUE(serialize_dictionary(d, &bytes).ok());
-  d.models[0].graph.frame[1] = d.models[0].graph.frame[0];  // not strictly increasing
+  d.models[0].graph.frame[1] = d.models[0].graph.frame[0]; // not strictly increasing
   EXPECT_FALSE(serialize_dictionary(d, &bytes).ok());
 }
 
@@ -216,5 +218,5 @@ TEST(ActionMatchValidation, Messages) {
   EXPECT_FALSE(make_matcher(Backend::kAuto, &st));
 }
 
-}  // namespace
-}  // namespace cvis::actionmatch
+} // namespace
+} // namespace cvis::actionmatch

@@ -46,8 +46,8 @@ std::vector<MatchResult> both(Pair& m, const Params& p, const std::vector<Model>
   EXPECT_EQ(sc.evaluations, sg.evaluations);
   for (size_t i = 0; i < std::min(rc.size(), rg.size()); ++i) {
     EXPECT_EQ(rg[i], rc[i]) << what << ": pair " << i << " (block " << i / models.size()
-                            << ", model " << i % models.size() << "): gpu "
-                            << test::describe(rg[i]) << ", cpu " << test::describe(rc[i]);
+                            << ", model " << i % models.size() << "): gpu " << test::describe(rg[i])
+                            << ", cpu " << test::describe(rc[i]);
   }
   return rg;
 }
@@ -109,7 +109,7 @@ TEST(ActionMatchGpu, PaperSizesEqualCpu) {
   blocks[5] = test::scene_with_copy(rng, models[3], 30, 300, 0.f, 0.f);
   const auto r = both(m, Params(), models, blocks, "60-node blocks");
   ASSERT_EQ(r.size(), 13u * 50);
-  EXPECT_EQ(r[5 * 50 + 3].energy_q, 0);  // the copy, found exactly
+  EXPECT_EQ(r[5 * 50 + 3].energy_q, 0); // the copy, found exactly
 }
 
 // A scene whose trellis rows do not fit in shared memory (global-memory alpha), and dense
@@ -119,7 +119,8 @@ TEST(ActionMatchGpu, LargeRowsAndNoPruning) {
   Pair m = matchers();
   Rng rng(103);
   std::vector<Model> models;
-  for (int k = 0; k < 3; ++k) models.push_back(test::random_model(rng, {8, 16, 2}, "m"));
+  for (int k = 0; k < 3; ++k)
+    models.push_back(test::random_model(rng, {8, 16, 2}, "m"));
   // 3000 nodes, about 3 per frame: ~31 states per node, 93k cells per row (1.5 MB of alpha).
   const Graph big = test::random_graph(rng, {3000, 16, 1, 0, 0, 2000}, false);
   both(m, Params(), models, {big}, "3000 nodes");
@@ -127,7 +128,8 @@ TEST(ActionMatchGpu, LargeRowsAndNoPruning) {
   dense.T = 0;
   dense.causality = Causality::kNone;
   std::vector<Graph> scenes;
-  for (int k = 0; k < 3; ++k) scenes.push_back(test::random_graph(rng, {30 + 35 * k, 16, 1}, false));
+  for (int k = 0; k < 3; ++k)
+    scenes.push_back(test::random_graph(rng, {30 + 35 * k, 16, 1}, false));
   both(m, dense, models, scenes, "no pruning");
   dense.dummies = false;
   dense.causality = Causality::kIncreasing;
@@ -140,12 +142,13 @@ TEST(ActionMatchGpu, EdgeCasesAndReconfiguration) {
   Pair m = matchers();
   Rng rng(104);
   std::vector<Model> models;
-  for (int k = 0; k < 5; ++k) models.push_back(test::random_model(rng, {3 + 7 * k, 8, 3}, "m"));
+  for (int k = 0; k < 5; ++k)
+    models.push_back(test::random_model(rng, {3 + 7 * k, 8, 3}, "m"));
   std::vector<Graph> scenes;
   Graph empty;
   empty.dim = 8;
   scenes.push_back(empty);
-  scenes.push_back(test::random_graph(rng, {5, 8, 1}, true));  // one node per frame
+  scenes.push_back(test::random_graph(rng, {5, 8, 1}, true)); // one node per frame
   scenes.push_back(test::random_graph(rng, {50, 8, 1, 0, 0, 10}, false, 1000));
   scenes.push_back(empty);
   Params p;
@@ -156,7 +159,8 @@ TEST(ActionMatchGpu, EdgeCasesAndReconfiguration) {
   EXPECT_FALSE(r[0].feasible);
   // A different dictionary (dimension, parameters) on the same matchers.
   std::vector<Model> other;
-  for (int k = 0; k < 2; ++k) other.push_back(test::random_model(rng, {6, 3, 1}, "o"));
+  for (int k = 0; k < 2; ++k)
+    other.push_back(test::random_model(rng, {6, 3, 1}, "o"));
   Params q = test::random_params(rng);
   both(m, q, other, {test::random_graph(rng, {12, 3, 1}, false)}, "reconfigured");
   // A dimension mismatch is refused by both.
@@ -164,5 +168,5 @@ TEST(ActionMatchGpu, EdgeCasesAndReconfiguration) {
   EXPECT_FALSE(m.gpu->match(scenes.data(), 1, &out, nullptr, nullptr).ok());
 }
 
-}  // namespace
-}  // namespace cvis::actionmatch
+} // namespace
+} // namespace cvis::actionmatch
