@@ -1,14 +1,21 @@
 #!/usr/bin/env bash
 # Builds everything for the GPU host here (Debian 12, nvcc) and stages what the `device` tool
 # carries in .device/ (ignored by git): the GStreamer 1.22 runtime bundle with our plugin, the test
-# and benchmark executables, the shared test data and a generated H.264 clip.
+# and benchmark executables, the test data (tests/data) and a generated H.264 clip.
 # The build uses the committed tree (a git worktree at build-gpu-src, detached at HEAD), so work in
 # progress in the checkout cannot leak into what is measured.
 # Usage: scripts/gpu/prepare.sh [CUDA_ARCH]   (default 90: the H100)
+# CVIS_DEVICE_KIT: the folder holding make-gst-bundle.sh (default: ../shared/device beside the
+# repository); it is GPU-host staging only, nothing in the build or the tests needs it.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 REPO=$PWD
 ARCH=${1:-90}
+KIT=${CVIS_DEVICE_KIT:-$REPO/../shared/device}
+if [ ! -f "$KIT/make-gst-bundle.sh" ]; then
+  echo "prepare: $KIT/make-gst-bundle.sh not found (set CVIS_DEVICE_KIT)" >&2
+  exit 1
+fi
 SRC=$REPO/build-gpu-src
 BUILD=$REPO/build-gpu
 scripts/deps.sh
@@ -18,10 +25,11 @@ else
   git worktree add -q --detach "$SRC" HEAD
 fi
 echo "prepare: building $(git rev-parse --short HEAD) for sm_$ARCH" >&2
-"$SRC/scripts/configure.sh" "$BUILD" -Dcuda-arch="$ARCH" -Dtestdata-dir="$REPO/../shared/testdata"
+# -Dtestdata-dir= resets what an older build directory was configured with (tests/data now).
+"$SRC/scripts/configure.sh" "$BUILD" -Dcuda-arch="$ARCH" -Dtestdata-dir=
 ninja -C "$BUILD" > "$BUILD.ninja.log" 2>&1 || { tail -n 40 "$BUILD.ninja.log"; exit 1; }
 rm -rf .device && mkdir -p .device/bin .device/lib .device/testdata .device/media
-bash ../shared/device/make-gst-bundle.sh --no-dev --tar .device/gst-bundle.tar.xz \
+bash "$KIT/make-gst-bundle.sh" --no-dev --tar .device/gst-bundle.tar.xz \
   "$BUILD/gstbundle" "$BUILD/gst" 2>"$BUILD/bundle.log" || { tail "$BUILD/bundle.log"; exit 1; }
 find "$BUILD/tests" "$BUILD/gst/tools" -type f -executable \
   \( -name 'test_*' -o -name 'bench_*' -o -name 'cvis-*' \) -exec cp {} .device/bin/ \;
@@ -31,7 +39,7 @@ tar -cJf .device/bin.tar.xz -C .device bin && rm -rf .device/bin
 cp -a "$BUILD"/gst/libgstcvis-1.0.so* .device/lib/
 # Test-only libraries the runtime bundle does not carry.
 cp -aL /usr/lib/x86_64-linux-gnu/libgstcheck-1.0.so.0 .device/lib/
-cp -a ../shared/testdata/cedd .device/testdata/
+cp -a "$SRC"/tests/data/. .device/testdata/
 [ -f "$REPO/build-gpu-clip.mp4" ] || scripts/make-clip.sh "$REPO/build-gpu-clip.mp4" 1920 1080 75
 cp "$REPO/build-gpu-clip.mp4" .device/media/test-1080p.mp4
 git rev-parse HEAD > .device/COMMIT

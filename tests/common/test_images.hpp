@@ -56,7 +56,7 @@ HostImage make_rgba(Pattern pattern, int width, int height, uint32_t seed);
 // Returns false with a message on failure.
 bool load_png(const std::string& path, HostImage* out, std::string* error);
 
-// Directory of the shared test data: $CVIS_TESTDATA, else the path configured at build time.
+// Directory of the test data (tests/data): $CVIS_TESTDATA, else the path configured at build time.
 std::string testdata_dir();
 
 // True when the CUDA backend has a usable device. Tests call CVIS_REQUIRE_GPU() first: it skips

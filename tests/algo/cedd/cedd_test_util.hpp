@@ -15,7 +15,7 @@ namespace cvis::cedd::test {
 using cvis::test::HostImage;
 using cvis::test::Pattern;
 
-// One row of expected.tsv joined with expected_normalized.tsv (shared/testdata/cedd).
+// One row of expected.tsv joined with expected_normalized.tsv (tests/data/cedd).
 struct Expected {
   std::string file;
   int width = 0, height = 0;

@@ -10,7 +10,7 @@ root=$(cd "$(dirname "$0")/../../../.." && pwd)
 emu=$root/tests/algo/cedd/emu
 out=${EMU_OUT:-/tmp/cedd-emu}
 mkdir -p "$out/obj"
-testdata=${CVIS_TESTDATA:-$root/../shared/testdata}
+testdata=${CVIS_TESTDATA:-$root/tests/data}
 flags="-std=c++20 -O2 -ffp-contract=off -DCVIS_HAVE_CUDA=1 -I$emu/include -I$root/cuda
   -I$root/tests/common -I$root/tests/algo/cedd -DCVIS_TESTDATA_DEFAULT=\"$testdata\" -Wno-unknown-pragmas ${EMU_FLAGS:-}"
 # The kernels' <<<grid, block, 0, stream>>> launches become emu::launch(grid, block, kernel, ...).
