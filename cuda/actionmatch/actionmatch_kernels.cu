@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "actionmatch.hpp"
 #include "actionmatch_terms.hpp"
 #include "common/cuda/check.hpp"
 
@@ -12,6 +13,7 @@ namespace cvis::actionmatch::kernels {
 namespace {
 
 using terms::kInf;
+static_assert(kTrellisThreads >= kMaxModelNodes, "the backtracking stores z in red_k");
 
 __global__ void directions_kernel(Problem p) {
   const int x = blockIdx.x * blockDim.x + threadIdx.x;
@@ -96,6 +98,19 @@ __device__ void warp_argmin(int64_t* v, int32_t* key) {
       *key = ok;
     }
   }
+}
+
+// Sum over a warp; every lane gets it.
+__device__ int64_t warp_sum(int64_t v) {
+  const int lane = threadIdx.x & 31;
+  for (int m = 16; m > 0; m >>= 1) {
+    const uint64_t u = static_cast<uint64_t>(v);
+    const int lo = __shfl_sync(0xFFFFFFFFu, static_cast<int>(u & 0xFFFFFFFFu), lane ^ m);
+    const int hi = __shfl_sync(0xFFFFFFFFu, static_cast<int>(u >> 32), lane ^ m);
+    v += static_cast<int64_t>((static_cast<uint64_t>(static_cast<uint32_t>(hi)) << 32) |
+                              static_cast<uint32_t>(lo));
+  }
+  return v;
 }
 
 // Block-wide minimum of (v, key), smaller key first among equal v; every thread gets it.
@@ -283,45 +298,58 @@ __global__ void __launch_bounds__(kTrellisThreads) trellis_kernel(Problem p) {
     }
   }
   block_argmin(&best, &key, red_v, red_k);
-  if (tid != 0)
+  if (best == kInf) { // the same in every thread
+    if (tid == 0)
+      p.results[blockIdx.x] = PairResult{};
     return;
+  }
 
-  // Eq. (12): backtracking, then the two parts of the energy along the optimum.
-  PairResult res{};
-  int32_t* z = p.assignment + pi.assign0;
-  if (best == kInf) {
-    p.results[blockIdx.x] = res;
+  // Eq. (12): backtracking by one thread, into shared memory (the reduction scratch is free now;
+  // M <= kMaxModelNodes = blockDim.x)...
+  int32_t* z = red_k;
+  if (tid == 0) {
+    int zc = key >> 16, zb = key & 0xFFFF;
+    z[0] = zc;
+    z[1] = zb;
+    for (int r = 2; r < M; ++r) {
+      const int za = p.beta[pi.beta0 + static_cast<int64_t>(r - 2) * C + t.cell(zb, zc)];
+      z[r] = za;
+      zc = zb;
+      zb = za;
+    }
+  }
+  __syncthreads();
+  // ... then the two parts of the energy along the optimum, one warp in parallel.
+  if (tid >= 32)
     return;
-  }
-  int zc = key >> 16, zb = key & 0xFFFF;
-  z[0] = zc;
-  z[1] = zb;
-  for (int r = 2; r < M; ++r) {
-    const int za = p.beta[pi.beta0 + static_cast<int64_t>(r - 2) * C + t.cell(zb, zc)];
-    z[r] = za;
-    zc = zb;
-    zb = za;
-  }
-  for (int r = 0; r < M; ++r) {
+  int64_t appearance = 0, distortion = 0;
+  int64_t dummy_nodes = 0;
+  for (int r = tid; r < M; r += 32) {
     const int a = z[r];
-    res.appearance += U[static_cast<int64_t>(r) * (S + 1) + a];
-    res.dummies += a == S;
+    appearance += U[static_cast<int64_t>(r) * (S + 1) + a];
+    dummy_nodes += a == S;
     if (r >= 2) {
       const int b = z[r - 1], c = z[r - 2];
       if (a < S && b < S && c < S) {
         const double* from_b = t.rays(b);
-        res.distortion += d_term(p.rows[g0 + r], t, a, b, c, t.frame[b], t.frame[c], from_b[c],
-                                 from_b, p.lambda2, p.lambda3);
+        distortion += d_term(p.rows[g0 + r], t, a, b, c, t.frame[b], t.frame[c], from_b[c], from_b,
+                             p.lambda2, p.lambda3);
       }
     }
+    p.assignment[pi.assign0 + r] = a == S ? -1 : a;
   }
-  for (int r = 0; r < M; ++r) {
-    if (z[r] == S)
-      z[r] = -1;
+  appearance = warp_sum(appearance);
+  distortion = warp_sum(distortion);
+  dummy_nodes = warp_sum(dummy_nodes);
+  if (tid == 0) {
+    PairResult res;
+    res.energy = best;
+    res.appearance = appearance;
+    res.distortion = distortion;
+    res.dummies = static_cast<int32_t>(dummy_nodes);
+    res.feasible = 1;
+    p.results[blockIdx.x] = res;
   }
-  res.energy = best;
-  res.feasible = 1;
-  p.results[blockIdx.x] = res;
 }
 
 } // namespace

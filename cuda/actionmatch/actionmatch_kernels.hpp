@@ -84,7 +84,8 @@ struct Problem {
   int32_t max_segments = 0, max_nodes = 0; // sizes of the shared tables
 };
 
-// Threads of a trellis block (power of two).
+// Threads of a trellis block (power of two; at least kMaxModelNodes, the backtracking keeps the
+// assignment in the reduction scratch).
 inline constexpr int kTrellisThreads = 1024;
 
 // Dynamic shared memory of the trellis kernel for the given choices.

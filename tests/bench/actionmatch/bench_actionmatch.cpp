@@ -14,6 +14,7 @@
 // rate against the device's FP64 limit (SMs x FP64 lanes per clock x clock / FP64 instructions per
 // evaluation, kFp64PerEvaluation below), and the SMs a launch can occupy (one block per pair).
 // Usage: bench_actionmatch [--out FILE.md] [--runs N] [--quick] [--no-cpu] [--cpu-threads N]
+//                          [--only ABCD] (a subset of the setups)
 // Exit status: 0 when every check passed, 1 on an error or mismatch.
 #include <cuda_runtime_api.h>
 
@@ -108,6 +109,7 @@ int main(int argc, char** argv) {
   std::string out;
   int runs = 30, cpu_threads = 0;
   bool quick = false, cpu = true;
+  std::string only = "ABCD";
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "--out" && i + 1 < argc)
@@ -120,9 +122,11 @@ int main(int argc, char** argv) {
       quick = true;
     else if (a == "--no-cpu")
       cpu = false;
+    else if (a == "--only" && i + 1 < argc)
+      only = argv[++i];
     else {
       std::fprintf(stderr, "usage: bench_actionmatch [--out FILE.md] [--runs N] [--quick] "
-                           "[--no-cpu] [--cpu-threads N]\n");
+                           "[--no-cpu] [--cpu-threads N] [--only ABCD]\n");
       return 1;
     }
   }
@@ -168,6 +172,8 @@ int main(int argc, char** argv) {
   std::vector<Row> rows;
   bool all_ok = true;
   for (const Setup& su : setups) {
+    if (only.find(su.name[0]) == std::string::npos)
+      continue;
     const std::vector<Model> ms(models.begin(), models.begin() + su.models);
     // Four different inputs of this setup, used in turn.
     std::vector<std::vector<Graph>> inputs(4);
