@@ -53,20 +53,26 @@ Status check_graph(const std::string& who, const Graph& g) {
                             std::to_string(g.dim) + ")");
   }
   for (size_t i = 0; i < n; ++i) {
-    const std::string node = who + "node " + std::to_string(i) + ": ";
+    // Messages are built only on failure: this runs for every scene block of a stream.
+    const auto node = [&] { return who + "node " + std::to_string(i) + ": "; };
     if (g.frame[i] < -kMaxFrame || g.frame[i] > kMaxFrame) {
-      return invalid_argument(node + "frame " + std::to_string(g.frame[i]) + " beyond +-" +
+      return invalid_argument(node() + "frame " + std::to_string(g.frame[i]) + " beyond +-" +
                               std::to_string(kMaxFrame));
     }
-    if (!std::isfinite(g.x[i]) || !std::isfinite(g.y[i]) || std::fabs(g.x[i]) > kMaxCoordinate ||
-        std::fabs(g.y[i]) > kMaxCoordinate) {
-      return invalid_argument(node + "position (" + num(g.x[i]) + ", " + num(g.y[i]) +
+    if (!(std::fabs(g.x[i]) <= kMaxCoordinate) || !(std::fabs(g.y[i]) <= kMaxCoordinate)) {
+      return invalid_argument(node() + "position (" + num(g.x[i]) + ", " + num(g.y[i]) +
                               ") not finite or beyond +-" + num(kMaxCoordinate));
     }
+  }
+  // Descriptors: one pass over all values (NaN fails the comparison), the culprit found after.
+  bool ok = true;
+  for (float v : g.desc) ok &= std::fabs(v) <= static_cast<float>(kMaxDescriptorValue);
+  for (size_t i = 0; !ok && i < n; ++i) {
     const float* d = g.descriptor(static_cast<int>(i));
     for (int k = 0; k < g.dim; ++k) {
-      if (!std::isfinite(d[k]) || std::fabs(d[k]) > kMaxDescriptorValue) {
-        return invalid_argument(node + "descriptor value " + std::to_string(k) + " (" + num(d[k]) +
+      if (!(std::fabs(d[k]) <= static_cast<float>(kMaxDescriptorValue))) {
+        return invalid_argument(who + "node " + std::to_string(i) + ": descriptor value " +
+                                std::to_string(k) + " (" + num(d[k]) +
                                 ") not finite or beyond +-" + num(kMaxDescriptorValue));
       }
     }

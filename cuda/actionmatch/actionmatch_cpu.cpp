@@ -32,7 +32,7 @@ public:
     beta_.assign(static_cast<size_t>(M_ - 2) * C, 0);
     for (int r = M_ - 1; r >= 2; --r) {
       row(r, r == M_ - 1 ? nullptr : next.data(), cur.data(),
-          &beta_[static_cast<size_t>(r - 2) * C]);
+          beta_.data() + static_cast<size_t>(r - 2) * C);
       next.swap(cur);
     }
     // Eq. (13): the best (z_1, z_2), lexicographically first among equal energies.

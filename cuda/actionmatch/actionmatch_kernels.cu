@@ -207,7 +207,7 @@ __global__ void __launch_bounds__(kTrellisThreads) trellis_kernel(Problem p) {
       const int b = cell_b[cell], k = cell - t.seg_off[b];
       const int c = k < t.seg_cnt[b] ? t.seg_clo[b] + k : S;
       if (b == S && c == S)
-        continue; // the dummy-dummy state: block-wide below
+        continue; // the dummy-dummy state: by the last warp below
       const int fb = b < S ? t.frame[b] : 0, fc = c < S ? t.frame[c] : 0;
       int lo, hi, first, end;
       terms::candidate_frames(b < S, fb, c < S, fc, p.T, p.causality, &lo, &hi);
