@@ -75,6 +75,9 @@ public:
     pk.fill(bytes.data());
     CVIS_RETURN_IF_ERROR(models_.reserve(bytes.size()));
     CVIS_CUDA_CHECK(cudaMemcpy(models_.get(), bytes.data(), bytes.size(), cudaMemcpyHostToDevice));
+    // A pageable copy may return before its DMA ends, and match() reads the models on the caller's
+    // stream, which need not wait for the legacy default stream.
+    CVIS_CUDA_CHECK(cudaStreamSynchronize(nullptr));
     kernels::Problem& k = base_;
     k = kernels::Problem();
     k.lambda1 = params.lambda1;
