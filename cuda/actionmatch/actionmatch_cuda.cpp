@@ -122,7 +122,10 @@ public:
     std::vector<double> desc;
     std::vector<uint16_t> cell_b;
     int64_t dirs = 0;
-    int max_segments = 1, max_nodes = 1, max_cells = 1;
+    int max_segments = 1, max_nodes = 1, max_cells = 1, max_model_nodes = 0;
+    int64_t max_dirs = 1;
+    for (const Model& m : P_.models)
+      max_model_nodes = std::max(max_model_nodes, m.graph.size());
     for (int s = 0; s < count; ++s) {
       const Graph& g = scenes[s];
       const SceneLayout& L = layouts[s];
@@ -154,6 +157,7 @@ public:
       for (int x = 0; x < L.S; ++x)
         dir_rel.push_back(static_cast<int32_t>(L.dir_off[x]));
       dirs += L.dir_off[L.S];
+      max_dirs = std::max(max_dirs, L.dir_off[L.S]);
       max_segments = std::max(max_segments, L.segments);
       max_nodes = std::max(max_nodes, L.S);
       max_cells = std::max(max_cells, L.cells);
@@ -182,17 +186,21 @@ public:
     if (assign > INT32_MAX) {
       return invalid_argument("too many (block, model) pairs in one call: split the blocks");
     }
-    // What fits in shared memory: the tables and both alpha rows, else the tables, else nothing.
-    bool sh_tables = true, sh_alpha = true;
-    size_t smem = kernels::trellis_shared_bytes(true, true, max_segments, max_nodes, max_cells);
-    if (smem > static_cast<size_t>(shared_limit_)) {
-      sh_alpha = false;
-      smem = kernels::trellis_shared_bytes(true, false, max_segments, max_nodes, max_cells);
+    // Shared memory: the scene tables, the alpha rows, the block's ray directions and the pair's
+    // unary table, in this order of benefit, each staged there when it still fits.
+    k.max_segments = max_segments;
+    k.max_nodes = max_nodes;
+    k.max_cells = max_cells;
+    k.max_dirs = max_dirs;
+    k.max_unary = static_cast<int64_t>(max_model_nodes) * (max_nodes + 1);
+    k.shared_tables = k.shared_alpha = k.shared_dir = k.shared_unary = 0;
+    for (int32_t* flag : {&k.shared_tables, &k.shared_alpha, &k.shared_dir, &k.shared_unary}) {
+      *flag = 1;
+      if (kernels::shared_layout(k, kernels::kTrellisThreads).bytes >
+          static_cast<size_t>(shared_limit_))
+        *flag = 0;
     }
-    if (smem > static_cast<size_t>(shared_limit_)) {
-      sh_tables = false;
-      smem = kernels::trellis_shared_bytes(false, false, max_segments, max_nodes, max_cells);
-    }
+    const size_t smem = kernels::shared_layout(k, kernels::kTrellisThreads).bytes;
     if (smem > smem_allowed_) {
       CVIS_RETURN_IF_ERROR(kernels::allow_trellis_shared(smem));
       smem_allowed_ = smem;
@@ -213,7 +221,7 @@ public:
     CVIS_RETURN_IF_ERROR(dir_.reserve(std::max<int64_t>(dirs, 1)));
     CVIS_RETURN_IF_ERROR(unary_.reserve(unary));
     CVIS_RETURN_IF_ERROR(beta_.reserve(std::max<int64_t>(beta, 1)));
-    if (!sh_alpha)
+    if (!k.shared_alpha)
       CVIS_RETURN_IF_ERROR(alpha_.reserve(alpha));
     const size_t down =
         pairs.size() * sizeof(kernels::PairResult) + 4 * static_cast<size_t>(assign);
@@ -244,14 +252,11 @@ public:
     k.pairs = at<kernels::PairInfo>(in, o_pairs);
     k.unary = unary_.get();
     k.beta = beta_.get();
-    k.alpha = sh_alpha ? nullptr : alpha_.get();
+    k.alpha = k.shared_alpha ? nullptr : alpha_.get();
+    k.total_dirs = dirs;
     k.results = reinterpret_cast<kernels::PairResult*>(out_.get());
     k.assignment =
         reinterpret_cast<int32_t*>(out_.get() + pairs.size() * sizeof(kernels::PairResult));
-    k.shared_tables = sh_tables;
-    k.shared_alpha = sh_alpha;
-    k.max_segments = max_segments;
-    k.max_nodes = max_nodes;
 
     CVIS_RETURN_IF_ERROR(kernels::launch_directions(k, st));
     CVIS_RETURN_IF_ERROR(kernels::launch_unary(k, st));

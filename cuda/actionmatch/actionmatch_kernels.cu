@@ -142,30 +142,38 @@ __global__ void __launch_bounds__(kTrellisThreads) trellis_kernel(Problem p) {
   const int S = B.S, C = B.cells, tid = threadIdx.x, nt = blockDim.x;
   const int g0 = p.model_node0[pi.model], M = p.model_node0[pi.model + 1] - g0;
 
-  // Shared memory: reduction scratch, then (optionally) the tables, then (optionally) alpha.
+  // Shared memory (shared_layout): reduction scratch, then what the host chose to stage there.
+  const SharedLayout sl = shared_layout(p, nt);
+  uint8_t* base = reinterpret_cast<uint8_t*>(smem);
   int64_t* red_v = smem;
   int32_t* red_k = reinterpret_cast<int32_t*>(red_v + nt);
-  int32_t* sh = red_k + nt;
   Tables t;
   t.S = S;
   t.minnode = p.minnode + B.minnode0;
+  t.seg_off = p.seg_off + B.seg0;
+  t.seg_clo = p.seg_clo + B.seg0;
+  t.seg_cnt = p.seg_cnt + B.seg0;
+  t.frame = p.frame + B.node0;
+  t.win_lo = p.win_lo + B.node0;
+  t.dir_rel = p.dir_rel + B.node0;
   t.dir = p.dir + B.dir0;
+  const int64_t* U = p.unary + pi.unary0;
   if (p.shared_tables) {
-    int32_t* so = sh;
+    int32_t* so = reinterpret_cast<int32_t*>(base + sl.tables);
     int32_t* sc = so + p.max_segments;
     int32_t* sn = sc + p.max_segments;
     int32_t* fr = sn + p.max_segments;
     int32_t* wl = fr + p.max_nodes;
     int32_t* dr = wl + p.max_nodes;
     for (int i = tid; i < B.segments; i += nt) {
-      so[i] = p.seg_off[B.seg0 + i];
-      sc[i] = p.seg_clo[B.seg0 + i];
-      sn[i] = p.seg_cnt[B.seg0 + i];
+      so[i] = t.seg_off[i];
+      sc[i] = t.seg_clo[i];
+      sn[i] = t.seg_cnt[i];
     }
     for (int i = tid; i < S; i += nt) {
-      fr[i] = p.frame[B.node0 + i];
-      wl[i] = p.win_lo[B.node0 + i];
-      dr[i] = p.dir_rel[B.node0 + i];
+      fr[i] = t.frame[i];
+      wl[i] = t.win_lo[i];
+      dr[i] = t.dir_rel[i];
     }
     t.seg_off = so;
     t.seg_clo = sc;
@@ -173,25 +181,25 @@ __global__ void __launch_bounds__(kTrellisThreads) trellis_kernel(Problem p) {
     t.frame = fr;
     t.win_lo = wl;
     t.dir_rel = dr;
-    sh = dr + p.max_nodes;
-  } else {
-    t.seg_off = p.seg_off + B.seg0;
-    t.seg_clo = p.seg_clo + B.seg0;
-    t.seg_cnt = p.seg_cnt + B.seg0;
-    t.frame = p.frame + B.node0;
-    t.win_lo = p.win_lo + B.node0;
-    t.dir_rel = p.dir_rel + B.node0;
   }
-  int64_t* alpha_rows;
-  if (p.shared_alpha) {
-    // 8-byte alignment after the int32 tables.
-    const uintptr_t a = (reinterpret_cast<uintptr_t>(sh) + 7) & ~uintptr_t{7};
-    alpha_rows = reinterpret_cast<int64_t*>(a);
-  } else {
-    alpha_rows = p.alpha + pi.alpha0;
+  if (p.shared_dir) {
+    // The block's table ends where the next block's starts (or at the end of all).
+    const int64_t end = pi.block + 1 < p.nblocks ? p.blocks[pi.block + 1].dir0 : p.total_dirs;
+    double* d = reinterpret_cast<double*>(base + sl.dir);
+    for (int64_t i = tid; i < end - B.dir0; i += nt)
+      d[i] = t.dir[i];
+    t.dir = d;
   }
+  if (p.shared_unary) {
+    int64_t* u = reinterpret_cast<int64_t*>(base + sl.unary);
+    const int64_t n = static_cast<int64_t>(M) * (S + 1);
+    for (int64_t i = tid; i < n; i += nt)
+      u[i] = U[i];
+    U = u;
+  }
+  int64_t* alpha_rows =
+      p.shared_alpha ? reinterpret_cast<int64_t*>(base + sl.alpha) : p.alpha + pi.alpha0;
   const uint16_t* cell_b = p.cell_b + B.cell0;
-  const int64_t* U = p.unary + pi.unary0;
   const bool dummies = p.dummies != 0;
   __syncthreads();
 
@@ -353,16 +361,6 @@ __global__ void __launch_bounds__(kTrellisThreads) trellis_kernel(Problem p) {
 }
 
 } // namespace
-
-size_t trellis_shared_bytes(bool tables, bool alpha, int max_segments, int max_nodes,
-                            int max_cells) {
-  size_t bytes = static_cast<size_t>(kTrellisThreads) * (8 + 4);
-  if (tables)
-    bytes += 4 * (3 * static_cast<size_t>(max_segments) + 3 * static_cast<size_t>(max_nodes));
-  if (alpha)
-    bytes = (bytes + 7) / 8 * 8 + 2 * 8 * static_cast<size_t>(max_cells);
-  return bytes;
-}
 
 Status allow_trellis_shared(size_t bytes) {
   CVIS_CUDA_CHECK(cudaFuncSetAttribute(trellis_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,

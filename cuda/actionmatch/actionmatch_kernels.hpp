@@ -9,6 +9,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "common/hd.hpp"
 #include "common/status.hpp"
 
 namespace cvis::actionmatch::kernels {
@@ -71,6 +72,7 @@ struct Problem {
   const int32_t* win_cnt = nullptr;
   const int32_t* dir_rel = nullptr; // per scene node: its directions at dir[block dir0 + dir_rel]
   double* dir = nullptr;
+  int64_t total_dirs = 0; // size of dir
   // Pairs (block-major: pair = block * nmodels + model) and outputs.
   int32_t npairs = 0;
   const PairInfo* pairs = nullptr;
@@ -79,18 +81,41 @@ struct Problem {
   int64_t* alpha = nullptr; // global-memory alpha rows (when not in shared memory)
   PairResult* results = nullptr;
   int32_t* assignment = nullptr;
-  // Trellis launch: what lives in shared memory.
-  int32_t shared_tables = 0, shared_alpha = 0;
-  int32_t max_segments = 0, max_nodes = 0; // sizes of the shared tables
+  // Trellis launch: what lives in shared memory, and the largest sizes over the launch's pairs.
+  int32_t shared_tables = 0, shared_alpha = 0, shared_dir = 0, shared_unary = 0;
+  int32_t max_segments = 0, max_nodes = 0, max_cells = 0;
+  int64_t max_dirs = 0, max_unary = 0;
 };
 
 // Threads of a trellis block (power of two; at least kMaxModelNodes, the backtracking keeps the
 // assignment in the reduction scratch).
 inline constexpr int kTrellisThreads = 1024;
 
-// Dynamic shared memory of the trellis kernel for the given choices.
-size_t trellis_shared_bytes(bool tables, bool alpha, int max_segments, int max_nodes,
-                            int max_cells);
+// Byte offsets of the trellis kernel's dynamic shared memory: the reduction scratch (always),
+// then, when chosen, the scene tables (int32), the block's ray directions, the pair's unary table
+// and the two alpha rows (8-byte aligned). Used by the host to size the launch and by the kernel.
+struct SharedLayout {
+  size_t tables = 0, dir = 0, unary = 0, alpha = 0, bytes = 0;
+};
+CVIS_HD SharedLayout shared_layout(const Problem& p, int threads) {
+  SharedLayout l;
+  size_t at = static_cast<size_t>(threads) * (8 + 4);
+  l.tables = at;
+  if (p.shared_tables)
+    at += 4 * (3 * static_cast<size_t>(p.max_segments) + 3 * static_cast<size_t>(p.max_nodes));
+  at = (at + 7) / 8 * 8;
+  l.dir = at;
+  if (p.shared_dir)
+    at += 8 * static_cast<size_t>(p.max_dirs);
+  l.unary = at;
+  if (p.shared_unary)
+    at += 8 * static_cast<size_t>(p.max_unary);
+  l.alpha = at;
+  if (p.shared_alpha)
+    at += 16 * static_cast<size_t>(p.max_cells);
+  l.bytes = at;
+  return l;
+}
 
 // Raises the trellis kernel's dynamic shared memory limit to `bytes` (cudaFuncSetAttribute).
 Status allow_trellis_shared(size_t bytes);
