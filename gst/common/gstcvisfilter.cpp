@@ -654,6 +654,12 @@ map_for_backend (GstCvisFilter * self, GstBuffer * buf, const GstVideoInfo * inf
   }
   if (cuda)
     flags = (GstMapFlags) (flags | GST_MAP_CUDA);
+#if GST_CHECK_VERSION (1, 24, 0)
+  /* From 1.24 memory can carry pending work on its producer's stream (cudaupload, nvcodec):
+   * a CUDA map does not wait for it, and our stream would not be ordered after it. */
+  if (cuda)
+    gst_cuda_memory_sync (GST_CUDA_MEMORY_CAST (mem));
+#endif
 #else
   (void) priv;
 #endif
@@ -865,8 +871,9 @@ gst_cvis_filter_new_gray8_pool (GstCvisFilter * self, gint width, gint height, g
     GstCvisFilterPrivate *priv = get_priv (self);
     if (!priv->ctx)
       return NULL;
-    /* GStreamer 1.22's CUDA allocator aborts on GRAY8: allocate NV12 of the same size, whose
-     * plane 0 is a width x height byte plane, and describe only that plane (see acquire). */
+    /* GStreamer's CUDA allocator has no GRAY8 (1.22 aborts, 1.24 to 1.26 refuse): allocate NV12
+     * of the same size, whose plane 0 is a width x height byte plane, and describe only that
+     * plane (see acquire). */
     pool = gst_cuda_buffer_pool_new (priv->ctx);
     gst_video_info_set_format (&info, GST_VIDEO_FORMAT_NV12, width, height);
     caps = gst_video_info_to_caps (&info);
