@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Cross-builds everything for aarch64 (Jetson) and runs the cpu suite under qemu-user.
 #
-# Runs in the Debian trixie tree of scripts/trixie/env.sh (made on first use): GStreamer 1.26
+# Runs in the Debian trixie tree "trixie-arm64" of scripts/trixie/env.sh (made on first use, from
+# the "trixie" tree when that exists): GStreamer 1.26
 # arm64 -dev packages (multiarch), Debian's aarch64 cross compilers, Debian's CUDA toolkit 12.4
 # (x86-64 nvcc, sm_72 and sm_87 SASS + sm_87 PTX) with Debian's arm64 libcudart_static.a, and
 # qemu-user as Meson's exe_wrapper. docs/jetson.md says why this toolkit and runtime.
@@ -9,14 +10,14 @@
 #
 # Usage: scripts/jetson/cross-build.sh [BUILD_DIR]          (default: build-aarch64)
 # Environment: CVIS_JETSON_ARCHS  SASS list (default 72,87; PTX for the last)
-#              CVIS_TRIXIE_DIR    where the trixie tree lives (see scripts/trixie/env.sh)
+#              CVIS_ENV_DIR       where the trees live (see scripts/trixie/env.sh)
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 1
 BUILD=${1:-build-aarch64}
 
 if [ -z "${CVIS_IN_TRIXIE:-}" ]; then
   rm -f "$BUILD.result"
-  scripts/trixie/env.sh --with cuda,arm64 -- env CVIS_IN_TRIXIE=1 scripts/jetson/cross-build.sh "$BUILD"
+  scripts/trixie/env.sh --tree trixie-arm64 --with cuda,arm64 -- env CVIS_IN_TRIXIE=1 scripts/jetson/cross-build.sh "$BUILD"
   rc=$?
   if [ ! -f "$BUILD.result" ]; then   # the tree could not be made: nothing ran
     echo "cross-build: the trixie tree could not be set up (scripts/trixie/env.sh)"
@@ -31,14 +32,16 @@ fail() { echo "cross-build: $*"; echo "failed" > "$BUILD.result"; echo "0 passed
 
 # nvcc 12.4 accepts gcc <= 13 as host compiler: the C/C++ parts use Debian's default cross gcc 14,
 # the host side of .cu files g++-13 (both the same libstdc++ ABI).
-cat > "$BUILD.cross.ini" <<'EOF'
+cat > "$BUILD.cross.ini" <<EOF
 [binaries]
 c = 'aarch64-linux-gnu-gcc'
 cpp = 'aarch64-linux-gnu-g++'
 ar = 'aarch64-linux-gnu-gcc-ar'
 strip = 'aarch64-linux-gnu-strip'
 pkg-config = 'aarch64-linux-gnu-pkg-config'
-cuda = '/usr/lib/nvidia-cuda-toolkit/bin/nvcc'
+# nvcc 12.4 and glibc 2.41's aarch64 vector math declarations: see the header (before any other
+# include, and also in Meson's sanity check, hence here and not in cuda_args).
+cuda = ['/usr/lib/nvidia-cuda-toolkit/bin/nvcc', '-Xcompiler=-include,$PWD/scripts/jetson/nvcc-glibc-aarch64.h']
 exe_wrapper = ['qemu-aarch64']
 
 [built-in options]

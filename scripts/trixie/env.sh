@@ -4,21 +4,28 @@
 # build folders and logs are the same inside and outside; mounts live in a private mount namespace
 # and vanish when the command ends. Needs root (as CI and the developers' machines are).
 #
-# Usage: scripts/trixie/env.sh [--with SET[,SET...]] [--] COMMAND [ARG...]
-#        scripts/trixie/env.sh --with SETS --setup-only
+# Usage: scripts/trixie/env.sh [--tree NAME] [--with SET[,SET...]] [--] COMMAND [ARG...]
+#        scripts/trixie/env.sh [--tree NAME] --with SETS --setup-only
+# Trees: NAME (default "trixie") is a folder of CVIS_ENV_DIR. A new tree other than "trixie" starts
+# as a copy of "trixie" when that one exists (cheaper than a second bootstrap). Debian's GStreamer
+# -dev packages are not co-installable for two architectures, so the arm64 cross build has its own
+# tree (scripts/jetson/cross-build.sh uses "trixie-arm64"): installing "arm64" replaces the amd64
+# GStreamer -dev packages of that tree.
 # Package sets (installed once each, on demand; "base" always):
 #   base   build tools and the project's build/test dependencies, GStreamer 1.26 (amd64)
 #   cuda   Debian's CUDA toolkit 12.4 (non-free): nvcc, cuobjdump, headers, libcudart_static.a for
-#          amd64; unpacked from the packages, without the driver library the packages depend on
-#          (libcuda1), so the tree stays a machine without a driver
+#          amd64; unpacked from the packages (only those files), without the driver library the
+#          packages depend on (libcuda1), so the tree stays a machine without a driver
 #   arm64  arm64 multiarch: cross compilers (g++ 14, and 13 for nvcc 12.4), GStreamer 1.26 arm64
 #          -dev packages and plugins, qemu-user, and (with cuda) Debian's arm64 libcudart_static.a
-# Environment: CVIS_TRIXIE_DIR   the tree (default: build-env/trixie in the repository; ignored by git)
+#          and libcudadevrt.a
+# Environment: CVIS_ENV_DIR      where trees live (default: build-env in the repository; ignored by git)
 #              CVIS_DEBIAN_MIRROR (default http://deb.debian.org/debian)
 #              CVIS_ENV_PASS     extra variable names to pass into the tree (CI, CVIS_*, CUDA_HOME pass)
 set -euo pipefail
 REPO=$(cd "$(dirname "$0")/../.." && pwd)
-TREE=${CVIS_TRIXIE_DIR:-$REPO/build-env/trixie}
+ENV_DIR=${CVIS_ENV_DIR:-$REPO/build-env}
+NAME=trixie
 MIRROR=${CVIS_DEBIAN_MIRROR:-http://deb.debian.org/debian}
 SUITE=trixie
 CUDA_VER=12.4.127~12.4.1-2      # nvidia-cuda-dev / libcudart12
@@ -28,18 +35,20 @@ SETS=base
 SETUP_ONLY=0
 while [ $# -gt 0 ]; do
   case "$1" in
+    --tree) NAME=$2; shift 2 ;;
     --with) SETS="base,$2"; shift 2 ;;
     --with=*) SETS="base,${1#--with=}"; shift ;;
     --setup-only) SETUP_ONLY=1; shift ;;
     --) shift; break ;;
-    -h|--help) sed -n '2,21p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,27p' "$0"; exit 0 ;;
     *) break ;;
   esac
 done
+TREE=$ENV_DIR/$NAME
 [ $SETUP_ONLY = 1 ] || [ $# -gt 0 ] || { echo "env.sh: no command (see --help)" >&2; exit 2; }
 [ "$(id -u)" -eq 0 ] || { echo "env.sh: needs root (mmdebstrap, chroot, mounts)" >&2; exit 2; }
 
-PKGS_base=(build-essential meson ninja-build pkgconf python3 python3-gi file git ca-certificates
+PKGS_base=(build-essential meson ninja-build pkg-config python3 python3-gi file git ca-certificates
   libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev libgstreamer-plugins-bad1.0-dev
   gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good gstreamer1.0-plugins-bad
   gstreamer1.0-plugins-ugly gstreamer1.0-libav gir1.2-gstreamer-1.0 gir1.2-gst-plugins-base-1.0
@@ -47,7 +56,10 @@ PKGS_base=(build-essential meson ninja-build pkgconf python3 python3-gi file git
 # nvcc 12.4 accepts gcc <= 13; the packages' other dependencies (cuBLAS, cuFFT, ..., libcuda1) are
 # not needed to compile and link our code, hence unpacking instead of installing.
 PKGS_cuda=(g++-13)
-DEBS_cuda=("nvidia-cuda-toolkit=$CUDA_TK_VER" "libnvvm4=$CUDA_TK_VER" "nvidia-cuda-dev=$CUDA_VER")
+DEBS_cuda=("nvidia-cuda-toolkit=$CUDA_TK_VER" "libnvvm4=$CUDA_TK_VER")
+# Of nvidia-cuda-dev (2.4 GB unpacked, mostly static cuBLAS/cuFFT/...): the headers and cudart.
+FILES_cuda_dev=(./usr/include ./usr/lib/x86_64-linux-gnu/libcudart_static.a
+  ./usr/lib/x86_64-linux-gnu/libcudadevrt.a)
 PKGS_arm64=(crossbuild-essential-arm64 g++-13-aarch64-linux-gnu qemu-user
   libgstreamer1.0-dev:arm64 libgstreamer-plugins-base1.0-dev:arm64
   libgstreamer-plugins-bad1.0-dev:arm64 gstreamer1.0-plugins-base:arm64
@@ -78,7 +90,7 @@ in_tree() {
     "${pass[@]}" /bin/bash -c 'cd "$0" && exec "$@"' "$cwd" "$@"
 }
 
-have_set() { grep -qx "$1" "$TREE/.cvis-sets" 2>/dev/null; }
+have_set() { [ "$1" = base ] || grep -qx "$1" "$TREE/.cvis-sets" 2>/dev/null; }
 
 create_tree() {
   command -v mmdebstrap >/dev/null || {
@@ -86,10 +98,20 @@ create_tree() {
     DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends mmdebstrap >/dev/null ||
       { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends mmdebstrap >/dev/null; }
   }
-  log "creating $TREE (Debian $SUITE from $MIRROR)"
   rm -rf "$TREE.new"
   mkdir -p "$(dirname "$TREE")"
+  local seed=$ENV_DIR/trixie
+  if [ "$TREE" != "$seed" ] && [ -f "$seed/.cvis-sets" ]; then
+    log "creating $TREE as a copy of $seed"
+    flock "$seed.lock" cp -a "$seed" "$TREE.new"   # not while the seed is being set up
+    mv "$TREE.new" "$TREE"
+    return
+  fi
+  log "creating $TREE (Debian $SUITE from $MIRROR)"
+  # unsafe-io: no fsync per file (a throwaway tree; several times faster on a busy disk); it stays
+  # in the tree's dpkg configuration for the package sets installed later.
   mmdebstrap --quiet --variant=apt --architectures=amd64 --components="main contrib non-free" \
+    --dpkgopt=force-unsafe-io --aptopt='Acquire::Languages "none"' \
     --include="$(IFS=,; echo "${PKGS_base[*]}")" "$SUITE" "$TREE.new" "$MIRROR" >&2
   echo base > "$TREE.new/.cvis-sets"
   mv "$TREE.new" "$TREE"
@@ -103,21 +125,26 @@ install_set() {
       in_tree bash -c '
         set -e; export DEBIAN_FRONTEND=noninteractive
         apt-get update -qq
-        apt-get install -y -qq --no-install-recommends "$@" >/dev/null' bash "${PKGS_cuda[@]}"
+        apt-get install -y -qq --no-install-recommends "$@" >/dev/null
+        apt-get clean' bash "${PKGS_cuda[@]}"
       unpack_debs amd64 "${DEBS_cuda[@]}"
+      unpack_debs amd64 "nvidia-cuda-dev=$CUDA_VER" -- "${FILES_cuda_dev[@]}"
       ;;
     arm64)
       in_tree bash -c '
         set -e; export DEBIAN_FRONTEND=noninteractive
         dpkg --add-architecture arm64
         apt-get update -qq
-        apt-get install -y -qq --no-install-recommends "$@" >/dev/null' bash "${PKGS_arm64[@]}"
+        apt-get install -y -qq --no-install-recommends "$@" >/dev/null
+        apt-get clean' bash "${PKGS_arm64[@]}"
       ;;
     *) echo "env.sh: unknown package set '$set'" >&2; exit 2 ;;
   esac
-  # Debian's arm64 libcudart_static.a, once both sets are there (the only arm64 CUDA file needed).
+  # Debian's arm64 libcudart_static.a (and libcudadevrt.a, which nvcc links), once both sets are
+  # there: the only arm64 CUDA files needed.
   if { [ "$set" = arm64 ] && have_set cuda; } || { [ "$set" = cuda ] && have_set arm64; }; then
-    unpack_debs arm64 "nvidia-cuda-dev:arm64=$CUDA_VER" -- ./usr/lib/aarch64-linux-gnu/libcudart_static.a
+    unpack_debs arm64 "nvidia-cuda-dev:arm64=$CUDA_VER" -- ./usr/lib/aarch64-linux-gnu/libcudart_static.a \
+      ./usr/lib/aarch64-linux-gnu/libcudadevrt.a
   fi
   echo "$set" >> "$TREE/.cvis-sets"
 }
@@ -134,7 +161,7 @@ unpack_debs() {
     arch=$1; shift
     pkgs=(); while [ "$1" != -- ]; do pkgs+=("$1"); shift; done; shift
     d=/var/cache/cvis-debs; mkdir -p "$d"; cd "$d"
-    apt-get download -qq "${pkgs[@]}"
+    apt-get -o APT::Sandbox::User=root download -qq "${pkgs[@]}"
     for p in "${pkgs[@]}"; do
       n=${p%%=*}; n=${n%%:*}
       f=$(ls "${n}"_*_"$arch".deb "${n}"_*_all.deb 2>/dev/null | head -n 1)
@@ -145,14 +172,21 @@ unpack_debs() {
     done' bash "$arch" "${pkgs[@]}" -- "${paths[@]}"
 }
 
-mkdir -p "$(dirname "$TREE")"
-exec 9> "$TREE.lock"
-flock 9
-[ -f "$TREE/.cvis-sets" ] || create_tree
 IFS=, read -r -a want <<< "$SETS"
-for s in "${want[@]}"; do
-  [ "$s" = base ] || have_set "$s" || install_set "$s"
-done
-flock -u 9
+complete() {
+  [ -f "$TREE/.cvis-sets" ] || return 1
+  local s
+  for s in "${want[@]}"; do have_set "$s" || return 1; done
+}
+if ! complete; then   # set up under a lock (another call may be doing it); commands run unlocked
+  mkdir -p "$(dirname "$TREE")"
+  exec 9> "$TREE.lock"
+  flock 9
+  [ -f "$TREE/.cvis-sets" ] || create_tree
+  for s in "${want[@]}"; do
+    [ "$s" = base ] || have_set "$s" || install_set "$s"
+  done
+  flock -u 9
+fi
 [ $SETUP_ONLY = 1 ] && exit 0
 in_tree "$@"

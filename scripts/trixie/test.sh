@@ -4,7 +4,7 @@
 # version-specific code compiles and the cpu suite passes; the release build is scripts/test.sh),
 # and runs the cpu suite. Ends with the line "N passed, N failed".
 # Usage: scripts/trixie/test.sh [BUILD_DIR]       (default: build-trixie)
-# Environment: CVIS_TRIXIE_ARCHS (default 87), CVIS_TRIXIE_DIR (see scripts/trixie/env.sh)
+# Environment: CVIS_TRIXIE_ARCHS (default 87), CVIS_ENV_DIR (see scripts/trixie/env.sh)
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 1
 BUILD=${1:-build-trixie}
