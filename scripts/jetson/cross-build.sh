@@ -46,6 +46,9 @@ exe_wrapper = ['qemu-aarch64']
 
 [built-in options]
 cuda_ccbindir = '/usr/bin/aarch64-linux-gnu-g++-13'
+# nvcc links through g++-13, whose own libstdc++.so is older than what gcc 14 code (ours and
+# libgtest.a) needs (__cxa_call_terminate): gcc 14's folder first.
+cuda_link_args = ['-L/usr/lib/gcc-cross/aarch64-linux-gnu/14']
 
 [properties]
 # Tests that start built programs from a script prefix them with this (tests/tools).

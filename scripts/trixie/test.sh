@@ -8,8 +8,12 @@
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 1
 BUILD=${1:-build-trixie}
+# nvcc 12.4 compiles with g++-13 (it rejects gcc 14's headers) and links through it; trixie's
+# g++-13 has its own libstdc++.so, older than the runtime that gcc 14 code (ours and libgtest.a)
+# needs (__cxa_call_terminate): gcc 14's folder first in nvcc's link search path.
 scripts/trixie/env.sh --with cuda -- env CUDA_HOME=/usr \
-  CVIS_CONFIGURE_ARGS="-Dcuda-arch=${CVIS_TRIXIE_ARCHS:-87}" scripts/test.sh "$BUILD" |
+  CVIS_CONFIGURE_ARGS="-Dcuda-arch=${CVIS_TRIXIE_ARCHS:-87} -Dcuda_link_args=-L/usr/lib/gcc/x86_64-linux-gnu/14" \
+  scripts/test.sh "$BUILD" |
   tee "$BUILD.out"
 rc=${PIPESTATUS[0]}
 if ! grep -qE "^[0-9]+ passed, [0-9]+ failed$" "$BUILD.out"; then
