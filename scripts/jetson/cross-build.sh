@@ -8,6 +8,7 @@
 # qemu-user as Meson's exe_wrapper. docs/jetson.md says why this toolkit and runtime.
 # Ends with the line "N passed, N failed" (the cpu suite, which checks the plugin's fatbin too).
 #
+# Benchmarks are not built (nothing to run them on under qemu; they are for the GPU host).
 # Usage: scripts/jetson/cross-build.sh [BUILD_DIR]          (default: build-aarch64)
 # Environment: CVIS_JETSON_ARCHS  SASS list (default 72,87; PTX for the last)
 #              CVIS_ENV_DIR       where the trees live (see scripts/trixie/env.sh)
@@ -64,7 +65,7 @@ EOF
 mode=()
 [ -f "$BUILD/build.ninja" ] && mode=(--reconfigure)
 if ! meson setup "${mode[@]}" "$BUILD" --cross-file "$BUILD.cross.ini" -Dbuildtype=release \
-    -Dcuda=enabled -Dcuda-root=/usr -Dcuda-arch="$ARCHS" > "$BUILD.setup.log" 2>&1; then
+    -Dcuda=enabled -Dcuda-root=/usr -Dcuda-arch="$ARCHS" -Dbenchmarks=false > "$BUILD.setup.log" 2>&1; then
   tail -n 30 "$BUILD.setup.log"
   fail "meson setup failed (log: $BUILD.setup.log)"
 fi

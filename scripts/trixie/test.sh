@@ -2,7 +2,8 @@
 # Builds the project against GStreamer 1.26 in the Debian trixie tree (scripts/trixie/env.sh), with
 # Debian's CUDA toolkit 12.4 for the CUDA backends (one architecture: this build checks the
 # version-specific code compiles and the cpu suite passes; the release build is scripts/test.sh),
-# and runs the cpu suite. Ends with the line "N passed, N failed".
+# and runs the cpu suite (benchmarks are not built: nothing runs them here). Ends with the line
+# "N passed, N failed".
 # Usage: scripts/trixie/test.sh [BUILD_DIR]       (default: build-trixie)
 # Environment: CVIS_TRIXIE_ARCHS (default 87), CVIS_ENV_DIR (see scripts/trixie/env.sh)
 set -uo pipefail
@@ -12,7 +13,7 @@ BUILD=${1:-build-trixie}
 # g++-13 has its own libstdc++.so, older than the runtime that gcc 14 code (ours and libgtest.a)
 # needs (__cxa_call_terminate): gcc 14's folder first in nvcc's link search path.
 scripts/trixie/env.sh --with cuda -- env CUDA_HOME=/usr \
-  CVIS_CONFIGURE_ARGS="-Dcuda-arch=${CVIS_TRIXIE_ARCHS:-87} -Dcuda_link_args=-L/usr/lib/gcc/x86_64-linux-gnu/14" \
+  CVIS_CONFIGURE_ARGS="-Dcuda-arch=${CVIS_TRIXIE_ARCHS:-87} -Dbenchmarks=false -Dcuda_link_args=-L/usr/lib/gcc/x86_64-linux-gnu/14" \
   scripts/test.sh "$BUILD" |
   tee "$BUILD.out"
 rc=${PIPESTATUS[0]}
