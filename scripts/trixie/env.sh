@@ -61,10 +61,13 @@ DEBS_cuda=("nvidia-cuda-toolkit=$CUDA_TK_VER" "libnvvm4=$CUDA_TK_VER")
 # Of nvidia-cuda-dev (2.4 GB unpacked, mostly static cuBLAS/cuFFT/...): the headers and cudart.
 FILES_cuda_dev=(./usr/include ./usr/lib/x86_64-linux-gnu/libcudart_static.a
   ./usr/lib/x86_64-linux-gnu/libcudadevrt.a)
+# No gstreamer1.0-plugins-bad:arm64: the cpu suite needs none of its elements, and under
+# qemu-user its onnx plugin throws from onnxruntime while the registry loads it in-process
+# ("Attempt to use DefaultLogger but none has been registered"), failing every gst_init.
 PKGS_arm64=(crossbuild-essential-arm64 g++-13-aarch64-linux-gnu qemu-user
   libgstreamer1.0-dev:arm64 libgstreamer-plugins-base1.0-dev:arm64
   libgstreamer-plugins-bad1.0-dev:arm64 gstreamer1.0-plugins-base:arm64
-  gstreamer1.0-plugins-good:arm64 gstreamer1.0-plugins-bad:arm64
+  gstreamer1.0-plugins-good:arm64
   libsqlite3-dev:arm64 libgtest-dev:arm64 libpng-dev:arm64)
 
 log() { echo "trixie-env: $*" >&2; }
