@@ -9,11 +9,9 @@
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 1
 BUILD=${1:-build-trixie}
-# nvcc 12.4 compiles with g++-13 (it rejects gcc 14's headers) and links through it; trixie's
-# g++-13 has its own libstdc++.so, older than the runtime that gcc 14 code (ours and libgtest.a)
-# needs (__cxa_call_terminate): gcc 14's folder first in nvcc's link search path.
+# nvcc-link.ini: nvcc 12.4 links through g++-13, whose libstdc++ is too old for gcc 14 code.
 scripts/trixie/env.sh --with cuda -- env CUDA_HOME=/usr \
-  CVIS_CONFIGURE_ARGS="-Dcuda-arch=${CVIS_TRIXIE_ARCHS:-87} -Dbenchmarks=false -Dcuda_link_args=-L/usr/lib/gcc/x86_64-linux-gnu/14" \
+  CVIS_CONFIGURE_ARGS="-Dcuda-arch=${CVIS_TRIXIE_ARCHS:-87} -Dbenchmarks=false --native-file $PWD/scripts/trixie/nvcc-link.ini" \
   scripts/test.sh "$BUILD" |
   tee "$BUILD.out"
 rc=${PIPESTATUS[0]}
