@@ -279,6 +279,15 @@ def make(spec, src_dir, pool, out):
     return meta
 
 
+def write_list(out):
+    with open(os.path.join(out, "list.txt"), "w") as f:
+        for name in sorted(os.listdir(out)):
+            p = os.path.join(out, name, "meta.json")
+            if os.path.isfile(p):
+                m = json.load(open(p))
+                f.write("%s %d %d %d %d\n" % (m["name"], m["width"], m["height"], m["frames"], m["fps"]))
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--cache", default=os.path.join(REPO, "build-quality", "cache"))
@@ -297,12 +306,7 @@ def main():
             m["name"], m["split"], m["width"], m["height"], m["frames"],
             os.path.getsize(os.path.join(a.out, m["name"], "video.mp4")) / 1024.0))
         sys.stdout.flush()
-    with open(os.path.join(a.out, "list.txt"), "w") as f:
-        for name in sorted(os.listdir(a.out)):
-            p = os.path.join(a.out, name, "meta.json")
-            if os.path.isfile(p):
-                m = json.load(open(p))
-                f.write("%s %d %d %d %d\n" % (m["name"], m["width"], m["height"], m["frames"], m["fps"]))
+        write_list(a.out)
 
 
 if __name__ == "__main__":
