@@ -49,7 +49,7 @@ struct MotionParams {
   int tau_min_chroma = 6;     // levels, 1..255 (chroma)
   int tau_max = 48;           // levels, tau_min..255
   bool color = true;          // Y, U, V (a pixel matches when every channel does); false: luma only
-  bool shadows = true;        // color: cast shadows (motion_math.hpp shadow_test) are background
+  bool shadows = false;       // color: cast shadows (motion_math.hpp shadow_test) are background
   float shadow_low = 0.35f;   // luma ratio range of a shadow
   float shadow_high = 0.92f;
   int adopt_frames = 2;       // 0 = no adoption

@@ -20,6 +20,7 @@ namespace {
 // gain of 1 leaves the frame bit-identical.
 constexpr float kGainDeadZone = 1.0f / 64.0f;
 
+
 class CpuMotionDetector final : public MotionDetector {
 public:
   Backend backend() const override { return Backend::kCpu; }
@@ -105,22 +106,32 @@ public:
     auto model = [&](int x, int y) { return model_at(idx(x, y), tau_scale16); };
     const int lo16 = static_cast<int>(std::lround(p_.shadow_low * 16.0f));
     const int hi16 = static_cast<int>(std::lround(p_.shadow_high * 16.0f));
+    auto values = [&](size_t i, int v[3]) {
+      for (int c = 0; c < 3; ++c)
+        v[c] = c < nc_ ? cur_[c * npix_ + i] : 0;
+    };
+    for (size_t i = 0; i < npix_; ++i) { // own tests first: the neighbour test reads them
+      int v[3], margin;
+      values(i, v);
+      own_[i] = matches(v, model_at(i, tau_scale16), nc_, &margin);
+    }
+    auto shows_bg = [&](int x, int y) { return own_[idx(x, y)] != 0; };
     for (int y = 0; y < h_; ++y) {
       for (int x = 0; x < w_; ++x) {
         const size_t i = idx(x, y);
-        int v[3] = {0, 0, 0};
-        for (int c = 0; c < nc_; ++c)
-          v[c] = cur_[c * npix_ + i];
-        const MotionTest t = motion_test(v, nc_, x, y, w_, h_, p_.radius, model);
+        int v[3];
+        values(i, v);
+        const MotionTest t = motion_test(v, nc_, x, y, w_, h_, p_.radius, model, shows_bg);
         raw_[i] = (!t.own && t.neighbour < 0) ? 255 : 0;
         shadow_[i] = 0;
-        if (raw_[i] && nc_ == 3 && p_.shadows &&
-            shadow_test(v, model_at(i, tau_scale16), lo16, hi16)) {
-          raw_[i] = 0;
-          shadow_[i] = 1;
-          ++result->shadow;
+        ratio_[i] = 0;
+        if (raw_[i] && nc_ == 3 && p_.shadows) {
+          const PixelModel m = model_at(i, tau_scale16);
+          if (shadow_test(v, m, lo16, hi16)) {
+            shadow_[i] = 1;
+            ratio_[i] = static_cast<uint16_t>(luma_ratio256(v[0], m.b[0]));
+          }
         }
-        raw_count += raw_[i] != 0;
         const int d = cur_[i] > prev_[i] ? cur_[i] - prev_[i] : prev_[i] - cur_[i];
         diff_count += d > tau_[i];
         if (!t.own && t.neighbour >= 0) {
@@ -132,6 +143,27 @@ public:
             (p_.adopt_frames > 0 && cnt_[i] >= p_.adopt_frames) ? t.neighbour : -1);
       }
     }
+    // Shadows keep the background's texture: candidates pass shadow_texture() or are foreground.
+    if (nc_ == 3 && p_.shadows) {
+      auto fy = [&](int x, int y) { return static_cast<int>(cur_[idx(x, y)]); };
+      auto by = [&](int x, int y) { return static_cast<int>(bg_[idx(x, y)]); };
+      for (int y = 0; y < h_; ++y) {
+        for (int x = 0; x < w_; ++x) {
+          const size_t i = idx(x, y);
+          if (!shadow_[i])
+            continue;
+          const int maxr = (scale_tau(tau_[i], tau_scale16) + 1) / 2;
+          if (shadow_texture(fy, by, x, y, w_, h_, ratio_[i], maxr)) {
+            raw_[i] = 0;
+            ++result->shadow;
+          } else {
+            shadow_[i] = 0;
+          }
+        }
+      }
+    }
+    for (size_t i = 0; i < npix_; ++i)
+      raw_count += raw_[i] != 0;
     if (p_.shot_change && rule_.update(static_cast<double>(raw_count) / npix_,
                                        static_cast<double>(diff_count) / npix_)) {
       restart_from(in_);
@@ -213,12 +245,13 @@ private:
     npix_ = static_cast<size_t>(w) * h;
     nc_ = p_.color ? 3 : 1;
     samples_.assign(static_cast<size_t>(nc_) * p_.history * npix_, 0);
-    for (auto* v : {&head_, &cnt_, &prev_, &raw_, &mask_, &adopted_, &shadow_})
+    for (auto* v : {&head_, &cnt_, &prev_, &raw_, &mask_, &adopted_, &shadow_, &own_, &confirm_})
       v->assign(npix_, 0);
     for (auto* v : {&bg_, &tau_, &in_, &cur_})
       v->assign(static_cast<size_t>(nc_) * npix_, 0);
     adopt_.assign(npix_, -1);
     age_.assign(npix_, 0);
+    ratio_.assign(npix_, 0);
     reset();
   }
 
@@ -337,7 +370,8 @@ private:
   int fill_ = 0;
   std::vector<uint8_t> samples_;               // [channel][k][pixel]
   std::vector<uint8_t> bg_, tau_, in_, cur_;   // [channel][pixel]
-  std::vector<uint8_t> head_, cnt_, prev_, raw_, mask_, adopted_, shadow_; // [pixel]
+  std::vector<uint8_t> head_, cnt_, prev_, raw_, mask_, adopted_, shadow_, own_, confirm_;
+  std::vector<uint16_t> ratio_; // shadow candidates: luma ratio x 256
   std::vector<int8_t> adopt_;
   std::vector<uint16_t> age_;
   std::vector<uint32_t> gain_hist_ = std::vector<uint32_t>(seg::kGainBins);

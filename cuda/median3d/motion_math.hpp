@@ -121,11 +121,14 @@ struct MotionTest {
                  // smallest worst-channel margin |v_c - B_qc| - tau_qc), -1 when none matches
 };
 
-// `model(x, y)` returns a pixel's PixelModel; neighbours outside the image are skipped; ties go to
-// the first neighbour in raster order.
-template <typename ModelAt>
+// `model(x, y)` returns a pixel's PixelModel, `shows_background(x, y)` whether that pixel passes its
+// own test in this frame: only such neighbours are compared (a neighbour that does not show its own
+// background, e.g. a pixel of a ghost or of an object, says nothing about what p's background may
+// be; without this rule a slow object leaving its ghost matches the ghost's models and drags them
+// along). Neighbours outside the image are skipped; ties go to the first in raster order.
+template <typename ModelAt, typename ShowsBg>
 CVIS_HD MotionTest motion_test(const int v[3], int nc, int x, int y, int w, int h, int r,
-                               ModelAt model) {
+                               ModelAt model, ShowsBg shows_background) {
   MotionTest t;
   int margin;
   t.own = matches(v, model(x, y), nc, &margin);
@@ -138,7 +141,7 @@ CVIS_HD MotionTest motion_test(const int v[3], int nc, int x, int y, int w, int 
       continue;
     for (int dx = -r; dx <= r; ++dx) {
       const int xx = x + dx;
-      if ((dx == 0 && dy == 0) || xx < 0 || xx >= w)
+      if ((dx == 0 && dy == 0) || xx < 0 || xx >= w || !shows_background(xx, yy))
         continue;
       if (matches(v, model(xx, yy), nc, &margin) && margin < best) {
         best = margin;
@@ -166,6 +169,34 @@ CVIS_HD bool shadow_test(const int v[3], const PixelModel& m, int lo16, int hi16
       return false;
   }
   return true;
+}
+
+// Luma ratio (Y - 16) / (B_Y - 16) x 256, rounded (shadow candidates: B_Y >= 40, Y >= 16).
+CVIS_HD int luma_ratio256(int y, int b) {
+  return ((y - 16) * 512 + (b - 16)) / (2 * (b - 16));
+}
+
+// A shadow keeps the texture under it, dimmed: around a candidate p, the differences of the frame's
+// luma to the 8 neighbours must be the background's differences scaled by p's ratio a:
+// mean_q |(Y_q - Y_p) - a (B_q - B_p)| <= max_residual (levels). An object replaces the texture (a
+// flat object over a flat background stays ambiguous). `y(x, y)`, `b(x, y)`: luma of the frame and
+// of the background; `ratio256` = luma_ratio256 of p. Neighbours outside the image are skipped.
+template <typename FrameY, typename BgY>
+CVIS_HD bool shadow_texture(FrameY yv, BgY bv, int x, int y, int w, int h, int ratio256,
+                            int max_residual) {
+  const int yp = yv(x, y), bp = bv(x, y);
+  int sum = 0, n = 0;
+  for (int dy = -1; dy <= 1; ++dy) {
+    for (int dx = -1; dx <= 1; ++dx) {
+      const int xx = x + dx, yy = y + dy;
+      if ((dx == 0 && dy == 0) || xx < 0 || yy < 0 || xx >= w || yy >= h)
+        continue;
+      const int e = 256 * (yv(xx, yy) - yp) - ratio256 * (bv(xx, yy) - bp);
+      sum += e < 0 ? -e : e;
+      ++n;
+    }
+  }
+  return sum <= 256 * max_residual * n;
 }
 
 } // namespace cvis::median3d

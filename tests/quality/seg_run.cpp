@@ -8,7 +8,8 @@
 // CORPUS/list.txt; writes OUT_PREFIX.mask.gz (GRAY8 frames) and, for `motion`, OUT_PREFIX.bg.gz
 // (I420 frames: the background luma, neutral chroma). ALGORITHM: `motion` (median3d's motion
 // detector, keys = MotionParams fields) or `bgsub` (keys = bgsub::Params fields). Prints shot
-// changes and the time per frame. CPU backend only (the GPU host runs the elements).
+// changes and the time per frame. `bgscene`: bgsub with the scene extensions (bgsub_scene.hpp;
+// keys: Params and SceneParams fields). CPU backend only (the GPU host runs the elements).
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -19,6 +20,7 @@
 #include <vector>
 
 #include "bgsub/bgsub.hpp"
+#include "bgsub/bgsub_scene.hpp"
 #include "median3d/motion.hpp"
 
 namespace {
@@ -87,6 +89,22 @@ cvis::bgsub::Params bgsub_params(Kv& kv) {
   return p;
 }
 
+cvis::bgsub::SceneParams scene_params(Kv& kv) {
+  cvis::bgsub::SceneParams s;
+  s.illumination = num(kv, "illumination", s.illumination) != 0;
+  s.shadows = num(kv, "shadows", s.shadows) != 0;
+  s.shadow_low = static_cast<float>(num(kv, "shadow_low", s.shadow_low));
+  s.shadow_high = static_cast<float>(num(kv, "shadow_high", s.shadow_high));
+  s.shadow_samples = static_cast<int>(num(kv, "shadow_samples", s.shadow_samples));
+  s.shadow_noise = static_cast<float>(num(kv, "shadow_noise", s.shadow_noise));
+  s.shot_change = num(kv, "shot_change", s.shot_change) != 0;
+  s.cut_fraction = num(kv, "cut_fraction", s.cut_fraction);
+  s.cut_frames = static_cast<int>(num(kv, "cut_frames", s.cut_frames));
+  s.cut_warmup = static_cast<int>(num(kv, "cut_warmup", s.cut_warmup));
+  s.blink_gain = static_cast<float>(num(kv, "blink_gain", s.blink_gain));
+  return s;
+}
+
 } // namespace
 
 int main(int argc, char** argv) {
@@ -145,6 +163,7 @@ int main(int argc, char** argv) {
   Status st;
   std::unique_ptr<median3d::MotionDetector> motion;
   std::unique_ptr<bgsub::Subtractor> sub;
+  bgsub::SceneSubtractor* scene = nullptr;
   if (algo == "motion") {
     motion = median3d::make_motion_detector(Backend::kCpu, &st);
     if (st.ok())
@@ -153,6 +172,13 @@ int main(int argc, char** argv) {
     sub = bgsub::make_subtractor(Backend::kCpu, &st);
     if (st.ok())
       st = sub->configure(bgsub_params(kv));
+  } else if (algo == "bgscene") {
+    auto sc = bgsub::make_scene_cpu_subtractor();
+    scene = sc.get();
+    st = sc->configure_scene(scene_params(kv));
+    if (st.ok())
+      st = sc->configure(bgsub_params(kv));
+    sub = std::move(sc);
   } else {
     die("unknown algorithm " + algo);
   }
@@ -176,6 +202,8 @@ int main(int argc, char** argv) {
     } else {
       bgsub::FrameResult r;
       st = sub->process(fv, mv, &r, nullptr);
+      if (scene && scene->scene_info().shot_change)
+        std::printf("%s: shot change at frame %d\n", seq.c_str(), t);
     }
     if (!st.ok())
       die(st.to_string());
