@@ -4,8 +4,8 @@
 //   background pixels (s: the pixel's newest sample); frames are divided by g before the model sees
 //   them, and below g = 1 the bandwidths widen by 1/g (the sensor noise is amplified);
 // - shadows: a pixel the model calls foreground is background when at least `shadow_samples` of its
-//   own samples s explain it as a shadow: x = a s channel-wise within the noise, a in
-//   [shadow_low, shadow_high] (a = x.s / s.s); it is not used to update the model;
+//   own samples explain it as a shadow (seg::shadow_yuv: luma ratio in [shadow_low, shadow_high],
+//   chroma dimmed alike within shadow_chroma levels); it is not used to update the model;
 // - shot changes: seg::ShotChangeRule on the raw foreground fraction and the fraction of pixels that
 //   changed since the previous frame; a cut restarts the model with a short warm-up of
 //   `cut_warmup` frames (their masks are empty), the samples interleaved over those frames.
@@ -21,10 +21,10 @@ namespace cvis::bgsub {
 struct SceneParams {
   bool illumination = true;
   bool shadows = true;
-  float shadow_low = 0.35f;
-  float shadow_high = 0.92f;
+  float shadow_low = 0.4f;
+  float shadow_high = 0.9f;
+  int shadow_chroma = 4;
   int shadow_samples = 2;
-  float shadow_noise = 3.0f; // channel tolerance: shadow_noise x sigma_c x a + 2 levels
   bool shot_change = true;
   double cut_fraction = 0.5;
   int cut_frames = 2;

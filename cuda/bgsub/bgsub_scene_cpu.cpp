@@ -73,6 +73,8 @@ public:
       return invalid_argument("bgsub scene: bad parameters");
     }
     s_ = s;
+    lo16_ = static_cast<int>(std::lround(s.shadow_low * 16.0f));
+    hi16_ = static_cast<int>(std::lround(s.shadow_high * 16.0f));
     rule_.configure(s.cut_fraction, s.cut_frames);
     return Status::Ok();
   }
@@ -80,6 +82,7 @@ public:
   void reset() override {
     frame_ = 0;
     warm_ = p_.num_samples;
+    restart_pending_ = false;
     rule_.reset();
   }
 
@@ -107,6 +110,13 @@ public:
     *result = FrameResult();
     info_ = SceneInfo();
     result->frame = ++frame_;
+    if (restart_pending_) {
+      restart_pending_ = false;
+      info_.shot_change = true;
+      frame_ = 1;
+      warm_ = s_.cut_warmup;
+      result->frame = frame_;
+    }
     if (frame_ <= warm_) {
       warm_up();
       finish_empty(mask, density, result);
@@ -131,16 +141,10 @@ public:
       changed += absdiff_max(cur_[i], prev_[i]) > kChangedLevels;
       prev_[i] = cur_[i];
     }
-    if (s_.shot_change && rule_.update(static_cast<double>(raw_count) / npix,
-                                       static_cast<double>(changed) / npix)) {
-      info_.shot_change = true;
-      frame_ = 1;
-      warm_ = s_.cut_warmup;
-      warm_up();
-      finish_empty(mask, density, result);
-      info_.shot_change = true;
-      return Status::Ok();
-    }
+    // A confirmed shot change restarts the model at the next frame (the CUDA backend reads the
+    // counts after the frame's synchronisation).
+    restart_pending_ = s_.shot_change && rule_.update(static_cast<double>(raw_count) / npix,
+                                                      static_cast<double>(changed) / npix);
     cleanup();
     if ((frame_ - warm_ - 1) % p_.update_period == 0)
       parallel_rows(h_, threads_, [&](int y0, int y1) { update(y0, y1); });
@@ -283,8 +287,8 @@ private:
         shadow_[i] = 0;
         if (r == kRawForeground && shadows &&
             shadow_explained(
-                cur_[i], [&](int k) { return sample(k, i); }, p_.num_samples, inv_sigma,
-                s_.shadow_low, s_.shadow_high, s_.shadow_noise, s_.shadow_samples)) {
+                cur_[i], [&](int k) { return sample(k, i); }, p_.num_samples, lo16_, hi16_,
+                s_.shadow_chroma, s_.shadow_samples)) {
           r = 0;
           shadow_[i] = 1;
         }
@@ -327,7 +331,9 @@ private:
   seg::ShotChangeRule rule_;
   bool configured_ = false;
   int w_ = 0, h_ = 0, threads_ = 1;
+  int lo16_ = 6, hi16_ = 14;
   int64_t frame_ = 0, warm_ = 48;
+  bool restart_pending_ = false;
   cpwl::Table table_;
   std::vector<float> lut_;
   std::vector<uint32_t> samples_, medians_, feat_, cur_, prev_;

@@ -5,6 +5,7 @@
 #include <cstdint>
 
 #include "bgsub_math.hpp"
+#include "common/segmentation.hpp"
 
 namespace cvis::bgsub {
 
@@ -19,45 +20,21 @@ CVIS_HD uint32_t compensate_feature(uint32_t f, const float inv_gain[3]) {
   return out;
 }
 
-// Shadow test of feature x against the pixel's own samples `sample(k)`, k < count: a sample s
-// explains x as a shadow when a = x.s / s.s lies in [lo, hi], s is not dark (s.s >= 3 * 24^2) and
-// every channel satisfies |x_c - a s_c| <= noise * a / inv_sigma[c] + 2. True when at least `need`
-// samples do.
+// Shadow test of feature x (RGB) against the pixel's own samples `sample(k)`, k < count: true when
+// at least `need` samples explain x as a shadow (seg::shadow_yuv on full-range Y, U, V; the same rule
+// as median3d's motion detector).
 template <typename SampleFn>
-CVIS_HD bool shadow_explained(uint32_t x, SampleFn sample, int count, const float inv_sigma[3],
-                              float lo, float hi, float noise, int need) {
-  const float xc[3] = {static_cast<float>(channel(x, 0)), static_cast<float>(channel(x, 1)),
-                       static_cast<float>(channel(x, 2))};
+CVIS_HD bool shadow_explained(uint32_t x, SampleFn sample, int count, int lo16, int hi16, int tol,
+                              int need) {
+  int xv[3];
+  seg::rgb_to_yuv(channel(x, 0), channel(x, 1), channel(x, 2), xv);
   int found = 0;
   for (int k = 0; k < count; ++k) {
     const uint32_t s = sample(k);
-    const float sc[3] = {static_cast<float>(channel(s, 0)), static_cast<float>(channel(s, 1)),
-                         static_cast<float>(channel(s, 2))};
-    const float ss = cpwl::add_rn(cpwl::add_rn(cpwl::mul_rn(sc[0], sc[0]), cpwl::mul_rn(sc[1], sc[1])),
-                                  cpwl::mul_rn(sc[2], sc[2]));
-    if (ss < 1728.0f)
-      continue;
-    const float xs = cpwl::add_rn(cpwl::add_rn(cpwl::mul_rn(xc[0], sc[0]), cpwl::mul_rn(xc[1], sc[1])),
-                                  cpwl::mul_rn(xc[2], sc[2]));
-#if defined(__CUDA_ARCH__)
-    const float a = __fdiv_rn(xs, ss);
-#else
-    const float a = xs / ss;
-#endif
-    if (!(a >= lo && a <= hi))
-      continue;
-    bool ok = true;
-    for (int c = 0; c < 3 && ok; ++c) {
-      const float e = cpwl::sub_rn(xc[c], cpwl::mul_rn(a, sc[c]));
-#if defined(__CUDA_ARCH__)
-      const float tol = cpwl::add_rn(__fdiv_rn(cpwl::mul_rn(noise, a), inv_sigma[c]), 2.0f);
-      ok = fabsf(e) <= tol;
-#else
-      const float tol = cpwl::add_rn(cpwl::mul_rn(noise, a) / inv_sigma[c], 2.0f);
-      ok = (e < 0 ? -e : e) <= tol;
-#endif
-    }
-    if (ok && ++found >= need)
+    int sv[3];
+    seg::rgb_to_yuv(channel(s, 0), channel(s, 1), channel(s, 2), sv);
+    if (seg::shadow_yuv(xv[0], xv[1], xv[2], sv[0], sv[1], sv[2], 0, lo16, hi16, tol) &&
+        ++found >= need)
       return true;
   }
   return false;

@@ -77,6 +77,31 @@ template <typename At> CVIS_HD uint8_t majority3x3(At at, int x, int y, int w, i
 }
 
 // ---------------------------------------------------------------------------------------------
+// Cast shadows. A shadow dims the light on a surface: the luma drops by a factor a (above the black
+// level) and the chroma's distance from neutral (128) drops by the same factor, the hue unchanged.
+// A pixel (y, u, v) over a background (by, bu, bv) is explained as a shadow when
+//   a = (y - black) / (by - black) lies in [lo16 / 16, hi16 / 16] (by - black >= 24) and
+//   |(u - 128) - a (bu - 128)| <= tol and |(v - 128) - a (bv - 128)| <= tol (levels).
+// Integer: a stays the fraction (y - black) / (by - black). Dark grey objects over a grey
+// background satisfy it too (documented limitation: they are lost as shadows).
+CVIS_HD bool shadow_yuv(int y, int u, int v, int by, int bu, int bv, int black, int lo16,
+                        int hi16, int tol) {
+  const int num = y - black, den = by - black;
+  if (den < 24 || num < 0 || 16 * num < lo16 * den || 16 * num > hi16 * den)
+    return false;
+  const int eu = (u - 128) * den - num * (bu - 128);
+  const int ev = (v - 128) * den - num * (bv - 128);
+  return (eu < 0 ? -eu : eu) <= tol * den && (ev < 0 ? -ev : ev) <= tol * den;
+}
+
+// Full-range BT.601 Y, U, V of 8-bit R, G, B (Y as median3d's luma_of; chroma floored).
+CVIS_HD void rgb_to_yuv(int r, int g, int b, int out[3]) {
+  out[0] = (77 * r + 150 * g + 29 * b + 128) >> 8;
+  out[1] = 128 + ((-43 * r - 85 * g + 128 * b) >> 8);
+  out[2] = 128 + ((128 * r - 107 * g - 21 * b) >> 8);
+}
+
+// ---------------------------------------------------------------------------------------------
 // Shot changes. A cut replaces the scene in (nearly) every pixel at once: most pixels differ from
 // the previous frame *and* from the background model, and they keep differing from the model
 // afterwards. An illumination change is gradual (small frame-to-frame differences) and compensated

@@ -50,8 +50,9 @@ struct MotionParams {
   int tau_max = 48;           // levels, tau_min..255
   bool color = true;          // Y, U, V (a pixel matches when every channel does); false: luma only
   bool shadows = false;       // color: cast shadows (motion_math.hpp shadow_test) are background
-  float shadow_low = 0.35f;   // luma ratio range of a shadow
-  float shadow_high = 0.92f;
+  float shadow_low = 0.4f;    // luma ratio range of a shadow
+  float shadow_high = 0.9f;
+  int shadow_chroma = 4;      // levels: chroma deviation from the dimmed background chroma
   int adopt_frames = 2;       // 0 = no adoption
   int absorb_frames = 0;      // 0 = never
   bool illumination = true;   // global gain compensation

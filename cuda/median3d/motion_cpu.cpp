@@ -38,6 +38,7 @@ public:
   void reset() override {
     frame_ = 0;
     fill_ = 0;
+    restart_pending_ = false;
     rule_.reset();
   }
 
@@ -67,6 +68,14 @@ public:
     *result = MotionResult();
     result->frame = ++frame_;
     result->pixels = static_cast<int64_t>(npix_);
+    if (restart_pending_) { // a shot change confirmed at the previous frame
+      restart_pending_ = false;
+      restart_from(in_);
+      result->shot_change = true;
+      std::fill(mask_.begin(), mask_.end(), 0);
+      write_outputs(mask, background, 65536u, false);
+      return Status::Ok();
+    }
     if (frame_ <= K) { // initial fill: sample k = frame k, blindly
       for (int c = 0; c < nc_; ++c)
         std::copy(in_.begin() + c * npix_, in_.begin() + (c + 1) * npix_,
@@ -124,13 +133,10 @@ public:
         const MotionTest t = motion_test(v, nc_, x, y, w_, h_, p_.radius, model, shows_bg);
         raw_[i] = (!t.own && t.neighbour < 0) ? 255 : 0;
         shadow_[i] = 0;
-        ratio_[i] = 0;
-        if (raw_[i] && nc_ == 3 && p_.shadows) {
-          const PixelModel m = model_at(i, tau_scale16);
-          if (shadow_test(v, m, lo16, hi16)) {
-            shadow_[i] = 1;
-            ratio_[i] = static_cast<uint16_t>(luma_ratio256(v[0], m.b[0]));
-          }
+        if (raw_[i] && nc_ == 3 && p_.shadows &&
+            seg::shadow_yuv(v[0], v[1], v[2], bg_[i], bg_[npix_ + i], bg_[2 * npix_ + i], black_,
+                            lo16, hi16, p_.shadow_chroma)) {
+          shadow_[i] = 1;
         }
         const int d = cur_[i] > prev_[i] ? cur_[i] - prev_[i] : prev_[i] - cur_[i];
         diff_count += d > tau_[i];
@@ -143,35 +149,14 @@ public:
             (p_.adopt_frames > 0 && cnt_[i] >= p_.adopt_frames) ? t.neighbour : -1);
       }
     }
-    // Shadows keep the background's texture: candidates pass shadow_texture() or are foreground.
-    if (nc_ == 3 && p_.shadows) {
-      auto fy = [&](int x, int y) { return static_cast<int>(cur_[idx(x, y)]); };
-      auto by = [&](int x, int y) { return static_cast<int>(bg_[idx(x, y)]); };
-      for (int y = 0; y < h_; ++y) {
-        for (int x = 0; x < w_; ++x) {
-          const size_t i = idx(x, y);
-          if (!shadow_[i])
-            continue;
-          const int maxr = (scale_tau(tau_[i], tau_scale16) + 1) / 2;
-          if (shadow_texture(fy, by, x, y, w_, h_, ratio_[i], maxr)) {
-            raw_[i] = 0;
-            ++result->shadow;
-          } else {
-            shadow_[i] = 0;
-          }
-        }
+    for (size_t i = 0; i < npix_; ++i) {
+      if (shadow_[i]) {
+        raw_[i] = 0;
+        ++result->shadow;
       }
     }
     for (size_t i = 0; i < npix_; ++i)
       raw_count += raw_[i] != 0;
-    if (p_.shot_change && rule_.update(static_cast<double>(raw_count) / npix_,
-                                       static_cast<double>(diff_count) / npix_)) {
-      restart_from(in_);
-      result->shot_change = true;
-      std::fill(mask_.begin(), mask_.end(), 0);
-      write_outputs(mask, background, 65536u, false);
-      return Status::Ok();
-    }
 
     // Clean-up.
     auto raw_at = [&](int x, int y) { return raw_[idx(x, y)]; };
@@ -227,6 +212,12 @@ public:
     }
     std::copy(cur_.begin(), cur_.begin() + npix_, prev_.begin());
     write_outputs(mask, background, g16, false);
+    // The shot-change rule reads this frame's counts; a confirmed change restarts the model at the
+    // next frame (the CUDA backend reads the counts after the frame's synchronisation).
+    if (p_.shot_change && rule_.update(static_cast<double>(raw_count) / npix_,
+                                       static_cast<double>(diff_count) / npix_)) {
+      restart_pending_ = true;
+    }
     for (uint8_t m : mask_)
       result->foreground += m != 0;
     if (p_.blobs) {
@@ -245,13 +236,12 @@ private:
     npix_ = static_cast<size_t>(w) * h;
     nc_ = p_.color ? 3 : 1;
     samples_.assign(static_cast<size_t>(nc_) * p_.history * npix_, 0);
-    for (auto* v : {&head_, &cnt_, &prev_, &raw_, &mask_, &adopted_, &shadow_, &own_, &confirm_})
+    for (auto* v : {&head_, &cnt_, &prev_, &raw_, &mask_, &adopted_, &shadow_, &own_})
       v->assign(npix_, 0);
     for (auto* v : {&bg_, &tau_, &in_, &cur_})
       v->assign(static_cast<size_t>(nc_) * npix_, 0);
     adopt_.assign(npix_, -1);
     age_.assign(npix_, 0);
-    ratio_.assign(npix_, 0);
     reset();
   }
 
@@ -368,10 +358,10 @@ private:
   int black_ = 16; // luma black level of the input (compensation is relative to it)
   int64_t frame_ = 0;
   int fill_ = 0;
+  bool restart_pending_ = false;
   std::vector<uint8_t> samples_;               // [channel][k][pixel]
   std::vector<uint8_t> bg_, tau_, in_, cur_;   // [channel][pixel]
-  std::vector<uint8_t> head_, cnt_, prev_, raw_, mask_, adopted_, shadow_, own_, confirm_;
-  std::vector<uint16_t> ratio_; // shadow candidates: luma ratio x 256
+  std::vector<uint8_t> head_, cnt_, prev_, raw_, mask_, adopted_, shadow_, own_;
   std::vector<int8_t> adopt_;
   std::vector<uint16_t> age_;
   std::vector<uint32_t> gain_hist_ = std::vector<uint32_t>(seg::kGainBins);

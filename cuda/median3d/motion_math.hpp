@@ -6,6 +6,7 @@
 
 #include "common/color.hpp"
 #include "common/hd.hpp"
+#include "common/segmentation.hpp"
 #include "median3d_math.hpp"
 
 namespace cvis::median3d {
@@ -91,11 +92,13 @@ CVIS_HD void fetch_yuv(const PixelSource& s, int x, int y, bool luma, uint8_t ou
   }
   uint8_t rgb[3];
   fetch_channels(s, x, y, false, rgb);
-  out[0] = static_cast<uint8_t>(luma_of(rgb[0], rgb[1], rgb[2]));
+  int yuv[3];
+  seg::rgb_to_yuv(rgb[0], rgb[1], rgb[2], yuv);
+  out[0] = static_cast<uint8_t>(yuv[0]);
   if (luma)
     return;
-  out[1] = static_cast<uint8_t>(128 + ((-43 * rgb[0] - 85 * rgb[1] + 128 * rgb[2]) >> 8));
-  out[2] = static_cast<uint8_t>(128 + ((128 * rgb[0] - 107 * rgb[1] - 21 * rgb[2]) >> 8));
+  out[1] = static_cast<uint8_t>(yuv[1]);
+  out[2] = static_cast<uint8_t>(yuv[2]);
 }
 
 // Background values and thresholds of one pixel, per channel.
@@ -150,53 +153,6 @@ CVIS_HD MotionTest motion_test(const int v[3], int nc, int x, int y, int w, int 
     }
   }
   return t;
-}
-
-// Cast shadow test (YUV channels) of a pixel that failed both tests: darker by a factor
-// a = (Y - 16) / (B_Y - 16) in [lo16 / 16, hi16 / 16] (studio-range luma; B_Y >= 40) with the chroma
-// scaled by the same factor around 128 (a shadow dims the light, the surface keeps its colour):
-// |(v_c - 128) - a (B_c - 128)| <= tau_c for c = U, V. Integer: a is carried as
-// (Y - 16) / (B_Y - 16) without division.
-CVIS_HD bool shadow_test(const int v[3], const PixelModel& m, int lo16, int hi16) {
-  const int num = v[0] - 16, den = m.b[0] - 16;
-  if (den < 24 || num < 0)
-    return false;
-  if (16 * num < lo16 * den || 16 * num > hi16 * den)
-    return false;
-  for (int c = 1; c < 3; ++c) {
-    const int e = (v[c] - 128) * den - num * (m.b[c] - 128); // den * deviation
-    if ((e < 0 ? -e : e) > m.tau[c] * den)
-      return false;
-  }
-  return true;
-}
-
-// Luma ratio (Y - 16) / (B_Y - 16) x 256, rounded (shadow candidates: B_Y >= 40, Y >= 16).
-CVIS_HD int luma_ratio256(int y, int b) {
-  return ((y - 16) * 512 + (b - 16)) / (2 * (b - 16));
-}
-
-// A shadow keeps the texture under it, dimmed: around a candidate p, the differences of the frame's
-// luma to the 8 neighbours must be the background's differences scaled by p's ratio a:
-// mean_q |(Y_q - Y_p) - a (B_q - B_p)| <= max_residual (levels). An object replaces the texture (a
-// flat object over a flat background stays ambiguous). `y(x, y)`, `b(x, y)`: luma of the frame and
-// of the background; `ratio256` = luma_ratio256 of p. Neighbours outside the image are skipped.
-template <typename FrameY, typename BgY>
-CVIS_HD bool shadow_texture(FrameY yv, BgY bv, int x, int y, int w, int h, int ratio256,
-                            int max_residual) {
-  const int yp = yv(x, y), bp = bv(x, y);
-  int sum = 0, n = 0;
-  for (int dy = -1; dy <= 1; ++dy) {
-    for (int dx = -1; dx <= 1; ++dx) {
-      const int xx = x + dx, yy = y + dy;
-      if ((dx == 0 && dy == 0) || xx < 0 || yy < 0 || xx >= w || yy >= h)
-        continue;
-      const int e = 256 * (yv(xx, yy) - yp) - ratio256 * (bv(xx, yy) - bp);
-      sum += e < 0 ? -e : e;
-      ++n;
-    }
-  }
-  return sum <= 256 * max_residual * n;
 }
 
 } // namespace cvis::median3d

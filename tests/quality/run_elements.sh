@@ -30,13 +30,15 @@ case "$BACKEND" in
   *) echo "run_elements: backend must be cpu or cuda" >&2; exit 2 ;;
 esac
 mkdir -p "$OUT"
+mapfile -t SEQS < "$CORPUS/list.txt" # read once: the corpus may be rewritten meanwhile
 fail=0
 for cfg in "${CONFIGS[@]}"; do
   name=${cfg%%=*}
   element=${cfg#*=}
   mkdir -p "$OUT/$name"
-  : > "$OUT/$name/times.txt"
-  while read -r seq w h n fps; do
+  touch "$OUT/$name/times.txt"
+  for line in "${SEQS[@]}"; do
+    read -r seq w h n fps <<< "$line"
     [ -n "$seq" ] || continue
     case ",${ONLY:-$seq}," in *",$seq,"*) ;; *) continue ;; esac
     if [ "${name%-bg}" != "$name" ]; then
@@ -64,6 +66,6 @@ for cfg in "${CONFIGS[@]}"; do
     echo "$seq $secs" >> "$OUT/$name/times.txt"
     echo "$name $seq ${w}x$h $n frames: $secs s"
     rm -f "$file.log"
-  done < "$CORPUS/list.txt"
+  done
 done
 exit $fail

@@ -26,7 +26,7 @@ import qualitylib as ql  # noqa: E402
 
 MOG2_GRID = dict(history=[100, 300, 500], varThreshold=[9, 16, 25, 49])
 KNN_GRID = dict(history=[100, 300, 500], dist2Threshold=[200, 400, 800, 1600])
-GRID_MAX_PIXELS = 800 * 600  # larger sequences get the defaults and the train-tuned points only
+GRID_MAX_PIXELS = 500 * 400  # larger sequences get the defaults and the train-tuned point only
 
 
 def opencv_rows(corpus, metas, cache):
@@ -106,11 +106,14 @@ def element_rows(corpus, results, metas, configs):
             if not (os.path.isfile(mask_p) or os.path.isfile(bg_p)):
                 continue
             labels, bg_y = ql.load_truth(corpus, name)
-            if os.path.isfile(mask_p):
-                rows.setdefault(cfg, {})[name] = ql.score_masks(ql.load_masks(mask_p, meta), labels, meta)
-            if os.path.isfile(bg_p):
-                mae = ql.background_mae(ql.load_background_y(bg_p, meta), bg_y, labels, meta)
-                rows.setdefault(cfg, {}).setdefault(name, {})["mae"] = mae
+            try:
+                if os.path.isfile(mask_p):
+                    rows.setdefault(cfg, {})[name] = ql.score_masks(ql.load_masks(mask_p, meta), labels, meta)
+                if os.path.isfile(bg_p):
+                    mae = ql.background_mae(ql.load_background_y(bg_p, meta), bg_y, labels, meta)
+                    rows.setdefault(cfg, {}).setdefault(name, {})["mae"] = mae
+            except (ValueError, EOFError, OSError) as e:  # a dump still being written, or broken
+                print("score: %s/%s skipped: %s" % (cfg, name, e), file=sys.stderr)
     return rows
 
 

@@ -67,6 +67,7 @@ cvis::median3d::MotionParams motion_params(Kv& kv) {
   p.shadows = num(kv, "shadows", p.shadows) != 0;
   p.shadow_low = static_cast<float>(num(kv, "shadow_low", p.shadow_low));
   p.shadow_high = static_cast<float>(num(kv, "shadow_high", p.shadow_high));
+  p.shadow_chroma = static_cast<int>(num(kv, "shadow_chroma", p.shadow_chroma));
   p.cleanup = num(kv, "cleanup", p.cleanup) != 0;
   p.shot_change = num(kv, "shot_change", p.shot_change) != 0;
   p.cut_fraction = num(kv, "cut_fraction", p.cut_fraction);
@@ -96,7 +97,7 @@ cvis::bgsub::SceneParams scene_params(Kv& kv) {
   s.shadow_low = static_cast<float>(num(kv, "shadow_low", s.shadow_low));
   s.shadow_high = static_cast<float>(num(kv, "shadow_high", s.shadow_high));
   s.shadow_samples = static_cast<int>(num(kv, "shadow_samples", s.shadow_samples));
-  s.shadow_noise = static_cast<float>(num(kv, "shadow_noise", s.shadow_noise));
+  s.shadow_chroma = static_cast<int>(num(kv, "shadow_chroma", s.shadow_chroma));
   s.shot_change = num(kv, "shot_change", s.shot_change) != 0;
   s.cut_fraction = num(kv, "cut_fraction", s.cut_fraction);
   s.cut_frames = static_cast<int>(num(kv, "cut_frames", s.cut_frames));
