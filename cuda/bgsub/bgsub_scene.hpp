@@ -33,6 +33,7 @@ struct SceneParams {
   // density threshold: threshold x 2^(-blink_gain x b), b = exponential average (rate 1/16) of
   // flips per frame, 0..1. 0 = off.
   float blink_gain = 0.0f;
+  int min_mask_area = 20; // components of the cleaned mask below this many pixels are cleared
 };
 
 struct SceneInfo {

@@ -15,6 +15,7 @@
 #include "bgsub_internal.hpp"
 #include "bgsub_scene.hpp"
 #include "bgsub_scene_math.hpp"
+#include "common/mask_area.hpp"
 #include "common/segmentation.hpp"
 
 namespace cvis::bgsub {
@@ -308,6 +309,7 @@ private:
       for (int x = 0; x < w_; ++x)
         mask_[idx(x, y)] = p_.cleanup == Cleanup::kNone ? (raw_[idx(x, y)] == kRawForeground ? 255 : 0)
                                                        : median3x3(raw, x, y, w_, h_);
+    seg::remove_small_components(mask_.data(), w_, h_, s_.min_mask_area);
   }
 
   void update(int y0, int y1) {

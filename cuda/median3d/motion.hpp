@@ -49,7 +49,7 @@ struct MotionParams {
   int tau_min_chroma = 6;     // levels, 1..255 (chroma)
   int tau_max = 48;           // levels, tau_min..255
   bool color = true;          // Y, U, V (a pixel matches when every channel does); false: luma only
-  bool shadows = false;       // color: cast shadows (motion_math.hpp shadow_test) are background
+  bool shadows = true;        // color: cast shadows (seg::shadow_yuv) are background
   float shadow_low = 0.4f;    // luma ratio range of a shadow
   float shadow_high = 0.9f;
   int shadow_chroma = 4;      // levels: chroma deviation from the dimmed background chroma
@@ -57,6 +57,7 @@ struct MotionParams {
   int absorb_frames = 0;      // 0 = never
   bool illumination = true;   // global gain compensation
   bool cleanup = true;        // 3x3 majority of the raw mask
+  int min_mask_area = 20;     // components of the cleaned mask below this many pixels are cleared
   bool shot_change = true;
   double cut_fraction = 0.5;  // seg::ShotChangeRule
   int cut_frames = 2;

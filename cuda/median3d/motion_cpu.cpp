@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstring>
 
+#include "common/mask_area.hpp"
 #include "common/segmentation.hpp"
 #include "median3d_internal.hpp"
 #include "median3d_math.hpp"
@@ -163,6 +164,7 @@ public:
     for (int y = 0; y < h_; ++y)
       for (int x = 0; x < w_; ++x)
         mask_[idx(x, y)] = p_.cleanup ? seg::majority3x3(raw_at, x, y, w_, h_) : raw_[idx(x, y)];
+    seg::remove_small_components(mask_.data(), w_, h_, p_.min_mask_area);
 
     // Adoption (reads neighbours that do not adopt in this frame, so the order does not matter).
     const int side = 2 * p_.radius + 1;
@@ -190,11 +192,15 @@ public:
 
     // Sample updates: blind while refilling after a shot change, else background pixels (raw and
     // final masks, own test passed) every sample_period frames.
-    const bool period = (frame_ % p_.sample_period) == 0;
-    for (size_t i = 0; i < npix_; ++i) {
-      const bool own_bg = raw_[i] == 0 && cnt_[i] == 0 && !adopted_[i] && !shadow_[i];
-      if (fill_ > 0 || (period && own_bg && mask_[i] == 0))
-        insert(i);
+    // Pixels take turns (sample_phase): every frame costs the same on the GPU.
+    for (int y = 0; y < h_; ++y) {
+      for (int x = 0; x < w_; ++x) {
+        const size_t i = idx(x, y);
+        const bool own_bg = raw_[i] == 0 && cnt_[i] == 0 && !adopted_[i] && !shadow_[i];
+        const bool turn = sample_phase(x, y, frame_, p_.sample_period);
+        if (fill_ > 0 || (turn && own_bg && mask_[i] == 0))
+          insert(i);
+      }
     }
     if (fill_ > 0)
       --fill_;

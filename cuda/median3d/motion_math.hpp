@@ -41,6 +41,12 @@ template <typename At> CVIS_HD void median_mad(At at, int count, int* median, in
       count, rank);
 }
 
+// Whether background pixel (x, y) adds a sample at frame `frame`: once every `period` frames, the
+// pixels staggered by (x + 3 y) mod period so that each frame updates the same share of the image.
+CVIS_HD bool sample_phase(int x, int y, int64_t frame, int period) {
+  return (frame + x + 3 * y) % period == 0;
+}
+
 // Threshold of a pixel from its deviation: clamp(round(noise_factor * D), tau_min, tau_max), with
 // noise_factor in 1/16 steps (the caller passes round(16 * noise_factor)) so that it stays integer.
 CVIS_HD int tau_of(int mad, int factor16, int tau_min, int tau_max) {

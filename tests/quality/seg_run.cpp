@@ -69,6 +69,7 @@ cvis::median3d::MotionParams motion_params(Kv& kv) {
   p.shadow_high = static_cast<float>(num(kv, "shadow_high", p.shadow_high));
   p.shadow_chroma = static_cast<int>(num(kv, "shadow_chroma", p.shadow_chroma));
   p.cleanup = num(kv, "cleanup", p.cleanup) != 0;
+  p.min_mask_area = static_cast<int>(num(kv, "min_mask_area", p.min_mask_area));
   p.shot_change = num(kv, "shot_change", p.shot_change) != 0;
   p.cut_fraction = num(kv, "cut_fraction", p.cut_fraction);
   p.cut_frames = static_cast<int>(num(kv, "cut_frames", p.cut_frames));
@@ -103,6 +104,7 @@ cvis::bgsub::SceneParams scene_params(Kv& kv) {
   s.cut_frames = static_cast<int>(num(kv, "cut_frames", s.cut_frames));
   s.cut_warmup = static_cast<int>(num(kv, "cut_warmup", s.cut_warmup));
   s.blink_gain = static_cast<float>(num(kv, "blink_gain", s.blink_gain));
+  s.min_mask_area = static_cast<int>(num(kv, "min_mask_area", s.min_mask_area));
   return s;
 }
 
