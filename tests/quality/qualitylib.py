@@ -10,8 +10,10 @@ pixels whose label is not 170 (unknown):
   background MAE: mean |estimate luma - true background luma| over the same frames and pixels
 A sequence's mean over several sequences is the plain mean of their per-sequence values.
 """
+import bz2
 import gzip
 import json
+import lzma
 import os
 
 import numpy as np
@@ -40,12 +42,22 @@ def load_i420(corpus, meta):
 
 
 def _read(path, frame_bytes, n):
-    op = gzip.open if path.endswith(".gz") else open
+    op = {".gz": gzip.open, ".xz": lzma.open, ".bz2": bz2.open}.get(os.path.splitext(path)[1], open)
     with op(path, "rb") as f:
         data = np.frombuffer(f.read(), np.uint8)
     if data.size != frame_bytes * n:
         raise ValueError("%s: %d bytes, expected %d frames of %d" % (path, data.size, n, frame_bytes))
     return data.reshape(n, frame_bytes)
+
+
+def find_dump(directory, name, kind):
+    """The dump of `kind` ("mask" or "bg") of sequence `name` in `directory`, whatever its
+    compression; None when there is none."""
+    for ext in (".xz", ".gz", ".bz2", ""):
+        p = os.path.join(directory, "%s.%s%s" % (name, kind, ext))
+        if os.path.isfile(p):
+            return p
+    return None
 
 
 def load_masks(path, meta):

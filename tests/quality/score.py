@@ -7,7 +7,7 @@ shadow FPR; background MAE; frames to recover after a cut).
 Usage: /usr/bin/python3 tests/quality/score.py CORPUS [RESULTS] [--split all|train|val]
            [--configs a,b] [--opencv] [--json FILE] [--markdown FILE]
 
-RESULTS/<config>/<sequence>.mask.gz and .bg.gz are scored for every config directory (or those
+RESULTS/<config>/<sequence>.mask.{xz,gz} and .bg.{xz,gz} are scored for every config directory (or those
 named). --opencv adds MOG2 and KNN: OpenCV's defaults, a small grid (history x threshold, 3x3
 median on the mask or not) with the point of best mean F on the training sequences applied to all
 ("train-tuned"), and the best point of each sequence ("oracle", as issue 12's table); shadow pixels
@@ -102,14 +102,14 @@ def element_rows(corpus, results, metas, configs):
             continue
         for meta in metas:
             name = meta["name"]
-            mask_p, bg_p = os.path.join(d, name + ".mask.gz"), os.path.join(d, name + ".bg.gz")
-            if not (os.path.isfile(mask_p) or os.path.isfile(bg_p)):
+            mask_p, bg_p = ql.find_dump(d, name, "mask"), ql.find_dump(d, name, "bg")
+            if not (mask_p or bg_p):
                 continue
             labels, bg_y = ql.load_truth(corpus, name)
             try:
-                if os.path.isfile(mask_p):
+                if mask_p:
                     rows.setdefault(cfg, {})[name] = ql.score_masks(ql.load_masks(mask_p, meta), labels, meta)
-                if os.path.isfile(bg_p):
+                if bg_p:
                     mae = ql.background_mae(ql.load_background_y(bg_p, meta), bg_y, labels, meta)
                     rows.setdefault(cfg, {}).setdefault(name, {})["mae"] = mae
             except (ValueError, EOFError, OSError) as e:  # a dump still being written, or broken
