@@ -14,5 +14,4 @@ while read -r seq _; do
   mkdir -p "$DEST/$seq"
   cp "$CORPUS/$seq/video.mp4" "$DEST/$seq/"
 done < "$CORPUS/list.txt"
-cp tests/quality/run_elements.sh .device/quality/
 du -sh .device/quality .device
