@@ -24,7 +24,7 @@ struct SceneParams {
   float shadow_low = 0.4f;
   float shadow_high = 0.9f;
   int shadow_chroma = 4;
-  int shadow_samples = 2;
+  int shadow_samples = 12; // of num_samples (48): a quarter; measured 2 -> 12: F +0.03 on street-a, illum-a
   bool shot_change = true;
   double cut_fraction = 0.5;
   int cut_frames = 2;

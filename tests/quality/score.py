@@ -29,7 +29,7 @@ KNN_GRID = dict(history=[100, 300, 500], dist2Threshold=[200, 400, 800, 1600])
 GRID_MAX_PIXELS = 500 * 400  # larger sequences get the defaults and the train-tuned point only
 
 
-def opencv_rows(corpus, metas, cache):
+def opencv_rows(corpus, metas, grid_too=True):
     import cv2
 
     def run(make, frames, median):
@@ -48,7 +48,7 @@ def opencv_rows(corpus, metas, cache):
         name = meta["name"]
         labels, _ = ql.load_truth(corpus, name)
         frames = ql.load_i420(corpus, meta)
-        big = meta["width"] * meta["height"] > GRID_MAX_PIXELS
+        big = meta["width"] * meta["height"] > GRID_MAX_PIXELS or not grid_too
         for method, ctor, grid in (("MOG2", cv2.createBackgroundSubtractorMOG2, MOG2_GRID),
                                    ("KNN", cv2.createBackgroundSubtractorKNN, KNN_GRID)):
             masks, _ = run(ctor, frames, False)
@@ -78,7 +78,7 @@ def opencv_rows(corpus, metas, cache):
             rows[label] = dict(best)
             rows[label]["_params"] = params
             for meta in metas:  # sequences outside the grid (large): run the chosen point
-                if meta["name"] not in best:
+                if meta["name"] not in best and grid_too:
                     labels, _ = ql.load_truth(corpus, meta["name"])
                     frames = ql.load_i420(corpus, meta)
                     kw = {k: v for k, v in params.items() if k != "median"}
@@ -174,6 +174,7 @@ def main():
     ap.add_argument("--only", default="")
     ap.add_argument("--configs", default="")
     ap.add_argument("--opencv", action="store_true")
+    ap.add_argument("--opencv-defaults", action="store_true", help="OpenCV's defaults only (no grid)")
     ap.add_argument("--median-baseline", action="store_true")
     ap.add_argument("--json")
     ap.add_argument("--markdown")
@@ -186,8 +187,8 @@ def main():
         rows.update(element_rows(a.corpus, a.results, metas, set(filter(None, a.configs.split(",")))))
     if a.median_baseline:
         rows["running median 25"] = median_baseline(a.corpus, metas)
-    if a.opencv:
-        rows.update(opencv_rows(a.corpus, metas, None))
+    if a.opencv or a.opencv_defaults:
+        rows.update(opencv_rows(a.corpus, metas, grid_too=not a.opencv_defaults))
     report(rows, metas, a.markdown)
     if a.json:
         json.dump(rows, open(a.json, "w"), indent=1, default=str)
