@@ -6,7 +6,8 @@
 // - shadows: a pixel the model calls foreground is background when at least `shadow_samples` of its
 //   own samples explain it as a shadow (seg::shadow_yuv: luma ratio in [shadow_low, shadow_high],
 //   chroma dimmed alike within shadow_chroma levels); it is not used to update the model;
-// - shot changes: seg::ShotChangeRule on the raw foreground fraction and the fraction of pixels that
+// - shot changes: seg::ShotChangeRule on the raw foreground fraction and the fraction of pixels
+// that
 //   changed since the previous frame; a cut restarts the model with a short warm-up of
 //   `cut_warmup` frames (their masks are empty), the samples interleaved over those frames.
 // Everything else is the model of bgsub.hpp with its Params (kernel: fast-fused or exact).
@@ -24,7 +25,8 @@ struct SceneParams {
   float shadow_low = 0.4f;
   float shadow_high = 0.9f;
   int shadow_chroma = 4;
-  int shadow_samples = 12; // of num_samples (48): a quarter; measured 2 -> 12: F +0.03 on street-a, illum-a
+  int shadow_samples =
+      12; // of num_samples (48): a quarter; measured 2 -> 12: F +0.03 on street-a, illum-a
   bool shot_change = true;
   double cut_fraction = 0.5;
   int cut_frames = 2;

@@ -1,7 +1,7 @@
 // CPU reference of the model with the scene extensions (bgsub_scene.hpp): the paper's model of
 // bgsub_cpu.cpp (same per-pixel functions of bgsub_math.hpp, same order) plus illumination gains,
-// shadows, adaptive thresholds for dynamic background and shot changes. Prototype of issue 12, to be
-// merged into bgsub_cpu.cpp with the CUDA kernels.
+// shadows, adaptive thresholds for dynamic background and shot changes. Prototype of issue 12, to
+// be merged into bgsub_cpu.cpp with the CUDA kernels.
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -97,8 +97,9 @@ public:
     CVIS_RETURN_IF_ERROR(validate_mask(mask, frame.width, frame.height, false));
     if (frame.width != w_ || frame.height != h_)
       allocate(frame.width, frame.height);
-    threads_ = p_.cpu_threads > 0 ? p_.cpu_threads
-                                  : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    threads_ = p_.cpu_threads > 0
+                   ? p_.cpu_threads
+                   : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
     const int L = p_.num_samples;
     const size_t npix = static_cast<size_t>(w_) * h_;
     const PixelSource src = make_pixel_source(frame);
@@ -294,7 +295,8 @@ private:
           shadow_[i] = 1;
         }
         const uint8_t fg = r == kRawForeground;
-        blink_[i] = static_cast<uint8_t>(blink_[i] + (((fg != prev_raw_[i]) ? 255 : 0) - blink_[i]) / 16);
+        blink_[i] =
+            static_cast<uint8_t>(blink_[i] + (((fg != prev_raw_[i]) ? 255 : 0) - blink_[i]) / 16);
         prev_raw_[i] = fg;
         raw_[i] = r;
         if (density)
@@ -307,8 +309,9 @@ private:
     auto raw = [&](int x, int y) { return raw_[idx(x, y)]; };
     for (int y = 0; y < h_; ++y)
       for (int x = 0; x < w_; ++x)
-        mask_[idx(x, y)] = p_.cleanup == Cleanup::kNone ? (raw_[idx(x, y)] == kRawForeground ? 255 : 0)
-                                                       : median3x3(raw, x, y, w_, h_);
+        mask_[idx(x, y)] = p_.cleanup == Cleanup::kNone
+                               ? (raw_[idx(x, y)] == kRawForeground ? 255 : 0)
+                               : median3x3(raw, x, y, w_, h_);
     seg::remove_small_components(mask_.data(), w_, h_, s_.min_mask_area);
   }
 

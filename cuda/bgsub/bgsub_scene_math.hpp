@@ -21,8 +21,8 @@ CVIS_HD uint32_t compensate_feature(uint32_t f, const float inv_gain[3]) {
 }
 
 // Shadow test of feature x (RGB) against the pixel's own samples `sample(k)`, k < count: true when
-// at least `need` samples explain x as a shadow (seg::shadow_yuv on full-range Y, U, V; the same rule
-// as median3d's motion detector).
+// at least `need` samples explain x as a shadow (seg::shadow_yuv on full-range Y, U, V; the same
+// rule as median3d's motion detector).
 template <typename SampleFn>
 CVIS_HD bool shadow_explained(uint32_t x, SampleFn sample, int count, int lo16, int hi16, int tol,
                               int need) {

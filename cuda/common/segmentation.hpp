@@ -16,9 +16,9 @@ namespace cvis::seg {
 // Illumination gain. A pixel with current value v and background value b (b >= kGainMinLevel)
 // votes for the bin round(kGainScale * v / b), clamped to the histogram; the gain is the median of
 // the votes, interpolated inside the median bin, when at least kGainMinVotes voted (else 1).
-inline constexpr int kGainBins = 1024;      // ratios 0 .. 4 - 1/256
-inline constexpr int kGainScale = 256;      // bin width 1/256 of a ratio
-inline constexpr int kGainMinLevel = 24;    // darker background values are too noisy to vote
+inline constexpr int kGainBins = 1024;   // ratios 0 .. 4 - 1/256
+inline constexpr int kGainScale = 256;   // bin width 1/256 of a ratio
+inline constexpr int kGainMinLevel = 24; // darker background values are too noisy to vote
 inline constexpr uint32_t kGainMinVotes = 64;
 
 CVIS_HD int gain_bin(int v, int b) {
@@ -84,8 +84,8 @@ template <typename At> CVIS_HD uint8_t majority3x3(At at, int x, int y, int w, i
 //   |(u - 128) - a (bu - 128)| <= tol and |(v - 128) - a (bv - 128)| <= tol (levels).
 // Integer: a stays the fraction (y - black) / (by - black). Dark grey objects over a grey
 // background satisfy it too (documented limitation: they are lost as shadows).
-CVIS_HD bool shadow_yuv(int y, int u, int v, int by, int bu, int bv, int black, int lo16,
-                        int hi16, int tol) {
+CVIS_HD bool shadow_yuv(int y, int u, int v, int by, int bu, int bv, int black, int lo16, int hi16,
+                        int tol) {
   const int num = y - black, den = by - black;
   if (den < 24 || num < 0 || 16 * num < lo16 * den || 16 * num > hi16 * den)
     return false;

@@ -3,8 +3,8 @@
 // into a motion detector. README.md ("Motion detector") gives the rules and why.
 //
 // Per pixel: K background samples (a ring with its own head), their exact median B and median
-// absolute deviation D, and the threshold tau = clamp(noise_factor * D, tau_min, tau_max). Per frame,
-// with v the luma of the pixel (divided by the global illumination gain g):
+// absolute deviation D, and the threshold tau = clamp(noise_factor * D, tau_min, tau_max). Per
+// frame, with v the luma of the pixel (divided by the global illumination gain g):
 //   own test        |v - B_p| <= tau_p (every channel: luma, or Y, U, V)
 //   neighbour test  |v - B_q| <= tau_q for a q != p of the (2r+1)^2 neighbourhood
 //   shadow          (color) darker luma with the chroma scaled alike: background, not updated
@@ -12,7 +12,8 @@
 //   update          every `sample_period` frames, pixels that are background in the raw and final
 //                   masks add v to their samples (B and D recomputed): objects never enter the
 //                   history, however long they stop
-//   adoption        a pixel whose own test fails while a neighbour's passes, `adopt_frames` frames in
+//   adoption        a pixel whose own test fails while a neighbour's passes, `adopt_frames` frames
+//   in
 //                   a row, takes over that neighbour's samples: a revealed background (ghost)
 //                   matches its surroundings and dissolves from its border, ~1 pixel per frame,
 //                   while a stopped object does not match them and stays
@@ -41,41 +42,41 @@ inline constexpr int kMaxHistory = 63;
 inline constexpr int kMaxMotionRadius = 2;
 
 struct MotionParams {
-  int history = 31;           // K samples per pixel, odd, 3..63
-  int sample_period = 4;      // frames between two samples of a background pixel, 1..64
-  int radius = 1;             // r of the neighbour test, 0..2
-  float noise_factor = 4.0f;  // tau = noise_factor * D (D: median absolute deviation of the samples)
-  int tau_min = 8;            // levels, 1..255 (luma)
-  int tau_min_chroma = 6;     // levels, 1..255 (chroma)
-  int tau_max = 48;           // levels, tau_min..255
-  bool color = true;          // Y, U, V (a pixel matches when every channel does); false: luma only
-  bool shadows = true;        // color: cast shadows (seg::shadow_yuv) are background
-  float shadow_low = 0.4f;    // luma ratio range of a shadow
+  int history = 31;          // K samples per pixel, odd, 3..63
+  int sample_period = 4;     // frames between two samples of a background pixel, 1..64
+  int radius = 1;            // r of the neighbour test, 0..2
+  float noise_factor = 4.0f; // tau = noise_factor * D (D: median absolute deviation of the samples)
+  int tau_min = 8;           // levels, 1..255 (luma)
+  int tau_min_chroma = 6;    // levels, 1..255 (chroma)
+  int tau_max = 48;          // levels, tau_min..255
+  bool color = true;         // Y, U, V (a pixel matches when every channel does); false: luma only
+  bool shadows = true;       // color: cast shadows (seg::shadow_yuv) are background
+  float shadow_low = 0.4f;   // luma ratio range of a shadow
   float shadow_high = 0.9f;
-  int shadow_chroma = 4;      // levels: chroma deviation from the dimmed background chroma
-  int adopt_frames = 2;       // 0 = no adoption
-  int absorb_frames = 0;      // 0 = never
-  bool illumination = true;   // global gain compensation
-  bool cleanup = true;        // 3x3 majority of the raw mask
-  int min_mask_area = 20;     // components of the cleaned mask below this many pixels are cleared
+  int shadow_chroma = 4;    // levels: chroma deviation from the dimmed background chroma
+  int adopt_frames = 2;     // 0 = no adoption
+  int absorb_frames = 0;    // 0 = never
+  bool illumination = true; // global gain compensation
+  bool cleanup = true;      // 3x3 majority of the raw mask
+  int min_mask_area = 20;   // components of the cleaned mask below this many pixels are cleared
   bool shot_change = true;
-  double cut_fraction = 0.5;  // seg::ShotChangeRule
+  double cut_fraction = 0.5; // seg::ShotChangeRule
   int cut_frames = 2;
-  int min_blob_area = 25;     // blobs (8-connected) smaller than this are not reported
-  size_t max_blobs = 64;      // the largest are kept
+  int min_blob_area = 25; // blobs (8-connected) smaller than this are not reported
+  size_t max_blobs = 64;  // the largest are kept
   bool blobs = true;
 };
 
 Status validate(const MotionParams& p);
 
 struct MotionResult {
-  int64_t frame = 0;          // frames since the last reset, this one included
-  bool warming_up = false;    // initial fill: the mask is empty
-  bool shot_change = false;   // a shot change was confirmed at this frame (samples restarted)
-  float gain = 1.0f;          // illumination gain applied to this frame's luma
+  int64_t frame = 0;             // frames since the last reset, this one included
+  bool warming_up = false;       // initial fill: the mask is empty
+  bool shot_change = false;      // a shot change was confirmed at this frame (samples restarted)
+  float gain = 1.0f;             // illumination gain applied to this frame's luma
   int chroma_offset[2] = {0, 0}; // offsets removed from U and V (color)
-  int64_t shadow = 0;         // pixels called shadow (not in the mask)
-  int64_t foreground = 0;     // mask pixels set
+  int64_t shadow = 0;            // pixels called shadow (not in the mask)
+  int64_t foreground = 0;        // mask pixels set
   int64_t pixels = 0;
   std::vector<ccl::Blob> blobs;
 };

@@ -1,7 +1,7 @@
 // CPU reference of the motion detector (motion.hpp): plain loops over the pixels, in the order the
 // CUDA kernels will run the passes (gain, test, clean-up, adoption, update), so that both backends
-// give the same masks bit for bit (everything is integer but the gain, whose float value is computed
-// by the same function on both sides).
+// give the same masks bit for bit (everything is integer but the gain, whose float value is
+// computed by the same function on both sides).
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -20,7 +20,6 @@ namespace {
 // Gains within this of 1 are not applied: slow drifts are followed by the sample updates, and a
 // gain of 1 leaves the frame bit-identical.
 constexpr float kGainDeadZone = 1.0f / 64.0f;
-
 
 class CpuMotionDetector final : public MotionDetector {
 public:
@@ -52,7 +51,8 @@ public:
     }
     CVIS_RETURN_IF_ERROR(check_output(mask, frame.width, frame.height, true, "mask"));
     if (background)
-      CVIS_RETURN_IF_ERROR(check_output(*background, frame.width, frame.height, true, "background"));
+      CVIS_RETURN_IF_ERROR(
+          check_output(*background, frame.width, frame.height, true, "background"));
     if (frame.width != w_ || frame.height != h_)
       allocate(frame.width, frame.height);
     black_ = is_yuv(frame.format) && !frame.yuv.full_range ? 16 : 0;
@@ -112,7 +112,8 @@ public:
     int64_t raw_count = 0, diff_count = 0;
     // Below a gain of 1 the sensor noise is amplified by 1/g in compensated levels: so are the
     // thresholds (the dimmer the scene, the wider each pixel's tolerance).
-    const uint32_t tau_scale16 = g16 < 65536u ? static_cast<uint32_t>((65536ull * 65536ull + g16 / 2) / g16) : 65536u;
+    const uint32_t tau_scale16 =
+        g16 < 65536u ? static_cast<uint32_t>((65536ull * 65536ull + g16 / 2) / g16) : 65536u;
     auto model = [&](int x, int y) { return model_at(idx(x, y), tau_scale16); };
     const int lo16 = static_cast<int>(std::lround(p_.shadow_low * 16.0f));
     const int hi16 = static_cast<int>(std::lround(p_.shadow_high * 16.0f));
@@ -352,7 +353,8 @@ private:
         continue;
       uint8_t* row = background->data[0] + y * background->pitch[0];
       for (int x = 0; x < w_; ++x)
-        row[x] = static_cast<uint8_t>(raw ? in_[idx(x, y)] : uncompensate(bg_[idx(x, y)], black_, g16));
+        row[x] =
+            static_cast<uint8_t>(raw ? in_[idx(x, y)] : uncompensate(bg_[idx(x, y)], black_, g16));
     }
   }
 
@@ -365,8 +367,8 @@ private:
   int64_t frame_ = 0;
   int fill_ = 0;
   bool restart_pending_ = false;
-  std::vector<uint8_t> samples_;               // [channel][k][pixel]
-  std::vector<uint8_t> bg_, tau_, in_, cur_;   // [channel][pixel]
+  std::vector<uint8_t> samples_;             // [channel][k][pixel]
+  std::vector<uint8_t> bg_, tau_, in_, cur_; // [channel][pixel]
   std::vector<uint8_t> head_, cnt_, prev_, raw_, mask_, adopted_, shadow_, own_;
   std::vector<int8_t> adopt_;
   std::vector<uint16_t> age_;

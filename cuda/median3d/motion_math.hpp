@@ -1,5 +1,5 @@
-// Per-pixel arithmetic of the motion detector (motion.hpp), shared verbatim by the CPU reference and
-// the CUDA kernels (CVIS_HD). Integer only, so both backends compute identical bits.
+// Per-pixel arithmetic of the motion detector (motion.hpp), shared verbatim by the CPU reference
+// and the CUDA kernels (CVIS_HD). Integer only, so both backends compute identical bits.
 #pragma once
 
 #include <cstdint>
@@ -130,11 +130,11 @@ struct MotionTest {
                  // smallest worst-channel margin |v_c - B_qc| - tau_qc), -1 when none matches
 };
 
-// `model(x, y)` returns a pixel's PixelModel, `shows_background(x, y)` whether that pixel passes its
-// own test in this frame: only such neighbours are compared (a neighbour that does not show its own
-// background, e.g. a pixel of a ghost or of an object, says nothing about what p's background may
-// be; without this rule a slow object leaving its ghost matches the ghost's models and drags them
-// along). Neighbours outside the image are skipped; ties go to the first in raster order.
+// `model(x, y)` returns a pixel's PixelModel, `shows_background(x, y)` whether that pixel passes
+// its own test in this frame: only such neighbours are compared (a neighbour that does not show its
+// own background, e.g. a pixel of a ghost or of an object, says nothing about what p's background
+// may be; without this rule a slow object leaving its ghost matches the ghost's models and drags
+// them along). Neighbours outside the image are skipped; ties go to the first in raster order.
 template <typename ModelAt, typename ShowsBg>
 CVIS_HD MotionTest motion_test(const int v[3], int nc, int x, int y, int w, int h, int r,
                                ModelAt model, ShowsBg shows_background) {

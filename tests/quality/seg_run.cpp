@@ -86,7 +86,7 @@ cvis::bgsub::Params bgsub_params(Kv& kv) {
   p.sigma_min = static_cast<float>(num(kv, "sigma_min", p.sigma_min));
   p.sigma_max = static_cast<float>(num(kv, "sigma_max", p.sigma_max));
   p.color = num(kv, "chromaticity", 0) != 0 ? cvis::bgsub::ColorSpace::kChromaticity
-                                              : cvis::bgsub::ColorSpace::kRgb;
+                                            : cvis::bgsub::ColorSpace::kRgb;
   p.blobs = false;
   return p;
 }

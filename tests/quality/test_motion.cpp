@@ -1,7 +1,8 @@
-// Tests of the issue-12 prototypes (cpu suite, ~2 s): the shared pieces (cuda/common/segmentation.hpp,
-// mask_area.hpp), the motion detector's arithmetic against plain definitions, and both prototypes
-// on small seeded sequences with exact ground truth (a moving square over a noisy textured
-// background; a stop, a removal, an illumination drop, a cut, a cast shadow).
+// Tests of the issue-12 prototypes (cpu suite, ~2 s): the shared pieces
+// (cuda/common/segmentation.hpp, mask_area.hpp), the motion detector's arithmetic against plain
+// definitions, and both prototypes on small seeded sequences with exact ground truth (a moving
+// square over a noisy textured background; a stop, a removal, an illumination drop, a cut, a cast
+// shadow).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -101,17 +102,18 @@ TEST(Segmentation, ShadowRuleAcceptsDimmedColoursOnly) {
   const int lo16 = 6, hi16 = 14;     // 0.4 .. 0.9 (x 16, rounded as the detectors do)
   EXPECT_TRUE(seg::shadow_yuv(sh[0], sh[1], sh[2], bg[0], bg[1], bg[2], 0, lo16, hi16, 4));
   EXPECT_FALSE(seg::shadow_yuv(obj[0], obj[1], obj[2], bg[0], bg[1], bg[2], 0, lo16, hi16, 4));
-  EXPECT_FALSE(seg::shadow_yuv(bg[0], bg[1], bg[2], bg[0], bg[1], bg[2], 0, lo16, hi16, 4)); // a = 1
+  EXPECT_FALSE(
+      seg::shadow_yuv(bg[0], bg[1], bg[2], bg[0], bg[1], bg[2], 0, lo16, hi16, 4)); // a = 1
 }
 
 TEST(Segmentation, SmallComponentsAreRemoved) {
   const int w = 13, h = 9;
   std::vector<uint8_t> m(w * h, 0);
-  m[0] = 255;                         // 1 pixel
-  for (int y = 3; y < 7; ++y)         // 4x5 = 20 pixels, touching diagonally a 2-pixel one
+  m[0] = 255;                 // 1 pixel
+  for (int y = 3; y < 7; ++y) // 4x5 = 20 pixels, touching diagonally a 2-pixel one
     for (int x = 5; x < 10; ++x)
       m[y * w + x] = 255;
-  m[2 * w + 4] = m[1 * w + 3] = 255;  // joined to the block (8-connected): 22 in all
+  m[2 * w + 4] = m[1 * w + 3] = 255; // joined to the block (8-connected): 22 in all
   seg::remove_small_components(m.data(), w, h, 20);
   EXPECT_EQ(m[0], 0);
   EXPECT_EQ(std::count(m.begin(), m.end(), 255), 22);
@@ -145,7 +147,8 @@ HostImage render(const HostImage& base, const std::vector<Square>& squares, floa
       }
       uint8_t q[3];
       for (int k = 0; k < 3; ++k)
-        q[k] = static_cast<uint8_t>(std::min(255.f, std::max(0.f, std::round(c[k] * gain + noise(rng)))));
+        q[k] = static_cast<uint8_t>(
+            std::min(255.f, std::max(0.f, std::round(c[k] * gain + noise(rng)))));
       out.set_rgb(x, y, q[0], q[1], q[2]);
     }
   }
