@@ -21,6 +21,8 @@ import tempfile
 import zlib
 
 EXE = sys.argv[1]
+# Cross builds run the tool through Meson's exe_wrapper (e.g. qemu-aarch64).
+WRAPPER = os.environ.get("CVIS_EXE_WRAPPER", "").split()
 RESULTS = []
 TMP = tempfile.mkdtemp(prefix="cvis-action-test-")
 
@@ -36,7 +38,8 @@ def case(name, ok, diag=""):
 
 
 def run(*args):
-    p = subprocess.run([EXE] + [str(a) for a in args], capture_output=True, text=True, timeout=300)
+    p = subprocess.run(WRAPPER + [EXE] + [str(a) for a in args], capture_output=True, text=True,
+                       timeout=300)
     return p.returncode, p.stdout, p.stderr
 
 
