@@ -235,19 +235,30 @@ Status launch_features(const PixelSource& src, bool chromaticity, const DeviceMo
   return Status::Ok();
 }
 
-Status launch_update(const DeviceModel& m, bool update, bool conservative, cudaStream_t stream) {
-  const size_t smem = sizeof(uint32_t) * (m.num_samples - 1) * kBx * kBy;
+Status plan_update(int num_samples, UpdatePlan* plan) {
+  UpdatePlan p;
+  p.num_samples = num_samples;
+  p.smem = sizeof(uint32_t) * (num_samples - 1) * kBx * kBy;
   int dev = 0, optin = 0;
   CVIS_CUDA_CHECK(cudaGetDevice(&dev));
   CVIS_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
+  p.shared = p.smem <= static_cast<size_t>(optin);
+  if (p.shared && p.smem > 48 * 1024) {
+    CVIS_CUDA_CHECK(cudaFuncSetAttribute(update_kernel<true>,
+                                         cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                         static_cast<int>(p.smem)));
+  }
+  *plan = p;
+  return Status::Ok();
+}
+
+Status launch_update(const DeviceModel& m, const UpdatePlan& plan, bool update, bool conservative,
+                     cudaStream_t stream) {
+  if (plan.num_samples != m.num_samples)
+    return internal_error("bgsub: update plan for another number of samples");
   const dim3 grid = grid_for(m.width, m.height), block(kBx, kBy);
-  if (smem <= static_cast<size_t>(optin)) {
-    if (smem > 48 * 1024) {
-      CVIS_CUDA_CHECK(cudaFuncSetAttribute(update_kernel<true>,
-                                           cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                           static_cast<int>(smem)));
-    }
-    update_kernel<true><<<grid, block, smem, stream>>>(m, update, conservative);
+  if (plan.shared) {
+    update_kernel<true><<<grid, block, plan.smem, stream>>>(m, update, conservative);
   } else {
     update_kernel<false><<<grid, block, 0, stream>>>(m, update, conservative);
   }

@@ -51,10 +51,11 @@ inline cvis::test::SequenceSpec small_spec(int w, int h, int frames, uint32_t se
 }
 
 // Runs `frames` frames; `make_frame(t, rgb)` returns the view to feed (it may convert / pad).
+// `stream`: the CUDA stream of every process() call (the CPU backend ignores it).
 inline SeqRun run_sequence(Subtractor& s, const cvis::test::SyntheticSequence& seq, int frames,
                            const std::function<ImageView(int, const cvis::test::HostImage&,
                                                          cvis::test::HostImage*)>& convert,
-                           size_t mask_pad = 0) {
+                           size_t mask_pad = 0, StreamHandle stream = nullptr) {
   SeqRun run;
   const int w = seq.spec().width, h = seq.spec().height;
   cvis::test::HostImage mask(PixelFormat::kGRAY8, w, h, mask_pad);
@@ -65,7 +66,7 @@ inline SeqRun run_sequence(Subtractor& s, const cvis::test::SyntheticSequence& s
     const ImageView v = convert ? convert(t, rgb, &conv) : rgb.view();
     FrameResult r;
     std::vector<float> dens(static_cast<size_t>(w) * h);
-    const Status st = s.process(v, mask.view(), &r, nullptr, dens.data());
+    const Status st = s.process(v, mask.view(), &r, stream, dens.data());
     EXPECT_TRUE(st.ok()) << st.to_string();
     if (!st.ok())
       break;

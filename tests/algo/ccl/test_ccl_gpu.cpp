@@ -52,7 +52,7 @@ protected:
     std::vector<Blob> ref;
     int64_t fg_ref = 0;
     connected_blobs(m.data.data(), m.pitch, m.width, m.height, min_area, &ref, &fg_ref);
-    ASSERT_TRUE(scratch_.reserve(m.width, m.height).ok());
+    ASSERT_TRUE(scratch_.reserve(m.width, m.height, stream_).ok());
     Status s = launch_blobs(dev_, pitch, m.width, m.height, min_area, &scratch_, stream_);
     ASSERT_TRUE(s.ok()) << s.to_string();
     ASSERT_TRUE(enqueue_readback(true, &scratch_, stream_).ok());
@@ -96,9 +96,9 @@ TEST_F(CclGpu, RandomMasksEqualTheCpu) {
     int w, h;
   };
   // 1xN, Nx1, odd sizes across tile borders (tiles are 32x8), a few tiles each way.
-  const Size sizes[] = {{1, 1},  {1, 77},  {77, 1},   {31, 7},   {32, 8},  {33, 9},
+  const Size sizes[] = {{1, 1},   {1, 77},  {77, 1},  {31, 7},   {32, 8},   {33, 9},
                         {65, 17}, {100, 3}, {3, 100}, {127, 61}, {257, 131}};
-  const Kind kinds[] = {Kind::kNoise, Kind::kBlocks, Kind::kFull,    Kind::kEmpty,
+  const Kind kinds[] = {Kind::kNoise, Kind::kBlocks,  Kind::kFull,    Kind::kEmpty,
                         Kind::kDots,  Kind::kStripes, Kind::kChecker, Kind::kRings};
   uint32_t seed = 100;
   for (const Size& s : sizes) {
@@ -149,6 +149,42 @@ TEST_F(CclGpu, ScratchReusedAcrossSizes) {
           "reuse " + std::to_string(w) + "x" + std::to_string(h));
     if (HasFatalFailure())
       return;
+  }
+}
+
+// read_blobs() waits for its readback itself (no stream synchronisation before it), on a
+// non-blocking stream, with few records and with more than the first read-back holds (the rest
+// is copied on the same stream), and the labelling of the next mask overlaps nothing it reads.
+TEST_F(CclGpu, ReadBlobsWaitsForTheReadback) {
+  const struct {
+    Kind kind;
+    int w, h;
+  } cases[] = {{Kind::kBlocks, 97, 61}, {Kind::kDots, 640, 360}, {Kind::kNoise, 333, 211}};
+  uint32_t seed = 900;
+  for (const auto& c : cases) {
+    const Mask m = test::make_mask(c.kind, c.w, c.h, ++seed, 0.3);
+    const size_t bytes = m.pitch * m.height;
+    if (bytes > dev_bytes_) {
+      if (dev_)
+        cudaFree(dev_);
+      ASSERT_EQ(cudaMalloc(reinterpret_cast<void**>(&dev_), bytes), cudaSuccess);
+      dev_bytes_ = bytes;
+    }
+    ASSERT_EQ(cudaMemcpy(dev_, m.data.data(), bytes, cudaMemcpyHostToDevice), cudaSuccess);
+    ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess); // the upload, not the labelling
+    std::vector<Blob> ref;
+    int64_t fg_ref = 0;
+    connected_blobs(m.data.data(), m.pitch, m.width, m.height, 1, &ref, &fg_ref);
+    ASSERT_TRUE(scratch_.reserve(m.width, m.height, stream_).ok());
+    ASSERT_TRUE(launch_blobs(dev_, m.pitch, m.width, m.height, 1, &scratch_, stream_).ok());
+    ASSERT_TRUE(enqueue_readback(true, &scratch_, stream_).ok());
+    std::vector<Blob> got;
+    int64_t fg = -1;
+    const Status s = read_blobs(&scratch_, &got, &fg);
+    ASSERT_TRUE(s.ok()) << s.to_string();
+    EXPECT_EQ(fg, fg_ref) << c.w << "x" << c.h;
+    EXPECT_EQ(got.size(), ref.size()) << c.w << "x" << c.h;
+    EXPECT_TRUE(got == ref) << c.w << "x" << c.h << ": blobs differ";
   }
 }
 

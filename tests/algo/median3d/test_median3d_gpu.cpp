@@ -265,6 +265,49 @@ TEST_P(Median3dGpu, LargeFramesEqualTheCpuBackend) {
   }
 }
 
+// result() waits for its compute() itself (an event), with no synchronisation of the stream by
+// the caller: the figures and the blobs (more than the labelling's first read-back holds) equal
+// the CPU backend's. The masks go to device scratch only (blobs requested, no mask view).
+TEST_P(Median3dGpu, ResultWaitsForItsCompute) {
+  Params p;
+  p.method = GetParam();
+  p.temporal = 5;
+  p.bins = 32;
+  const int w = 160, h = 96;
+  Status s;
+  auto cpu = make_estimator(Backend::kCpu, &s);
+  ASSERT_TRUE(cpu);
+  ASSERT_TRUE(cpu->configure(p, w, h, PixelFormat::kGRAY8).ok());
+  ASSERT_TRUE(est_->configure(p, w, h, PixelFormat::kGRAY8).ok());
+  std::vector<HostImage> frames; // host frames, alive until the end
+  size_t most = 0;
+  for (int t = 0; t < 10; ++t) {
+    frames.push_back(test::make_frame(PixelFormat::kGRAY8, w, h, 3, test::Content::kNoise, 41, t));
+    const bool drop = t >= p.temporal;
+    ASSERT_TRUE(cpu->push(frames.back().view(), drop, nullptr).ok());
+    ASSERT_TRUE(est_->push(frames.back().view(), drop, stream_).ok());
+    const int index = cpu->frames() / 2;
+    HostImage mc(PixelFormat::kGRAY8, w, h);
+    const ImageView vmc = mc.view();
+    Request rc, rg;
+    rc.mask = &vmc;
+    rc.blobs = rg.blobs = test::blob_request(0); // every blob, min area 1
+    ASSERT_TRUE(cpu->compute(index, rc, nullptr).ok());
+    ASSERT_TRUE(est_->compute(index, rg, stream_).ok());
+    FrameResult fc, fg;
+    ASSERT_TRUE(cpu->result(&fc).ok());
+    const Status r = est_->result(&fg);
+    ASSERT_TRUE(r.ok()) << r.to_string();
+    EXPECT_EQ(fc.threshold, fg.threshold) << "frame " << t;
+    EXPECT_EQ(fc.foreground, fg.foreground) << "frame " << t;
+    EXPECT_TRUE(fg.has_blobs);
+    EXPECT_EQ(fc.blobs.size(), fg.blobs.size()) << "frame " << t;
+    EXPECT_TRUE(fc.blobs == fg.blobs) << "frame " << t << ": blobs differ";
+    most = std::max(most, fc.blobs.size());
+  }
+  EXPECT_GT(most, 256u) << "the case should need the labelling's second read-back";
+}
+
 INSTANTIATE_TEST_SUITE_P(Methods, Median3dGpu,
                          ::testing::Values(Method::kIntegralHistogram, Method::kSeparable,
                                            Method::kSlidingHistogram),
