@@ -42,5 +42,11 @@ cp -aL /usr/lib/x86_64-linux-gnu/libgstcheck-1.0.so.0 .device/lib/
 cp -a "$SRC"/tests/data/. .device/testdata/
 [ -f "$REPO/build-gpu-clip.mp4" ] || scripts/make-clip.sh "$REPO/build-gpu-clip.mp4" 1920 1080 75
 cp "$REPO/build-gpu-clip.mp4" .device/media/test-1080p.mp4
+# The gpu suite's binaries (run.sh sanitize runs compute-sanitizer over them).
+meson introspect --tests "$BUILD" | python3 -c '
+import json, os, sys
+for t in json.load(sys.stdin):
+    if any(s.endswith(":gpu") for s in t["suite"]):
+        print(os.path.basename(t["cmd"][0]))' | sort -u > .device/gpu-tests.txt
 git rev-parse HEAD > .device/COMMIT
 du -sh .device

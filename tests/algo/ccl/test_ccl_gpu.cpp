@@ -96,15 +96,18 @@ TEST_F(CclGpu, RandomMasksEqualTheCpu) {
     int w, h;
   };
   // 1xN, Nx1, odd sizes across tile borders (tiles are 32x8), a few tiles each way.
-  const Size sizes[] = {{1, 1},   {1, 77},  {77, 1},  {31, 7},   {32, 8},   {33, 9},
-                        {65, 17}, {100, 3}, {3, 100}, {127, 61}, {257, 131}};
+  std::vector<Size> sizes = {{1, 1},   {1, 77},  {77, 1},  {31, 7},   {32, 8},   {33, 9},
+                             {65, 17}, {100, 3}, {3, 100}, {127, 61}, {257, 131}};
+  const bool small = cvis::test::sanitizer_run(); // under compute-sanitizer: a spread
+  if (small)
+    sizes = cvis::test::spread(sizes, 4);
   const Kind kinds[] = {Kind::kNoise, Kind::kBlocks,  Kind::kFull,    Kind::kEmpty,
                         Kind::kDots,  Kind::kStripes, Kind::kChecker, Kind::kRings};
   uint32_t seed = 100;
   for (const Size& s : sizes) {
     for (Kind k : kinds) {
       for (double d : {0.1, 0.45, 0.6, 0.9}) {
-        if (k != Kind::kNoise && d != 0.45)
+        if ((k != Kind::kNoise || small) && d != 0.45)
           continue;
         const size_t pad = (seed % 3) * 3;
         const Mask m = test::make_mask(k, s.w, s.h, ++seed, d, pad);
@@ -122,7 +125,9 @@ TEST_F(CclGpu, FrameSizedBlobAndManyTinyBlobs) {
   // 1080p: one blob over the whole frame (every tile merges), the most components a mask can
   // hold (one per 2x2 cell: the records' capacity, far more than the first read-back), a
   // checkerboard (one component through the diagonals only) and dense noise.
-  const int w = 1920, h = 1080;
+  // Under compute-sanitizer: a quarter of the size each way (still far more than 256 records).
+  const int q = cvis::test::sanitizer_run() ? 4 : 1;
+  const int w = 1920 / q, h = 1080 / q;
   check(test::make_mask(Kind::kFull, w, h, 1), 1, 0, "full 1080p");
   if (HasFatalFailure())
     return;
@@ -136,15 +141,18 @@ TEST_F(CclGpu, FrameSizedBlobAndManyTinyBlobs) {
   if (HasFatalFailure())
     return;
   // Odd frame-sized cases and a padded pitch.
-  check(test::make_mask(Kind::kFull, 1921, 1081, 1, 0.5, 3), 1, 512, "full 1921x1081");
-  check(test::make_mask(Kind::kDots, 1023, 577, 1, 0.5, 1), 1, 128, "dots 1023x577");
-  check(test::make_mask(Kind::kRings, 999, 555, 1), 1, 0, "rings 999x555");
+  check(test::make_mask(Kind::kFull, 1921 / q, 1081 / q, 1, 0.5, 3), 1, 512, "full 1921x1081");
+  check(test::make_mask(Kind::kDots, 1023 / q, 577 / q, 1, 0.5, 1), 1, 128, "dots 1023x577");
+  check(test::make_mask(Kind::kRings, 999 / q, 555 / q, 1), 1, 0, "rings 999x555");
 }
 
 TEST_F(CclGpu, ScratchReusedAcrossSizes) {
   // The scratch grows to the largest size; smaller masks then use part of it.
   uint32_t seed = 500;
+  const int q = cvis::test::sanitizer_run() ? 4 : 1;
   for (auto [w, h] : {std::pair{640, 360}, {33, 900}, {900, 33}, {1, 1}, {640, 360}}) {
+    w = std::max(1, w / q);
+    h = std::max(1, h / q);
     check(test::make_mask(Kind::kNoise, w, h, ++seed, 0.5), 1, 0,
           "reuse " + std::to_string(w) + "x" + std::to_string(h));
     if (HasFatalFailure())
@@ -159,7 +167,7 @@ TEST_F(CclGpu, ReadBlobsWaitsForTheReadback) {
   const struct {
     Kind kind;
     int w, h;
-  } cases[] = {{Kind::kBlocks, 97, 61}, {Kind::kDots, 640, 360}, {Kind::kNoise, 333, 211}};
+  } cases[] = {{Kind::kBlocks, 97, 61}, {Kind::kDots, 160, 90}, {Kind::kNoise, 333, 211}};
   uint32_t seed = 900;
   for (const auto& c : cases) {
     const Mask m = test::make_mask(c.kind, c.w, c.h, ++seed, 0.3);

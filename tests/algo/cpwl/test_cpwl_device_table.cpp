@@ -27,7 +27,7 @@ protected:
     stream_ = static_cast<cudaStream_t>(h);
     std::mt19937 rng(5);
     std::uniform_real_distribution<float> d(-0.5f, 4.5f);
-    x_.resize(50000);
+    x_.resize(cvis::test::sanitizer_run() ? 5000 : 50000);
     for (float& v : x_)
       v = d(rng);
     ASSERT_EQ(cudaMalloc(reinterpret_cast<void**>(&dx_), x_.size() * sizeof(float)), cudaSuccess);
@@ -109,7 +109,12 @@ TEST_F(CpwlDeviceTable, FailedUploadKeepsThePreviousTable) {
   mismatched.slope.pop_back();
   EXPECT_EQ(table_.upload(mismatched, stream_).code(), StatusCode::kInvalidArgument);
   // A table wider than the device's 1-D texture limit: the device arrays are allocated and their
-  // copies enqueued before the texture array fails.
+  // copies enqueued before the texture array fails. Not under compute-sanitizer, which reports
+  // the failing CUDA call as an error (the refusal above happens before any CUDA call).
+  if (cvis::test::sanitizer_run()) {
+    expect_evaluates(Evaluator::kManualUniform, t, "after refused uploads");
+    return;
+  }
   int max_width = 0;
   ASSERT_EQ(cudaDeviceGetAttribute(&max_width, cudaDevAttrMaxTexture1DWidth, 0), cudaSuccess);
   Table wide;

@@ -71,6 +71,11 @@ private:
 
 enum class Where { kDevice, kHost, kMixed };
 
+// Under compute-sanitizer (CVIS_SANITIZER=1): a spread of the cases.
+std::vector<Case> small_if_sanitized(std::vector<Case> cases) {
+  return cvis::test::sanitizer_run() ? cvis::test::spread(cases, 4) : cases;
+}
+
 // Frames: device copies (kDevice, kMixed) or the host images (kHost: the backend uploads).
 // Outputs: device images downloaded after a sync (kDevice), host images (kHost), or a device mask
 // plus a host mask copy that must agree (kMixed).
@@ -144,7 +149,10 @@ protected:
 
 TEST_P(Median3dGpu, WindowShapesEqualTheDefinition) {
   const test::Io io = gpu_io(Where::kDevice, stream_);
-  for (const Case& c : test::sweep_cases(GetParam())) {
+  std::vector<Case> cases = test::sweep_cases(GetParam());
+  if (cvis::test::sanitizer_run())
+    cases = cvis::test::spread(cases, 6);
+  for (const Case& c : cases) {
     test::run_and_check(*est_, c, io);
     if (HasFailure())
       return;
@@ -153,7 +161,7 @@ TEST_P(Median3dGpu, WindowShapesEqualTheDefinition) {
 
 TEST_P(Median3dGpu, FormatsSizesThresholdsWithHostFrames) {
   const test::Io io = gpu_io(Where::kHost, stream_);
-  for (const Case& c : test::format_cases(GetParam())) {
+  for (const Case& c : small_if_sanitized(test::format_cases(GetParam()))) {
     test::run_and_check(*est_, c, io);
     if (HasFailure())
       return;
@@ -162,7 +170,7 @@ TEST_P(Median3dGpu, FormatsSizesThresholdsWithHostFrames) {
 
 TEST_P(Median3dGpu, FormatsSizesThresholdsWithDeviceFramesAndMaskCopy) {
   const test::Io io = gpu_io(Where::kMixed, stream_);
-  for (const Case& c : test::format_cases(GetParam())) {
+  for (const Case& c : small_if_sanitized(test::format_cases(GetParam()))) {
     test::run_and_check(*est_, c, io);
     if (HasFailure())
       return;
@@ -177,10 +185,17 @@ TEST_P(Median3dGpu, LargeFramesEqualTheCpuBackend) {
     PixelFormat f;
     Channels ch;
   };
-  const Shape shapes[] = {{333, 217, 3, 3, 15, 16, PixelFormat::kNV12, Channels::kLuma},
-                          {640, 360, 5, 5, 9, 256, PixelFormat::kGRAY8, Channels::kLuma},
-                          {257, 131, 31, 1, 5, 64, PixelFormat::kRGBA, Channels::kRgb},
-                          {129, 97, 15, 15, 33, 8, PixelFormat::kBGRx, Channels::kLuma}};
+  std::vector<Shape> shapes = {{333, 217, 3, 3, 15, 16, PixelFormat::kNV12, Channels::kLuma},
+                               {640, 360, 5, 5, 9, 256, PixelFormat::kGRAY8, Channels::kLuma},
+                               {257, 131, 31, 1, 5, 64, PixelFormat::kRGBA, Channels::kRgb},
+                               {129, 97, 15, 15, 33, 8, PixelFormat::kBGRx, Channels::kLuma}};
+  if (cvis::test::sanitizer_run()) { // still several tiles and scan segments, fewer frames
+    for (Shape& sh : shapes) {
+      sh.w = sh.w / 4 | 1;
+      sh.h = sh.h / 3 | 1;
+      sh.t = std::min(sh.t, 9);
+    }
+  }
   Status s;
   auto cpu = make_estimator(Backend::kCpu, &s);
   ASSERT_TRUE(cpu);
