@@ -97,7 +97,7 @@ Status validate(const Params& p);
 int64_t evaluations_per_pixel(const Params& p);
 
 // A connected foreground region (8-connectivity) of the final mask (cuda/ccl).
-using Blob = ccl::Blob;
+using Blob = cvis::Blob;
 
 struct FrameResult {
   int64_t frame = 0;       // frames since the last reset, this one included (1-based)

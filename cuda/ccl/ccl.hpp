@@ -19,20 +19,14 @@
 #include <memory>
 #include <vector>
 
+#include "common/blob.hpp"
 #include "common/image.hpp"
 #include "common/status.hpp"
 
 namespace cvis::ccl {
 
-// A connected foreground region (8-connectivity).
-struct Blob {
-  int x = 0, y = 0, width = 0, height = 0; // bounding box
-  int area = 0;                            // pixels
-  bool operator==(const Blob& o) const {
-    return x == o.x && y == o.y && width == o.width && height == o.height && area == o.area;
-  }
-  bool operator!=(const Blob& o) const { return !(*this == o); }
-};
+// A connected foreground region (8-connectivity): cuda/common/blob.hpp.
+using Blob = cvis::Blob;
 
 // CPU labelling of a host mask: the blobs of area >= min_area (all for min_area <= 1) in raster
 // order of their first pixel into *blobs (replaced), and the number of foreground pixels into

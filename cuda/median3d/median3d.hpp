@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "common/backend.hpp"
+#include "common/blob.hpp"
 #include "common/image.hpp"
 #include "common/status.hpp"
 
@@ -48,14 +49,9 @@ struct Params {
 // kInvalidArgument when a value is out of range (message names it).
 Status validate(const Params& p);
 
-// A foreground blob: an 8-connected component of the mask (find_blobs below).
-struct Blob {
-  int x = 0, y = 0, w = 0, h = 0;
-  uint32_t area = 0; // pixels
-  bool operator==(const Blob& o) const {
-    return x == o.x && y == o.y && w == o.w && h == o.h && area == o.area;
-  }
-};
+// A foreground blob: an 8-connected component of the mask (find_blobs below;
+// cuda/common/blob.hpp).
+using Blob = cvis::Blob;
 
 // What compute() produces. Every view is optional (nullptr); views may be host or device (CUDA
 // backend) and must be width x height. `background`: any format, written with store_background().

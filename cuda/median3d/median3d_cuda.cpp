@@ -148,7 +148,7 @@ public:
       out->foreground = host_res_.get()->foreground;
     }
     if (blobs_done_) {
-      std::vector<ccl::Blob> found;
+      std::vector<Blob> found;
       CVIS_RETURN_IF_ERROR(ccl::read_blobs(&ccl_, &found, nullptr));
       select_blobs(std::move(found), max_blobs_, &out->blobs);
       out->has_blobs = true;

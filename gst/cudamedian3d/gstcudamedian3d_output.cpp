@@ -58,7 +58,7 @@ add_blob_rois (GstBuffer * buf, const std::vector < cvis::median3d::Blob > &blob
 {
   gint id = 0;
   for (const cvis::median3d::Blob & b : blobs)
-    gst_buffer_add_cvis_foreground_box (buf, b.x, b.y, b.w, b.h, id++, (guint) b.area);
+    gst_buffer_add_cvis_foreground_box (buf, b.x, b.y, b.width, b.height, id++, (guint) b.area);
 }
 
 /* The blob boxes and the foreground meta referencing `mask`. */

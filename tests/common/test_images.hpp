@@ -3,10 +3,19 @@
 #pragma once
 
 #include <cstdint>
+#include <ostream>
 #include <string>
 #include <vector>
 
+#include "common/blob.hpp"
 #include "common/image.hpp"
+
+namespace cvis {
+// How gtest prints a blob (found by argument-dependent lookup in namespace cvis).
+inline void PrintTo(const Blob& b, std::ostream* os) {
+  *os << "{" << b.x << "," << b.y << " " << b.width << "x" << b.height << " area " << b.area << "}";
+}
+}  // namespace cvis
 
 namespace cvis::test {
 

@@ -13,12 +13,6 @@
 #include "synth_sequence.hpp"
 #include "test_images.hpp"
 
-namespace cvis::bgsub {
-inline void PrintTo(const Blob& b, std::ostream* os) {
-  *os << "{x " << b.x << ", y " << b.y << ", " << b.width << "x" << b.height << ", area " << b.area
-      << "}";
-}
-} // namespace cvis::bgsub
 
 namespace cvis::bgsub::test {
 
