@@ -3,17 +3,18 @@
 // reference flushes denormals too.
 #include "bgsub_kernels.hpp"
 #include "common/cuda/check.hpp"
+#include "common/cuda/tiles.hpp"
 #include "cpwl/cpwl_device.cuh"
 
 namespace cvis::bgsub::kernels {
 
 namespace {
 
-constexpr int kBx = 32, kBy = 8; // a warp is 32 consecutive pixels of a row
-constexpr int kFused = 7;        // bgsub::Kernel::kFastFused
+constexpr int kBx = cuda::kTileW, kBy = cuda::kTileH; // the 32 x 8 tile (common/cuda/tiles.hpp)
+constexpr int kFused = 7;                             // bgsub::Kernel::kFastFused
 
 dim3 grid_for(int w, int h) {
-  return dim3((w + kBx - 1) / kBx, (h + kBy - 1) / kBy);
+  return cuda::tile_grid(w, h);
 }
 
 __device__ __forceinline__ size_t plane_elems(const DeviceModel& m) {
