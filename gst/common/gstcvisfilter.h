@@ -4,19 +4,24 @@
  * - properties `backend` (auto/cpu/cuda) and `cuda-device-id` (-1 = auto);
  * - the GstCudaContext shared with neighbours (cudaupload, nvh264dec, cudaconvert, our elements)
  *   through set_context / the CONTEXT query / gst_cuda_ensure_element_context, and one CUDA stream
- *   per instance;
- * - mapping buffers to cvis::ImageView (device views for memory:CUDAMemory, host views otherwise:
- *   the CUDA backends upload host frames themselves);
+ *   per instance (gstcvisdevice.cpp); CUDA memory of another context: the element moves to that
+ *   context (cuda-device-id -1 or that context's device), as GStreamer's CUDA base transform does;
+ * - mapping buffers to cvis::ImageView (GstCvisFrame below, gstcvisframe.cpp: device views for
+ *   memory:CUDAMemory, host views otherwise: the CUDA backends upload host frames themselves);
  * - calling the subclass with the context pushed, synchronising the stream before a buffer leaves;
  * - output buffers from pools (GstCudaBufferPool on our context for CUDA caps);
  * - cvis::Status -> element error mapping, state reset on flush, caps change and PAUSED->READY;
+ * - metadata of outputs that are other images than the input (masks, background images): the
+ *   metadata computed from the input's pixels (CEDD descriptors, foreground masks) is not copied
+ *   onto them; the rest follows GstBaseTransform's rule (untagged metadata is copied);
  * - no C++ exception leaving a GObject callback.
  *
  * Subclasses are either in-place analysers (frames pass unchanged, metadata is attached:
  * set `in_place` in class_init and implement `analyse`) or filters producing another frame (masks,
  * background images: implement `process`, and `transform_caps` / `fixate_caps` of GstBaseTransform
- * when the output caps differ). All vfuncs below run with the CUDA context pushed when the
- * resolved backend is CUDA.
+ * when the output caps differ). Filters whose outputs lag their inputs derive from
+ * GstCvisTemporalFilter (gstcvistemporal.h). All vfuncs below run with the CUDA context pushed
+ * when the resolved backend is CUDA.
  */
 #pragma once
 
@@ -47,7 +52,8 @@ struct _GstCvisFilterClass {
   gboolean in_place;
 
   /* New caps (also after a reset of the backend): build or rebuild the algorithm for `backend`
-   * (kCpu or kCuda, already resolved). Called on every caps change. */
+   * (kCpu or kCuda, already resolved). Called on every caps change, and again after the element
+   * moved to another CUDA context (the objects of the old one were released first). */
   cvis::Status (*configure) (GstCvisFilter * self, const GstVideoInfo * in_info,
       const GstVideoInfo * out_info, cvis::Backend backend);
 
@@ -63,14 +69,25 @@ struct _GstCvisFilterClass {
   /* Forget temporal state (flush, caps change, PAUSED->READY); keep allocations if wanted. */
   void (*reset) (GstCvisFilter * self);
 
-  /* Free every backend object (stop): the last call with the CUDA context pushed. */
+  /* Free every backend object (stop, and before moving to another CUDA context): the last call
+   * with that context pushed. */
   void (*release) (GstCvisFilter * self);
+
+  /* Added with GstCvisTemporalFilter (which implements it; other subclasses leave it NULL):
+   * pushes every output still owed under the current configuration, before the caps or the CUDA
+   * context change. Called on the streaming thread without the context pushed. */
+  GstFlowReturn (*drain) (GstCvisFilter * self);
 };
 
 /* Adds "sink" and "src" templates: CUDA memory with `cuda_formats` first (NULL: none; CUDA builds
- * only), then system memory with `sys_formats`, e.g. "{ RGBA, BGRx, NV12 }". */
+ * only), then system memory with `sys_formats`, e.g. "{ RGBA, BGRx, NV12 }" (the lists:
+ * GST_CVIS_CUDA_FORMATS / GST_CVIS_SYS_FORMATS in gstcvisutils.h). */
 void gst_cvis_filter_class_add_pad_templates (GstElementClass * klass,
     const gchar * cuda_formats, const gchar * sys_formats);
+/* The same with other formats on the source pad (e.g. GRAY8 masks added). */
+void gst_cvis_filter_class_add_pad_templates_full (GstElementClass * klass,
+    const gchar * sink_cuda_formats, const gchar * sink_sys_formats,
+    const gchar * src_cuda_formats, const gchar * src_sys_formats);
 
 /* The backend resolved at start (kCpu before start). */
 cvis::Backend gst_cvis_filter_get_backend (GstCvisFilter * self);
@@ -78,6 +95,11 @@ const GstVideoInfo *gst_cvis_filter_get_in_info (GstCvisFilter * self);
 const GstVideoInfo *gst_cvis_filter_get_out_info (GstCvisFilter * self);
 /* TRUE when the negotiated input caps are memory:CUDAMemory. */
 gboolean gst_cvis_filter_input_is_cuda (GstCvisFilter * self);
+
+/* For subclasses' transform_caps: removes the memory:CUDAMemory structures of `caps` when the
+ * backend cannot use them (CPU backend, chosen or auto without a GPU). Takes `caps`, returns the
+ * result (GstCvisFilter's own transform_caps does this after the identity). */
+GstCaps *gst_cvis_filter_restrict_caps (GstCvisFilter * self, GstCaps * caps);
 
 /* Posts the element error that `status` maps to (see docs/design/architecture.md). */
 void gst_cvis_filter_post_error (GstCvisFilter * self, const cvis::Status & status,
@@ -90,24 +112,44 @@ void gst_cvis_filter_post_error (GstCvisFilter * self, const cvis::Status & stat
 cvis::Status gst_cvis_filter_with_context (GstCvisFilter * self, cvis::Status (*fn) (gpointer),
     gpointer data);
 
-/* For subclasses that schedule their own outputs (temporal filters with latency override
- * GstBaseTransform's generate_output and push drained outputs at EOS themselves).
- *
- * Maps `buf` as transform() does: a device view for CUDA memory with the CUDA backend, a host
- * view otherwise. Call with the CUDA context pushed (gst_cvis_filter_with_context); on success
- * unmap with gst_video_frame_unmap. */
+/* Maps `buf` as transform() does: a device view for CUDA memory with the CUDA backend, a host
+ * view otherwise (from GStreamer 1.24 after waiting for the memory's own stream). Call with the
+ * CUDA context pushed (inside a vfunc or gst_cvis_filter_with_context); on success unmap with
+ * gst_video_frame_unmap. GstCvisFrame below does the same and unmaps by itself. */
 cvis::Status gst_cvis_filter_map_frame (GstCvisFilter * self, GstBuffer * buf,
     const GstVideoInfo * info, GstMapFlags flags, GstVideoFrame * frame, cvis::ImageView * view);
 /* The instance's CUDA stream (nullptr with the CPU backend); valid between start and stop. */
 cvis::StreamHandle gst_cvis_filter_get_stream (GstCvisFilter * self);
+/* Waits for the instance's stream (nothing with the CPU backend). */
+cvis::Status gst_cvis_filter_sync (GstCvisFilter * self);
 
 /* Mask buffers referenced by metadata (GstCvisForegroundMeta): an active pool of width x height
  * GRAY8 images, in CUDA memory on the element's context (`cuda`, CUDA backend after start only)
  * or in system memory. GStreamer 1.22's CUDA allocator aborts on GRAY8, so CUDA buffers are
  * allocated as NV12 of the same size and gst_cvis_gray8_pool_acquire() rewrites their video meta
- * to one GRAY8 plane (stride = the allocation's pitch). NULL on failure (logged). */
+ * to one GRAY8 plane (stride = the allocation's pitch). NULL on failure (logged).
+ * (gstcvismask.h has the helpers built on these.) */
 GstBufferPool *gst_cvis_filter_new_gray8_pool (GstCvisFilter * self, gint width, gint height,
     gboolean cuda);
 GstFlowReturn gst_cvis_gray8_pool_acquire (GstBufferPool * pool, GstBuffer ** buf);
 
 G_END_DECLS
+
+/* A buffer mapped for the algorithm (gst_cvis_filter_map_frame), unmapped when it goes out of scope
+ * or by unmap(). Use it with the CUDA context pushed; the buffer must outlive the mapping. */
+class GstCvisFrame {
+ public:
+  GstCvisFrame () = default;
+  ~GstCvisFrame ();
+  cvis::Status map (GstCvisFilter * self, GstBuffer * buf, const GstVideoInfo * info,
+      GstMapFlags flags);
+  void unmap ();
+  const cvis::ImageView & view () const { return view_; }
+  GstCvisFrame (const GstCvisFrame &) = delete;
+  GstCvisFrame & operator= (const GstCvisFrame &) = delete;
+
+ private:
+  GstVideoFrame frame_;
+  bool mapped_ = false;
+  cvis::ImageView view_;
+};

@@ -56,29 +56,13 @@
 #include <string>
 
 #include "gstcudabgsub_priv.h"
+#include "gstcvisutils.h"
 
 GST_DEBUG_CATEGORY (gst_cuda_bg_sub_debug);
 #define GST_CAT_DEFAULT gst_cuda_bg_sub_debug
 
 namespace bg = cvis::bgsub;
 
-
-/* Input: what GStreamer 1.22's CUDA allocator can hold (no GRAY8, xRGB, xBGR) and, in system
- * memory, every format the algorithm reads. Output adds GRAY8 (the mask). */
-#define IN_CUDA "RGBA, BGRA, RGBx, BGRx, ARGB, ABGR, RGB, BGR, NV12, I420"
-#define IN_SYS "RGBA, BGRA, RGBx, BGRx, xRGB, xBGR, ARGB, ABGR, RGB, BGR, GRAY8, NV12, I420"
-#define RAW_CAPS(feature, formats) "video/x-raw" feature ", format=(string){ " formats " }, " \
-    "width=(int)[1,max], height=(int)[1,max], framerate=(fraction)[0/1,max]"
-#ifdef CVIS_HAVE_CUDA
-#define CUDA_CAPS(formats) RAW_CAPS ("(memory:CUDAMemory)", formats) "; "
-#else
-#define CUDA_CAPS(formats) ""
-#endif
-
-static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE ("sink", GST_PAD_SINK,
-    GST_PAD_ALWAYS, GST_STATIC_CAPS (CUDA_CAPS (IN_CUDA) RAW_CAPS ("", IN_SYS)));
-static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src", GST_PAD_SRC,
-    GST_PAD_ALWAYS, GST_STATIC_CAPS (CUDA_CAPS (IN_CUDA ", GRAY8") RAW_CAPS ("", IN_SYS)));
 
 G_DEFINE_TYPE (GstCudaBgSub, gst_cuda_bg_sub, GST_TYPE_CVIS_FILTER);
 
@@ -93,74 +77,19 @@ current_output (GstCudaBgSub * self)
   return self->settings->output;
 }
 
-static gboolean
-is_cuda_features (GstCapsFeatures * f)
-{
-  return f && !gst_caps_features_is_any (f) &&
-      gst_caps_features_contains (f, "memory:CUDAMemory");
-}
-
 static GstCaps *
 gst_cuda_bg_sub_transform_caps (GstBaseTransform * trans, GstPadDirection direction,
     GstCaps * caps, GstCaps * filter)
 {
   GstCudaBgSub *self = GST_CUDA_BG_SUB (trans);
-  GstBaseTransformClass *parent = GST_BASE_TRANSFORM_CLASS (gst_cuda_bg_sub_parent_class);
-  if (current_output (self) != GST_CUDA_BG_SUB_OUTPUT_MASK)
-    return parent->transform_caps (trans, direction, caps, filter);
-
-  GstCaps *res = gst_caps_new_empty ();
-  for (guint i = 0; i < gst_caps_get_size (caps); i++) {
-    GstStructure *s = gst_structure_copy (gst_caps_get_structure (caps, i));
-    const gboolean cuda = is_cuda_features (gst_caps_get_features (caps, i));
-    gst_structure_remove_fields (s, "colorimetry", "chroma-site", NULL);
-    if (direction == GST_PAD_SINK) {
-      gst_structure_set (s, "format", G_TYPE_STRING, "GRAY8", NULL);
-      if (cuda)
-        res = gst_caps_merge_structure_full (res, gst_structure_copy (s),
-            gst_caps_features_new ("memory:CUDAMemory", NULL));
-      res = gst_caps_merge_structure (res, s);  /* system memory (downloaded when CUDA in) */
-    } else {
-      gst_structure_remove_field (s, "format");
-      res = gst_caps_merge_structure_full (res, gst_structure_copy (s),
-          gst_caps_features_new ("memory:CUDAMemory", NULL));
-      if (!cuda)
-        res = gst_caps_merge_structure (res, s);
-      else
-        gst_structure_free (s);
-    }
-  }
-  /* The parent keeps features as they are, but drops CUDA memory with the CPU backend. */
-  GstCaps *tmp = parent->transform_caps (trans, direction, res, NULL);
-  gst_caps_unref (res);
-  GstCaps *tmpl = gst_pad_get_pad_template_caps (direction == GST_PAD_SINK ?
-      GST_BASE_TRANSFORM_SRC_PAD (trans) : GST_BASE_TRANSFORM_SINK_PAD (trans));
-  res = gst_caps_intersect_full (tmp, tmpl, GST_CAPS_INTERSECT_FIRST);
-  gst_caps_unref (tmpl);
-  gst_caps_unref (tmp);
-  if (filter) {
-    GstCaps *f = gst_caps_intersect_full (filter, res, GST_CAPS_INTERSECT_FIRST);
-    gst_caps_unref (res);
-    res = f;
-  }
-  GST_DEBUG_OBJECT (self, "%s %" GST_PTR_FORMAT " -> %" GST_PTR_FORMAT,
-      direction == GST_PAD_SINK ? "sink" : "src", caps, res);
-  return res;
+  if (current_output (self) == GST_CUDA_BG_SUB_OUTPUT_MASK)
+    return gst_cvis_mask_transform_caps (GST_CVIS_FILTER (self), direction, caps, filter, TRUE);
+  return GST_BASE_TRANSFORM_CLASS (gst_cuda_bg_sub_parent_class)->transform_caps (trans,
+      direction, caps, filter);
 }
 
 /* --------------------------------------------------------------------------------------------- */
 /* GstCvisFilter vfuncs (called with the CUDA context pushed) */
-
-static void
-clear_pools (GstCudaBgSubState & st)
-{
-  for (GstBufferPool ** p : {&st.mask_pool, &st.out_pool}) {
-    if (*p) {
-      gst_buffer_pool_set_active (*p, FALSE);
-      gst_clear_object (p);
-    }
-  }
-}
 
 cvis::Status
 gst_cuda_bg_sub_apply_settings (GstCudaBgSub * self)
@@ -201,18 +130,12 @@ gst_cuda_bg_sub_configure (GstCvisFilter * filter, const GstVideoInfo * in_info,
   }
   CVIS_RETURN_IF_ERROR (gst_cuda_bg_sub_apply_settings (self));
   st.sub->reset ();
-  clear_pools (st);
   const gint w = GST_VIDEO_INFO_WIDTH (in_info), h = GST_VIDEO_INFO_HEIGHT (in_info);
-  gst_video_info_set_format (&st.mask_info, GST_VIDEO_FORMAT_GRAY8, w, h);
   /* output=frame analyses in place: the frames pass without a copy. */
   gst_base_transform_set_in_place (GST_BASE_TRANSFORM (self),
       st.output == GST_CUDA_BG_SUB_OUTPUT_FRAME);
-  if (st.output == GST_CUDA_BG_SUB_OUTPUT_FRAME) {
-    st.mask_cuda = backend == cvis::Backend::kCuda && gst_cvis_filter_input_is_cuda (filter);
-    st.mask_pool = gst_cvis_filter_new_gray8_pool (filter, w, h, st.mask_cuda);
-    if (!st.mask_pool)
-      return cvis::Status (cvis::StatusCode::kOutOfMemory, "could not create the mask pool");
-  }
+  CVIS_RETURN_IF_ERROR (gst_cvis_masks_configure (&st.masks, filter, w, h,
+          st.output == GST_CUDA_BG_SUB_OUTPUT_FRAME));
   GST_INFO_OBJECT (self, "%dx%d, backend %s, output %s", w, h, cvis::backend_name (backend),
       st.output == GST_CUDA_BG_SUB_OUTPUT_FRAME ? "frame" : "mask");
   return cvis::Status::Ok ();
@@ -230,42 +153,24 @@ static void
 gst_cuda_bg_sub_release (GstCvisFilter * filter)
 {
   GstCudaBgSubState & st = *GST_CUDA_BG_SUB (filter)->state;
-  clear_pools (st);
+  gst_cvis_masks_clear (&st.masks);
   st.sub.reset ();  /* device memory freed with the context pushed */
 }
 
 /* --------------------------------------------------------------------------------------------- */
-/* Allocation of GRAY8 masks in CUDA memory: GstCudaBufferPool cannot be configured with GRAY8 in
- * 1.22 (the allocator aborts), so output=mask in CUDA memory uses the base class's GRAY8 pool. */
+/* output=mask in CUDA memory: GRAY8 buffers from the mask helper's pool (gstcvismask.h). */
 
 static gboolean
 gst_cuda_bg_sub_decide_allocation (GstBaseTransform * trans, GstQuery * query)
 {
   GstCudaBgSub *self = GST_CUDA_BG_SUB (trans);
   GstCudaBgSubState & st = *self->state;
-  GstCaps *caps = NULL;
-  gst_query_parse_allocation (query, &caps, NULL);
-  if (st.output == GST_CUDA_BG_SUB_OUTPUT_MASK && caps &&
-      is_cuda_features (gst_caps_get_features (caps, 0))) {
-    if (st.out_pool) {
-      gst_buffer_pool_set_active (st.out_pool, FALSE);
-      gst_clear_object (&st.out_pool);
-    }
-    st.out_pool = gst_cvis_filter_new_gray8_pool (GST_CVIS_FILTER (self),
-        GST_VIDEO_INFO_WIDTH (&st.mask_info), GST_VIDEO_INFO_HEIGHT (&st.mask_info), TRUE);
-    if (!st.out_pool) {
-      GST_ELEMENT_ERROR (self, RESOURCE, SETTINGS, ("Could not allocate GRAY8 masks in CUDA "
-              "memory"), (NULL));
-      return FALSE;
-    }
-    while (gst_query_get_n_allocation_pools (query) > 0)
-      gst_query_remove_nth_allocation_pool (query, 0);
-    GstStructure *config = gst_buffer_pool_get_config (st.out_pool);
-    guint size = 0;
-    gst_buffer_pool_config_get_params (config, NULL, &size, NULL, NULL);
-    gst_structure_free (config);
-    gst_query_add_allocation_pool (query, st.out_pool, size, 0, 0);
-    return TRUE;
+  gboolean handled = FALSE;
+  if (st.output == GST_CUDA_BG_SUB_OUTPUT_MASK) {
+    const gboolean ok = gst_cvis_masks_decide_allocation (&st.masks, GST_CVIS_FILTER (self),
+        query, &handled);
+    if (handled)
+      return ok;
   }
   return GST_BASE_TRANSFORM_CLASS (gst_cuda_bg_sub_parent_class)->decide_allocation (trans,
       query);
@@ -275,19 +180,11 @@ static GstFlowReturn
 gst_cuda_bg_sub_prepare_output_buffer (GstBaseTransform * trans, GstBuffer * inbuf,
     GstBuffer ** outbuf)
 {
-  GstCudaBgSub *self = GST_CUDA_BG_SUB (trans);
-  GstCudaBgSubState & st = *self->state;
-  if (st.output != GST_CUDA_BG_SUB_OUTPUT_MASK || !st.out_pool)
-    return GST_BASE_TRANSFORM_CLASS (gst_cuda_bg_sub_parent_class)->prepare_output_buffer (trans,
-        inbuf, outbuf);
-  GstFlowReturn ret = gst_cvis_gray8_pool_acquire (st.out_pool, outbuf);
-  if (ret != GST_FLOW_OK)
-    return ret;
-  GstBaseTransformClass *klass = GST_BASE_TRANSFORM_GET_CLASS (trans);
-  if (klass->copy_metadata && !klass->copy_metadata (trans, inbuf, *outbuf)) {
-    GST_ELEMENT_WARNING (self, STREAM, NOT_IMPLEMENTED, ("Could not copy metadata"), (NULL));
-  }
-  return GST_FLOW_OK;
+  GstCudaBgSubState & st = *GST_CUDA_BG_SUB (trans)->state;
+  if (st.output == GST_CUDA_BG_SUB_OUTPUT_MASK && st.masks.out_pool)
+    return gst_cvis_masks_prepare_output_buffer (&st.masks, trans, inbuf, outbuf);
+  return GST_BASE_TRANSFORM_CLASS (gst_cuda_bg_sub_parent_class)->prepare_output_buffer (trans,
+      inbuf, outbuf);
 }
 
 /* --------------------------------------------------------------------------------------------- */
@@ -296,7 +193,7 @@ static void
 gst_cuda_bg_sub_finalize (GObject * object)
 {
   GstCudaBgSub *self = GST_CUDA_BG_SUB (object);
-  clear_pools (*self->state);
+  gst_cvis_masks_clear (&self->state->masks);
   delete self->state;
   delete self->settings;
   delete self->lock;
@@ -321,8 +218,10 @@ gst_cuda_bg_sub_class_init (GstCudaBgSubClass * klass)
       "Filter/Analyzer/Video",
       "Nonparametric spatio-temporal background subtraction with CPWL-approximated Gaussian "
       "kernels (Berjon et al., IEEE Trans. Cybernetics 2016)", "gst-cuda-vision");
-  gst_element_class_add_static_pad_template (element_class, &sink_template);
-  gst_element_class_add_static_pad_template (element_class, &src_template);
+  /* Output: the input's formats, and GRAY8 masks (CUDA memory: see gstcvismask.h). */
+  gst_cvis_filter_class_add_pad_templates_full (element_class, "{ " GST_CVIS_CUDA_FORMATS " }",
+      "{ " GST_CVIS_SYS_FORMATS " }", "{ " GST_CVIS_CUDA_FORMATS ", GRAY8 }",
+      "{ " GST_CVIS_SYS_FORMATS " }");
 
   trans_class->transform_caps = GST_DEBUG_FUNCPTR (gst_cuda_bg_sub_transform_caps);
   trans_class->decide_allocation = GST_DEBUG_FUNCPTR (gst_cuda_bg_sub_decide_allocation);

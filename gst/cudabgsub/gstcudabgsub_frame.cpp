@@ -15,40 +15,14 @@ GST_DEBUG_CATEGORY_EXTERN (gst_cuda_bg_sub_debug);
 
 namespace bg = cvis::bgsub;
 
-namespace {
-
-/* A mapped buffer (device view for CUDA memory with the CUDA backend); unmaps on scope exit. */
-struct FrameMap {
-  GstVideoFrame frame;
-  bool mapped = false;
-  cvis::ImageView view;
-  ~FrameMap () {
-    if (mapped)
-      gst_video_frame_unmap (&frame);
-  }
-  cvis::Status map (GstCvisFilter * f, GstBuffer * buf, const GstVideoInfo * info,
-      GstMapFlags flags) {
-    CVIS_RETURN_IF_ERROR (gst_cvis_filter_map_frame (f, buf, info, flags, &frame, &view));
-    mapped = true;
-    return cvis::Status::Ok ();
-  }
-};
-
 /* One GstVideoRegionOfInterestMeta per blob: the largest `max_blobs`, ids 0..n-1 in raster order
- * of their first pixel, param "foreground" with the pixel count "area". Returns the count. */
-guint
+ * of their first pixel. Returns the count. */
+static guint
 add_blob_metas (GstBuffer * buf, std::vector < bg::Blob > blobs, guint max_blobs)
 {
   cvis::ccl::keep_largest (&blobs, max_blobs);
-  guint id = 0;
-  for (const bg::Blob & b : blobs) {
-    gst_buffer_add_cvis_foreground_box (buf, b.x, b.y, b.width, b.height, (gint) id++,
-        (guint) b.area);
-  }
-  return id;
+  return gst_cvis_add_foreground_boxes (buf, blobs);
 }
-
-}  // namespace
 
 /* output=mask: the mask is the output buffer; its boxes go on it. */
 cvis::Status
@@ -74,36 +48,29 @@ gst_cuda_bg_sub_analyse (GstCvisFilter * filter, GstBuffer * buf, const cvis::Im
   GstCudaBgSub *self = GST_CUDA_BG_SUB (filter);
   GstCudaBgSubState & st = *self->state;
   CVIS_RETURN_IF_ERROR (gst_cuda_bg_sub_apply_settings (self));
-  if (!st.mask_pool)
-    return cvis::internal_error ("output=frame without a mask pool");
   GstBuffer *mask = NULL;
-  const GstFlowReturn fr = st.mask_cuda ? gst_cvis_gray8_pool_acquire (st.mask_pool, &mask) :
-      gst_buffer_pool_acquire_buffer (st.mask_pool, &mask, NULL);
-  if (fr != GST_FLOW_OK || !mask)
-    return cvis::Status (cvis::StatusCode::kOutOfMemory, std::string ("no mask buffer: ") +
-        gst_flow_get_name (fr));
+  GstFlowReturn flow;
+  CVIS_RETURN_IF_ERROR (gst_cvis_masks_acquire (&st.masks, &mask, &flow));
+  if (!mask)
+    return cvis::Status::Ok ();  /* flushing */
   bg::FrameResult r;
   gint stride = 0;
   cvis::Status st_process;
   {
-    FrameMap m;
-    st_process = m.map (filter, mask, &st.mask_info, GST_MAP_WRITE);
+    GstCvisFrame m;
+    st_process = m.map (filter, mask, &st.masks.info, GST_MAP_WRITE);
     if (st_process.ok ()) {
-      stride = (gint) m.view.pitch[0];
-      st_process = st.sub->process (frame, m.view, &r, stream);
+      stride = (gint) m.view ().pitch[0];
+      st_process = st.sub->process (frame, m.view (), &r, stream);
     }
   }
   if (!st_process.ok ()) {
     gst_buffer_unref (mask);
     return st_process;
   }
-  GST_BUFFER_PTS (mask) = GST_BUFFER_PTS (buf);
-  GST_BUFFER_DTS (mask) = GST_BUFFER_DTS (buf);
-  GST_BUFFER_DURATION (mask) = GST_BUFFER_DURATION (buf);
   const guint boxes = add_blob_metas (buf, r.blobs, st.max_blobs);
-  GstCustomMeta *meta = gst_buffer_add_cvis_foreground_meta (buf, mask,
-      GST_VIDEO_INFO_WIDTH (&st.mask_info), GST_VIDEO_INFO_HEIGHT (&st.mask_info), stride,
-      std::min (1.0, std::max (0.0, r.foreground_fraction)), st.mask_cuda, boxes);
+  GstCustomMeta *meta = gst_cvis_masks_attach (&st.masks, buf, mask, stride,
+      r.foreground_fraction, boxes);
   gst_buffer_unref (mask);  /* the meta holds its own reference */
   if (!meta)
     return cvis::internal_error ("could not attach the foreground meta");

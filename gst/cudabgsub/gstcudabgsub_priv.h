@@ -6,6 +6,7 @@
 
 #include "bgsub/bgsub.hpp"
 #include "gstcudabgsub.h"
+#include "gstcvismask.h"
 
 /* Settings: written by property setters (under `lock`), read by the streaming thread. */
 struct GstCudaBgSubSettings {
@@ -21,10 +22,7 @@ struct GstCudaBgSubState {
   cvis::Backend backend = cvis::Backend::kCpu;
   GstCudaBgSubOutput output = GST_CUDA_BG_SUB_OUTPUT_MASK;
   guint max_blobs = 64;
-  GstVideoInfo mask_info;               /* GRAY8, the frame's size */
-  GstBufferPool *mask_pool = nullptr;   /* output=frame: masks referenced by the meta */
-  bool mask_cuda = false;               /* mask_pool holds CUDA memory */
-  GstBufferPool *out_pool = nullptr;    /* output=mask in CUDA memory: GRAY8-as-NV12 buffers */
+  GstCvisMasks masks;  /* side masks (output=frame), CUDA-memory mask outputs (output=mask) */
 };
 
 struct _GstCudaBgSub {

@@ -4,6 +4,7 @@
 #endif
 
 #include "gstcudabgsub_priv.h"
+#include "gstcvisutils.h"
 
 GST_DEBUG_CATEGORY_EXTERN (gst_cuda_bg_sub_debug);
 #define GST_CAT_DEFAULT gst_cuda_bg_sub_debug
@@ -32,19 +33,10 @@ enum {
   PROP_UPDATE_MARGIN,
 };
 
-#define DEFINE_ENUM(fn, name, ...)                                   \
-  GType fn (void) {                                                  \
-    static gsize type = 0;                                           \
-    static const GEnumValue values[] = {__VA_ARGS__, {0, NULL, NULL}}; \
-    if (g_once_init_enter (&type))                                   \
-      g_once_init_leave (&type, g_enum_register_static (name, values)); \
-    return (GType) type;                                             \
-  }
-
-DEFINE_ENUM (gst_cuda_bg_sub_output_get_type, "GstCudaBgSubOutput",
+GST_CVIS_DEFINE_ENUM_TYPE (gst_cuda_bg_sub_output_get_type, "GstCudaBgSubOutput",
     {GST_CUDA_BG_SUB_OUTPUT_MASK, "GRAY8 foreground mask with blob boxes", "mask"},
     {GST_CUDA_BG_SUB_OUTPUT_FRAME, "Frames with foreground meta and blob boxes", "frame"})
-DEFINE_ENUM (gst_cuda_bg_sub_kernel_get_type, "GstCudaBgSubKernel",
+GST_CVIS_DEFINE_ENUM_TYPE (gst_cuda_bg_sub_kernel_get_type, "GstCudaBgSubKernel",
     {(gint) bg::Kernel::kExact, "expf", "exact"},
     {(gint) bg::Kernel::kFast, "__expf (special function unit)", "fast"},
     {(gint) bg::Kernel::kTextureUniform, "CPWL, uniform partition, texture filtering",
@@ -58,14 +50,14 @@ DEFINE_ENUM (gst_cuda_bg_sub_kernel_get_type, "GstCudaBgSubKernel",
           "cpwl-slope"},
     {(gint) bg::Kernel::kFastFused, "one __expf per sample for the 3-channel product",
           "fast-fused"})
-DEFINE_ENUM (gst_cuda_bg_sub_fit_get_type, "GstCudaBgSubFit",
+GST_CVIS_DEFINE_ENUM_TYPE (gst_cuda_bg_sub_fit_get_type, "GstCudaBgSubFit",
     {(gint) cvis::cpwl::Fit::kInterpolant, "Linear interpolant", "interpolant"},
     {(gint) cvis::cpwl::Fit::kProjection, "L2 orthogonal projection", "projection"})
-DEFINE_ENUM (gst_cuda_bg_sub_color_space_get_type, "GstCudaBgSubColorSpace",
+GST_CVIS_DEFINE_ENUM_TYPE (gst_cuda_bg_sub_color_space_get_type, "GstCudaBgSubColorSpace",
     {(gint) bg::ColorSpace::kRgb, "R, G, B", "rgb"},
     {(gint) bg::ColorSpace::kChromaticity, "Chromaticity and intensity (shadow-robust)",
           "chromaticity"})
-DEFINE_ENUM (gst_cuda_bg_sub_cleanup_get_type, "GstCudaBgSubCleanup",
+GST_CVIS_DEFINE_ENUM_TYPE (gst_cuda_bg_sub_cleanup_get_type, "GstCudaBgSubCleanup",
     {(gint) bg::Cleanup::kNone, "None", "none"},
     {(gint) bg::Cleanup::kMedian, "3x3 median", "median"},
     {(gint) bg::Cleanup::kOpening, "3x3 morphological opening", "opening"})

@@ -8,8 +8,8 @@
  * GstCvisCeddMeta (<gst/cvis/cvisceddmeta.h>) holding the 144 levels (0..7) and the 54-byte packed
  * form of each descriptor. Optionally every descriptor is written to a SQLite index, and a shot
  * change (Tanimoto distance between consecutive frame descriptors above `shot-threshold`) is posted
- * as an element message "cvis-shot-change" (fields: stream, frame, pts, running-time, distance)
- * and marked in the index.
+ * as an element message "cvis-shot-change" (fields: stream, frame, pts, stream-time, running-time,
+ * distance) and marked in the index.
  *
  * [1] S. A. Chatzichristofis, Y. S. Boutalis, "CEDD: Color and Edge Directivity Descriptor",
  *     ICVS 2008, LNCS 5008, pp. 312-322.
@@ -38,15 +38,10 @@
 
 #include <gst/cvis/cvisceddmeta.h>
 
-#include <memory>
-#include <mutex>
-#include <string>
-#include <vector>
+#include "gstcudacedd_priv.h"
+#include "gstcvisutils.h"
 
-#include "cedd/cedd.hpp"
-#include "ceddindex.h"
-
-GST_DEBUG_CATEGORY_STATIC (gst_cuda_cedd_debug);
+GST_DEBUG_CATEGORY (gst_cuda_cedd_debug);
 #define GST_CAT_DEFAULT gst_cuda_cedd_debug
 
 enum {
@@ -58,61 +53,14 @@ enum {
   PROP_HYBRID,
 };
 
-#define DEFAULT_REGIONS GST_CUDA_CEDD_REGIONS_FRAME
-#define DEFAULT_SHOT_THRESHOLD 35.0
-#define DEFAULT_HYBRID FALSE
-
-/* CUDA memory: the formats GStreamer 1.22's CUDA allocator can hold (no GRAY8, xRGB, xBGR). */
-#define CUDA_FORMATS "{ RGBA, BGRA, RGBx, BGRx, ARGB, ABGR, RGB, BGR, NV12, I420 }"
-#define SYS_FORMATS "{ RGBA, BGRA, RGBx, BGRx, xRGB, xBGR, ARGB, ABGR, RGB, BGR, GRAY8, NV12, I420 }"
-
-struct Settings {
-  GstCudaCeddRegions regions = DEFAULT_REGIONS;
-  std::string index_location;
-  std::string stream_name;
-  gdouble shot_threshold = DEFAULT_SHOT_THRESHOLD;
-  gboolean hybrid = DEFAULT_HYBRID;
-};
-
-struct State {
-  std::unique_ptr<cvis::cedd::Extractor> extractor;
-  cvis::Backend backend = cvis::Backend::kCpu;
-  cvis::cedd::CeddIndex index;
-  std::string stream;          /* name written to the index and messages */
-  guint64 frame = 0;           /* frames seen since start */
-  bool have_prev = false;
-  cvis::cedd::Levels prev{};
-  std::vector<cvis::cedd::Region> regions;
-  std::vector<gint> roi_ids;
-  std::vector<std::string> roi_types;
-  std::vector<cvis::cedd::Result> results;
-};
-
-struct _GstCudaCedd {
-  GstCvisFilter parent;
-  std::mutex *lock;
-  Settings *settings;
-  State *state;
-};
-
 G_DEFINE_TYPE (GstCudaCedd, gst_cuda_cedd, GST_TYPE_CVIS_FILTER);
 
-GType
-gst_cuda_cedd_regions_get_type (void)
-{
-  static gsize type = 0;
-  static const GEnumValue values[] = {
+/* *INDENT-OFF* */
+GST_CVIS_DEFINE_ENUM_TYPE (gst_cuda_cedd_regions_get_type, "GstCudaCeddRegions",
     {GST_CUDA_CEDD_REGIONS_FRAME, "One descriptor for the whole frame", "frame"},
     {GST_CUDA_CEDD_REGIONS_ROIS, "One descriptor per GstVideoRegionOfInterestMeta", "rois"},
-    {GST_CUDA_CEDD_REGIONS_BOTH, "The frame and every region of interest", "both"},
-    {0, NULL, NULL},
-  };
-  if (g_once_init_enter (&type)) {
-    GType t = g_enum_register_static ("GstCudaCeddRegions", values);
-    g_once_init_leave (&type, t);
-  }
-  return (GType) type;
-}
+    {GST_CUDA_CEDD_REGIONS_BOTH, "The frame and every region of interest", "both"})
+/* *INDENT-ON* */
 
 /* --------------------------------------------------------------------------------------------- */
 
@@ -191,6 +139,7 @@ gst_cuda_cedd_start (GstBaseTransform * trans)
     name = self->settings->stream_name;
   }
   st.frame = 0;
+  st.resync = false;  /* from 0: a live source's first timestamp is not 0 */
   st.have_prev = false;
   st.stream = name.empty ()? "stream" : name;
   /* An unusable index is an error now, before any frame flows. */
@@ -235,6 +184,10 @@ gst_cuda_cedd_sink_event (GstBaseTransform * trans, GstEvent * event)
         st.stream = id;
       break;
     }
+    case GST_EVENT_FLUSH_STOP:
+      /* After a flush (a seek) frames are numbered from where the stream is. */
+      st.resync = true;
+      break;
     case GST_EVENT_EOS:{
       cvis::Status s = st.index.flush ();
       if (!s.ok ())
@@ -288,134 +241,6 @@ static void
 gst_cuda_cedd_release (GstCvisFilter * filter)
 {
   GST_CUDA_CEDD (filter)->state->extractor.reset ();
-}
-
-/* Collects the regions to describe: the frame first (when wanted or needed for shot detection),
- * then the buffer's ROI metas clipped to the frame. Returns whether the frame is described. */
-static bool
-collect_regions (State & st, GstBuffer * buf, const cvis::ImageView & frame,
-    GstCudaCeddRegions mode, bool need_frame)
-{
-  st.regions.clear ();
-  st.roi_ids.clear ();
-  st.roi_types.clear ();
-  const bool with_frame = mode != GST_CUDA_CEDD_REGIONS_ROIS || need_frame;
-  if (with_frame) {
-    st.regions.push_back ({0, 0, frame.width, frame.height});
-    st.roi_ids.push_back (GST_CVIS_CEDD_FRAME_ID);
-    st.roi_types.emplace_back ();
-  }
-  if (mode == GST_CUDA_CEDD_REGIONS_FRAME)
-    return with_frame;
-  gpointer iter = NULL;
-  GstMeta *m;
-  while ((m = gst_buffer_iterate_meta_filtered (buf, &iter,
-              GST_VIDEO_REGION_OF_INTEREST_META_API_TYPE))) {
-    auto *roi = reinterpret_cast<GstVideoRegionOfInterestMeta *> (m);
-    const gint x0 = CLAMP ((gint) roi->x, 0, frame.width);
-    const gint y0 = CLAMP ((gint) roi->y, 0, frame.height);
-    const gint x1 = CLAMP ((gint) (roi->x + roi->w), 0, frame.width);
-    const gint y1 = CLAMP ((gint) (roi->y + roi->h), 0, frame.height);
-    if (x1 <= x0 || y1 <= y0)
-      continue;
-    st.regions.push_back ({x0, y0, x1 - x0, y1 - y0});
-    st.roi_ids.push_back (roi->id);
-    st.roi_types.emplace_back (g_quark_to_string (roi->roi_type));
-  }
-  return with_frame;
-}
-
-static cvis::Status
-gst_cuda_cedd_analyse (GstCvisFilter * filter, GstBuffer * buf, const cvis::ImageView & frame,
-    cvis::StreamHandle stream)
-{
-  GstCudaCedd *self = GST_CUDA_CEDD (filter);
-  State & st = *self->state;
-  GstCudaCeddRegions mode;
-  gdouble threshold;
-  {
-    std::lock_guard<std::mutex> lk (*self->lock);
-    mode = self->settings->regions;
-    threshold = self->settings->shot_threshold;
-  }
-  const bool shots = threshold < 100.0;
-  const bool has_frame = collect_regions (st, buf, frame, mode, shots);
-  const guint64 frame_no = st.frame++;
-  if (st.regions.empty ())
-    return cvis::Status::Ok ();   /* rois mode, no ROI on this buffer */
-
-  st.results.resize (st.regions.size ());
-  CVIS_RETURN_IF_ERROR (st.extractor->describe (frame, st.regions.data (),
-          (int) st.regions.size (), st.results.data (), stream));
-
-  /* Shot detection on the frame descriptor. */
-  gdouble distance = -1.0;
-  gboolean shot = FALSE;
-  if (has_frame && shots) {
-    const cvis::cedd::Levels & cur = st.results[0].levels;
-    if (st.have_prev) {
-      distance = gst_cvis_cedd_tanimoto (st.prev.data (), cur.data ());
-      shot = distance > threshold;
-    }
-    st.prev = cur;
-    st.have_prev = true;
-  }
-  const GstClockTime pts = GST_BUFFER_PTS (buf);
-  if (shot) {
-    GstSegment *seg = &GST_BASE_TRANSFORM (self)->segment;
-    GstClockTime rt = GST_CLOCK_TIME_IS_VALID (pts) ?
-        gst_segment_to_running_time (seg, GST_FORMAT_TIME, pts) : GST_CLOCK_TIME_NONE;
-    gst_element_post_message (GST_ELEMENT (self), gst_message_new_element (GST_OBJECT (self),
-            gst_structure_new ("cvis-shot-change", "stream", G_TYPE_STRING, st.stream.c_str (),
-                "frame", G_TYPE_UINT64, frame_no, "pts", G_TYPE_UINT64, pts,
-                "running-time", G_TYPE_UINT64, rt, "distance", G_TYPE_DOUBLE, distance, NULL)));
-    GST_INFO_OBJECT (self, "shot change at frame %" G_GUINT64_FORMAT " pts %" GST_TIME_FORMAT
-        " distance %.3f", frame_no, GST_TIME_ARGS (pts), distance);
-  }
-
-  /* Attach (and index) what was asked for; a frame descriptor computed only for shot detection in
-   * rois mode is not attached. */
-  const size_t first = (has_frame && mode == GST_CUDA_CEDD_REGIONS_ROIS) ? 1 : 0;
-  const size_t n = st.regions.size () - first;
-  if (n == 0)
-    return cvis::Status::Ok ();
-  std::vector<GstCvisCeddRegion> regs (n);
-  std::vector<guint8> levels (n * GST_CVIS_CEDD_BINS);
-  for (size_t i = 0; i < n; i++) {
-    const cvis::cedd::Region & r = st.regions[first + i];
-    regs[i] = {st.roi_ids[first + i], r.x, r.y, r.w, r.h};
-    std::copy (st.results[first + i].levels.begin (), st.results[first + i].levels.end (),
-        levels.begin () + i * GST_CVIS_CEDD_BINS);
-  }
-  GstCustomMeta *meta = gst_buffer_add_cvis_cedd_meta (buf, (guint) n, regs.data (),
-      levels.data ());
-  if (!meta)
-    return cvis::internal_error ("could not attach the CEDD meta");
-  if (has_frame && shots)
-    gst_cvis_cedd_meta_set_shot (meta, distance, shot);
-
-  if (st.index.is_open ()) {
-    cvis::cedd::IndexRow row;
-    row.stream = st.stream;
-    row.frame = (int64_t) frame_no;
-    row.pts = GST_CLOCK_TIME_IS_VALID (pts) ? (int64_t) pts : -1;
-    for (size_t i = 0; i < n; i++) {
-      row.roi_id = regs[i].roi_id;
-      row.roi_type = st.roi_types[first + i];
-      row.x = regs[i].x;
-      row.y = regs[i].y;
-      row.w = regs[i].width;
-      row.h = regs[i].height;
-      const bool is_frame = regs[i].roi_id == GST_CVIS_CEDD_FRAME_ID;
-      row.shot_change = is_frame && shot;
-      row.distance = is_frame ? distance : -1.0;
-      std::copy (levels.begin () + i * GST_CVIS_CEDD_BINS,
-          levels.begin () + (i + 1) * GST_CVIS_CEDD_BINS, row.levels);
-      CVIS_RETURN_IF_ERROR (st.index.add (row));
-    }
-    CVIS_RETURN_IF_ERROR (st.index.maybe_commit ());
-  }
-  return cvis::Status::Ok ();
 }
 
 /* --------------------------------------------------------------------------------------------- */
@@ -472,7 +297,8 @@ gst_cuda_cedd_class_init (GstCudaCeddClass * klass)
       "Computes CEDD colour and edge directivity descriptors of frames and regions (CUDA or CPU), "
       "attaches them as metadata, indexes them in SQLite and detects shot changes",
       "gst-cuda-vision");
-  gst_cvis_filter_class_add_pad_templates (element_class, CUDA_FORMATS, SYS_FORMATS);
+  gst_cvis_filter_class_add_pad_templates (element_class, "{ " GST_CVIS_CUDA_FORMATS " }",
+      "{ " GST_CVIS_SYS_FORMATS " }");
 
   trans_class->start = GST_DEBUG_FUNCPTR (gst_cuda_cedd_start);
   trans_class->stop = GST_DEBUG_FUNCPTR (gst_cuda_cedd_stop);

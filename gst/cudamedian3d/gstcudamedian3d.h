@@ -2,12 +2,13 @@
  * gstcudamedian3d.cpp for the element documentation. */
 #pragma once
 
-#include "gstcvisfilter.h"
+#include "gstcvistemporal.h"
 
 G_BEGIN_DECLS
 
 #define GST_TYPE_CUDA_MEDIAN3D (gst_cuda_median3d_get_type ())
-G_DECLARE_FINAL_TYPE (GstCudaMedian3d, gst_cuda_median3d, GST, CUDA_MEDIAN3D, GstCvisFilter)
+G_DECLARE_FINAL_TYPE (GstCudaMedian3d, gst_cuda_median3d, GST, CUDA_MEDIAN3D,
+    GstCvisTemporalFilter)
 
 /* What leaves the source pad. */
 typedef enum {

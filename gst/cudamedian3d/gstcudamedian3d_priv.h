@@ -1,12 +1,12 @@
-/* cudamedian3d internals shared by the element's two source files. */
+/* cudamedian3d internals shared by the element's source files. */
 #pragma once
 
-#include <deque>
 #include <memory>
 #include <mutex>
 #include <vector>
 
 #include "gstcudamedian3d.h"
+#include "gstcvismask.h"
 #include "median3d/median3d.hpp"
 
 /* Properties (under `lock`). Window and output settings take effect at the next configure. */
@@ -21,7 +21,8 @@ struct GstCudaMedian3dSettings {
   guint max_blobs = 64;
 };
 
-/* Streaming state (streaming thread, set_caps, state changes). */
+/* Streaming state (streaming thread, set_caps, state changes). The owed outputs themselves are
+ * GstCvisTemporalFilter's. */
 struct GstCudaMedian3dState {
   std::unique_ptr<cvis::median3d::Estimator> est;
   cvis::Backend backend = cvis::Backend::kCpu;
@@ -29,18 +30,14 @@ struct GstCudaMedian3dState {
   cvis::median3d::Params params;
   GstCudaMedian3dOutput output = GST_CUDA_MEDIAN3D_OUTPUT_BACKGROUND;
   cvis::median3d::WindowTracker tracker;
-  /* One entry per frame whose output is still owed, oldest first: the frame itself
-   * (output=frame) or an empty buffer carrying its timestamps, flags and metadata. */
-  std::deque<GstBuffer *> pending;
-  GstBufferPool *mask_pool = nullptr; /* output=frame: masks referenced by the foreground meta */
-  bool mask_cuda = false;
-  GstClockTime frame_duration = GST_CLOCK_TIME_NONE;
+  int pops = 0, index = 0;  /* of the output `ready` announced */
+  GstCvisMasks masks;       /* output=frame: masks referenced by the foreground meta */
   std::vector<cvis::median3d::Blob> blobs;
   guint64 outputs = 0;
 };
 
 struct _GstCudaMedian3d {
-  GstCvisFilter parent;
+  GstCvisTemporalFilter parent;
   std::mutex *lock;
   GstCudaMedian3dSettings *settings;
   GstCudaMedian3dState *state;
@@ -49,12 +46,10 @@ struct _GstCudaMedian3d {
 /* gstcudamedian3d_props.cpp: set_property/get_property and the properties. */
 void gst_cuda_median3d_install_properties (GObjectClass * gobject_class);
 
-/* gstcudamedian3d_output.cpp. All return a flow; errors are posted as element errors there. */
-/* The queued input buffer of GstBaseTransform enters the window; *outbuf gets the output that
- * became ready, if any. */
-GstFlowReturn gst_cuda_median3d_arrive (GstCudaMedian3d * self, GstBuffer * inbuf,
-    GstBuffer ** outbuf);
-/* End of stream or caps change: pushes every output still owed, then forgets the window. */
-GstFlowReturn gst_cuda_median3d_drain (GstCudaMedian3d * self);
-/* Drops the owed outputs (flush, reset). */
-void gst_cuda_median3d_clear_pending (GstCudaMedian3dState * st);
+/* gstcudamedian3d_output.cpp: GstCvisTemporalFilter vfuncs (context pushed). */
+cvis::Status gst_cuda_median3d_push (GstCvisTemporalFilter * filter, GstBuffer * inbuf,
+    const cvis::ImageView & in, cvis::StreamHandle stream);
+cvis::Status gst_cuda_median3d_ready (GstCvisTemporalFilter * filter, gboolean draining,
+    gboolean * ready);
+cvis::Status gst_cuda_median3d_produce (GstCvisTemporalFilter * filter, GstBuffer * outbuf,
+    const cvis::ImageView * out, cvis::StreamHandle stream);

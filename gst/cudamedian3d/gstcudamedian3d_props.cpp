@@ -4,6 +4,7 @@
 #endif
 
 #include "gstcudamedian3d_priv.h"
+#include "gstcvisutils.h"
 
 namespace m3d = cvis::median3d;
 
@@ -22,30 +23,22 @@ enum {
   PROP_MAX_BLOBS,
 };
 
-#define DEFINE_ENUM(fn, name, ...)                                   \
-  GType fn (void) {                                                  \
-    static gsize type = 0;                                           \
-    static const GEnumValue values[] = { __VA_ARGS__, {0, NULL, NULL} }; \
-    if (g_once_init_enter (&type))                                   \
-      g_once_init_leave (&type, g_enum_register_static (name, values)); \
-    return (GType) type;                                             \
-  }
 
-DEFINE_ENUM (gst_cuda_median3d_output_get_type, "GstCudaMedian3dOutput",
+GST_CVIS_DEFINE_ENUM_TYPE (gst_cuda_median3d_output_get_type, "GstCudaMedian3dOutput",
     {GST_CUDA_MEDIAN3D_OUTPUT_BACKGROUND, "The median (background) image", "background"},
     {GST_CUDA_MEDIAN3D_OUTPUT_MASK, "GRAY8 foreground mask", "mask"},
     {GST_CUDA_MEDIAN3D_OUTPUT_FRAME, "Frames with foreground meta and blob boxes", "frame"})
-DEFINE_ENUM (gst_cuda_median3d_window_get_type, "GstCudaMedian3dWindow",
+GST_CVIS_DEFINE_ENUM_TYPE (gst_cuda_median3d_window_get_type, "GstCudaMedian3dWindow",
     {GST_CUDA_MEDIAN3D_WINDOW_CENTERED, "Centered on the frame (latency T/2 frames)", "centered"},
     {GST_CUDA_MEDIAN3D_WINDOW_CAUSAL, "The frame and the T before it (no latency)", "causal"})
-DEFINE_ENUM (gst_cuda_median3d_method_get_type, "GstCudaMedian3dMethod",
+GST_CVIS_DEFINE_ENUM_TYPE (gst_cuda_median3d_method_get_type, "GstCudaMedian3dMethod",
     {GST_CUDA_MEDIAN3D_METHOD_INTEGRAL_HISTOGRAM, "Joint integral histogram (the paper's)",
         "integral-histogram"},
     {GST_CUDA_MEDIAN3D_METHOD_SEPARABLE, "2-D medians then temporal median (M2D+t, approximate)",
         "separable"},
     {GST_CUDA_MEDIAN3D_METHOD_SLIDING_HISTOGRAM, "Per-pixel temporal histograms, box sums",
         "sliding-histogram"})
-DEFINE_ENUM (gst_cuda_median3d_channels_get_type, "GstCudaMedian3dChannels",
+GST_CVIS_DEFINE_ENUM_TYPE (gst_cuda_median3d_channels_get_type, "GstCudaMedian3dChannels",
     {GST_CUDA_MEDIAN3D_CHANNELS_LUMA, "Luma (Y, or BT.601 luma of RGB)", "luma"},
     {GST_CUDA_MEDIAN3D_CHANNELS_RGB, "Each channel (R, G, B; Y, U, V for YUV)", "rgb"})
 

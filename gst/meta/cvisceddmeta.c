@@ -67,7 +67,11 @@ gst_cvis_cedd_meta_get_info (void)
 {
   static const GstMetaInfo *info = NULL;
   if (g_once_init_enter ((GstMetaInfo **) & info)) {
-    const gchar *tags[] = { NULL };
+    /* Video metadata bound to the frame's geometry: scalers call the transform (the boxes are
+     * rescaled), elements that change the orientation or are not geometry-aware drop it. */
+    const gchar *tags[] = { GST_META_TAG_VIDEO_STR, GST_META_TAG_VIDEO_SIZE_STR,
+      GST_META_TAG_VIDEO_ORIENTATION_STR, NULL
+    };
     const GstMetaInfo *mi = gst_meta_register_custom (GST_CVIS_CEDD_META_NAME, tags,
         cedd_meta_transform, NULL, NULL);
     g_once_init_leave ((GstMetaInfo **) & info, (GstMetaInfo *) mi);

@@ -1,15 +1,53 @@
 #include "gst/cvis/cvisforegroundmeta.h"
 
+/* A whole-buffer copy, or a "scale" to the same size (a colour conversion), keeps the meta (a deep
+ * copy of the structure, which refs the mask buffer); anything else (a partial copy, another size)
+ * makes the mask not match the frame: dropped. */
+static gboolean
+foreground_meta_transform (GstBuffer * dest, GstCustomMeta * meta, GstBuffer * src, GQuark type,
+    gpointer data, gpointer user_data)
+{
+  GstStructure *from, *to;
+  GstCustomMeta *out;
+  gint i, n;
+
+  (void) src;
+  (void) user_data;
+  if (GST_META_TRANSFORM_IS_COPY (type)) {
+    if (((GstMetaTransformCopy *) data)->region)
+      return FALSE;
+  } else if (GST_VIDEO_META_TRANSFORM_IS_SCALE (type)) {
+    const GstVideoMetaTransform *t = (const GstVideoMetaTransform *) data;
+    if (GST_VIDEO_INFO_WIDTH (t->in_info) != GST_VIDEO_INFO_WIDTH (t->out_info) ||
+        GST_VIDEO_INFO_HEIGHT (t->in_info) != GST_VIDEO_INFO_HEIGHT (t->out_info))
+      return FALSE;
+  } else {
+    return FALSE;
+  }
+  out = gst_buffer_add_custom_meta (dest, GST_CVIS_FOREGROUND_META_NAME);
+  if (!out)
+    return FALSE;
+  from = gst_custom_meta_get_structure (meta);
+  to = gst_custom_meta_get_structure (out);
+  n = gst_structure_n_fields (from);
+  for (i = 0; i < n; i++) {
+    const gchar *name = gst_structure_nth_field_name (from, i);
+    gst_structure_set_value (to, name, gst_structure_get_value (from, name));
+  }
+  return TRUE;
+}
+
 const GstMetaInfo *
 gst_cvis_foreground_meta_get_info (void)
 {
   static const GstMetaInfo *info = NULL;
   if (g_once_init_enter ((GstMetaInfo **) & info)) {
-    const gchar *tags[] = { NULL };
-    /* No transform function: the default copy (a deep copy of the structure, which refs the mask
-     * buffer) is right; after scaling the mask no longer matches, so it is not kept then. */
+    /* The mask is bound to the frame's geometry (see the transform). */
+    const gchar *tags[] = { GST_META_TAG_VIDEO_STR, GST_META_TAG_VIDEO_SIZE_STR,
+      GST_META_TAG_VIDEO_ORIENTATION_STR, NULL
+    };
     const GstMetaInfo *mi = gst_meta_register_custom (GST_CVIS_FOREGROUND_META_NAME, tags,
-        NULL, NULL, NULL);
+        foreground_meta_transform, NULL, NULL);
     g_once_init_leave ((GstMetaInfo **) & info, (GstMetaInfo *) mi);
   }
   return info;

@@ -230,16 +230,10 @@ int cmd_search(int argc, char** argv) {
   struct stat st;
   if (stat(db, &st) != 0)
     return fail(std::string("cannot open index '") + db + "': " + strerror(errno));
-  std::vector<cedd::IndexRow> rows;
-  {
-    cedd::CeddIndex index;
-    Status s = index.open(db, /*create=*/false);
-    if (s.ok())
-      s = index.read_all(&rows);
-    if (!s.ok())
-      return fail(s.message());
-    (void)index.close();
-  }
+  cedd::CeddIndex index;
+  Status s = index.open(db, /*create=*/false);
+  if (!s.ok())
+    return fail(s.message());
   if (!init_gstreamer(&error))
     return fail(error);
   FrameDescriptor query;
@@ -247,18 +241,42 @@ int cmd_search(int argc, char** argv) {
   if (rc != kExitOk)
     return rc;
 
-  std::vector<std::pair<double, size_t>> ranked(rows.size());
-  for (size_t i = 0; i < rows.size(); i++)
-    ranked[i] = {gst_cvis_cedd_tanimoto(query.levels.data(), rows[i].levels), i};
-  std::stable_sort(ranked.begin(), ranked.end(),
-                   [](const auto& a, const auto& b) { return a.first < b.first; });
-  ranked.resize(std::min(ranked.size(), static_cast<size_t>(k)));
+  // The k nearest rows, streamed: one row at a time from SQLite, the k best kept in a max-heap
+  // ordered by (distance, id), i.e. nearest first and, at equal distance, in insertion order.
+  struct Hit {
+    double distance;
+    cedd::IndexRow row;
+  };
+  auto nearer = [](const Hit& a, const Hit& b) {
+    return a.distance < b.distance || (a.distance == b.distance && a.row.id < b.row.id);
+  };
+  std::vector<Hit> ranked;
+  ranked.reserve(static_cast<size_t>(k) + 1);
+  size_t rows = 0;
+  s = index.for_each([&](const cedd::IndexRow& r) {
+    rows++;
+    const double d = gst_cvis_cedd_tanimoto(query.levels.data(), r.levels);
+    // Rows come in id order: a row as far as the farthest kept one is not nearer.
+    if (ranked.size() == static_cast<size_t>(k) && d >= ranked.front().distance)
+      return true;
+    ranked.push_back({d, r});
+    std::push_heap(ranked.begin(), ranked.end(), nearer);
+    if (ranked.size() > static_cast<size_t>(k)) {
+      std::pop_heap(ranked.begin(), ranked.end(), nearer);
+      ranked.pop_back();
+    }
+    return true;
+  });
+  (void)index.close();
+  if (!s.ok())
+    return fail(s.message());
+  std::sort_heap(ranked.begin(), ranked.end(), nearer);
 
   if (json)
     printf("[");
   for (size_t i = 0; i < ranked.size(); i++) {
-    const cedd::IndexRow& r = rows[ranked[i].second];
-    const double d = ranked[i].first;
+    const cedd::IndexRow& r = ranked[i].row;
+    const double d = ranked[i].distance;
     if (json) {
       printf("%s\n  {\"distance\": %s, \"stream\": %s, \"frame\": %lld, \"pts\": %s, "
              "\"roi_id\": %d, \"roi_type\": %s, \"box\": [%d, %d, %d, %d]}",
@@ -279,7 +297,7 @@ int cmd_search(int argc, char** argv) {
   }
   if (json)
     printf("%s]\n", ranked.empty() ? "" : "\n");
-  if (rows.empty())
+  if (rows == 0)
     fprintf(stderr, "cvis-cedd: note: the index '%s' is empty\n", db);
   return kExitOk;
 }

@@ -61,10 +61,13 @@ std::string format_time(GstClockTime pts) {
 }
 
 std::string format_double(double v) {
-  char buf[32];
+  // g_ascii_*: a '.' whatever LC_NUMERIC says.
+  char buf[G_ASCII_DTOSTR_BUF_SIZE];
   for (int precision = 6; precision <= 17; precision++) {
-    snprintf(buf, sizeof buf, "%.*g", precision, v);
-    if (strtod(buf, nullptr) == v)
+    char format[8];
+    snprintf(format, sizeof format, "%%.%dg", precision);
+    g_ascii_formatd(buf, sizeof buf, format, v);
+    if (g_ascii_strtod(buf, nullptr) == v)
       break;
   }
   return buf;

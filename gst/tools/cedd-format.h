@@ -18,7 +18,8 @@ std::string json_string(const std::string& text);
 // "h:mm:ss.nnnnnnnnn", or "-" when `pts` is GST_CLOCK_TIME_NONE.
 std::string format_time(GstClockTime pts);
 
-// Shortest decimal text that reads back as the same double (JSON-safe for finite values).
+// Shortest decimal text that reads back as the same double (JSON-safe for finite values), with a
+// decimal point in every locale.
 std::string format_double(double v);
 
 } // namespace cvis::tool

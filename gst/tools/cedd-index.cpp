@@ -82,7 +82,8 @@ int cmd_index(int argc, char** argv) {
       "  indexed  FILE    frames=N descriptors=M      (a file done)\n"
       "  total    files=N skipped=N frames=N descriptors=N shots=N\n"
       "Named files that cannot be decoded are errors; undecodable files found in directories\n"
-      "are skipped with a note on stderr. Rows are appended: indexing a file twice adds it twice.",
+      "are skipped with a note on stderr. Indexing a file again replaces its rows (once the new\n"
+      "run has succeeded; a failed run leaves the old rows).",
       entries, &args);
   if (rc >= 0)
     return rc;
@@ -118,16 +119,12 @@ int cmd_index(int argc, char** argv) {
       return fail(error);
     }
   }
-  {
-    // A wrong --db (not a database, another kind of database, unwritable) fails here, cleanly.
-    cedd::CeddIndex index;
-    Status s = index.open(db, /*create=*/true);
-    if (!s.ok())
-      return fail(s.message());
-    s = index.close();
-    if (!s.ok())
-      return fail(s.message());
-  }
+  // A wrong --db (not a database, another kind of database, unwritable) fails here, cleanly.
+  // This connection then replaces the rows of re-indexed files (cudacedd writes through its own).
+  cedd::CeddIndex index;
+  Status s = index.open(db, /*create=*/true);
+  if (!s.ok())
+    return fail(s.message());
   if (!init_gstreamer(&error))
     return fail(error);
 
@@ -146,7 +143,18 @@ int cmd_index(int argc, char** argv) {
     opt.stream_name = in.path;
     opt.shot_threshold = threshold; // -1: the element's default
     RunResult result;
+    int64_t before = 0, after = 0;
+    s = index.last_id(&before);
+    if (!s.ok())
+      return fail(s.message());
     const RunError e = run_file(in.path, opt, &result, on_shot, &error);
+    // Idempotent: a successful run replaces the file's older rows; a failed one is undone.
+    s = index.last_id(&after);
+    if (s.ok())
+      s = e == RunError::kNone ? index.delete_rows(in.path, 0, before)
+                               : index.delete_rows(in.path, before, after);
+    if (!s.ok())
+      return fail(s.message());
     if (e == RunError::kInput && !in.named) {
       skipped++;
       fprintf(stderr, "cvis-cedd: note: skipping '%s': %s\n", in.path.c_str(), error.c_str());
@@ -166,6 +174,9 @@ int cmd_index(int argc, char** argv) {
          static_cast<unsigned long long>(files), static_cast<unsigned long long>(skipped),
          static_cast<unsigned long long>(frames), static_cast<unsigned long long>(descriptors),
          static_cast<unsigned long long>(shots));
+  s = index.close();
+  if (!s.ok())
+    return fail(s.message());
   return kExitOk;
 }
 

@@ -37,6 +37,8 @@ const char* kUsage =
 
 int main(int argc, char** argv) {
   setlocale(LC_ALL, "");
+  // Messages and file names follow the user's locale; numbers never do (JSON, parsable text).
+  setlocale(LC_NUMERIC, "C");
   g_set_prgname("cvis-cedd");
   if (argc < 2) {
     fprintf(stderr, "cvis-cedd: missing command (describe, index or search); try --help\n");

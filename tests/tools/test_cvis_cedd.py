@@ -66,6 +66,32 @@ def one_line_error(name, rc, out, err, expect=None):
     return case(name, good, "rc=%d\nstdout=%r\nstderr=%r" % (rc, out, err))
 
 
+def comma_locale(tmp):
+    """(LOCPATH, name) of a locale whose decimal separator is a comma, compiled into `tmp` with
+    localedef (no system locale is needed), or None."""
+    out = os.path.join(tmp, "locales")
+    for src, name in (("de_DE", "de_DE.UTF-8"), ("fr_FR", "fr_FR.UTF-8")):
+        try:
+            os.makedirs(out, exist_ok=True)
+            subprocess.run(["localedef", "-i", src, "-f", "UTF-8", os.path.join(out, name)],
+                           check=True, capture_output=True, timeout=120)
+            return out, name
+        except (OSError, subprocess.CalledProcessError, subprocess.TimeoutExpired):
+            continue
+    return None
+
+
+def max_rss_kib(*args):
+    """Peak resident memory (KiB) of one cvis-cedd run (it must succeed)."""
+    code = ("import resource, subprocess, sys; "
+            "r = subprocess.run(sys.argv[1:], capture_output=True); "
+            "print(r.returncode, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)")
+    p = subprocess.run([sys.executable, "-c", code, EXE] + [str(a) for a in args],
+                       capture_output=True, text=True, timeout=300)
+    rc, rss = p.stdout.split()
+    return int(rss) if rc == "0" else -1
+
+
 def make_video(tmp, path):
     """16 frames 160x120 in raw-video AVI: 8 of SMPTE bars then 8 of snow (a shot change at 8)."""
     seq = os.path.join(tmp, "seq")
@@ -180,8 +206,11 @@ def main():
             rc, out, err = run("index", video, "--db", db, "-b", "cpu", "--shot-threshold", "100")
             with sqlite3.connect(db) as con:
                 again = con.execute("SELECT COUNT(*) FROM descriptors").fetchone()[0]
-            case("index a named file appends (threshold 100: no shot)",
-                 rc == 0 and again == total + 16 and "shot\t" not in out, err or out)
+                vid2 = con.execute("SELECT COUNT(*), MIN(frame), MAX(frame), SUM(shot_change) "
+                                   "FROM descriptors WHERE stream = ?", (video,)).fetchone()
+            case("index a named file again replaces its rows (threshold 100: no shot)",
+                 rc == 0 and again == total and vid2 == (16, 0, 15, 0) and "shot\t" not in out,
+                 "%s %s %s" % (again, vid2, err or out))
         else:
             case("index: total rows = PNGs", total == len(names), total)
 
@@ -202,6 +231,42 @@ def main():
         case("search text output: 10 rows, tab-separated",
              rc == 0 and len(rows) == 10 and rows[0].split("\t")[:3] == [
                  "0.0000", os.path.join(media, names[0]), "frame=0"], out)
+
+        # --- numbers do not follow the locale (a decimal comma would break JSON) ------------
+        comma = comma_locale(tmp)
+        if comma is None:
+            skip("search --json under a decimal-comma locale", "localedef / de_DE unavailable")
+        else:
+            env = dict(os.environ, LOCPATH=comma[0], LC_ALL=comma[1])
+            rc, out, err = run("search", pngs[1], "--db", db, "-k", "4", "--json", "-b", "cpu",
+                               env=env)
+            try:
+                js = json.loads(out)
+                good = rc == 0 and len(js) == 4 and any(o["distance"] != int(o["distance"])
+                                                        for o in js)
+            except (ValueError, KeyError, TypeError) as e:
+                good, err = False, "%s\n%s" % (e, out[:500])
+            case("search --json under %s: numbers with a decimal point" % comma[1], good,
+                 err or out)
+            rc, out, err = run("search", pngs[1], "--db", db, "-k", "4", "-b", "cpu", env=env)
+            case("search text under %s: distances with a decimal point" % comma[1],
+                 rc == 0 and all("," not in line.split("\t")[0] for line in out.splitlines()),
+                 out)
+
+        # --- search streams the index: memory does not grow with the number of rows --------
+        big = os.path.join(tmp, "big.db")
+        shutil.copy(db, big)
+        with sqlite3.connect(big) as con:
+            rows = con.execute("SELECT stream, frame, pts, roi_id, roi_type, x, y, w, h, "
+                               "shot_change, distance, levels FROM descriptors").fetchall()
+            con.executemany("INSERT INTO descriptors(stream, frame, pts, roi_id, roi_type, x, y, "
+                            "w, h, shot_change, distance, levels) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
+                            [("copy%d" % i,) + r[1:] for i in range(20000) for r in rows[:10]])
+        small_rss = max_rss_kib("search", pngs[0], "--db", db, "-k", "3", "-b", "cpu")
+        big_rss = max_rss_kib("search", pngs[0], "--db", big, "-k", "3", "-b", "cpu")
+        # 200 000 rows take > 40 MiB as IndexRow objects; streamed, a few MiB of SQLite cache.
+        case("search streams 200 000 rows (peak RSS %d KiB vs %d KiB for the small index)"
+             % (big_rss, small_rss), 0 < big_rss < small_rss + 16 * 1024, (big_rss, small_rss))
 
         # --- bad inputs: non-zero exit, one line on stderr, nothing on stdout -----------------
         other = os.path.join(tmp, "other.db")

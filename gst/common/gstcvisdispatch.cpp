@@ -1,0 +1,199 @@
+/* GstCvisFilter: the per-buffer dispatch (context switch, analyse / process with the context
+ * pushed, stream synchronisation), events, output metadata, and cvis::Status -> element errors. */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <gst/cvis/cvis.h>
+
+#include "gstcvisfilter_priv.h"
+
+#ifdef CVIS_HAVE_CUDA
+#include <gst/cuda/gstcudamemory.h>
+#endif
+
+GST_DEBUG_CATEGORY_EXTERN (gst_cvis_filter_debug);
+#define GST_CAT_DEFAULT gst_cvis_filter_debug
+
+static GstBaseTransformClass *
+parent_class ()
+{
+  return GST_BASE_TRANSFORM_CLASS (g_type_class_peek_parent (g_type_class_peek
+          (GST_TYPE_CVIS_FILTER)));
+}
+
+void
+gst_cvis_filter_post_error (GstCvisFilter * self, const cvis::Status & status, const gchar * file,
+    const gchar * function, gint line)
+{
+  GQuark domain = GST_RESOURCE_ERROR;
+  gint code = GST_RESOURCE_ERROR_FAILED;
+  const gchar *what = "Processing failed";
+  switch (status.code ()) {
+    case cvis::StatusCode::kOk:
+      return;
+    case cvis::StatusCode::kUnsupportedFormat:
+      domain = GST_CORE_ERROR;
+      code = GST_CORE_ERROR_NEGOTIATION;
+      what = "Unsupported input";
+      break;
+    case cvis::StatusCode::kInvalidArgument:
+      domain = GST_LIBRARY_ERROR;
+      code = GST_LIBRARY_ERROR_SETTINGS;
+      what = "Invalid settings";
+      break;
+    case cvis::StatusCode::kIoError:
+      domain = GST_RESOURCE_ERROR;
+      code = GST_RESOURCE_ERROR_READ;
+      what = "Could not access a file";
+      break;
+    case cvis::StatusCode::kNoDevice:
+      domain = GST_RESOURCE_ERROR;
+      code = GST_RESOURCE_ERROR_NOT_FOUND;
+      what = "No usable CUDA device";
+      break;
+    case cvis::StatusCode::kCudaError:
+    case cvis::StatusCode::kOutOfMemory:
+      domain = GST_RESOURCE_ERROR;
+      code = GST_RESOURCE_ERROR_FAILED;
+      what = "CUDA failure";
+      break;
+    case cvis::StatusCode::kInternal:
+      domain = GST_CORE_ERROR;
+      code = GST_CORE_ERROR_FAILED;
+      what = "Internal error";
+      break;
+  }
+  gst_element_message_full (GST_ELEMENT (self), GST_MESSAGE_ERROR, domain, code,
+      g_strdup_printf ("%s: %s", what, status.message ().c_str ()),
+      g_strdup (status.to_string ().c_str ()), file, function, line);
+}
+
+/* CUDA memory of another context (GStreamer's CUDA base transform does the same): with
+ * cuda-device-id -1, or the memory's device, the element moves to the memory's context: owed
+ * outputs are drained, the backend is released in the old context and configured again in the
+ * new one, and the source pad renegotiates so that output pools come from the new context. */
+void
+gst_cvis_filter_before_transform (GstBaseTransform * trans, GstBuffer * buf)
+{
+  GstCvisFilter *self = GST_CVIS_FILTER (trans);
+  GstCvisFilterPrivate *priv = gst_cvis_filter_priv (self);
+  if (!priv->configured || priv->dev.backend != cvis::Backend::kCuda ||
+      gst_buffer_n_memory (buf) == 0)
+    return;
+  GstMemory *mem = gst_buffer_peek_memory (buf, 0);
+  if (gst_cvis_device_classify (&priv->dev, mem, gst_cvis_filter_device_id (self)) !=
+      GstCvisForeign::kSwitch)
+    return;
+#ifdef CVIS_HAVE_CUDA
+  GST_INFO_OBJECT (self, "moving from CUDA context %" GST_PTR_FORMAT " to %" GST_PTR_FORMAT
+      " (the input's)", priv->dev.ctx, GST_CUDA_MEMORY_CAST (mem)->context);
+#endif
+  gst_cvis_filter_drain_owed (self);
+  gst_cvis_filter_release_backend (self);
+  priv->configured = FALSE;
+  cvis::Status st = gst_cvis_device_adopt (&priv->dev, mem);
+  if (st.ok ())
+    st = gst_cvis_filter_reconfigure (self);
+  if (!st.ok ()) {
+    /* transform() reports it: not configured. */
+    GST_CVIS_FILTER_ERROR (self, st);
+    return;
+  }
+  priv->configured = TRUE;
+  priv->warned_foreign = FALSE;
+  gst_base_transform_reconfigure_src (trans);
+}
+
+static GstFlowReturn
+finish (GstCvisFilter * self, const cvis::Status & st)
+{
+  if (st.ok ())
+    return GST_FLOW_OK;
+  GST_CVIS_FILTER_ERROR (self, st);
+  return GST_FLOW_ERROR;
+}
+
+static GstFlowReturn
+not_configured (GstCvisFilter * self)
+{
+  /* An error was posted when configuring failed; this one says why no frame is processed. */
+  return finish (self, cvis::internal_error ("buffer while not configured (no caps, or the "
+          "configuration failed)"));
+}
+
+GstFlowReturn
+gst_cvis_filter_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
+{
+  GstCvisFilter *self = GST_CVIS_FILTER (trans);
+  GstCvisFilterPrivate *priv = gst_cvis_filter_priv (self);
+  GstCvisFilterClass *klass = GST_CVIS_FILTER_GET_CLASS (self);
+
+  if (!priv->configured || !klass->analyse)
+    return not_configured (self);
+  GstCvisContextScope scope (&priv->dev);
+  if (!scope.ok ())
+    return finish (self, GstCvisContextScope::push_failed ());
+  return finish (self, gst_cvis_guarded ([&] {
+        GstCvisFrame in;
+        CVIS_RETURN_IF_ERROR (in.map (self, buf, &priv->in_info, GST_MAP_READ));
+        CVIS_RETURN_IF_ERROR (klass->analyse (self, buf, in.view (), priv->dev.stream));
+        /* 1.22 buffers carry no stream: finish our work before the buffer leaves. */
+        return gst_cvis_filter_sync (self);
+      }));
+}
+
+GstFlowReturn
+gst_cvis_filter_transform (GstBaseTransform * trans, GstBuffer * inbuf, GstBuffer * outbuf)
+{
+  GstCvisFilter *self = GST_CVIS_FILTER (trans);
+  GstCvisFilterPrivate *priv = gst_cvis_filter_priv (self);
+  GstCvisFilterClass *klass = GST_CVIS_FILTER_GET_CLASS (self);
+
+  if (!priv->configured || !klass->process)
+    return not_configured (self);
+  GstCvisContextScope scope (&priv->dev);
+  if (!scope.ok ())
+    return finish (self, GstCvisContextScope::push_failed ());
+  return finish (self, gst_cvis_guarded ([&] {
+        GstCvisFrame in, out;
+        CVIS_RETURN_IF_ERROR (in.map (self, inbuf, &priv->in_info, GST_MAP_READ));
+        CVIS_RETURN_IF_ERROR (out.map (self, outbuf, &priv->out_info, GST_MAP_WRITE));
+        CVIS_RETURN_IF_ERROR (klass->process (self, inbuf, in.view (), outbuf, out.view (),
+                priv->dev.stream));
+        return gst_cvis_filter_sync (self);
+      }));
+}
+
+gboolean
+gst_cvis_filter_sink_event (GstBaseTransform * trans, GstEvent * event)
+{
+  GstCvisFilter *self = GST_CVIS_FILTER (trans);
+  GstCvisFilterPrivate *priv = gst_cvis_filter_priv (self);
+  GstCvisFilterClass *klass = GST_CVIS_FILTER_GET_CLASS (self);
+  if (GST_EVENT_TYPE (event) == GST_EVENT_FLUSH_STOP && priv->configured && klass->reset) {
+    GstCvisContextScope scope (&priv->dev);
+    cvis::Status st = gst_cvis_guarded ([&] {
+          klass->reset (self);
+          return cvis::Status::Ok ();
+        });
+    if (!st.ok ())
+      GST_WARNING_OBJECT (self, "reset failed: %s", st.to_string ().c_str ());
+  }
+  return parent_class ()->sink_event (trans, event);
+}
+
+/* Reached only for outputs that are other images than the input (masks, background images; in
+ * place nothing is copied): what was computed from the input's pixels does not describe them. */
+gboolean
+gst_cvis_filter_transform_meta (GstBaseTransform * trans, GstBuffer * outbuf, GstMeta * meta,
+    GstBuffer * inbuf)
+{
+  const GType api = meta->info->api;
+  if (api == gst_cvis_cedd_meta_get_info ()->api ||
+      api == gst_cvis_foreground_meta_get_info ()->api)
+    return FALSE;
+  return parent_class ()->transform_meta (trans, outbuf,
+      meta, inbuf);
+}
+

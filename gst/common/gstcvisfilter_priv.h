@@ -1,0 +1,57 @@
+/* GstCvisFilter internals shared by gst/common's sources (elements use gstcvisfilter.h). */
+#pragma once
+
+#include <mutex>
+
+#include "gstcvisdevice.h"
+#include "gstcvisfilter.h"
+
+struct GstCvisFilterPrivate {
+  /* Settings (properties), under `lock`. */
+  std::mutex lock;
+  cvis::Backend backend_setting = cvis::Backend::kAuto;
+  gint device_id = -1;
+
+  /* State: streaming thread and state changes only. */
+  GstCvisDevice dev;
+  gboolean started = FALSE;
+  gboolean configured = FALSE;
+  gboolean in_cuda = FALSE, out_cuda = FALSE;
+  GstVideoInfo in_info, out_info;
+  gboolean warned_foreign = FALSE;
+};
+
+GstCvisFilterPrivate *gst_cvis_filter_priv (GstCvisFilter * self);
+
+/* The device id property (-1: any). */
+gint gst_cvis_filter_device_id (GstCvisFilter * self);
+
+/* gstcvisfilter.cpp: reset + release with the context pushed. */
+void gst_cvis_filter_release_backend (GstCvisFilter * self);
+
+/* gstcviscaps.cpp */
+/* Lets a temporal subclass push what it owes (klass->drain) when configured. */
+void gst_cvis_filter_drain_owed (GstCvisFilter * self);
+/* reset (when configured) then configure, with the context pushed. */
+cvis::Status gst_cvis_filter_reconfigure (GstCvisFilter * self);
+/* With the CPU backend (chosen, or auto without a GPU) CUDA memory is not offered. */
+gboolean gst_cvis_filter_cuda_caps_allowed (GstCvisFilter * self);
+GstCaps *gst_cvis_filter_transform_caps (GstBaseTransform * trans, GstPadDirection direction,
+    GstCaps * caps, GstCaps * filter);
+gboolean gst_cvis_filter_set_caps (GstBaseTransform * trans, GstCaps * incaps, GstCaps * outcaps);
+
+/* gstcvisdispatch.cpp: GstBaseTransform vfuncs */
+void gst_cvis_filter_before_transform (GstBaseTransform * trans, GstBuffer * buf);
+GstFlowReturn gst_cvis_filter_transform_ip (GstBaseTransform * trans, GstBuffer * buf);
+GstFlowReturn gst_cvis_filter_transform (GstBaseTransform * trans, GstBuffer * inbuf,
+    GstBuffer * outbuf);
+gboolean gst_cvis_filter_sink_event (GstBaseTransform * trans, GstEvent * event);
+gboolean gst_cvis_filter_transform_meta (GstBaseTransform * trans, GstBuffer * outbuf,
+    GstMeta * meta, GstBuffer * inbuf);
+
+/* gstcvisalloc.cpp: GstBaseTransform vfuncs */
+gboolean gst_cvis_filter_propose_allocation (GstBaseTransform * trans, GstQuery * decide_query,
+    GstQuery * query);
+gboolean gst_cvis_filter_decide_allocation (GstBaseTransform * trans, GstQuery * query);
+/* The caps' first structure is memory:CUDAMemory. */
+gboolean gst_cvis_caps_is_cuda (GstCaps * caps);
