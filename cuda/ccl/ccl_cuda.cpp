@@ -25,7 +25,9 @@ struct DeviceScratch::Impl {
   cuda::Event copied;                           // after the last readback's copies
   cudaStream_t stream = nullptr;                // of the last readback
   int capacity = 0;                             // blob_capacity of the last launch
-  bool read_records = false, pending = false;
+  bool read_back = false;    // a readback was enqueued since the scratch was reserved
+  bool read_records = false; // ... with the records
+  bool pending = false;      // its copies may still run
 
   kernels::DeviceLabels labels_for(const uint8_t* mask, size_t pitch, int w, int h) const {
     kernels::DeviceLabels m;
@@ -103,7 +105,8 @@ size_t DeviceScratch::device_bytes() const {
 
 size_t DeviceScratch::host_bytes() const {
   const Impl& s = *impl_;
-  return s.h_counters.capacity() * sizeof(CclCounters) + s.h_kept.capacity() * sizeof(BlobRecord);
+  return s.h_counters.capacity() * sizeof(CclCounters) +
+         (s.h_kept.capacity() + s.h_more.capacity()) * sizeof(BlobRecord);
 }
 
 const CclCounters* DeviceScratch::device_counters() const {
@@ -152,13 +155,13 @@ Status enqueue_readback(bool with_records, DeviceScratch* scratch, StreamHandle 
   }
   CVIS_CUDA_CHECK(cudaEventRecord(s.copied.get(), st));
   s.stream = st;
-  s.pending = true;
+  s.pending = s.read_back = true;
   return Status::Ok();
 }
 
 Status read_blobs(DeviceScratch* scratch, std::vector<Blob>* blobs, int64_t* foreground) {
   DeviceScratch::Impl& s = *scratch->impl();
-  if (!s.pending && !s.copied.get())
+  if (!s.read_back)
     return internal_error("ccl: read_blobs before any readback");
   // The copies (and the labelling before them) may still run: wait for them, and report their
   // error (an execution error of the launches surfaces here).
