@@ -36,7 +36,7 @@ find "$BUILD/tests" "$BUILD/gst/tools" -type f -executable \
 # The device tool carries at most 64 MiB: stripped, and packed (run.sh unpacks).
 strip --strip-unneeded .device/bin/*
 tar -cJf .device/bin.tar.xz -C .device bin && rm -rf .device/bin
-cp -a "$BUILD"/gst/libgstcvis-1.0.so* .device/lib/
+find "$BUILD/gst" -maxdepth 1 -name 'libgstcvis-1.0.so*' ! -type d -exec cp -a {} .device/lib/ \;
 # Test-only libraries the runtime bundle does not carry.
 cp -aL /usr/lib/x86_64-linux-gnu/libgstcheck-1.0.so.0 .device/lib/
 cp -a "$SRC"/tests/data/. .device/testdata/

@@ -114,7 +114,7 @@ if [ "$WHAT" = sanitize ]; then
         warns=$(grep -oE 'RACECHECK SUMMARY: .*[0-9]+ warning' "$L" | tail -n 1 | grep -oE '[0-9]+ warning' | grep -oE '[0-9]+')
         failed=$(grep -cE '^\[  FAILED  \] [A-Za-z]' "$L")
         if [ "$rc" = 124 ] || [ "$rc" = 137 ]; then
-          cell="TIMEOUT (${LIMIT}s)"
+          cell="TIMEOUT"
         elif [ -z "$errors" ]; then
           cell="no summary (rc=$rc)"
         else
