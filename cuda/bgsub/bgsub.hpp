@@ -21,10 +21,10 @@
 #include <string>
 #include <vector>
 
+#include "ccl/ccl.hpp"
 #include "common/backend.hpp"
 #include "common/image.hpp"
 #include "common/status.hpp"
-#include "ccl/ccl.hpp"
 #include "cpwl/cpwl.hpp"
 
 namespace cvis::bgsub {
@@ -97,7 +97,7 @@ Status validate(const Params& p);
 int64_t evaluations_per_pixel(const Params& p);
 
 // A connected foreground region (8-connectivity) of the final mask (cuda/ccl).
-using Blob = ccl::Blob;
+using Blob = cvis::Blob;
 
 struct FrameResult {
   int64_t frame = 0;       // frames since the last reset, this one included (1-based)
@@ -113,7 +113,8 @@ public:
   virtual Backend backend() const = 0;
 
   // Validates and applies `p`. A change of num_samples or color resets the model (it changes what
-  // the samples are); the other parameters take effect at the next frame.
+  // the samples are); the other parameters take effect at the next frame. CUDA backend: nothing is
+  // copied here; the tables reach the device in order on the stream of the next process().
   virtual Status configure(const Params& p) = 0;
   virtual const Params& params() const = 0;
 

@@ -19,22 +19,20 @@ public:
   Backend backend() const override { return Backend::kCuda; }
   const Params& params() const override { return p_; }
 
+  // Host work only, plus the update kernel's plan (device attributes, once per configuration):
+  // the tables reach the device at the next process(), in order on its stream.
   Status configure(const Params& p) override {
     CVIS_RETURN_IF_ERROR(validate(p));
     cpwl::Table table;
     CVIS_RETURN_IF_ERROR(build_table(p, &table));
-    if (table.n > 0) {
-      CVIS_RETURN_IF_ERROR(dtable_.upload(table));
-    } else {
-      dtable_.release();
-    }
-    const std::vector<float> lut = bandwidth_table(p);
-    CVIS_RETURN_IF_ERROR(lut_.reserve(lut.size()));
-    CVIS_CUDA_CHECK(
-        cudaMemcpy(lut_.get(), lut.data(), lut.size() * sizeof(float), cudaMemcpyHostToDevice));
+    kernels::UpdatePlan plan;
+    CVIS_RETURN_IF_ERROR(kernels::plan_update(p.num_samples, &plan));
     const bool structural = !configured_ || p.num_samples != p_.num_samples || p.color != p_.color;
     p_ = p;
     table_ = std::move(table);
+    lut_host_ = bandwidth_table(p);
+    plan_ = plan;
+    tables_pending_ = true;
     configured_ = true;
     if (structural) {
       w_ = h_ = 0; // reallocate at the next frame
@@ -52,12 +50,15 @@ public:
     CVIS_RETURN_IF_ERROR(validate_view(frame, "frame"));
     CVIS_RETURN_IF_ERROR(validate_mask(mask, frame.width, frame.height, true));
     cudaStream_t stream = static_cast<cudaStream_t>(stream_handle);
+    if (tables_pending_)
+      CVIS_RETURN_IF_ERROR(upload_tables(stream));
     if (frame.width != w_ || frame.height != h_) {
-      CVIS_RETURN_IF_ERROR(allocate(frame.width, frame.height));
+      CVIS_RETURN_IF_ERROR(allocate(frame.width, frame.height, stream));
     }
     ImageView dev_frame;
     CVIS_RETURN_IF_ERROR(uploader_.upload(frame, stream, &dev_frame));
     kernels::DeviceModel m = model_;
+    m.lut = lut_.get();
     m.density = density ? density_.get() : nullptr;
     m.median_bits = median_bits(p_);
     const int L = p_.num_samples;
@@ -68,11 +69,14 @@ public:
     *result = FrameResult();
     result->frame = ++frame_;
     if (frame_ <= L) { // warm-up: sample k = frame k - 1 of every pixel, blindly
-      CVIS_CUDA_CHECK(cudaMemcpyAsync(m.samples + (frame_ - 1) * plane, m.feat,
-                                      plane * sizeof(uint32_t), cudaMemcpyDeviceToDevice, stream));
+      // The pixels only: the row padding of the planes is never written or read.
+      const size_t row = static_cast<size_t>(w_) * sizeof(uint32_t);
+      const size_t pitch = m.stride * sizeof(uint32_t);
+      CVIS_CUDA_CHECK(cudaMemcpy2DAsync(m.samples + (frame_ - 1) * plane, pitch, m.feat, pitch, row,
+                                        h_, cudaMemcpyDeviceToDevice, stream));
       if (frame_ == L) {
         CVIS_CUDA_CHECK(cudaMemsetAsync(m.head, 0, plane, stream));
-        CVIS_RETURN_IF_ERROR(kernels::launch_update(m, false, false, stream));
+        CVIS_RETURN_IF_ERROR(kernels::launch_update(m, plan_, false, false, stream));
       }
       CVIS_RETURN_IF_ERROR(zero_mask(mask, stream));
       CVIS_RETURN_IF_ERROR(stream_synchronize(stream));
@@ -87,7 +91,7 @@ public:
         kernels::launch_classify(static_cast<int>(p_.kernel), m, c, dtable_.view(), stream));
     CVIS_RETURN_IF_ERROR(kernels::launch_cleanup(static_cast<int>(p_.cleanup), m, stream));
     if ((frame_ - L - 1) % p_.update_period == 0) {
-      CVIS_RETURN_IF_ERROR(kernels::launch_update(m, true, p_.conservative_update, stream));
+      CVIS_RETURN_IF_ERROR(kernels::launch_update(m, plan_, true, p_.conservative_update, stream));
     }
     if (p_.blobs) {
       CVIS_RETURN_IF_ERROR(
@@ -115,7 +119,32 @@ public:
   }
 
 private:
-  Status allocate(int w, int h) {
+  // The bandwidth LUT and the CPWL table of the last configure(), in order on `stream`: the
+  // classification enqueued after them on `stream` reads the new values.
+  Status upload_tables(cudaStream_t stream) {
+    CVIS_RETURN_IF_ERROR(lut_copied_.create());
+    if (lut_pending_) { // the previous upload may still read the staging buffer
+      CVIS_CUDA_CHECK(cudaEventSynchronize(lut_copied_.get()));
+      lut_pending_ = false;
+    }
+    CVIS_RETURN_IF_ERROR(lut_staging_.reserve(lut_host_.size()));
+    CVIS_RETURN_IF_ERROR(lut_.reserve(lut_host_.size(), stream));
+    std::copy(lut_host_.begin(), lut_host_.end(), lut_staging_.get());
+    CVIS_CUDA_CHECK(cudaMemcpyAsync(lut_.get(), lut_staging_.get(),
+                                    lut_host_.size() * sizeof(float), cudaMemcpyHostToDevice,
+                                    stream));
+    CVIS_CUDA_CHECK(cudaEventRecord(lut_copied_.get(), stream));
+    lut_pending_ = true;
+    if (table_.n > 0) {
+      CVIS_RETURN_IF_ERROR(dtable_.upload(table_, stream));
+    } else {
+      dtable_.release(stream);
+    }
+    tables_pending_ = false;
+    return Status::Ok();
+  }
+
+  Status allocate(int w, int h, cudaStream_t stream) {
     w_ = h_ = 0;
     kernels::DeviceModel m;
     m.width = w;
@@ -123,15 +152,15 @@ private:
     m.stride = (static_cast<size_t>(w) + 31) / 32 * 32; // 128-byte rows for the 32-bit arrays
     m.num_samples = p_.num_samples;
     const size_t plane = m.stride * h;
-    CVIS_RETURN_IF_ERROR(feat_.reserve(plane));
-    CVIS_RETURN_IF_ERROR(samples_.reserve(plane * p_.num_samples));
-    CVIS_RETURN_IF_ERROR(medians_.reserve(plane));
-    CVIS_RETURN_IF_ERROR(head_.reserve(plane));
-    CVIS_RETURN_IF_ERROR(raw_.reserve(plane));
-    CVIS_RETURN_IF_ERROR(mask_.reserve(plane));
-    CVIS_RETURN_IF_ERROR(tmp_.reserve(plane));
-    CVIS_RETURN_IF_ERROR(density_.reserve(plane));
-    CVIS_RETURN_IF_ERROR(ccl_.reserve(w, h));
+    CVIS_RETURN_IF_ERROR(feat_.reserve(plane, stream));
+    CVIS_RETURN_IF_ERROR(samples_.reserve(plane * p_.num_samples, stream));
+    CVIS_RETURN_IF_ERROR(medians_.reserve(plane, stream));
+    CVIS_RETURN_IF_ERROR(head_.reserve(plane, stream));
+    CVIS_RETURN_IF_ERROR(raw_.reserve(plane, stream));
+    CVIS_RETURN_IF_ERROR(mask_.reserve(plane, stream));
+    CVIS_RETURN_IF_ERROR(tmp_.reserve(plane, stream));
+    CVIS_RETURN_IF_ERROR(density_.reserve(plane, stream));
+    CVIS_RETURN_IF_ERROR(ccl_.reserve(w, h, stream));
     m.feat = feat_.get();
     m.samples = samples_.get();
     m.medians = medians_.get();
@@ -139,7 +168,6 @@ private:
     m.raw = raw_.get();
     m.mask = mask_.get();
     m.tmp = tmp_.get();
-    m.lut = lut_.get();
     model_ = m;
     w_ = w;
     h_ = h;
@@ -162,8 +190,14 @@ private:
   int w_ = 0, h_ = 0;
   int64_t frame_ = 0;
   cpwl::Table table_;
+  std::vector<float> lut_host_; // bandwidth_table() of p_
+  kernels::UpdatePlan plan_;
+  bool tables_pending_ = false; // table_ and lut_host_ not yet uploaded
   cpwl::DeviceTable dtable_;
   cuda::DeviceArray<float> lut_, density_;
+  cuda::PinnedArray<float> lut_staging_;
+  cuda::Event lut_copied_;
+  bool lut_pending_ = false;
   cuda::DeviceArray<uint32_t> feat_, samples_, medians_;
   cuda::DeviceArray<uint8_t> head_, raw_, mask_, tmp_;
   ccl::DeviceScratch ccl_; // connected components of the final mask

@@ -3,17 +3,18 @@
 // reference flushes denormals too.
 #include "bgsub_kernels.hpp"
 #include "common/cuda/check.hpp"
+#include "common/cuda/tiles.hpp"
 #include "cpwl/cpwl_device.cuh"
 
 namespace cvis::bgsub::kernels {
 
 namespace {
 
-constexpr int kBx = 32, kBy = 8; // a warp is 32 consecutive pixels of a row
-constexpr int kFused = 7;        // bgsub::Kernel::kFastFused
+constexpr int kBx = cuda::kTileW, kBy = cuda::kTileH; // the 32 x 8 tile (common/cuda/tiles.hpp)
+constexpr int kFused = 7;                             // bgsub::Kernel::kFastFused
 
 dim3 grid_for(int w, int h) {
-  return dim3((w + kBx - 1) / kBx, (h + kBy - 1) / kBy);
+  return cuda::tile_grid(w, h);
 }
 
 __device__ __forceinline__ size_t plane_elems(const DeviceModel& m) {
@@ -235,19 +236,30 @@ Status launch_features(const PixelSource& src, bool chromaticity, const DeviceMo
   return Status::Ok();
 }
 
-Status launch_update(const DeviceModel& m, bool update, bool conservative, cudaStream_t stream) {
-  const size_t smem = sizeof(uint32_t) * (m.num_samples - 1) * kBx * kBy;
+Status plan_update(int num_samples, UpdatePlan* plan) {
+  UpdatePlan p;
+  p.num_samples = num_samples;
+  p.smem = sizeof(uint32_t) * (num_samples - 1) * kBx * kBy;
   int dev = 0, optin = 0;
   CVIS_CUDA_CHECK(cudaGetDevice(&dev));
   CVIS_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
+  p.shared = p.smem <= static_cast<size_t>(optin);
+  if (p.shared && p.smem > 48 * 1024) {
+    CVIS_CUDA_CHECK(cudaFuncSetAttribute(update_kernel<true>,
+                                         cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                         static_cast<int>(p.smem)));
+  }
+  *plan = p;
+  return Status::Ok();
+}
+
+Status launch_update(const DeviceModel& m, const UpdatePlan& plan, bool update, bool conservative,
+                     cudaStream_t stream) {
+  if (plan.num_samples != m.num_samples)
+    return internal_error("bgsub: update plan for another number of samples");
   const dim3 grid = grid_for(m.width, m.height), block(kBx, kBy);
-  if (smem <= static_cast<size_t>(optin)) {
-    if (smem > 48 * 1024) {
-      CVIS_CUDA_CHECK(cudaFuncSetAttribute(update_kernel<true>,
-                                           cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                           static_cast<int>(smem)));
-    }
-    update_kernel<true><<<grid, block, smem, stream>>>(m, update, conservative);
+  if (plan.shared) {
+    update_kernel<true><<<grid, block, plan.smem, stream>>>(m, update, conservative);
   } else {
     update_kernel<false><<<grid, block, 0, stream>>>(m, update, conservative);
   }

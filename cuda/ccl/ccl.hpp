@@ -19,20 +19,14 @@
 #include <memory>
 #include <vector>
 
+#include "common/blob.hpp"
 #include "common/image.hpp"
 #include "common/status.hpp"
 
 namespace cvis::ccl {
 
-// A connected foreground region (8-connectivity).
-struct Blob {
-  int x = 0, y = 0, width = 0, height = 0; // bounding box
-  int area = 0;                            // pixels
-  bool operator==(const Blob& o) const {
-    return x == o.x && y == o.y && width == o.width && height == o.height && area == o.area;
-  }
-  bool operator!=(const Blob& o) const { return !(*this == o); }
-};
+// A connected foreground region (8-connectivity): cuda/common/blob.hpp.
+using Blob = cvis::Blob;
 
 // CPU labelling of a host mask: the blobs of area >= min_area (all for min_area <= 1) in raster
 // order of their first pixel into *blobs (replaced), and the number of foreground pixels into
@@ -70,9 +64,11 @@ public:
   DeviceScratch(const DeviceScratch&) = delete;
   DeviceScratch& operator=(const DeviceScratch&) = delete;
 
-  // Ensures room for masks of width x height (keeps a larger allocation). Errors: kOutOfMemory,
-  // kCudaError, kInvalidArgument (size < 1).
-  Status reserve(int width, int height);
+  // Ensures room for masks of width x height (keeps a larger allocation), growing in stream order
+  // on `stream`, the stream of the launches that will use it (nullptr: usable on every stream at
+  // once; see cuda/common/cuda/device_buffer.hpp). Errors: kOutOfMemory, kCudaError,
+  // kInvalidArgument (size < 1).
+  Status reserve(int width, int height, StreamHandle stream = nullptr);
   void release();
   // Device and pinned host bytes held now.
   size_t device_bytes() const;
@@ -106,12 +102,14 @@ Status launch_count(const uint8_t* mask, size_t pitch, int width, int height,
                     DeviceScratch* scratch, StreamHandle stream);
 
 // Enqueues the copy of the counters and (with_records) of the first records of the last launch
-// into the scratch's pinned memory, on `stream`.
+// into the scratch's pinned memory, on `stream`, and records an event after them.
 Status enqueue_readback(bool with_records, DeviceScratch* scratch, StreamHandle stream);
 
-// After `stream` is synchronised: the foreground count of the last launch (may be null) and, when
-// `blobs` is not null (the readback must have been enqueued with_records), its kept blobs in
-// raster order of their first pixel (records beyond the first ones are copied synchronously).
+// Waits for the last readback (its event; no stream synchronisation needed) and returns its error,
+// then gives the foreground count of the last launch (may be null) and, when `blobs` is not null
+// (the readback must have been enqueued with_records), its kept blobs in raster order of their
+// first pixel. Records past the first ones are copied on the readback's stream and waited for; the
+// scratch must not be launched on again before this call.
 Status read_blobs(DeviceScratch* scratch, std::vector<Blob>* blobs, int64_t* foreground);
 
 #endif // CVIS_HAVE_CUDA

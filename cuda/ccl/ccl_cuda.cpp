@@ -21,9 +21,13 @@ struct DeviceScratch::Impl {
   cuda::DeviceArray<BlobRecord> components, kept;
   cuda::DeviceArray<CclCounters> counters;
   cuda::PinnedArray<CclCounters> h_counters;
-  cuda::PinnedArray<BlobRecord> h_kept;
-  int capacity = 0;  // blob_capacity of the last launch
-  bool read_records = false;
+  cuda::PinnedArray<BlobRecord> h_kept, h_more; // first records; those past them (read_blobs)
+  cuda::Event copied;                           // after the last readback's copies
+  cudaStream_t stream = nullptr;                // of the last readback
+  int capacity = 0;                             // blob_capacity of the last launch
+  bool read_back = false;    // a readback was enqueued since the scratch was reserved
+  bool read_records = false; // ... with the records
+  bool pending = false;      // its copies may still run
 
   kernels::DeviceLabels labels_for(const uint8_t* mask, size_t pitch, int w, int h) const {
     kernels::DeviceLabels m;
@@ -55,21 +59,34 @@ DeviceScratch::~DeviceScratch() = default;
 DeviceScratch::DeviceScratch(DeviceScratch&&) noexcept = default;
 DeviceScratch& DeviceScratch::operator=(DeviceScratch&&) noexcept = default;
 
-Status DeviceScratch::reserve(int width, int height) {
+Status DeviceScratch::reserve(int width, int height, StreamHandle stream) {
   if (width < 1 || height < 1)
     return invalid_argument("ccl: scratch size must be at least 1x1");
   Impl& s = *impl_;
+  const cudaStream_t st = static_cast<cudaStream_t>(stream);
   const int w = std::max(width, s.width), h = std::max(height, s.height);
+  if (w == s.width && h == s.height)
+    return Status::Ok();
   const size_t npix = static_cast<size_t>(w) * h;
   const size_t cap = static_cast<size_t>(blob_capacity(w, h));
-  CVIS_RETURN_IF_ERROR(s.labels.reserve(npix));
-  CVIS_RETURN_IF_ERROR(s.slot.reserve(npix));
-  CVIS_RETURN_IF_ERROR(s.tile_stats.reserve(npix));
-  CVIS_RETURN_IF_ERROR(s.components.reserve(cap));
-  CVIS_RETURN_IF_ERROR(s.kept.reserve(cap));
-  CVIS_RETURN_IF_ERROR(s.counters.reserve(1));
+  const bool grows = cap > s.kept.capacity();
+  CVIS_RETURN_IF_ERROR(s.labels.reserve(npix, st));
+  CVIS_RETURN_IF_ERROR(s.slot.reserve(npix, st));
+  CVIS_RETURN_IF_ERROR(s.tile_stats.reserve(npix, st));
+  CVIS_RETURN_IF_ERROR(s.components.reserve(cap, st));
+  CVIS_RETURN_IF_ERROR(s.kept.reserve(cap, st));
+  CVIS_RETURN_IF_ERROR(s.counters.reserve(1, st));
   CVIS_RETURN_IF_ERROR(s.h_counters.reserve(1));
   CVIS_RETURN_IF_ERROR(s.h_kept.reserve(kFirstRecords));
+  CVIS_RETURN_IF_ERROR(s.copied.create());
+  if (grows) {
+    // The readback copies the first records whether or not the labelling wrote them (it cannot
+    // know how many before the counters are back): they hold zeros, never uninitialised memory.
+    const size_t first = std::min<size_t>(kFirstRecords, cap);
+    CVIS_CUDA_CHECK(cudaMemsetAsync(s.kept.get(), 0, first * sizeof(BlobRecord), st));
+    if (!st) // usable on every stream at once, as the allocation
+      CVIS_CUDA_CHECK(cudaStreamSynchronize(nullptr));
+  }
   s.width = w;
   s.height = h;
   return Status::Ok();
@@ -88,7 +105,8 @@ size_t DeviceScratch::device_bytes() const {
 
 size_t DeviceScratch::host_bytes() const {
   const Impl& s = *impl_;
-  return s.h_counters.capacity() * sizeof(CclCounters) + s.h_kept.capacity() * sizeof(BlobRecord);
+  return s.h_counters.capacity() * sizeof(CclCounters) +
+         (s.h_kept.capacity() + s.h_more.capacity()) * sizeof(BlobRecord);
 }
 
 const CclCounters* DeviceScratch::device_counters() const {
@@ -122,6 +140,11 @@ Status enqueue_readback(bool with_records, DeviceScratch* scratch, StreamHandle 
   cudaStream_t st = static_cast<cudaStream_t>(stream);
   if (!s.counters.get())
     return internal_error("ccl: readback before any launch");
+  if (s.pending) {
+    // The pinned buffers may still be the target of the previous readback's copies.
+    CVIS_CUDA_CHECK(cudaEventSynchronize(s.copied.get()));
+    s.pending = false;
+  }
   CVIS_CUDA_CHECK(cudaMemcpyAsync(s.h_counters.get(), s.counters.get(), sizeof(CclCounters),
                                   cudaMemcpyDeviceToHost, st));
   s.read_records = with_records;
@@ -130,11 +153,20 @@ Status enqueue_readback(bool with_records, DeviceScratch* scratch, StreamHandle 
     CVIS_CUDA_CHECK(cudaMemcpyAsync(s.h_kept.get(), s.kept.get(), first * sizeof(BlobRecord),
                                     cudaMemcpyDeviceToHost, st));
   }
+  CVIS_CUDA_CHECK(cudaEventRecord(s.copied.get(), st));
+  s.stream = st;
+  s.pending = s.read_back = true;
   return Status::Ok();
 }
 
 Status read_blobs(DeviceScratch* scratch, std::vector<Blob>* blobs, int64_t* foreground) {
   DeviceScratch::Impl& s = *scratch->impl();
+  if (!s.read_back)
+    return internal_error("ccl: read_blobs before any readback");
+  // The copies (and the labelling before them) may still run: wait for them, and report their
+  // error (an execution error of the launches surfaces here).
+  CVIS_CUDA_CHECK(cudaEventSynchronize(s.copied.get()));
+  s.pending = false;
   const CclCounters counters = *s.h_counters.get();
   if (foreground)
     *foreground = static_cast<int64_t>(counters.foreground);
@@ -147,9 +179,15 @@ Status read_blobs(DeviceScratch* scratch, std::vector<Blob>* blobs, int64_t* for
   const int kept = std::min(counters.kept, s.capacity);
   std::vector<BlobRecord> records(s.h_kept.get(), s.h_kept.get() + std::min(kept, first));
   if (kept > first) {
-    records.resize(kept);
-    CVIS_CUDA_CHECK(cudaMemcpy(records.data() + first, s.kept.get() + first,
-                               (kept - first) * sizeof(BlobRecord), cudaMemcpyDeviceToHost));
+    // The rest, on the readback's stream (a synchronous copy would run on the legacy stream,
+    // which waits for every blocking stream of the context and does not wait for ours).
+    const size_t more = static_cast<size_t>(kept - first);
+    CVIS_RETURN_IF_ERROR(s.h_more.reserve(more));
+    CVIS_CUDA_CHECK(cudaMemcpyAsync(s.h_more.get(), s.kept.get() + first, more * sizeof(BlobRecord),
+                                    cudaMemcpyDeviceToHost, s.stream));
+    CVIS_CUDA_CHECK(cudaEventRecord(s.copied.get(), s.stream));
+    CVIS_CUDA_CHECK(cudaEventSynchronize(s.copied.get()));
+    records.insert(records.end(), s.h_more.get(), s.h_more.get() + more);
   }
   // Atomics fill the records in any order; the reference order is raster order of the first
   // pixel, i.e. of the root.

@@ -27,17 +27,15 @@
 
 #include "ccl_kernels.hpp"
 #include "common/cuda/check.hpp"
+#include "common/cuda/tiles.hpp"
 
 namespace cvis::ccl::kernels {
 
 namespace {
 
-constexpr int kBx = 32, kBy = 8; // the tile: one block, a warp per tile row
+constexpr int kBx = cuda::kTileW, kBy = cuda::kTileH; // the tile: one block, a warp per row
 constexpr unsigned kFull = 0xffffffffu;
-
-dim3 tile_grid(int w, int h) {
-  return dim3((w + kBx - 1) / kBx, (h + kBy - 1) / kBy);
-}
+using cuda::tile_grid;
 
 __device__ __forceinline__ bool is_fg(const DeviceLabels& m, int x, int y) {
   return m.mask[static_cast<size_t>(y) * m.pitch + x] != 0;
@@ -275,7 +273,7 @@ Status launch_blobs(const DeviceLabels& m, int min_area, cudaStream_t stream) {
   CVIS_CUDA_CHECK_LAUNCH(stream, "ccl ccl_resolve");
   ccl_stats<<<grid, block, 0, stream>>>(m);
   CVIS_CUDA_CHECK_LAUNCH(stream, "ccl ccl_stats");
-  ccl_keep<<<(m.blob_capacity + 255) / 256, 256, 0, stream>>>(m, min_area);
+  ccl_keep<<<cuda::div_up(m.blob_capacity, 256), 256, 0, stream>>>(m, min_area);
   CVIS_CUDA_CHECK_LAUNCH(stream, "ccl ccl_keep");
   return Status::Ok();
 }

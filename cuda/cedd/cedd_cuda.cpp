@@ -6,8 +6,9 @@
 // point: per-sub-block averages) into pinned memory, the GPU runs the rest; over the frames of a
 // describe_batch() call the CPU works on frame i + 1 while frame i is copied and processed.
 //
-// Every allocation is grow-only and reused; all work is on the caller's stream, which is
-// synchronised before returning; results come back through pinned memory.
+// Every allocation is grow-only (device memory in order on the caller's stream) and reused; all
+// work is on the caller's stream, which is synchronised before returning; results come back through
+// pinned memory.
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
@@ -62,22 +63,22 @@ public:
 private:
   int njobs() const { return static_cast<int>(jobs_.size()); }
 
-  // Per-call buffers for the current jobs_ (and tiles_ when `tiles`).
-  Status reserve(bool tiles) {
+  // Per-call buffers for the current jobs_ (and tiles_ when `tiles`), grown in order on `s`.
+  Status reserve(bool tiles, cudaStream_t s) {
     const size_t nj = jobs_.size();
     const size_t nb = static_cast<size_t>(total_blocks(jobs_));
     CVIS_RETURN_IF_ERROR(h_jobs_.reserve(2 * nj)); // table + patched entries (batch_gpu)
-    CVIS_RETURN_IF_ERROR(d_jobs_.reserve(nj));
-    CVIS_RETURN_IF_ERROR(d_stats_.reserve(std::max<size_t>(nb, 1)));
-    CVIS_RETURN_IF_ERROR(d_f24_.reserve(std::max<size_t>(nb, 1) * core::kColours));
-    CVIS_RETURN_IF_ERROR(d_classes_.reserve(std::max<size_t>(nb, 1)));
-    CVIS_RETURN_IF_ERROR(d_norm_.reserve(nj * core::kBins));
-    CVIS_RETURN_IF_ERROR(d_levels_.reserve(nj * core::kBins));
+    CVIS_RETURN_IF_ERROR(d_jobs_.reserve(nj, s));
+    CVIS_RETURN_IF_ERROR(d_stats_.reserve(std::max<size_t>(nb, 1), s));
+    CVIS_RETURN_IF_ERROR(d_f24_.reserve(std::max<size_t>(nb, 1) * core::kColours, s));
+    CVIS_RETURN_IF_ERROR(d_classes_.reserve(std::max<size_t>(nb, 1), s));
+    CVIS_RETURN_IF_ERROR(d_norm_.reserve(nj * core::kBins, s));
+    CVIS_RETURN_IF_ERROR(d_levels_.reserve(nj * core::kBins, s));
     CVIS_RETURN_IF_ERROR(h_norm_.reserve(nj * core::kBins));
     CVIS_RETURN_IF_ERROR(h_levels_.reserve(nj * core::kBins));
     if (tiles && !tiles_.empty()) {
       CVIS_RETURN_IF_ERROR(h_tiles_.reserve(tiles_.size()));
-      CVIS_RETURN_IF_ERROR(d_tiles_.reserve(tiles_.size()));
+      CVIS_RETURN_IF_ERROR(d_tiles_.reserve(tiles_.size(), s));
     }
     return Status::Ok();
   }
@@ -123,7 +124,7 @@ private:
       jobs_[j].src = src;
       kernels::append_tiles(jobs_[j], j, &tiles_);
     }
-    CVIS_RETURN_IF_ERROR(reserve(true));
+    CVIS_RETURN_IF_ERROR(reserve(true, s));
     CVIS_RETURN_IF_ERROR(copy_jobs(s));
     CVIS_RETURN_IF_ERROR(copy_tiles(s));
     CVIS_RETURN_IF_ERROR(kernels::launch_block_stats(
@@ -148,7 +149,7 @@ private:
       kernels::append_tiles(jobs_[j], j, &tiles_);
       host_tile_begin_.push_back(static_cast<int>(tiles_.size()));
     }
-    CVIS_RETURN_IF_ERROR(reserve(true));
+    CVIS_RETURN_IF_ERROR(reserve(true, s));
     CVIS_RETURN_IF_ERROR(copy_jobs(s));
     CVIS_RETURN_IF_ERROR(copy_tiles(s));
     CVIS_RETURN_IF_ERROR(kernels::launch_block_stats(d_jobs_.get(), d_tiles_.get(), 0, device_tiles,
@@ -220,7 +221,7 @@ private:
     for (core::Job& j : jobs_)
       j.src = src;
     const int total = total_blocks(jobs_);
-    CVIS_RETURN_IF_ERROR(reserve(false));
+    CVIS_RETURN_IF_ERROR(reserve(false, s));
     CVIS_RETURN_IF_ERROR(slots_[0].reserve(std::max(total, 1)));
     CVIS_RETURN_IF_ERROR(copy_jobs(s));
     rows_.clear();
@@ -245,7 +246,7 @@ private:
     int most = 1;
     for (const core::Job& j : jobs_)
       most = std::max(most, j.nx * j.ny);
-    CVIS_RETURN_IF_ERROR(reserve(false));
+    CVIS_RETURN_IF_ERROR(reserve(false, s));
     for (int k = 0; k < 2; ++k) {
       CVIS_RETURN_IF_ERROR(slots_[k].reserve(static_cast<size_t>(most)));
       CVIS_RETURN_IF_ERROR(copied_[k].create());

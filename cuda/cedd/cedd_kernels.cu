@@ -15,6 +15,7 @@
 #include "cedd/cedd_kernels.hpp"
 #include "common/color.hpp"
 #include "common/cuda/check.hpp"
+#include "common/cuda/tiles.hpp"
 
 namespace cvis::cedd::kernels {
 namespace {
@@ -45,28 +46,17 @@ struct FastDiv {
   }
 };
 
-// The bytes fetch_rgb() reads for pixel (x, y), without using them yet (so that several loads of a
-// thread are in flight together): packed formats give bytes 0..3 of the pixel (little-endian), YUV
-// gives Y | U << 8 | V << 16.
+// The bytes fetch_rgb() reads for pixel (x, y) (through the same readers, common/color.hpp),
+// without using them yet (so that several loads of a thread are in flight together): packed
+// formats give bytes 0..3 of the pixel (little-endian), YUV gives Y | U << 8 | V << 16.
 __device__ __forceinline__ uint32_t load_raw(const PixelSource& s, int x, int y,
                                              bool word_aligned) {
-  if (s.format == PixelFormat::kNV12 || s.format == PixelFormat::kI420) {
-    const uint32_t Y = s.plane[0][static_cast<size_t>(y) * s.pitch[0] + x];
-    const size_t crow = static_cast<size_t>(y >> 1);
-    uint32_t U, V;
-    if (s.format == PixelFormat::kNV12) {
-      const uint8_t* uv = s.plane[1] + crow * s.pitch[1] + 2 * (x >> 1);
-      U = uv[0];
-      V = uv[1];
-    } else {
-      U = s.plane[1][crow * s.pitch[1] + (x >> 1)];
-      V = s.plane[2][crow * s.pitch[2] + (x >> 1)];
-    }
-    return Y | (U << 8) | (V << 16);
+  if (is_yuv_source(s)) {
+    const Yuv8 q = fetch_yuv(s, x, y);
+    return q.y | (static_cast<uint32_t>(q.u) << 8) | (static_cast<uint32_t>(q.v) << 16);
   }
   const int bpp = s.layout.bytes_per_pixel;
-  const uint8_t* p =
-      s.plane[0] + static_cast<size_t>(y) * s.pitch[0] + static_cast<size_t>(x) * bpp;
+  const uint8_t* p = packed_pixel(s, x, y);
   if (bpp == 4 && word_aligned)
     return *reinterpret_cast<const uint32_t*>(p);
   uint32_t w = p[0];
@@ -79,7 +69,7 @@ __device__ __forceinline__ uint32_t load_raw(const PixelSource& s, int x, int y,
 
 // The RGB value fetch_rgb() returns for the bytes of load_raw() (same integer arithmetic).
 __device__ __forceinline__ Rgb8 decode_raw(const PixelSource& s, uint32_t w) {
-  if (s.format == PixelFormat::kNV12 || s.format == PixelFormat::kI420) {
+  if (is_yuv_source(s)) {
     return yuv_pixel_to_rgb(s.yuv, static_cast<int>(w & 255u), static_cast<int>((w >> 8) & 255u),
                             static_cast<int>((w >> 16) & 255u));
   }
@@ -318,7 +308,7 @@ Status launch_block_features(const core::BlockStats* stats, int block_begin, int
                              int ld, double* f24, uint8_t* classes, cudaStream_t stream) {
   if (block_count <= 0)
     return Status::Ok();
-  const int grid = (block_count + kFeatureThreads - 1) / kFeatureThreads;
+  const int grid = cuda::div_up(block_count, kFeatureThreads);
   block_features_kernel<<<grid, kFeatureThreads, 0, stream>>>(stats, block_begin, block_count, ld,
                                                               f24, classes);
   CVIS_CUDA_CHECK_LAUNCH(stream, "cedd block_features_kernel");

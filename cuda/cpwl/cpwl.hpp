@@ -136,16 +136,4 @@ float evaluate_twin(Evaluator e, const TableView& t, float x,
 // Evaluates x[0..count-1] with evaluator `e` on the GPU into out[] (host arrays).
 Status evaluate_gpu(Evaluator e, const Table& table, const float* x, int count, float* out);
 
-struct GpuTiming {
-  double ps_per_eval = 0.0; // mean kernel time / evaluations
-  double evaluations = 0.0;
-  int blocks_per_sm = 0; // occupancy (resident blocks of 256 threads per SM)
-  int sms = 0;
-  double checksum = 0.0; // sum of all results (keeps the work alive, and comparable)
-};
-// Table I: times `evals_per_thread` evaluations per thread of `e` over quasi-random abscissas in
-// [a, b], with the same block size, grid and shared-memory footprint for every evaluator. `e` may
-// also be -1 for a baseline kernel doing the same loop without evaluating anything.
-Status benchmark_gpu(int e, const Table& table, int evals_per_thread, int repeats, GpuTiming* out);
-
 } // namespace cvis::cpwl

@@ -17,18 +17,34 @@ public:
   DeviceTable(const DeviceTable&) = delete;
   DeviceTable& operator=(const DeviceTable&) = delete;
 
-  // Copies `t` to the device (synchronously: tables change only on configuration) and builds the
-  // texture. Replaces any previous table.
-  Status upload(const Table& t);
+  // Copies `t` (n >= 1; the analytic evaluators take no table) to the device in stream order on
+  // `stream` (pinned staging, asynchronous copies: kernels enqueued on `stream` afterwards read
+  // the new table) and builds the texture. The new table is built beside the current one and
+  // replaces it only when every step succeeded: on an error the previous table stays in place.
+  // The previous table's memory is freed in stream order (its texture array once `stream` has
+  // reached this point). Errors: kInvalidArgument (n = 0, arrays that do not match n),
+  // kOutOfMemory, kCudaError.
+  Status upload(const Table& t, cudaStream_t stream);
   // Device pointers and the texture handle; valid until the next upload() or release().
   TableView view() const { return view_; }
-  void release();
+  // Frees the table once `stream` has reached this point (nullptr: at once, nothing queued may
+  // still read it).
+  void release(cudaStream_t stream = nullptr);
 
 private:
-  cuda::DeviceArray<float> padded_, slope_, knots_, inv_h_;
-  cudaArray_t array_ = nullptr;
-  cudaTextureObject_t tex_ = 0;
+  struct Parts {
+    cuda::DeviceArray<float> padded, slope, knots, inv_h;
+    cudaArray_t array = nullptr;
+    cudaTextureObject_t tex = 0;
+    void destroy(cudaStream_t stream);
+  };
+  Status build(const Table& t, cudaStream_t stream, Parts* p, TableView* v);
+
+  Parts parts_;
   TableView view_;
+  cuda::PinnedArray<float> staging_; // host side of the copies
+  cuda::Event copied_;               // after the last upload's copies out of staging_
+  bool pending_ = false;
 };
 
 } // namespace cvis::cpwl

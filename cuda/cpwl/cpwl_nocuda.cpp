@@ -12,8 +12,5 @@ Status no_cuda() {
 Status evaluate_gpu(Evaluator, const Table&, const float*, int, float*) {
   return no_cuda();
 }
-Status benchmark_gpu(int, const Table&, int, int, GpuTiming*) {
-  return no_cuda();
-}
 
 } // namespace cvis::cpwl

@@ -210,7 +210,7 @@ Status find_blobs(const ImageView& mask, uint32_t min_area, size_t max_blobs,
   if (mask.format != PixelFormat::kGRAY8 || mask.space != MemorySpace::kHost) {
     return unsupported_format("find_blobs needs a host GRAY8 mask");
   }
-  std::vector<ccl::Blob> found;
+  std::vector<Blob> found;
   ccl::connected_blobs(mask.data[0], mask.pitch[0], mask.width, mask.height,
                        ccl_min_area(min_area), &found, nullptr);
   select_blobs(std::move(found), max_blobs, blobs);
@@ -221,19 +221,9 @@ int ccl_min_area(uint32_t min_area) {
   return static_cast<int>(std::min<uint32_t>(min_area, static_cast<uint32_t>(INT32_MAX)));
 }
 
-void select_blobs(std::vector<ccl::Blob> found, size_t max_blobs, std::vector<Blob>* blobs) {
+void select_blobs(std::vector<Blob> found, size_t max_blobs, std::vector<Blob>* blobs) {
   ccl::keep_largest(&found, max_blobs);
-  blobs->clear();
-  blobs->reserve(found.size());
-  for (const ccl::Blob& b : found) {
-    Blob o;
-    o.x = b.x;
-    o.y = b.y;
-    o.w = b.width;
-    o.h = b.height;
-    o.area = static_cast<uint32_t>(b.area);
-    blobs->push_back(o);
-  }
+  *blobs = std::move(found);
 }
 
 } // namespace cvis::median3d

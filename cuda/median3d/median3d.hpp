@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "common/backend.hpp"
+#include "common/blob.hpp"
 #include "common/image.hpp"
 #include "common/status.hpp"
 
@@ -48,14 +49,9 @@ struct Params {
 // kInvalidArgument when a value is out of range (message names it).
 Status validate(const Params& p);
 
-// A foreground blob: an 8-connected component of the mask (find_blobs below).
-struct Blob {
-  int x = 0, y = 0, w = 0, h = 0;
-  uint32_t area = 0; // pixels
-  bool operator==(const Blob& o) const {
-    return x == o.x && y == o.y && w == o.w && h == o.h && area == o.area;
-  }
-};
+// A foreground blob: an 8-connected component of the mask (find_blobs below;
+// cuda/common/blob.hpp).
+using Blob = cvis::Blob;
 
 // What compute() produces. Every view is optional (nullptr); views may be host or device (CUDA
 // backend) and must be width x height. `background`: any format, written with store_background().
@@ -67,7 +63,7 @@ struct Blob {
 // mask is then computed into scratch). Both backends give identical blobs (cuda/ccl).
 struct BlobRequest {
   bool enabled = false;
-  uint32_t min_area = 1;                     // smaller components are left out
+  uint32_t min_area = 1;                      // smaller components are left out
   size_t max_blobs = static_cast<size_t>(-1); // at most this many: the largest (see find_blobs)
 };
 
@@ -97,7 +93,8 @@ struct MemoryUse {
 // or pop); compute() gives the outputs of any frame of the window over the whole window.
 // The timing policy (centered or causal window, drain at end of stream) is the caller's: see
 // WindowTracker below. All calls run on `stream` (CUDA backend; ignored by the CPU backend); the
-// CUDA backend does not synchronise, so results are valid once the stream is (see result()).
+// CUDA backend does not synchronise the stream: device outputs are valid once it is, and result()
+// waits for the figures itself.
 class Estimator {
 public:
   virtual ~Estimator() = default;
@@ -121,7 +118,8 @@ public:
   // Outputs for the window's frame `index` (0 = oldest, frames() - 1 = newest) over the current
   // window. Error when the window is empty or the index is outside it.
   virtual Status compute(int index, const Request& request, StreamHandle stream) = 0;
-  // The last compute()'s figures. CUDA backend: call after synchronising the stream.
+  // The last compute()'s figures. CUDA backend: waits for that compute()'s work (an event recorded
+  // at its end, not a stream synchronisation) and returns its error.
   virtual Status result(FrameResult* out) = 0;
 
   virtual MemoryUse memory() const = 0;

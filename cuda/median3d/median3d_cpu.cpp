@@ -363,7 +363,7 @@ private:
       mask_.resize(px_);
       for (size_t i = 0; i < px_; ++i)
         mask_[i] = diff_[i] > tau ? 255 : 0;
-      std::vector<ccl::Blob> found;
+      std::vector<Blob> found;
       ccl::connected_blobs(mask_.data(), w_, w_, h_, ccl_min_area(rq.blobs.min_area), &found,
                            nullptr);
       select_blobs(std::move(found), rq.blobs.max_blobs, &result_.blobs);

@@ -6,9 +6,9 @@
 #include <string>
 #include <vector>
 
+#include "ccl/ccl.hpp"
 #include "common/cuda/check.hpp"
 #include "common/cuda/device_buffer.hpp"
-#include "ccl/ccl.hpp"
 #include "common/cuda/upload.hpp"
 #include "median3d_internal.hpp"
 #include "median3d_kernels.hpp"
@@ -75,6 +75,7 @@ public:
   }
 
   void reset() override {
+    computed_ = false;
     oldest_ = 0;
     count_ = 0;
     needs_clear_ = true; // done on the caller's stream at the next push
@@ -126,6 +127,44 @@ public:
   }
 
   Status compute(int index, const Request& rq, StreamHandle stream) override {
+    computed_ = false;
+    CVIS_RETURN_IF_ERROR(enqueue_compute(index, rq, static_cast<cudaStream_t>(stream)));
+    // result() waits for this, not for the whole stream.
+    CVIS_RETURN_IF_ERROR(done_.create());
+    CVIS_CUDA_CHECK(cudaEventRecord(done_.get(), static_cast<cudaStream_t>(stream)));
+    computed_ = true;
+    return Status::Ok();
+  }
+
+  Status result(FrameResult* out) override {
+    *out = FrameResult();
+    out->pixels = static_cast<uint64_t>(w_) * h_;
+    if (!computed_)
+      return Status::Ok();
+    // The figures and the blob records are copied into pinned memory by compute()'s stream.
+    CVIS_CUDA_CHECK(cudaEventSynchronize(done_.get()));
+    if (mask_done_) {
+      out->threshold = host_res_.get()->threshold;
+      out->foreground = host_res_.get()->foreground;
+    }
+    if (blobs_done_) {
+      std::vector<Blob> found;
+      CVIS_RETURN_IF_ERROR(ccl::read_blobs(&ccl_, &found, nullptr));
+      select_blobs(std::move(found), max_blobs_, &out->blobs);
+      out->has_blobs = true;
+    }
+    return Status::Ok();
+  }
+
+  MemoryUse memory() const override {
+    MemoryUse m;
+    m.device_bytes = bytes_ + scratch_bytes_ + ccl_.device_bytes();
+    m.host_bytes = sizeof(kernels::DeviceResult) + ccl_.host_bytes();
+    return m;
+  }
+
+private:
+  Status enqueue_compute(int index, const Request& rq, cudaStream_t s) {
     if (count_ == 0 || index < 0 || index >= count_) {
       return invalid_argument("compute: index " + std::to_string(index) + " outside a window of " +
                               std::to_string(count_));
@@ -138,7 +177,6 @@ public:
       CVIS_RETURN_IF_ERROR(check_output(*rq.mask_copy, w_, h_, true, "mask copy"));
     if (rq.threshold < -1 || rq.threshold > 255)
       return invalid_argument("threshold not in -1..255");
-    cudaStream_t s = static_cast<cudaStream_t>(stream);
     CVIS_RETURN_IF_ERROR(clear_state(s));
     const Planes med = planes(med_, 0);
     const uint32_t frames = static_cast<uint32_t>(count_);
@@ -164,7 +202,7 @@ public:
     if (rq.background) {
       bg = *rq.background;
       if (bg.space == MemorySpace::kHost)
-        CVIS_RETURN_IF_ERROR(scratch_view(bg.format, &bg));
+        CVIS_RETURN_IF_ERROR(scratch_view(bg.format, &bg, s));
     }
     if (want_mask)
       CVIS_CUDA_CHECK(cudaMemsetAsync(dhist_.get(), 0, 256 * sizeof(uint32_t), s));
@@ -186,7 +224,7 @@ public:
     auto write_scratch = [&]() -> Status {
       if (scratch_written)
         return Status::Ok();
-      CVIS_RETURN_IF_ERROR(mask_.reserve(w_, h_));
+      CVIS_RETURN_IF_ERROR(mask_.reserve(w_, h_, s));
       CVIS_RETURN_IF_ERROR(kernels::launch_mask(diff_.get(), diff_.pitch(), w_, h_, dres_.get(),
                                                 mask_.get(), mask_.pitch(), s));
       scratch_written = true;
@@ -216,7 +254,7 @@ public:
         dev_mask = mask_.get();
         dev_pitch = mask_.pitch();
       }
-      CVIS_RETURN_IF_ERROR(ccl_.reserve(w_, h_));
+      CVIS_RETURN_IF_ERROR(ccl_.reserve(w_, h_, s));
       CVIS_RETURN_IF_ERROR(ccl::launch_blobs(dev_mask, dev_pitch, w_, h_,
                                              ccl_min_area(rq.blobs.min_area), &ccl_, s));
       CVIS_RETURN_IF_ERROR(ccl::enqueue_readback(true, &ccl_, s));
@@ -228,30 +266,6 @@ public:
     return Status::Ok();
   }
 
-  Status result(FrameResult* out) override {
-    *out = FrameResult();
-    out->pixels = static_cast<uint64_t>(w_) * h_;
-    if (mask_done_) {
-      out->threshold = host_res_.get()->threshold;
-      out->foreground = host_res_.get()->foreground;
-    }
-    if (blobs_done_) {
-      std::vector<ccl::Blob> found;
-      CVIS_RETURN_IF_ERROR(ccl::read_blobs(&ccl_, &found, nullptr));
-      select_blobs(std::move(found), max_blobs_, &out->blobs);
-      out->has_blobs = true;
-    }
-    return Status::Ok();
-  }
-
-  MemoryUse memory() const override {
-    MemoryUse m;
-    m.device_bytes = bytes_ + scratch_bytes_ + ccl_.device_bytes();
-    m.host_bytes = sizeof(kernels::DeviceResult) + ccl_.host_bytes();
-    return m;
-  }
-
-private:
   Planes planes(const PitchedBuffer& b, size_t first_plane) const {
     const size_t plane_bytes = b.pitch() * h_;
     return Planes{b.get() + first_plane * plane_bytes, b.pitch(), plane_bytes};
@@ -288,7 +302,7 @@ private:
   }
 
   // A device image of `format` for a background that goes to host memory.
-  Status scratch_view(PixelFormat format, ImageView* v) {
+  Status scratch_view(PixelFormat format, ImageView* v, cudaStream_t s) {
     *v = ImageView();
     v->format = format;
     v->space = MemorySpace::kDevice;
@@ -297,7 +311,7 @@ private:
     scratch_bytes_ = 0;
     for (int p = 0; p < plane_count(format); ++p) {
       CVIS_RETURN_IF_ERROR(
-          bg_[p].reserve(plane_row_bytes(format, p, w_), plane_rows(format, p, h_)));
+          bg_[p].reserve(plane_row_bytes(format, p, w_), plane_rows(format, p, h_), s));
       v->data[p] = bg_[p].get();
       v->pitch[p] = bg_[p].pitch();
       scratch_bytes_ += bg_[p].pitch() * plane_rows(format, p, h_);
@@ -319,6 +333,7 @@ private:
   int w_ = 0, h_ = 0, nc_ = 1, cap_ = 1;
   PixelFormat format_ = PixelFormat::kGRAY8;
   bool configured_ = false, needs_clear_ = true, mask_done_ = false, blobs_done_ = false;
+  bool computed_ = false; // done_ follows the last compute()
   size_t max_blobs_ = 0;
   int oldest_ = 0, count_ = 0;
   size_t bytes_ = 0, scratch_bytes_ = 0;
@@ -336,7 +351,8 @@ private:
   DeviceArray<uint32_t> dhist_; // histogram of differences
   DeviceArray<kernels::DeviceResult> dres_;
   PinnedArray<kernels::DeviceResult> host_res_;
-  ccl::DeviceScratch ccl_;      // blob requests: labelling of the mask
+  cuda::Event done_;       // recorded after each compute()'s work
+  ccl::DeviceScratch ccl_; // blob requests: labelling of the mask
   cuda::HostUploader uploader_;
 };
 

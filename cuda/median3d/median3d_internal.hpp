@@ -28,9 +28,9 @@ Status check_output(const ImageView& v, int width, int height, bool gray, const 
 PixelDest make_pixel_dest(const ImageView& v);
 
 // Blob requests: min_area as the labelling's int (clamped); the max_blobs largest of `found`
-// (raster order, area >= min_area) converted into *blobs (find_blobs' selection).
+// (raster order, area >= min_area) into *blobs (find_blobs' selection).
 int ccl_min_area(uint32_t min_area);
-void select_blobs(std::vector<ccl::Blob> found, size_t max_blobs, std::vector<Blob>* blobs);
+void select_blobs(std::vector<Blob> found, size_t max_blobs, std::vector<Blob>* blobs);
 
 // Rows per segment of the integral histogram's column scan (both backends use the same split so
 // that the CPU twin exercises the GPU's decomposition).

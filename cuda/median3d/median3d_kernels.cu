@@ -1,6 +1,7 @@
 // Kernels of the median3d methods (see median3d_kernels.hpp for layouts). Each kernel's comment
 // says which part of the paper it is; launch shapes are chosen in the launchers below them.
 #include "common/cuda/check.hpp"
+#include "common/cuda/tiles.hpp"
 #include "median3d_internal.hpp"
 #include "median3d_kernels.hpp"
 
@@ -207,9 +208,8 @@ __global__ void spatial_median_kernel(Planes src, int bins, int w, int h, int rx
 // --- launchers -----------------------------------------------------------------------------------
 
 Status launch_ingest(const PixelSource& src, bool luma, int nc, Planes dst, cudaStream_t s) {
-  const dim3 block(32, 8);
-  const dim3 grid((src.width + 31) / 32, (src.height + 7) / 8);
-  ingest_kernel<<<grid, block, 0, s>>>(src, luma, nc, dst);
+  const dim3 grid = cuda::tile_grid(src.width, src.height);
+  ingest_kernel<<<grid, cuda::tile_block(), 0, s>>>(src, luma, nc, dst);
   CVIS_CUDA_CHECK_LAUNCH(s, "ingest_kernel");
   return Status::Ok();
 }
@@ -217,18 +217,17 @@ Status launch_ingest(const PixelSource& src, bool luma, int nc, Planes dst, cuda
 Status launch_hist_update(const uint8_t* head, const uint8_t* tail, size_t pitch,
                           size_t plane_bytes, bool quantized, int bins, int w, int h, int nc,
                           uint8_t* hist, cudaStream_t s) {
-  const dim3 block(32, 8);
-  const dim3 grid((w + 31) / 32, (h + 7) / 8, nc);
-  hist_update_kernel<<<grid, block, 0, s>>>(head, tail, pitch, plane_bytes, quantized, bins, w, h,
-                                            hist);
+  const dim3 grid = cuda::tile_grid(w, h, nc);
+  hist_update_kernel<<<grid, cuda::tile_block(), 0, s>>>(head, tail, pitch, plane_bytes, quantized,
+                                                         bins, w, h, hist);
   CVIS_CUDA_CHECK_LAUNCH(s, "hist_update_kernel");
   return Status::Ok();
 }
 
 Status launch_box_median(const uint8_t* hist, int bins, int w, int h, int nc, int rx, int ry,
                          uint32_t frames, Planes med, cudaStream_t s) {
-  const dim3 block(32, 8);
-  const dim3 grid((w + kBoxTileW - 1) / kBoxTileW, (h + kBoxTileH - 1) / kBoxTileH, nc);
+  const dim3 block = cuda::tile_block(); // two outputs per thread: a 32 x 16 tile
+  const dim3 grid = cuda::tile_grid(w, h, nc, kBoxTileW, kBoxTileH);
   // 8 words x 16 rows x (32 + 2 rx) columns: at most 31.7 KB (rx <= 15), under the 48 KB default.
   const size_t smem = sizeof(uint32_t) * 8 * kBoxTileH * (kBoxTileW + 2 * rx);
   box_median_kernel<<<grid, block, smem, s>>>(hist, bins, w, h, rx, ry, frames, med);
@@ -239,7 +238,7 @@ Status launch_box_median(const uint8_t* hist, int bins, int w, int h, int nc, in
 Status launch_spatial_median(Planes src, int bins, int w, int h, int nc, int rx, int ry, Planes dst,
                              cudaStream_t s) {
   const dim3 block(kSpTileW, kSpTileH);
-  const dim3 grid((w + kSpTileW - 1) / kSpTileW, (h + kSpTileH - 1) / kSpTileH, nc);
+  const dim3 grid = cuda::tile_grid(w, h, nc, kSpTileW, kSpTileH);
   const size_t smem = static_cast<size_t>(kSpTileW + 2 * rx) * (kSpTileH + 2 * ry);
   spatial_median_kernel<<<grid, block, smem, s>>>(src, bins, w, h, rx, ry, dst);
   CVIS_CUDA_CHECK_LAUNCH(s, "spatial_median_kernel");

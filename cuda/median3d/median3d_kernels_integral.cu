@@ -5,6 +5,7 @@
 // that there are enough threads), instead of the paper's scan-transpose-scan (Algorithm 3): the
 // column pass reads rows in coalesced order, so no transpose is needed.
 #include "common/cuda/check.hpp"
+#include "common/cuda/tiles.hpp"
 #include "median3d_internal.hpp"
 #include "median3d_kernels.hpp"
 
@@ -151,15 +152,15 @@ Status launch_integral_update(const uint8_t* head, const uint8_t* tail, size_t p
                               size_t plane_bytes, int bins, int w, int h, int nc, int16_t* rows,
                               int32_t* seg, uint32_t* jih, cudaStream_t s) {
   const int nrows = nc * h;
-  integral_rows_kernel<<<(nrows + kRowWarps - 1) / kRowWarps, 32 * kRowWarps, 0, s>>>(
+  integral_rows_kernel<<<cuda::div_up(nrows, kRowWarps), 32 * kRowWarps, 0, s>>>(
       head, tail, pitch, plane_bytes, bins, w, h, nc, rows);
   CVIS_CUDA_CHECK_LAUNCH(s, "integral_rows_kernel");
-  const int segs = (h + kScanSegment - 1) / kScanSegment;
-  const dim3 block(128);
-  const dim3 grid((w + 127) / 128, segs, nc * bins);
+  const int segs = cuda::div_up(h, kScanSegment);
+  const dim3 block(128); // one thread per column
+  const dim3 grid(cuda::div_up(w, 128), segs, nc * bins);
   integral_segments_kernel<<<grid, block, 0, s>>>(rows, w, h, segs, seg);
   CVIS_CUDA_CHECK_LAUNCH(s, "integral_segments_kernel");
-  const dim3 cgrid((w + 127) / 128, nc * bins);
+  const dim3 cgrid(cuda::div_up(w, 128), nc * bins);
   integral_carry_kernel<<<cgrid, block, 0, s>>>(w, segs, nc * bins, seg);
   CVIS_CUDA_CHECK_LAUNCH(s, "integral_carry_kernel");
   integral_apply_kernel<<<grid, block, 0, s>>>(rows, seg, w, h, segs, jih);
@@ -169,9 +170,8 @@ Status launch_integral_update(const uint8_t* head, const uint8_t* tail, size_t p
 
 Status launch_integral_median(const uint32_t* jih, int bins, int w, int h, int nc, int rx, int ry,
                               uint32_t frames, Planes med, cudaStream_t s) {
-  const dim3 block(32, 8);
-  const dim3 grid((w + 31) / 32, (h + 7) / 8, nc);
-  integral_median_kernel<<<grid, block, 0, s>>>(jih, bins, w, h, rx, ry, frames, med);
+  const dim3 grid = cuda::tile_grid(w, h, nc);
+  integral_median_kernel<<<grid, cuda::tile_block(), 0, s>>>(jih, bins, w, h, rx, ry, frames, med);
   CVIS_CUDA_CHECK_LAUNCH(s, "integral_median_kernel");
   return Status::Ok();
 }

@@ -1,6 +1,7 @@
 // Outputs of a frame: background image, differences |I - median| and their histogram, Otsu's
 // threshold (the paper's eq. 1 with tau chosen per frame) and the foreground mask.
 #include "common/cuda/check.hpp"
+#include "common/cuda/tiles.hpp"
 #include "median3d_kernels.hpp"
 
 namespace cvis::median3d::kernels {
@@ -122,10 +123,9 @@ __global__ void mask_kernel(const uint8_t* diff, size_t diff_pitch, int w, int h
 Status launch_finish(Planes med, Planes center, int bins, bool luma, int w, int h, int nc,
                      bool has_background, const PixelDest& background, uint8_t* diff,
                      size_t diff_pitch, uint32_t* dhist, cudaStream_t s) {
-  const dim3 block(32, 8); // 256 threads: one per histogram bin in finish_kernel
-  const dim3 grid((w + 31) / 32, (h + 7) / 8);
-  finish_kernel<<<grid, block, 0, s>>>(med, center, bins, luma, w, h, nc, has_background,
-                                       background, diff, diff_pitch, dhist);
+  // The 32 x 8 tile: 256 threads, one per histogram bin in finish_kernel.
+  finish_kernel<<<cuda::tile_grid(w, h), cuda::tile_block(), 0, s>>>(
+      med, center, bins, luma, w, h, nc, has_background, background, diff, diff_pitch, dhist);
   CVIS_CUDA_CHECK_LAUNCH(s, "finish_kernel");
   return Status::Ok();
 }
@@ -138,9 +138,8 @@ Status launch_threshold(const uint32_t* dhist, int fixed, DeviceResult* out, cud
 
 Status launch_mask(const uint8_t* diff, size_t diff_pitch, int w, int h, const DeviceResult* res,
                    uint8_t* mask, size_t mask_pitch, cudaStream_t s) {
-  const dim3 block(32, 8);
-  const dim3 grid((w + 31) / 32, (h + 7) / 8);
-  mask_kernel<<<grid, block, 0, s>>>(diff, diff_pitch, w, h, res, mask, mask_pitch);
+  mask_kernel<<<cuda::tile_grid(w, h), cuda::tile_block(), 0, s>>>(diff, diff_pitch, w, h, res,
+                                                                   mask, mask_pitch);
   CVIS_CUDA_CHECK_LAUNCH(s, "mask_kernel");
   return Status::Ok();
 }

@@ -1,6 +1,7 @@
-// Definitions shared verbatim by the CPU reference and the CUDA kernels (CVIS_HD): how a pixel's
-// channel values are read, how a value is binned, what value a bin stands for, the median of a
-// histogram (the paper's Algorithm 1), Otsu's threshold, and how a background pixel is written.
+// Definitions shared verbatim by the CPU reference and the CUDA kernels (CVIS_HD): how a value is
+// binned, what value a bin stands for, the median of a histogram (the paper's Algorithm 1), Otsu's
+// threshold, and how a background pixel is written (pixels are read with cvis::fetch_channels,
+// common/color.hpp).
 // Everything here is integer arithmetic except Otsu's between-class variance, whose double
 // operations are written so that no contraction into FMA is possible (the same bits on both sides).
 #pragma once
@@ -42,42 +43,7 @@ template <typename CountFn> CVIS_HD int median_bin(CountFn count, int bins, uint
   return bins - 1; // unreachable when the counts add up to n >= 1
 }
 
-// BT.601 full-range luma of 8-bit R'G'B' in 8.8 fixed point (weights 77 + 150 + 29 = 256).
-CVIS_HD int luma_of(int r, int g, int b) {
-  return (77 * r + 150 * g + 29 * b + 128) >> 8;
-}
-
-// The channel values of pixel (x, y). `luma`: one channel (GRAY8 value, YUV's Y, or luma_of(R,G,B)
-// for packed RGB; alpha and padding bytes ignored). Otherwise three channels: R, G, B for packed
-// RGB, Y, U, V for YUV (chroma of the 2x2 block the pixel lies in), the value three times for
-// GRAY8.
-CVIS_HD void fetch_channels(const PixelSource& s, int x, int y, bool luma, uint8_t out[3]) {
-  if (s.format == PixelFormat::kNV12 || s.format == PixelFormat::kI420) {
-    out[0] = s.plane[0][static_cast<size_t>(y) * s.pitch[0] + x];
-    if (luma)
-      return;
-    const size_t crow = static_cast<size_t>(y >> 1);
-    if (s.format == PixelFormat::kNV12) {
-      const uint8_t* uv = s.plane[1] + crow * s.pitch[1] + 2 * (x >> 1);
-      out[1] = uv[0];
-      out[2] = uv[1];
-    } else {
-      out[1] = s.plane[1][crow * s.pitch[1] + (x >> 1)];
-      out[2] = s.plane[2][crow * s.pitch[2] + (x >> 1)];
-    }
-    return;
-  }
-  const uint8_t* p = s.plane[0] + static_cast<size_t>(y) * s.pitch[0] +
-                     static_cast<size_t>(x) * s.layout.bytes_per_pixel;
-  const int r = p[s.layout.r], g = p[s.layout.g], b = p[s.layout.b];
-  if (luma) {
-    out[0] = static_cast<uint8_t>(s.format == PixelFormat::kGRAY8 ? r : luma_of(r, g, b));
-    return;
-  }
-  out[0] = static_cast<uint8_t>(r);
-  out[1] = static_cast<uint8_t>(g);
-  out[2] = static_cast<uint8_t>(b);
-}
+// The channel values of a pixel: cvis::fetch_channels (common/color.hpp), luma with luma_of.
 
 // Where a background image is written (any cvis::PixelFormat).
 struct PixelDest {

@@ -36,11 +36,17 @@ find "$BUILD/tests" "$BUILD/gst/tools" -type f -executable \
 # The device tool carries at most 64 MiB: stripped, and packed (run.sh unpacks).
 strip --strip-unneeded .device/bin/*
 tar -cJf .device/bin.tar.xz -C .device bin && rm -rf .device/bin
-cp -a "$BUILD"/gst/libgstcvis-1.0.so* .device/lib/
+find "$BUILD/gst" -maxdepth 1 -name 'libgstcvis-1.0.so*' ! -type d -exec cp -a {} .device/lib/ \;
 # Test-only libraries the runtime bundle does not carry.
 cp -aL /usr/lib/x86_64-linux-gnu/libgstcheck-1.0.so.0 .device/lib/
 cp -a "$SRC"/tests/data/. .device/testdata/
 [ -f "$REPO/build-gpu-clip.mp4" ] || scripts/make-clip.sh "$REPO/build-gpu-clip.mp4" 1920 1080 75
 cp "$REPO/build-gpu-clip.mp4" .device/media/test-1080p.mp4
+# The gpu suite's binaries (run.sh sanitize runs compute-sanitizer over them).
+meson introspect --tests "$BUILD" | python3 -c '
+import json, os, sys
+for t in json.load(sys.stdin):
+    if any(s.endswith(":gpu") for s in t["suite"]):
+        print(os.path.basename(t["cmd"][0]))' | sort -u > .device/gpu-tests.txt
 git rev-parse HEAD > .device/COMMIT
 du -sh .device

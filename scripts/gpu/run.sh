@@ -1,9 +1,13 @@
 #!/usr/bin/env bash
 # Runs on the GPU host (through the `device` tool, with .device carried): the gpu and cpu test
-# suites (CVIS_REQUIRE_GPU=1: a missing GPU fails), the benchmarks and the decode pipelines.
-# Logs go to $OUT/results.tgz; a summary is printed last.
-# Usage: scripts/gpu/run.sh [tests|bench|pipelines|all] [NAME_GLOB]
+# suites (CVIS_REQUIRE_GPU=1: a missing GPU fails), the benchmarks and the decode pipelines, or
+# compute-sanitizer over the gpu suite. Logs go to $OUT/results.tgz; a summary is printed last.
+# Usage: scripts/gpu/run.sh [tests|bench|pipelines|all|sanitize] [NAME_GLOB]
 #   NAME_GLOB selects test/benchmark binaries by name (default: all), e.g. 'bench_bgsub*'.
+#   sanitize: every gpu-suite binary (.device/gpu-tests.txt) under each compute-sanitizer tool,
+#   with CVIS_SANITIZER=1 (the tests' small cases) and a time limit per run, then one table of
+#   error counts per tool and binary. SAN_TOOLS (default "memcheck racecheck synccheck
+#   initcheck"), SAN_TIMEOUT (seconds per run, default 120), SAN_ARGS (more sanitizer options).
 set -uo pipefail
 WHAT=${1:-all}
 GLOB=${2:-*}
@@ -78,6 +82,57 @@ if [ "$WHAT" = pipelines ] || [ "$WHAT" = all ]; then
     log "pipeline nvh264dec ! $p:$times"
   done
 fi
+if [ "$WHAT" = sanitize ]; then
+  CS=$(command -v compute-sanitizer || ls /usr/local/cuda*/bin/compute-sanitizer 2>/dev/null | sort -V | tail -n 1)
+  TOOLS=${SAN_TOOLS:-memcheck racecheck synccheck initcheck}
+  LIMIT=${SAN_TIMEOUT:-120}
+  if [ -z "$CS" ] || [ ! -x "$CS" ]; then
+    log "sanitize: compute-sanitizer not found (PATH, /usr/local/cuda*/bin)"
+  else
+    log "sanitize: $("$CS" --version | tail -n 1), tools: $TOOLS, limit ${LIMIT}s per run"
+    if [ -f "$D/gpu-tests.txt" ]; then
+      names=$(cat "$D/gpu-tests.txt")
+    else
+      names=$(cd "$BIN" && ls test_*_gpu test_*_cuda 2>/dev/null)
+    fi
+    TABLE=$R/sanitize.md
+    { printf '| binary |'; for t in $TOOLS; do printf ' %s |' "$t"; done; echo
+      printf '| --- |'; for t in $TOOLS; do printf ' --- |'; done; echo; } > "$TABLE"
+    for n in $names; do
+      case "$n" in $GLOB) ;; *) continue ;; esac
+      [ -x "$BIN/$n" ] || { log "sanitize: $n missing"; continue; }
+      row="| $n |"
+      for tool in $TOOLS; do
+        L=$R/sanitize-$tool-$n.log
+        start=$(date +%s)
+        # application-only: not the plugin scanner GStreamer may start.
+        CVIS_SANITIZER=1 timeout -k 10 "$LIMIT" "$CS" --tool "$tool" --target-processes application-only \
+          --print-limit 20 ${SAN_ARGS:-} "$BIN/$n" --gtest_brief=1 > "$L" 2>&1
+        rc=$?
+        secs=$(( $(date +%s) - start ))
+        errors=$(grep -oE 'ERROR SUMMARY: [0-9]+ error' "$L" | tail -n 1 | grep -oE '[0-9]+')
+        warns=$(grep -oE 'RACECHECK SUMMARY: .*[0-9]+ warning' "$L" | tail -n 1 | grep -oE '[0-9]+ warning' | grep -oE '[0-9]+')
+        failed=$(grep -cE '^\[  FAILED  \] [A-Za-z]' "$L")
+        if [ "$rc" = 124 ] || [ "$rc" = 137 ]; then
+          cell="TIMEOUT"
+        elif [ -z "$errors" ]; then
+          cell="no summary (rc=$rc)"
+        else
+          cell="$errors"
+          [ -n "$warns" ] && [ "$warns" != 0 ] && cell="$cell (+$warns warnings)"
+          [ "$failed" != 0 ] && cell="$cell, $failed tests failed"
+          [ "$rc" != 0 ] && [ "$failed" = 0 ] && cell="$cell, rc=$rc"
+        fi
+        row="$row $cell, ${secs}s |"
+        echo "sanitize $tool $n: $cell (${secs}s)" >&2
+      done
+      echo "$row" >> "$TABLE"
+    done
+    log "compute-sanitizer, errors per tool and binary (CVIS_SANITIZER=1 cases; logs: sanitize-TOOL-BINARY.log):"
+    cat "$TABLE" | tee -a "$SUMMARY"
+  fi
+fi
+
 cp "$SUMMARY" "$OUT/summary.txt"
 tar -czf "$OUT/results.tgz" -C "$R" .
 cat "$SUMMARY"

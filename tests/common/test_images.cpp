@@ -197,4 +197,9 @@ bool gpu_required() {
   return e != nullptr && std::strcmp(e, "1") == 0;
 }
 
+bool sanitizer_run() {
+  const char* e = std::getenv("CVIS_SANITIZER");
+  return e != nullptr && std::strcmp(e, "1") == 0;
+}
+
 }  // namespace cvis::test

@@ -3,10 +3,19 @@
 #pragma once
 
 #include <cstdint>
+#include <ostream>
 #include <string>
 #include <vector>
 
+#include "common/blob.hpp"
 #include "common/image.hpp"
+
+namespace cvis {
+// How gtest prints a blob (found by argument-dependent lookup in namespace cvis).
+inline void PrintTo(const Blob& b, std::ostream* os) {
+  *os << "{" << b.x << "," << b.y << " " << b.width << "x" << b.height << " area " << b.area << "}";
+}
+}  // namespace cvis
 
 namespace cvis::test {
 
@@ -64,6 +73,22 @@ std::string testdata_dir();
 // where a missing GPU is a failure.
 bool gpu_available();
 bool gpu_required();
+
+// True when CVIS_SANITIZER=1: the run is under compute-sanitizer (scripts/gpu/run.sh sanitize),
+// whose tools slow kernels down by 10x to 1000x. The gpu tests then take their small cases: every
+// kernel and code path still runs, on few and small inputs.
+bool sanitizer_run();
+
+// At most `n` elements of `v`, evenly spaced, the first and the last included (for picking the
+// small cases of a sweep).
+template <typename T>
+std::vector<T> spread(const std::vector<T>& v, size_t n) {
+  if (n == 0) return {};
+  if (v.size() <= n) return v;
+  std::vector<T> out;
+  for (size_t i = 0; i < n; ++i) out.push_back(v[n == 1 ? 0 : i * (v.size() - 1) / (n - 1)]);
+  return out;
+}
 
 }  // namespace cvis::test
 

@@ -29,7 +29,7 @@ OUT = os.environ.get("EMU_OUT", "/tmp/cvis-emu")
 COMMON = [
     "cuda/common/status.cpp", "cuda/common/image.cpp", "cuda/common/color.cpp",
     "cuda/common/backend.cpp", "cuda/common/cuda/runtime.cpp", "cuda/common/cuda/upload.cpp",
-    "tests/common/test_images.cpp",
+    "cuda/common/cuda/device_buffer.cpp", "tests/common/test_images.cpp",
 ]
 
 # Presets: what each gpu-suite test needs. New methods add theirs here (or call `build`).
@@ -57,7 +57,8 @@ TARGETS = {
     "cpwl": dict(
         name="test_cpwl_gpu",
         cu=["cuda/cpwl/cpwl_kernels.cu"],
-        src=["cuda/cpwl/cpwl_cpu.cpp", "cuda/cpwl/cpwl_cuda.cpp", "tests/algo/cpwl/test_cpwl_gpu.cpp"],
+        src=["cuda/cpwl/cpwl_cpu.cpp", "cuda/cpwl/cpwl_cuda.cpp", "tests/algo/cpwl/test_cpwl_gpu.cpp",
+             "tests/algo/cpwl/test_cpwl_device_table.cpp"],
         inc=[]),
     "bgsub": dict(
         name="test_bgsub_gpu",

@@ -31,8 +31,9 @@ Status HostUploader::upload(const ImageView& host, cudaStream_t stream, ImageVie
     const size_t row = plane_row_bytes(host.format, p, host.width);
     const size_t rows = static_cast<size_t>(plane_rows(host.format, p, host.height));
     uint8_t* dst = staging_.get() + offset[p];
-    for (size_t r = 0; r < rows; ++r) std::memcpy(dst + r * row, host.data[p] + r * host.pitch[p], row);
-    CVIS_RETURN_IF_ERROR(planes_[p].reserve(row, rows));
+    for (size_t r = 0; r < rows; ++r)
+      std::memcpy(dst + r * row, host.data[p] + r * host.pitch[p], row);
+    CVIS_RETURN_IF_ERROR(planes_[p].reserve(row, rows, stream));
     CVIS_CUDA_CHECK(cudaMemcpy2DAsync(planes_[p].get(), planes_[p].pitch(), dst, row, row, rows,
                                       cudaMemcpyHostToDevice, stream));
     device->data[p] = planes_[p].get();
@@ -43,4 +44,4 @@ Status HostUploader::upload(const ImageView& host, cudaStream_t stream, ImageVie
   return Status::Ok();
 }
 
-}  // namespace cvis::cuda
+} // namespace cvis::cuda

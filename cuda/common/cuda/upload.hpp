@@ -10,19 +10,20 @@
 namespace cvis::cuda {
 
 class HostUploader {
- public:
+public:
   // Makes `*device` a device view holding the pixels of `host` (any format). The device buffer is
-  // reused across calls and stays valid until the next upload() or the uploader's destruction; work
-  // that reads it must be enqueued on `stream`. The staging buffer is reused only after the previous
-  // copy finished (an event guards it), so back-to-back calls are safe without a caller sync.
-  // Host views pass through unchanged if they are already device views.
+  // reused across calls (grown in stream order on `stream`) and stays valid until the next upload()
+  // or the uploader's destruction; work that reads it must be enqueued on `stream`. The staging
+  // buffer is reused only after the previous copy finished (an event guards it), so back-to-back
+  // calls are safe without a caller sync. Host views pass through unchanged if they are already
+  // device views.
   Status upload(const ImageView& host, cudaStream_t stream, ImageView* device);
 
- private:
+private:
   PinnedArray<uint8_t> staging_;
   PitchedBuffer planes_[3];
   Event copied_;
   bool pending_ = false;
 };
 
-}  // namespace cvis::cuda
+} // namespace cvis::cuda

@@ -13,12 +13,6 @@
 #include "synth_sequence.hpp"
 #include "test_images.hpp"
 
-namespace cvis::bgsub {
-inline void PrintTo(const Blob& b, std::ostream* os) {
-  *os << "{x " << b.x << ", y " << b.y << ", " << b.width << "x" << b.height << ", area " << b.area
-      << "}";
-}
-} // namespace cvis::bgsub
 
 namespace cvis::bgsub::test {
 
@@ -51,10 +45,11 @@ inline cvis::test::SequenceSpec small_spec(int w, int h, int frames, uint32_t se
 }
 
 // Runs `frames` frames; `make_frame(t, rgb)` returns the view to feed (it may convert / pad).
+// `stream`: the CUDA stream of every process() call (the CPU backend ignores it).
 inline SeqRun run_sequence(Subtractor& s, const cvis::test::SyntheticSequence& seq, int frames,
                            const std::function<ImageView(int, const cvis::test::HostImage&,
                                                          cvis::test::HostImage*)>& convert,
-                           size_t mask_pad = 0) {
+                           size_t mask_pad = 0, StreamHandle stream = nullptr) {
   SeqRun run;
   const int w = seq.spec().width, h = seq.spec().height;
   cvis::test::HostImage mask(PixelFormat::kGRAY8, w, h, mask_pad);
@@ -65,7 +60,7 @@ inline SeqRun run_sequence(Subtractor& s, const cvis::test::SyntheticSequence& s
     const ImageView v = convert ? convert(t, rgb, &conv) : rgb.view();
     FrameResult r;
     std::vector<float> dens(static_cast<size_t>(w) * h);
-    const Status st = s.process(v, mask.view(), &r, nullptr, dens.data());
+    const Status st = s.process(v, mask.view(), &r, stream, dens.data());
     EXPECT_TRUE(st.ok()) << st.to_string();
     if (!st.ok())
       break;

@@ -10,12 +10,7 @@
 #include <vector>
 
 #include "ccl/ccl.hpp"
-
-namespace cvis::ccl {
-inline void PrintTo(const Blob& b, std::ostream* os) {
-  *os << "{" << b.x << "," << b.y << " " << b.width << "x" << b.height << " area " << b.area << "}";
-}
-} // namespace cvis::ccl
+#include "test_images.hpp" // PrintTo(Blob)
 
 namespace cvis::ccl::test {
 

@@ -172,21 +172,21 @@ TEST(Median3dBlobs, ComponentsBoxesAndLimits) {
   ASSERT_EQ(b.size(), 4u);
   EXPECT_EQ(b[0].x, 2);
   EXPECT_EQ(b[0].y, 1);
-  EXPECT_EQ(b[0].w, 5);
-  EXPECT_EQ(b[0].h, 4);
+  EXPECT_EQ(b[0].width, 5);
+  EXPECT_EQ(b[0].height, 4);
   EXPECT_EQ(b[0].area, 13u);
   EXPECT_EQ(b[1].x, 18);
   EXPECT_EQ(b[1].y, 2);
   EXPECT_EQ(b[1].area, 1u);
   EXPECT_EQ(b[2].x, 3);
   EXPECT_EQ(b[2].y, 6);
-  EXPECT_EQ(b[2].w, 3);
-  EXPECT_EQ(b[2].h, 5);
+  EXPECT_EQ(b[2].width, 3);
+  EXPECT_EQ(b[2].height, 5);
   EXPECT_EQ(b[2].area, 8u);
   EXPECT_EQ(b[3].x, 10);
   EXPECT_EQ(b[3].y, 8);
-  EXPECT_EQ(b[3].w, 9);
-  EXPECT_EQ(b[3].h, 1);
+  EXPECT_EQ(b[3].width, 9);
+  EXPECT_EQ(b[3].height, 1);
   ASSERT_TRUE(find_blobs(m.view(), 9, 100, &b).ok());
   ASSERT_EQ(b.size(), 2u); // min area drops the 1 px and 8 px blobs
   ASSERT_TRUE(find_blobs(m.view(), 1, 2, &b).ok());

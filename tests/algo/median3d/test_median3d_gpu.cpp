@@ -71,6 +71,11 @@ private:
 
 enum class Where { kDevice, kHost, kMixed };
 
+// Under compute-sanitizer (CVIS_SANITIZER=1): a spread of the cases.
+std::vector<Case> small_if_sanitized(std::vector<Case> cases) {
+  return cvis::test::sanitizer_run() ? cvis::test::spread(cases, 4) : cases;
+}
+
 // Frames: device copies (kDevice, kMixed) or the host images (kHost: the backend uploads).
 // Outputs: device images downloaded after a sync (kDevice), host images (kHost), or a device mask
 // plus a host mask copy that must agree (kMixed).
@@ -144,7 +149,10 @@ protected:
 
 TEST_P(Median3dGpu, WindowShapesEqualTheDefinition) {
   const test::Io io = gpu_io(Where::kDevice, stream_);
-  for (const Case& c : test::sweep_cases(GetParam())) {
+  std::vector<Case> cases = test::sweep_cases(GetParam());
+  if (cvis::test::sanitizer_run())
+    cases = cvis::test::spread(cases, 6);
+  for (const Case& c : cases) {
     test::run_and_check(*est_, c, io);
     if (HasFailure())
       return;
@@ -153,7 +161,7 @@ TEST_P(Median3dGpu, WindowShapesEqualTheDefinition) {
 
 TEST_P(Median3dGpu, FormatsSizesThresholdsWithHostFrames) {
   const test::Io io = gpu_io(Where::kHost, stream_);
-  for (const Case& c : test::format_cases(GetParam())) {
+  for (const Case& c : small_if_sanitized(test::format_cases(GetParam()))) {
     test::run_and_check(*est_, c, io);
     if (HasFailure())
       return;
@@ -162,7 +170,7 @@ TEST_P(Median3dGpu, FormatsSizesThresholdsWithHostFrames) {
 
 TEST_P(Median3dGpu, FormatsSizesThresholdsWithDeviceFramesAndMaskCopy) {
   const test::Io io = gpu_io(Where::kMixed, stream_);
-  for (const Case& c : test::format_cases(GetParam())) {
+  for (const Case& c : small_if_sanitized(test::format_cases(GetParam()))) {
     test::run_and_check(*est_, c, io);
     if (HasFailure())
       return;
@@ -177,10 +185,17 @@ TEST_P(Median3dGpu, LargeFramesEqualTheCpuBackend) {
     PixelFormat f;
     Channels ch;
   };
-  const Shape shapes[] = {{333, 217, 3, 3, 15, 16, PixelFormat::kNV12, Channels::kLuma},
-                          {640, 360, 5, 5, 9, 256, PixelFormat::kGRAY8, Channels::kLuma},
-                          {257, 131, 31, 1, 5, 64, PixelFormat::kRGBA, Channels::kRgb},
-                          {129, 97, 15, 15, 33, 8, PixelFormat::kBGRx, Channels::kLuma}};
+  std::vector<Shape> shapes = {{333, 217, 3, 3, 15, 16, PixelFormat::kNV12, Channels::kLuma},
+                               {640, 360, 5, 5, 9, 256, PixelFormat::kGRAY8, Channels::kLuma},
+                               {257, 131, 31, 1, 5, 64, PixelFormat::kRGBA, Channels::kRgb},
+                               {129, 97, 15, 15, 33, 8, PixelFormat::kBGRx, Channels::kLuma}};
+  if (cvis::test::sanitizer_run()) { // still several tiles and scan segments, fewer frames
+    for (Shape& sh : shapes) {
+      sh.w = sh.w / 4 | 1;
+      sh.h = sh.h / 3 | 1;
+      sh.t = std::min(sh.t, 9);
+    }
+  }
   Status s;
   auto cpu = make_estimator(Backend::kCpu, &s);
   ASSERT_TRUE(cpu);
@@ -263,6 +278,49 @@ TEST_P(Median3dGpu, LargeFramesEqualTheCpuBackend) {
     EXPECT_LE(mu.device_bytes, max_estimate * 2);
     ++n;
   }
+}
+
+// result() waits for its compute() itself (an event), with no synchronisation of the stream by
+// the caller: the figures and the blobs (more than the labelling's first read-back holds) equal
+// the CPU backend's. The masks go to device scratch only (blobs requested, no mask view).
+TEST_P(Median3dGpu, ResultWaitsForItsCompute) {
+  Params p;
+  p.method = GetParam();
+  p.temporal = 5;
+  p.bins = 32;
+  const int w = 160, h = 96;
+  Status s;
+  auto cpu = make_estimator(Backend::kCpu, &s);
+  ASSERT_TRUE(cpu);
+  ASSERT_TRUE(cpu->configure(p, w, h, PixelFormat::kGRAY8).ok());
+  ASSERT_TRUE(est_->configure(p, w, h, PixelFormat::kGRAY8).ok());
+  std::vector<HostImage> frames; // host frames, alive until the end
+  size_t most = 0;
+  for (int t = 0; t < 10; ++t) {
+    frames.push_back(test::make_frame(PixelFormat::kGRAY8, w, h, 3, test::Content::kNoise, 41, t));
+    const bool drop = t >= p.temporal;
+    ASSERT_TRUE(cpu->push(frames.back().view(), drop, nullptr).ok());
+    ASSERT_TRUE(est_->push(frames.back().view(), drop, stream_).ok());
+    const int index = cpu->frames() / 2;
+    HostImage mc(PixelFormat::kGRAY8, w, h);
+    const ImageView vmc = mc.view();
+    Request rc, rg;
+    rc.mask = &vmc;
+    rc.blobs = rg.blobs = test::blob_request(0); // every blob, min area 1
+    ASSERT_TRUE(cpu->compute(index, rc, nullptr).ok());
+    ASSERT_TRUE(est_->compute(index, rg, stream_).ok());
+    FrameResult fc, fg;
+    ASSERT_TRUE(cpu->result(&fc).ok());
+    const Status r = est_->result(&fg);
+    ASSERT_TRUE(r.ok()) << r.to_string();
+    EXPECT_EQ(fc.threshold, fg.threshold) << "frame " << t;
+    EXPECT_EQ(fc.foreground, fg.foreground) << "frame " << t;
+    EXPECT_TRUE(fg.has_blobs);
+    EXPECT_EQ(fc.blobs.size(), fg.blobs.size()) << "frame " << t;
+    EXPECT_TRUE(fc.blobs == fg.blobs) << "frame " << t << ": blobs differ";
+    most = std::max(most, fc.blobs.size());
+  }
+  EXPECT_GT(most, 256u) << "the case should need the labelling's second read-back";
 }
 
 INSTANTIATE_TEST_SUITE_P(Methods, Median3dGpu,

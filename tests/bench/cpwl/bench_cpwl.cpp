@@ -22,10 +22,13 @@
 
 #include "common/backend.hpp"
 #include "cpwl/cpwl.hpp"
+#include "cpwl_bench.hpp"
 
 namespace {
 
 using namespace cvis::cpwl;
+using bench::benchmark_gpu;
+using bench::GpuTiming;
 
 struct Options {
   bool quick = false;

@@ -64,6 +64,7 @@ enum cudaDeviceAttr {
   cudaDevAttrClockRate = 13,
   cudaDevAttrTextureAlignment = 14,
   cudaDevAttrMultiProcessorCount = 16,
+  cudaDevAttrMaxTexture1DWidth = 21,
   cudaDevAttrMemoryClockRate = 36,
   cudaDevAttrGlobalMemoryBusWidth = 37,
   cudaDevAttrL2CacheSize = 38,
@@ -129,8 +130,12 @@ struct float4 {
 struct double2 {
   double x, y;
 };
-inline float2 make_float2(float x, float y) { return float2{x, y}; }
-inline uint4 make_uint4(unsigned x, unsigned y, unsigned z, unsigned w) { return uint4{x, y, z, w}; }
+inline float2 make_float2(float x, float y) {
+  return float2{x, y};
+}
+inline uint4 make_uint4(unsigned x, unsigned y, unsigned z, unsigned w) {
+  return uint4{x, y, z, w};
+}
 
 struct cudaDeviceProp {
   char name[256];
@@ -175,7 +180,7 @@ inline constexpr size_t kSharedDefault = 48 * 1024, kSharedOptin = 232448;
 inline constexpr size_t kMaxArray1D = 131072;
 
 struct Op {
-  uint64_t order;  // global enqueue order (legacy-stream rules)
+  uint64_t order; // global enqueue order (legacy-stream rules)
   std::function<void()> run;
 };
 
@@ -186,8 +191,8 @@ struct Stream {
 };
 
 struct Event {
-  Stream* stream = nullptr;  // null: never recorded
-  uint64_t position = 0;     // complete when stream->completed >= position
+  Stream* stream = nullptr; // null: never recorded
+  uint64_t position = 0;    // complete when stream->completed >= position
   bool timing = true;
 };
 
@@ -195,7 +200,7 @@ enum class Kind { kDevice, kPinned };
 struct Allocation {
   size_t size;
   Kind kind;
-  bool async;  // cudaMallocAsync
+  bool async; // cudaMallocAsync
 };
 
 struct Site {
@@ -216,12 +221,12 @@ struct State {
   State();
   std::recursive_mutex mu;
   Stream legacy;
-  std::vector<std::unique_ptr<Stream>> streams;  // never freed: queued waits may name them
+  std::vector<std::unique_ptr<Stream>> streams; // never freed: queued waits may name them
   std::vector<std::unique_ptr<Event>> events;
   uint64_t order = 0;
   bool eager = false, initcheck = true, verbose = false;
   std::map<uintptr_t, Allocation> allocs;
-  std::map<const void*, int> func_smem;  // cudaFuncAttributeMaxDynamicSharedMemorySize
+  std::map<const void*, int> func_smem; // cudaFuncAttributeMaxDynamicSharedMemorySize
   cudaError_t last_error = cudaSuccess;
   std::map<std::string, InitError> init_errors;
   uint64_t init_error_total = 0, launches = 0, ops = 0;
@@ -241,8 +246,11 @@ inline std::string where(Site s) {
   return std::string(base) + ":" + std::to_string(s.line);
 }
 
+// A failing call also sets the thread's last error, as the runtime does (the next
+// cudaGetLastError, e.g. a launch check, reports it unless something cleared it).
 inline cudaError_t fail(cudaError_t e, Site s, const std::string& msg) {
   std::fprintf(stderr, "emu: %s: %s\n", where(s).c_str(), msg.c_str());
+  state().last_error = e;
   return e;
 }
 
@@ -260,7 +268,9 @@ inline void run_until(Stream& s, uint64_t position) {
   while (s.completed < position)
     run_one(s);
 }
-inline void drain(Stream& s) { run_until(s, s.enqueued); }
+inline void drain(Stream& s) {
+  run_until(s, s.enqueued);
+}
 
 // The legacy stream waits for earlier work of blocking streams and they for its earlier work.
 inline void run_predecessors(const Stream& s, uint64_t order) {
@@ -372,7 +382,8 @@ inline cudaError_t release(void* p, Kind kind, Site s) {
   State& st = state();
   auto it = st.allocs.find(reinterpret_cast<uintptr_t>(p));
   if (it == st.allocs.end() || it->second.kind != kind)
-    return fail(cudaErrorInvalidValue, s, "free of a pointer that is not the start of a live allocation");
+    return fail(cudaErrorInvalidValue, s,
+                "free of a pointer that is not the start of a live allocation");
   st.allocs.erase(it);
   std::free(p);
   return cudaSuccess;
@@ -515,7 +526,7 @@ inline cudaError_t fill2d(void* p, size_t pitch, int value, size_t width, size_t
   return cudaSuccess;
 }
 
-}  // namespace emu
+} // namespace emu
 
 struct cudaArray {
   cudaChannelFormatDesc desc;
@@ -531,20 +542,33 @@ inline cudaError_t cudaGetLastError() {
   emu::state().last_error = cudaSuccess;
   return e;
 }
-inline cudaError_t cudaPeekAtLastError() { return emu::state().last_error; }
+inline cudaError_t cudaPeekAtLastError() {
+  return emu::state().last_error;
+}
 inline const char* cudaGetErrorName(cudaError_t e) {
   switch (e) {
-  case cudaSuccess: return "cudaSuccess";
-  case cudaErrorInvalidValue: return "cudaErrorInvalidValue";
-  case cudaErrorMemoryAllocation: return "cudaErrorMemoryAllocation";
-  case cudaErrorInitializationError: return "cudaErrorInitializationError";
-  case cudaErrorInvalidConfiguration: return "cudaErrorInvalidConfiguration";
-  case cudaErrorInvalidDevicePointer: return "cudaErrorInvalidDevicePointer";
-  case cudaErrorInvalidMemcpyDirection: return "cudaErrorInvalidMemcpyDirection";
-  case cudaErrorInvalidResourceHandle: return "cudaErrorInvalidResourceHandle";
-  case cudaErrorNotReady: return "cudaErrorNotReady";
-  case cudaErrorIllegalAddress: return "cudaErrorIllegalAddress";
-  case cudaErrorNotSupported: return "cudaErrorNotSupported";
+  case cudaSuccess:
+    return "cudaSuccess";
+  case cudaErrorInvalidValue:
+    return "cudaErrorInvalidValue";
+  case cudaErrorMemoryAllocation:
+    return "cudaErrorMemoryAllocation";
+  case cudaErrorInitializationError:
+    return "cudaErrorInitializationError";
+  case cudaErrorInvalidConfiguration:
+    return "cudaErrorInvalidConfiguration";
+  case cudaErrorInvalidDevicePointer:
+    return "cudaErrorInvalidDevicePointer";
+  case cudaErrorInvalidMemcpyDirection:
+    return "cudaErrorInvalidMemcpyDirection";
+  case cudaErrorInvalidResourceHandle:
+    return "cudaErrorInvalidResourceHandle";
+  case cudaErrorNotReady:
+    return "cudaErrorNotReady";
+  case cudaErrorIllegalAddress:
+    return "cudaErrorIllegalAddress";
+  case cudaErrorNotSupported:
+    return "cudaErrorNotSupported";
   }
   return "cudaErrorUnknown";
 }
@@ -555,7 +579,9 @@ inline cudaError_t cudaGetDeviceCount(int* n) {
   *n = 1;
   return cudaSuccess;
 }
-inline cudaError_t cudaSetDevice(int d) { return d == 0 ? cudaSuccess : cudaErrorInvalidValue; }
+inline cudaError_t cudaSetDevice(int d) {
+  return d == 0 ? cudaSuccess : cudaErrorInvalidValue;
+}
 inline cudaError_t cudaGetDevice(int* d) {
   *d = 0;
   return cudaSuccess;
@@ -580,18 +606,44 @@ inline cudaError_t cudaGetDeviceProperties(cudaDeviceProp* p, int) {
 }
 inline cudaError_t cudaDeviceGetAttribute(int* v, cudaDeviceAttr a, int) {
   switch (a) {
-  case cudaDevAttrMaxThreadsPerBlock: *v = 1024; break;
-  case cudaDevAttrClockRate: *v = 1000000; break;
-  case cudaDevAttrTextureAlignment: *v = 512; break;
-  case cudaDevAttrMultiProcessorCount: *v = 1; break;
-  case cudaDevAttrMemoryClockRate: *v = 1000000; break;
-  case cudaDevAttrGlobalMemoryBusWidth: *v = 64; break;
-  case cudaDevAttrL2CacheSize: *v = 1 << 20; break;
-  case cudaDevAttrMaxThreadsPerMultiProcessor: *v = 2048; break;
-  case cudaDevAttrTexturePitchAlignment: *v = 32; break;
-  case cudaDevAttrMaxSharedMemoryPerBlockOptin: *v = static_cast<int>(emu::kSharedOptin); break;
-  case cudaDevAttrMemoryPoolsSupported: *v = 1; break;
-  default: return cudaErrorInvalidValue;
+  case cudaDevAttrMaxThreadsPerBlock:
+    *v = 1024;
+    break;
+  case cudaDevAttrClockRate:
+    *v = 1000000;
+    break;
+  case cudaDevAttrTextureAlignment:
+    *v = 512;
+    break;
+  case cudaDevAttrMultiProcessorCount:
+    *v = 1;
+    break;
+  case cudaDevAttrMaxTexture1DWidth:
+    *v = static_cast<int>(emu::kMaxArray1D);
+    break;
+  case cudaDevAttrMemoryClockRate:
+    *v = 1000000;
+    break;
+  case cudaDevAttrGlobalMemoryBusWidth:
+    *v = 64;
+    break;
+  case cudaDevAttrL2CacheSize:
+    *v = 1 << 20;
+    break;
+  case cudaDevAttrMaxThreadsPerMultiProcessor:
+    *v = 2048;
+    break;
+  case cudaDevAttrTexturePitchAlignment:
+    *v = 32;
+    break;
+  case cudaDevAttrMaxSharedMemoryPerBlockOptin:
+    *v = static_cast<int>(emu::kSharedOptin);
+    break;
+  case cudaDevAttrMemoryPoolsSupported:
+    *v = 1;
+    break;
+  default:
+    return cudaErrorInvalidValue;
   }
   return cudaSuccess;
 }
@@ -629,12 +681,11 @@ inline cudaError_t cudaMalloc(void** p, size_t n, const char* file = __builtin_F
   *p = emu::allocate(n, emu::Kind::kDevice, false);
   return *p ? cudaSuccess : cudaErrorMemoryAllocation;
 }
-template <typename T>
-inline cudaError_t cudaMalloc(T** p, size_t n) {
+template <typename T> inline cudaError_t cudaMalloc(T** p, size_t n) {
   return cudaMalloc(reinterpret_cast<void**>(p), n);
 }
 inline cudaError_t cudaMallocPitch(void** p, size_t* pitch, size_t w, size_t h) {
-  *pitch = (std::max<size_t>(w, 1) + 511) / 512 * 512;  // drivers pad rows (never assume how much)
+  *pitch = (std::max<size_t>(w, 1) + 511) / 512 * 512; // drivers pad rows (never assume how much)
   return cudaMalloc(p, *pitch * h);
 }
 inline cudaError_t cudaMallocAsync(void** p, size_t n, cudaStream_t) {
@@ -642,22 +693,24 @@ inline cudaError_t cudaMallocAsync(void** p, size_t n, cudaStream_t) {
   *p = emu::allocate(n, emu::Kind::kDevice, true);
   return *p ? cudaSuccess : cudaErrorMemoryAllocation;
 }
-template <typename T>
-inline cudaError_t cudaMallocAsync(T** p, size_t n, cudaStream_t s) {
+template <typename T> inline cudaError_t cudaMallocAsync(T** p, size_t n, cudaStream_t s) {
   return cudaMallocAsync(reinterpret_cast<void**>(p), n, s);
 }
 inline cudaError_t cudaFree(void* p, const char* file = __builtin_FILE(),
                             int line = __builtin_LINE()) {
   auto g = emu::lock();
-  emu::drain_all();  // cudaFree synchronises the device
+  emu::drain_all(); // cudaFree synchronises the device
   return emu::release(p, emu::Kind::kDevice, emu::Site{file, line});
 }
 inline cudaError_t cudaFreeAsync(void* p, cudaStream_t s, const char* file = __builtin_FILE(),
                                  int line = __builtin_LINE()) {
   auto g = emu::lock();
   if (p && !emu::is_device(p))
-    return emu::fail(cudaErrorInvalidValue, emu::Site{file, line}, "cudaFreeAsync of a non-device pointer");
-  emu::enqueue(*emu::stream_of(s), [=] { (void)emu::release(p, emu::Kind::kDevice, emu::Site{file, line}); });
+    return emu::fail(cudaErrorInvalidValue, emu::Site{file, line},
+                     "cudaFreeAsync of a non-device pointer");
+  emu::enqueue(*emu::stream_of(s), [=] {
+    (void)emu::release(p, emu::Kind::kDevice, emu::Site{file, line});
+  });
   return cudaSuccess;
 }
 inline cudaError_t cudaMallocHost(void** p, size_t n) {
@@ -665,11 +718,12 @@ inline cudaError_t cudaMallocHost(void** p, size_t n) {
   *p = emu::allocate(n, emu::Kind::kPinned, false);
   return *p ? cudaSuccess : cudaErrorMemoryAllocation;
 }
-template <typename T>
-inline cudaError_t cudaMallocHost(T** p, size_t n) {
+template <typename T> inline cudaError_t cudaMallocHost(T** p, size_t n) {
   return cudaMallocHost(reinterpret_cast<void**>(p), n);
 }
-inline cudaError_t cudaHostAlloc(void** p, size_t n, unsigned) { return cudaMallocHost(p, n); }
+inline cudaError_t cudaHostAlloc(void** p, size_t n, unsigned) {
+  return cudaMallocHost(p, n);
+}
 inline cudaError_t cudaFreeHost(void* p, const char* file = __builtin_FILE(),
                                 int line = __builtin_LINE()) {
   auto g = emu::lock();
@@ -729,8 +783,10 @@ inline cudaChannelFormatDesc cudaCreateChannelDesc(int x, int y, int z, int w,
 }
 inline cudaError_t cudaMallocArray(cudaArray_t* a, const cudaChannelFormatDesc* d, size_t w,
                                    size_t h = 0, unsigned = 0) {
-  if (w == 0 || w > emu::kMaxArray1D || h > 65536)
+  if (w == 0 || w > emu::kMaxArray1D || h > 65536) {
+    emu::state().last_error = cudaErrorInvalidValue;
     return cudaErrorInvalidValue;
+  }
   auto* arr = new cudaArray;
   arr->desc = *d;
   arr->width = w;
@@ -815,7 +871,7 @@ inline cudaError_t cudaStreamDestroy(cudaStream_t s) {
   emu::Stream* st = emu::stream_of(s);
   if (st->legacy || st->destroyed)
     return cudaErrorInvalidResourceHandle;
-  emu::drain(*st);  // queued work completes after a destroy too
+  emu::drain(*st); // queued work completes after a destroy too
   st->destroyed = true;
   return cudaSuccess;
 }
@@ -827,7 +883,9 @@ inline cudaError_t cudaStreamSynchronize(cudaStream_t s) {
   emu::drain(*st);
   return cudaSuccess;
 }
-inline cudaError_t cudaStreamQuery(cudaStream_t s) { return cudaStreamSynchronize(s); }
+inline cudaError_t cudaStreamQuery(cudaStream_t s) {
+  return cudaStreamSynchronize(s);
+}
 inline cudaError_t cudaLaunchHostFunc(cudaStream_t s, cudaHostFn_t fn, void* data) {
   auto g = emu::lock();
   emu::enqueue(*emu::stream_of(s), [=] { fn(data); });
@@ -841,8 +899,12 @@ inline cudaError_t cudaEventCreateWithFlags(cudaEvent_t* e, unsigned flags) {
   emu::state().events.push_back(std::move(ev));
   return cudaSuccess;
 }
-inline cudaError_t cudaEventCreate(cudaEvent_t* e) { return cudaEventCreateWithFlags(e, 0); }
-inline cudaError_t cudaEventDestroy(cudaEvent_t) { return cudaSuccess; }  // kept: waits may name it
+inline cudaError_t cudaEventCreate(cudaEvent_t* e) {
+  return cudaEventCreateWithFlags(e, 0);
+}
+inline cudaError_t cudaEventDestroy(cudaEvent_t) {
+  return cudaSuccess;
+} // kept: waits may name it
 inline cudaError_t cudaEventRecord(cudaEvent_t e, cudaStream_t s = nullptr) {
   auto g = emu::lock();
   auto* ev = reinterpret_cast<emu::Event*>(e);
@@ -857,7 +919,9 @@ inline cudaError_t cudaEventSynchronize(cudaEvent_t e) {
     emu::run_until(*ev->stream, ev->position);
   return cudaSuccess;
 }
-inline cudaError_t cudaEventQuery(cudaEvent_t e) { return cudaEventSynchronize(e); }
+inline cudaError_t cudaEventQuery(cudaEvent_t e) {
+  return cudaEventSynchronize(e);
+}
 inline cudaError_t cudaEventElapsedTime(float* ms, cudaEvent_t a, cudaEvent_t b) {
   auto* ea = reinterpret_cast<emu::Event*>(a);
   auto* eb = reinterpret_cast<emu::Event*>(b);
@@ -865,14 +929,14 @@ inline cudaError_t cudaEventElapsedTime(float* ms, cudaEvent_t a, cudaEvent_t b)
     return cudaErrorInvalidResourceHandle;
   if (ea->stream->completed < ea->position || eb->stream->completed < eb->position)
     return cudaErrorNotReady;
-  *ms = 1.0f;  // emulation: timings mean nothing
+  *ms = 1.0f; // emulation: timings mean nothing
   return cudaSuccess;
 }
 inline cudaError_t cudaStreamWaitEvent(cudaStream_t s, cudaEvent_t e, unsigned = 0) {
   auto g = emu::lock();
   auto* ev = reinterpret_cast<emu::Event*>(e);
   if (!ev->stream)
-    return cudaSuccess;  // never recorded: nothing to wait for
+    return cudaSuccess; // never recorded: nothing to wait for
   emu::Stream* other = ev->stream;
   const uint64_t pos = ev->position;
   emu::enqueue(*emu::stream_of(s), [=] { emu::run_until(*other, pos); });
@@ -892,7 +956,8 @@ inline void report_at_exit() {
                  pending);
   }
   std::fprintf(stderr, "emu: %llu operations, %llu kernel launches\n",
-               static_cast<unsigned long long>(st.ops), static_cast<unsigned long long>(st.launches));
+               static_cast<unsigned long long>(st.ops),
+               static_cast<unsigned long long>(st.launches));
   if (st.init_error_total) {
     std::fprintf(stderr, "emu initcheck: %llu copies read never-written device memory:\n",
                  static_cast<unsigned long long>(st.init_error_total));
@@ -920,4 +985,4 @@ inline State& state() {
   (void)reported;
   return s;
 }
-}  // namespace emu
+} // namespace emu

@@ -58,13 +58,16 @@ TEST_F(CeddElementCuda, CudaMemoryEveryFormatMatchesCpuLibrary) {
   CVIS_REQUIRE_GPU();
   ASSERT_TRUE(has_plugin_feature("cudaupload")) << "nvcodec's cudaupload is missing";
   int n = 0;
+  std::vector<std::pair<int, int>> sizes = {{1920, 1080}, {333, 211}, {64, 48}};
+  if (cvis::test::sanitizer_run())
+    sizes.erase(sizes.begin()); // under compute-sanitizer: not the 1080p frames
   for (GstVideoFormat fmt : kCudaFormats) {
-    for (auto [w, h] : {std::pair{1920, 1080}, std::pair{333, 211}, std::pair{64, 48}}) {
+    for (auto [w, h] : sizes) {
       n += compare_through("cudaupload ! video/x-raw(memory:CUDAMemory) ! cudacedd backend=cuda",
                            fmt, w, h, 3, 500 + n, true);
     }
   }
-  EXPECT_EQ(n, 10 * 3 * 3);
+  EXPECT_EQ(n, 10 * 3 * static_cast<int>(sizes.size()));
 }
 
 TEST_F(CeddElementCuda, SystemMemoryUploadedByTheElement) {

@@ -163,13 +163,13 @@ inline std::vector<m3d::Blob> roi_boxes(GstBuffer* buf) {
     m3d::Blob b;
     b.x = roi->x;
     b.y = roi->y;
-    b.w = roi->w;
-    b.h = roi->h;
+    b.width = roi->w;
+    b.height = roi->h;
     GstStructure* s = gst_video_region_of_interest_meta_get_param(roi, "foreground");
     guint area = 0;
     if (s)
       gst_structure_get_uint(s, "area", &area);
-    b.area = area;
+    b.area = static_cast<int>(area);
     out.push_back(b);
   }
   return out;
@@ -179,8 +179,7 @@ inline bool same_blobs(const std::vector<m3d::Blob>& a, const std::vector<m3d::B
   if (a.size() != b.size())
     return false;
   for (size_t i = 0; i < a.size(); ++i) {
-    if (a[i].x != b[i].x || a[i].y != b[i].y || a[i].w != b[i].w || a[i].h != b[i].h ||
-        a[i].area != b[i].area) {
+    if (a[i] != b[i]) {
       return false;
     }
   }
