@@ -136,7 +136,8 @@ gst_cvis_filter_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
     return finish (self, GstCvisContextScope::push_failed ());
   return finish (self, gst_cvis_guarded ([&] {
         GstCvisFrame in;
-        CVIS_RETURN_IF_ERROR (in.map (self, buf, &priv->in_info, GST_MAP_READ));
+        CVIS_RETURN_IF_ERROR (in.map (self, buf, &priv->in_info, klass->writable ?
+                GST_MAP_READWRITE : GST_MAP_READ));
         CVIS_RETURN_IF_ERROR (klass->analyse (self, buf, in.view (), priv->dev.stream));
         /* 1.22 buffers carry no stream: finish our work before the buffer leaves. */
         return gst_cvis_filter_sync (self);
