@@ -4,5 +4,6 @@
 
 #include <gst/cvis/cvisceddmeta.h>
 #include <gst/cvis/cvisforegroundmeta.h>
+#include <gst/cvis/cvisroi.h>
 
 #endif /* __GST_CVIS_H__ */
