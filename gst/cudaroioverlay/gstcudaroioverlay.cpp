@@ -5,7 +5,8 @@
  * Draws what the other elements found onto the frames, in place: an outline for every
  * GstVideoRegionOfInterestMeta (foreground blobs of cudabgsub / cudamedian3d, tracks of
  * cudarcdtrack, detections and actions of any element), coloured per roi_type or per track id,
- * with a short label in a built-in 5x7 bitmap font (the label or roi_type, the id, and the score,
+ * with a short label in a built-in 5x7 bitmap font (the label or roi_type ("fg" for foreground
+ * blobs), the id, and the score,
  * distance, area and lost flag found in the ROI's param structures), the trail of every track
  * (roi_type "track": the centres of its last `trail-length` boxes) and, when the frame carries a
  * GstCvisForegroundMeta, its foreground mask tinted over the frame.

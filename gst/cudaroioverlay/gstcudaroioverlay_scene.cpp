@@ -52,11 +52,11 @@ append_number (std::string * text, const gchar * prefix, gdouble v)
 
 /* "<label or roi_type> <id> <score> d<distance> <area>px lost", from the ROI's param structures
  * (fields "label", "id", "score", "distance", "area", "lost"; those present). The track id comes
- * from the "id" field when there is one. */
+ * from the "id" field when there is one. Foreground blobs are "fg" (they are many and small). */
 static std::string
 make_label (GstVideoRegionOfInterestMeta * roi, const gchar * type, gint * id)
 {
-  std::string name = type ? type : "roi", extra;
+  std::string name = !type ? "roi" : g_strcmp0 (type, "foreground") == 0 ? "fg" : type, extra;
   for (GList * l = roi->params; l; l = l->next) {
     const GstStructure *p = (const GstStructure *) l->data;
     const gchar *label = gst_structure_get_string (p, "label");

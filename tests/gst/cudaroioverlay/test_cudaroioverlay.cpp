@@ -87,7 +87,7 @@ TEST_F(RoiOverlay, DrawsWhatTheMetadataDescribes) {
       trk, gst_structure_new("track", "id", G_TYPE_UINT, 14u, "distance", G_TYPE_DOUBLE, 1.5,
                              "lost", G_TYPE_BOOLEAN, TRUE, NULL));
   Scene sc;
-  sc.boxes = {Box{10, 30, 40, 30, color_of_type("foreground"), "foreground 3 812px"},
+  sc.boxes = {Box{10, 30, 40, 30, color_of_type("foreground"), "fg 3 812px"},
               Box{90, 60, 50, 40, color_of_type("detection"), "car 7 0.87"},
               Box{60, 20, 20, 20, color_of_id(14), "track 14 d1.50 lost"}};
   GstBuffer* want = expected_frame(in, GST_VIDEO_FORMAT_RGBA, W, H, sc, Params());
@@ -268,7 +268,7 @@ TEST_F(RoiOverlay, EverySystemFormat) {
     gst_buffer_add_cvis_foreground_box(in, 7, 301, 101, 51, 1, 77);
     add_track(in, 3, 120, 600, 40, 100, 0.5);
     Scene sc;
-    sc.boxes = {Box{7, 301, 101, 51, color_of_type("foreground"), "foreground 1 77px"},
+    sc.boxes = {Box{7, 301, 101, 51, color_of_type("foreground"), "fg 1 77px"},
                 Box{120, 600, 40, 100, color_of_id(3), "track 3 d0.50"}};
     Params p;
     p.font_scale = 2;

@@ -71,7 +71,7 @@ TEST_F(RoiOverlayCuda, CudaMemoryEveryFormatMatchesCpuLibrary) {
         if (i == 1)
           sc.trails = {cvis::overlay::Polyline{trail, color_of_id(6)}};
         sc.boxes = {
-            Box{w / 10, h / 5, w / 3, h / 2, color_of_type("foreground"), "foreground 2 1234px"},
+            Box{w / 10, h / 5, w / 3, h / 2, color_of_type("foreground"), "fg 2 1234px"},
             Box{w / 2, h / 3, w / 4, h / 4, color_of_id(6), "track 6 d0.75"}};
         Params p;
         p.font_scale = std::max(1, h / 360);
@@ -144,7 +144,7 @@ GstPadProbeReturn capture(GstPad*, GstPadProbeInfo* info, gpointer data) {
       gst_structure_get_uint(s, "area", &area);
     c->scene.boxes.push_back(
         {(int)roi->x, (int)roi->y, (int)roi->w, (int)roi->h, color_of_type("foreground"),
-         "foreground " + std::to_string(roi->id) + " " + std::to_string(area) + "px"});
+         "fg " + std::to_string(roi->id) + " " + std::to_string(area) + "px"});
   }
   return GST_PAD_PROBE_OK;
 }
@@ -202,7 +202,7 @@ TEST_F(RoiOverlayCuda, SystemMemoryWithCudaBackend) {
   GstBuffer* in = make_frame(GST_VIDEO_FORMAT_xRGB, w, h, 8);
   gst_buffer_add_cvis_foreground_box(in, 20, 30, 50, 40, 0, 9);
   Scene sc;
-  sc.boxes = {Box{20, 30, 50, 40, color_of_type("foreground"), "foreground 0 9px"}};
+  sc.boxes = {Box{20, 30, 50, 40, color_of_type("foreground"), "fg 0 9px"}};
   GstBuffer* want = expected_frame(in, GST_VIDEO_FORMAT_xRGB, w, h, sc, Params());
   ASSERT_EQ(gst_harness_push(hs, in), GST_FLOW_OK);
   GstBuffer* out = gst_harness_pull(hs);
