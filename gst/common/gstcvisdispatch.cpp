@@ -138,7 +138,9 @@ gst_cvis_filter_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
         GstCvisFrame in;
         CVIS_RETURN_IF_ERROR (in.map (self, buf, &priv->in_info, klass->writable ?
                 GST_MAP_READWRITE : GST_MAP_READ));
+        const guint first = gst_cvis_filter_roi_count (buf);
         CVIS_RETURN_IF_ERROR (klass->analyse (self, buf, in.view (), priv->dev.stream));
+        gst_cvis_filter_publish_analytics (self, buf, first);
         /* 1.22 buffers carry no stream: finish our work before the buffer leaves. */
         return gst_cvis_filter_sync (self);
       }));
@@ -160,8 +162,10 @@ gst_cvis_filter_transform (GstBaseTransform * trans, GstBuffer * inbuf, GstBuffe
         GstCvisFrame in, out;
         CVIS_RETURN_IF_ERROR (in.map (self, inbuf, &priv->in_info, GST_MAP_READ));
         CVIS_RETURN_IF_ERROR (out.map (self, outbuf, &priv->out_info, GST_MAP_WRITE));
+        const guint first = gst_cvis_filter_roi_count (outbuf);
         CVIS_RETURN_IF_ERROR (klass->process (self, inbuf, in.view (), outbuf, out.view (),
                 priv->dev.stream));
+        gst_cvis_filter_publish_analytics (self, outbuf, first);
         return gst_cvis_filter_sync (self);
       }));
 }

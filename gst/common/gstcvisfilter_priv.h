@@ -11,6 +11,7 @@ struct GstCvisFilterPrivate {
   std::mutex lock;
   cvis::Backend backend_setting = cvis::Backend::kAuto;
   gint device_id = -1;
+  gboolean analytics = FALSE;  /* analytics-meta */
 
   /* State: streaming thread and state changes only. */
   GstCvisDevice dev;
@@ -48,6 +49,13 @@ GstFlowReturn gst_cvis_filter_transform (GstBaseTransform * trans, GstBuffer * i
 gboolean gst_cvis_filter_sink_event (GstBaseTransform * trans, GstEvent * event);
 gboolean gst_cvis_filter_transform_meta (GstBaseTransform * trans, GstBuffer * outbuf,
     GstMeta * meta, GstBuffer * inbuf);
+
+/* gstcvisanalytics.cpp: the analytics-meta output. Subclass calls are bracketed by
+ * `first = gst_cvis_filter_roi_count (buf)` and `gst_cvis_filter_publish_analytics (self, buf,
+ * first)`: the ROIs the call attached become analytics mtds when the property is set. */
+guint gst_cvis_filter_roi_count (GstBuffer * buf);
+gboolean gst_cvis_filter_analytics_supported (void);
+void gst_cvis_filter_publish_analytics (GstCvisFilter * self, GstBuffer * buf, guint first);
 
 /* gstcvisalloc.cpp: GstBaseTransform vfuncs */
 gboolean gst_cvis_filter_propose_allocation (GstBaseTransform * trans, GstQuery * decide_query,

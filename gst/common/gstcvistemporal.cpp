@@ -101,7 +101,9 @@ produce_one (GstCvisTemporalFilter * self, gboolean draining, gboolean * produce
           if (tp->frame_output) {
             out = gst_buffer_make_writable (o.frame);
             o.frame = NULL;
+            const guint first = gst_cvis_filter_roi_count (out);
             CVIS_RETURN_IF_ERROR (klass->produce (self, out, NULL, priv->dev.stream));
+            gst_cvis_filter_publish_analytics (filter, out, first);
           } else {
             flow = GST_BASE_TRANSFORM_GET_CLASS (trans)->prepare_output_buffer (trans, o.frame,
                 &out);
@@ -114,7 +116,9 @@ produce_one (GstCvisTemporalFilter * self, gboolean draining, gboolean * produce
             }
             GstCvisFrame view;
             CVIS_RETURN_IF_ERROR (view.map (filter, out, &priv->out_info, GST_MAP_WRITE));
+            const guint first = gst_cvis_filter_roi_count (out);
             CVIS_RETURN_IF_ERROR (klass->produce (self, out, &view.view (), priv->dev.stream));
+            gst_cvis_filter_publish_analytics (filter, out, first);
           }
           *produced = TRUE;
           *synced = TRUE;
