@@ -248,6 +248,7 @@ gst_cvis_filter_start (GstBaseTransform * trans)
     return FALSE;
   }
   priv->started = TRUE;
+  gst_cvis_profile_start (self);
   return TRUE;
 }
 
@@ -274,6 +275,10 @@ gst_cvis_filter_stop (GstBaseTransform * trans)
 {
   GstCvisFilter *self = GST_CVIS_FILTER (trans);
   GstCvisFilterPrivate *priv = gst_cvis_filter_priv (self);
+  {
+    GstCvisContextScope scope (&priv->dev);
+    gst_cvis_profile_stop (self);
+  }
   gst_cvis_filter_release_backend (self);
   gst_cvis_device_close (&priv->dev);
   priv->started = FALSE;
