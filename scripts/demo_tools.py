@@ -132,7 +132,7 @@ def cmd_sheet(out, size, rows):
         parsed.append((name, [(c[0], c[2]) for c in cells]))
     cols = max(len(c) for _, c in parsed)
     W, H = title_w + cols * tw, len(parsed) * th
-    sheet = bytearray(W * H * 4)
+    sheet = bytearray(b"\x20\x20\x20\xff" * (W * H))  # opaque dark grey where rows are short
     for ri, (name, cells) in enumerate(parsed):
         scale = 2 if (6 * len(name) + 1) * 2 <= title_w - 4 else 1  # the label's width
         black = b"\0\0\0\xff" * (title_w * th)  # opaque

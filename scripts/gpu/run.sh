@@ -3,6 +3,7 @@
 # suites (CVIS_REQUIRE_GPU=1: a missing GPU fails), the benchmarks and the decode pipelines.
 # Logs go to $OUT/results.tgz; a summary is printed last.
 # Usage: scripts/gpu/run.sh [tests|bench|pipelines|all] [NAME_GLOB]
+#        scripts/gpu/run.sh soak [SECONDS] [STREAMS]     (a short soak: bench_streams --soak)
 #   NAME_GLOB selects test/benchmark binaries by name (default: all), e.g. 'bench_bgsub*'.
 set -uo pipefail
 WHAT=${1:-all}
@@ -77,6 +78,16 @@ if [ "$WHAT" = pipelines ] || [ "$WHAT" = all ]; then
     done
     log "pipeline nvh264dec ! $p:$times"
   done
+fi
+if [ "$WHAT" = soak ]; then
+  # The full chain in several streams, memory sampled every 10 s (scripts/soak.sh on a host with
+  # GStreamer does the same for hours).
+  secs=${2:-240}
+  [ "$secs" = "*" ] && secs=240
+  timeout $((secs + 120)) "$BIN/bench_streams" --soak "$secs" --sample 10 --ns "${3:-8}" \
+    --out "$R/soak.md" > "$R/soak.log" 2>&1
+  log "== soak rc=$? (${secs} s)"
+  tail -n 40 "$R/soak.log" >> "$SUMMARY"
 fi
 cp "$SUMMARY" "$OUT/summary.txt"
 tar -czf "$OUT/results.tgz" -C "$R" .

@@ -17,6 +17,10 @@
 // Usage: bench_streams [--clip H264.mp4] [--chains a,b] [--ns 1,4,16] [--warmup S] [--measure S]
 //                      [--budget S] [--no-ab] [--no-profile] [--out FILE.md]
 //                      [--decoder avdec_h264 --element-props backend=cpu]   (the harness on a CPU)
+//        bench_streams --soak SECONDS [--sample S] [--chains full] [--ns 8] [--out FILE.md]
+//   soak: one chain (default full+overlay) with N streams (default 8) for SECONDS, sampled every S
+//   (default 10): host RSS and this process's GPU memory must stay flat (growth from the sample at
+//   10% of the run to the last below 32 MiB host, 16 MiB GPU), frames must keep flowing, no error.
 // The clip defaults to $CVIS_TEST_H264 (scripts/gpu/prepare.sh stages a 1080p one). Without
 // nvh264dec it prints why and exits 0 (1 with CVIS_REQUIRE_GPU=1).
 #include <gst/gst.h>
@@ -97,7 +101,7 @@ struct Options {
   std::string clip, out, decoder = "nvh264dec", props;
   std::vector<std::string> chains;
   std::vector<int> ns = {1, 4, 16, 32, 64, 96, 128};
-  double warmup = 1.5, measure = 3.0, budget = 330.0;
+  double warmup = 1.5, measure = 3.0, budget = 330.0, soak = 0.0, sample = 10.0;
   bool ab = true, profile = true, child = false, per_pipeline = false;
   int child_n = 0;
 };
@@ -154,6 +158,8 @@ int main(int argc, char** argv) {
     else if (a == "--child") o.child = true;
     else if (a == "--per-pipeline-context") o.per_pipeline = true;
     else if (a == "--decoder") o.decoder = next();
+    else if (a == "--soak") o.soak = std::atof(next().c_str());
+    else if (a == "--sample") o.sample = std::atof(next().c_str());
     else if (a == "--element-props") o.props = next();
     else {
       fprintf(stderr, "bench_streams: unknown argument %s (see the source's header)\n", a.c_str());
@@ -186,6 +192,61 @@ int main(int argc, char** argv) {
       return r.ok ? 0 : 1;
     }
     return 2;
+  }
+
+  if (o.soak > 0) {
+    const std::string name = o.chains.size() == chains.size() ? "full+overlay" : o.chains[0];
+    const int n = o.ns.size() == 7 ? 8 : o.ns[0];  // 7: the default list
+    const Chain* chain = nullptr;
+    for (auto& c : chains)
+      if (c.name == name) chain = &c;
+    if (!chain) {
+      fprintf(stderr, "bench_streams: unknown chain %s\n", name.c_str());
+      return 2;
+    }
+    streams::Config cfg{o.clip, chain->launch, o.decoder, n, 10.0, 0.0, true, o.soak, o.sample};
+    printf("soak: %d x (%s ! %s) for %.0f s, a sample every %.0f s\n", n, o.decoder.c_str(),
+           chain->launch.c_str(), o.soak, o.sample);
+    printf("t_s,frames,fps,rss_mib,gpu_mib\n");
+    const streams::Result r = streams::run(cfg);
+    std::string md = "## Soak (bench_streams --soak)\n\n" + std::to_string(n) + " x `" + o.decoder +
+                     " ! " + chain->launch + "`, " + fmt("%.0f", o.soak) + " s\n\n"
+                     "| t (s) | frames | fps | host RSS MiB | GPU MiB (process) |\n"
+                     "| --- | --- | --- | --- | --- |\n";
+    for (size_t i = 0; i < r.samples.size(); ++i) {
+      const streams::Sample& s = r.samples[i];
+      const double fps = i ? (s.frames - r.samples[i - 1].frames) / (s.t - r.samples[i - 1].t) : 0;
+      printf("%.0f,%llu,%.1f,%.1f,%.1f\n", s.t, s.frames, fps, s.rss_mib, s.gpu_mib);
+      md += "| " + fmt("%.0f", s.t) + " | " + std::to_string(s.frames) + " | " + fmt("%.1f", fps) +
+            " | " + fmt("%.1f", s.rss_mib) + " | " + fmt("%.1f", s.gpu_mib) + " |\n";
+    }
+    // Flat: from the first sample at >= 10% of the run (allocations warmed up) to the last.
+    std::string verdict = r.ok ? "" : "error: " + r.error;
+    if (r.samples.size() >= 2) {
+      size_t k = 0;
+      while (k + 1 < r.samples.size() && r.samples[k].t < 0.1 * o.soak) ++k;
+      const streams::Sample &a = r.samples[k], &b = r.samples.back();
+      const double drss = b.rss_mib - a.rss_mib, dgpu = (a.gpu_mib >= 0 && b.gpu_mib >= 0) ? b.gpu_mib - a.gpu_mib : 0;
+      char line[200];
+      snprintf(line, sizeof line, "host RSS %+.1f MiB, GPU %+.1f MiB from t=%.0f s to t=%.0f s, "
+               "%.1f fps", drss, dgpu, a.t, b.t, r.aggregate_fps);
+      md += std::string("\n") + line + "\n";
+      printf("%s\n", line);
+      if (drss > 32.0) verdict += " host memory grows";
+      if (dgpu > 16.0) verdict += " GPU memory grows";
+    } else {
+      verdict += " too few samples";
+    }
+    md += "\nVerdict: " + (verdict.empty() ? std::string("flat, no errors") : verdict) + "\n";
+    printf("verdict: %s\n", verdict.empty() ? "flat, no errors" : verdict.c_str());
+    if (!o.out.empty()) {
+      FILE* f = fopen(o.out.c_str(), "w");
+      if (f) {
+        fputs(md.c_str(), f);
+        fclose(f);
+      }
+    }
+    return verdict.empty() ? 0 : 1;
   }
 
   const Clock::time_point start = Clock::now();

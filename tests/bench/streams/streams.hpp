@@ -18,6 +18,15 @@ struct Config {
   double warmup_s = 1.5;     // after all pipelines are PLAYING
   double measure_s = 3.0;
   bool shared_context = true;  // one GstCudaContext for every pipeline (the application's job)
+  double soak_s = 0.0;         // > 0: a soak run of this length instead of measure_s, sampled
+  double sample_s = 10.0;      //      every sample_s (host RSS, this process's GPU memory, frames)
+};
+
+struct Sample {
+  double t = 0.0;                  // seconds since the warm-up ended
+  unsigned long long frames = 0;   // at all sinks, since the warm-up ended
+  double rss_mib = -1.0;           // this process (VmRSS)
+  double gpu_mib = -1.0;           // this process (nvidia-smi compute apps), -1: unknown
 };
 
 // Per element factory (cvis-profile messages, CVIS_PROFILE=1): totals over all pipelines and the
@@ -37,6 +46,7 @@ struct Result {
   double mem_used_mib = -1.0, mem_base_mib = -1.0;  // nvidia-smi memory.used, before and during
   double setup_s = 0.0;            // create + preroll of the N pipelines
   std::map<std::string, ElementProfile> profile;
+  std::vector<Sample> samples;     // soak runs
 };
 
 // Runs one configuration (gst_init done). Never throws.

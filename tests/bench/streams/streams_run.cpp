@@ -9,6 +9,8 @@
 #include <mutex>
 #include <thread>
 
+#include <unistd.h>
+
 #include "streams.hpp"
 
 namespace streams {
@@ -107,6 +109,29 @@ bool wait_state(Stream* s, GstState want, double timeout_s) {
 
 }  // namespace
 
+static double rss_mib() {
+  FILE* f = fopen("/proc/self/status", "r");
+  if (!f) return -1.0;
+  char line[256];
+  double kb = -1.0;
+  while (fgets(line, sizeof line, f))
+    if (sscanf(line, "VmRSS: %lf kB", &kb) == 1) break;
+  fclose(f);
+  return kb < 0 ? -1.0 : kb / 1024.0;
+}
+
+static double process_gpu_mib() {
+  FILE* f = popen("nvidia-smi --query-compute-apps=pid,used_memory --format=csv,noheader,nounits "
+                  "2>/dev/null", "r");
+  if (!f) return -1.0;
+  long pid = 0;
+  double mib = 0, found = -1.0;
+  while (fscanf(f, "%ld, %lf", &pid, &mib) == 2)
+    if (pid == static_cast<long>(getpid())) found = mib;
+  pclose(f);
+  return found;
+}
+
 bool gpu_sample(double* gpu, double* dec, double* mem_mib) {
   FILE* f = popen("nvidia-smi --query-gpu=utilization.gpu,utilization.decoder,memory.used "
                   "--format=csv,noheader,nounits 2>/dev/null", "r");
@@ -189,7 +214,35 @@ Result run(const Config& c) {
       std::this_thread::sleep_for(std::chrono::milliseconds(20));
     }
   };
-  if (ok) {
+  if (ok && c.soak_s > 0) {
+    pump(c.warmup_s, nullptr, nullptr, nullptr);
+    auto frames_now = [&] {
+      unsigned long long t = 0;
+      for (auto& s : streams) t += s->frames.load();
+      return t;
+    };
+    const unsigned long long f0 = frames_now();
+    const Clock::time_point t0 = Clock::now();
+    int stalled = 0;
+    while (r.error.empty()) {
+      const double t = std::chrono::duration<double>(Clock::now() - t0).count();
+      Sample sm;
+      sm.t = t;
+      sm.frames = frames_now() - f0;
+      sm.rss_mib = rss_mib();
+      sm.gpu_mib = process_gpu_mib();
+      stalled = (!r.samples.empty() && sm.frames == r.samples.back().frames) ? stalled + 1 : 0;
+      r.samples.push_back(sm);
+      if (stalled >= 2) r.error = "no frame for two sample intervals (stalled)";
+      if (t >= c.soak_s) break;
+      pump(std::min(c.sample_s, c.soak_s - t + 0.01), nullptr, nullptr, nullptr);
+      for (auto& s : streams)
+        if (s->failed && r.error.empty()) r.error = s->error;
+    }
+    r.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
+    r.aggregate_fps = (frames_now() - f0) / r.seconds;
+    r.mean_stream_fps = r.aggregate_fps / c.n;
+  } else if (ok) {
     pump(c.warmup_s, nullptr, nullptr, nullptr);
     std::vector<unsigned long long> c0;
     for (auto& s : streams) c0.push_back(s->frames.load());
