@@ -208,6 +208,15 @@ int main(int argc, char** argv) {
     printf("soak: %d x (%s ! %s) for %.0f s, a sample every %.0f s\n", n, o.decoder.c_str(),
            chain->launch.c_str(), o.soak, o.sample);
     printf("t_s,frames,fps,rss_mib,gpu_mib\n");
+    fflush(stdout);
+    streams::Sample prev_sample;
+    cfg.on_sample = [&prev_sample](const streams::Sample& s) {
+      const double dt = s.t - prev_sample.t;
+      printf("%.0f,%llu,%.1f,%.1f,%.1f\n", s.t, s.frames,
+             dt > 0 ? (s.frames - prev_sample.frames) / dt : 0.0, s.rss_mib, s.gpu_mib);
+      fflush(stdout);
+      prev_sample = s;
+    };
     const streams::Result r = streams::run(cfg);
     std::string md = "## Soak (bench_streams --soak)\n\n" + std::to_string(n) + " x `" + o.decoder +
                      " ! " + chain->launch + "`, " + fmt("%.0f", o.soak) + " s\n\n"
@@ -216,7 +225,6 @@ int main(int argc, char** argv) {
     for (size_t i = 0; i < r.samples.size(); ++i) {
       const streams::Sample& s = r.samples[i];
       const double fps = i ? (s.frames - r.samples[i - 1].frames) / (s.t - r.samples[i - 1].t) : 0;
-      printf("%.0f,%llu,%.1f,%.1f,%.1f\n", s.t, s.frames, fps, s.rss_mib, s.gpu_mib);
       md += "| " + fmt("%.0f", s.t) + " | " + std::to_string(s.frames) + " | " + fmt("%.1f", fps) +
             " | " + fmt("%.1f", s.rss_mib) + " | " + fmt("%.1f", s.gpu_mib) + " |\n";
     }
@@ -228,8 +236,9 @@ int main(int argc, char** argv) {
       const streams::Sample &a = r.samples[k], &b = r.samples.back();
       const double drss = b.rss_mib - a.rss_mib, dgpu = (a.gpu_mib >= 0 && b.gpu_mib >= 0) ? b.gpu_mib - a.gpu_mib : 0;
       char line[200];
-      snprintf(line, sizeof line, "host RSS %+.1f MiB, GPU %+.1f MiB from t=%.0f s to t=%.0f s, "
-               "%.1f fps", drss, dgpu, a.t, b.t, r.aggregate_fps);
+      const std::string gpu = (a.gpu_mib >= 0 && b.gpu_mib >= 0) ? fmt("%+.1f MiB", dgpu) : "n/a";
+      snprintf(line, sizeof line, "host RSS %+.1f MiB, GPU %s from t=%.0f s to t=%.0f s, %.1f fps",
+               drss, gpu.c_str(), a.t, b.t, r.aggregate_fps);
       md += std::string("\n") + line + "\n";
       printf("%s\n", line);
       if (drss > 32.0) verdict += " host memory grows";

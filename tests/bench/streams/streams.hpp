@@ -4,6 +4,7 @@
 // over a fixed window after a warm-up.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -20,6 +21,7 @@ struct Config {
   bool shared_context = true;  // one GstCudaContext for every pipeline (the application's job)
   double soak_s = 0.0;         // > 0: a soak run of this length instead of measure_s, sampled
   double sample_s = 10.0;      //      every sample_s (host RSS, this process's GPU memory, frames)
+  std::function<void(const struct Sample&)> on_sample;  // soak: called with each sample
 };
 
 struct Sample {

@@ -233,6 +233,7 @@ Result run(const Config& c) {
       sm.gpu_mib = process_gpu_mib();
       stalled = (!r.samples.empty() && sm.frames == r.samples.back().frames) ? stalled + 1 : 0;
       r.samples.push_back(sm);
+      if (c.on_sample) c.on_sample(sm);
       if (stalled >= 2) r.error = "no frame for two sample intervals (stalled)";
       if (t >= c.soak_s) break;
       pump(std::min(c.sample_s, c.soak_s - t + 0.01), nullptr, nullptr, nullptr);
