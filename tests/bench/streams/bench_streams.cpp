@@ -106,6 +106,17 @@ struct Options {
   int child_n = 0;
 };
 
+streams::Config make_config(const Options& o, const std::string& launch, int n) {
+  streams::Config c;
+  c.clip = o.clip;
+  c.chain = launch;
+  c.decoder = o.decoder;
+  c.n = n;
+  c.warmup_s = o.warmup;
+  c.measure_s = o.measure;
+  return c;
+}
+
 // One A/B configuration in a child process (the sync mode is read once per process).
 bool run_child(const char* self, const Options& o, const std::string& chain, int n,
                const char* sync, bool per_pipeline, std::string* line) {
@@ -182,8 +193,8 @@ int main(int argc, char** argv) {
   if (o.child) {  // one configuration, a machine-readable line
     for (auto& c : chains) {
       if (c.name != o.chains[0]) continue;
-      streams::Config cfg{o.clip, c.launch, o.decoder, o.ns[0], o.warmup, o.measure,
-                          !o.per_pipeline};
+      streams::Config cfg = make_config(o, c.launch, o.ns[0]);
+      cfg.shared_context = !o.per_pipeline;
       const streams::Result r = streams::run(cfg);
       printf("RESULT %d %.1f %.1f %.1f %.0f %.0f %.0f %s\n", r.ok ? 1 : 0, r.aggregate_fps,
              r.min_stream_fps, r.mean_stream_fps, r.gpu_util, r.dec_util,
@@ -204,7 +215,10 @@ int main(int argc, char** argv) {
       fprintf(stderr, "bench_streams: unknown chain %s\n", name.c_str());
       return 2;
     }
-    streams::Config cfg{o.clip, chain->launch, o.decoder, n, 10.0, 0.0, true, o.soak, o.sample};
+    streams::Config cfg = make_config(o, chain->launch, n);
+    cfg.warmup_s = 10.0;
+    cfg.soak_s = o.soak;
+    cfg.sample_s = o.sample;
     printf("soak: %d x (%s ! %s) for %.0f s, a sample every %.0f s\n", n, o.decoder.c_str(),
            chain->launch.c_str(), o.soak, o.sample);
     printf("t_s,frames,fps,rss_mib,gpu_mib\n");
@@ -289,7 +303,7 @@ int main(int argc, char** argv) {
               fmt("%.0f", o.budget) + " s) spent | | | | | | |\n";
         break;
       }
-      streams::Config cfg{o.clip, chain->launch, o.decoder, n, o.warmup, o.measure, true};
+      const streams::Config cfg = make_config(o, chain->launch, n);
       const streams::Result r = streams::run(cfg);
       const int rt = r.min_stream_fps >= 30.0 ? n : 0;
       printf("%-14s N=%3d %s %8.1f fps  slowest %6.1f  mean %6.1f  GPU %s%%  NVDEC %s%%  mem %s MiB  "
