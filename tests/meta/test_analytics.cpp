@@ -23,10 +23,12 @@ struct Od {
 std::vector<Od> detections(GstBuffer* buf) {
   std::vector<Od> out;
   GstAnalyticsRelationMeta* rm = gst_buffer_get_analytics_relation_meta(buf);
-  if (!rm) return out;
+  if (!rm)
+    return out;
   gpointer state = nullptr;
   GstAnalyticsODMtd od;
-  while (gst_analytics_relation_meta_iterate(rm, &state, gst_analytics_od_mtd_get_mtd_type(), &od)) {
+  while (
+      gst_analytics_relation_meta_iterate(rm, &state, gst_analytics_od_mtd_get_mtd_type(), &od)) {
     Od o{od.id, g_quark_to_string(gst_analytics_od_mtd_get_obj_type(&od)), 0, 0, 0, 0, 0};
     EXPECT_TRUE(gst_analytics_od_mtd_get_location(&od, &o.x, &o.y, &o.w, &o.h, &o.conf));
     out.push_back(o);
@@ -35,7 +37,7 @@ std::vector<Od> detections(GstBuffer* buf) {
 }
 
 class Analytics : public ::testing::Test {
- protected:
+protected:
   static void SetUpTestSuite() { gst_init(nullptr, nullptr); }
 };
 
@@ -43,8 +45,8 @@ TEST_F(Analytics, DetectionsTracksRelations) {
   GstBuffer* buf = gst_buffer_new();
   GST_BUFFER_PTS(buf) = GST_SECOND;
   GST_BUFFER_DURATION(buf) = 40 * GST_MSECOND;
-  gst_buffer_add_cvis_foreground_box(buf, 10, 10, 20, 40, 0, 500);   // centre 20,30: in the track
-  gst_buffer_add_cvis_foreground_box(buf, 200, 10, 20, 20, 1, 300);  // centre 210,20: outside
+  gst_buffer_add_cvis_foreground_box(buf, 10, 10, 20, 40, 0, 500);  // centre 20,30: in the track
+  gst_buffer_add_cvis_foreground_box(buf, 200, 10, 20, 20, 1, 300); // centre 210,20: outside
   GstVideoRegionOfInterestMeta* t =
       gst_buffer_add_video_region_of_interest_meta(buf, "track", 5, 5, 40, 60);
   t->id = 3;
@@ -122,7 +124,8 @@ TEST_F(Analytics, ElementProperty) {
       GstMapInfo m;
       gst_buffer_map(in, &m, GST_MAP_WRITE);
       for (int y = 10; y < 30; ++y)
-        for (int x = 0; x < 12; ++x) memset(m.data + (y * 64 + (x + 4 * i) % 64) * 4, 250, 3);
+        for (int x = 0; x < 12; ++x)
+          memset(m.data + (y * 64 + (x + 4 * i) % 64) * 4, 250, 3);
       gst_buffer_unmap(in, &m);
       GstBuffer* out = gst_harness_push_and_pull(hs, in);
       ASSERT_NE(out, nullptr);
@@ -154,4 +157,4 @@ TEST_F(Analytics, ElementProperty) {
   }
 }
 
-}  // namespace
+} // namespace

@@ -46,19 +46,22 @@ struct Chain {
 
 bool has_feature(const char* name) {
   GstPluginFeature* f = gst_registry_lookup_feature(gst_registry_get(), name);
-  if (f) gst_object_unref(f);
+  if (f)
+    gst_object_unref(f);
   return f != nullptr;
 }
 
 // `launch` with `props` after every element of ours (e.g. backend=cpu to check the harness on a
 // machine without a GPU).
 std::string with_props(const std::string& launch, const std::string& props) {
-  if (props.empty()) return launch;
+  if (props.empty())
+    return launch;
   std::stringstream in(launch), out;
   std::string tok;
   while (in >> tok) {
     out << tok << " ";
-    if (tok.rfind("cuda", 0) == 0 && tok.find('=') == std::string::npos) out << props << " ";
+    if (tok.rfind("cuda", 0) == 0 && tok.find('=') == std::string::npos)
+      out << props << " ";
   }
   std::string s = out.str();
   return s.empty() ? s : s.substr(0, s.size() - 1);
@@ -86,12 +89,14 @@ std::vector<std::string> split(const std::string& s) {
   std::stringstream in(s);
   std::string item;
   while (std::getline(in, item, ','))
-    if (!item.empty()) out.push_back(item);
+    if (!item.empty())
+      out.push_back(item);
   return out;
 }
 
 std::string fmt(const char* f, double v) {
-  if (v < 0) return "n/a";
+  if (v < 0)
+    return "n/a";
   char b[64];
   snprintf(b, sizeof b, f, v);
   return b;
@@ -120,13 +125,20 @@ streams::Config make_config(const Options& o, const std::string& launch, int n) 
 // One A/B configuration in a child process (the sync mode is read once per process).
 bool run_child(const char* self, const Options& o, const std::string& chain, int n,
                const char* sync, bool per_pipeline, std::string* line) {
-  std::vector<std::string> args = {self, "--child", "--chains", chain, "--ns", std::to_string(n),
-                                   "--clip", o.clip, "--warmup", std::to_string(o.warmup),
-                                   "--measure", std::to_string(o.measure), "--no-profile",
-                                   "--decoder", o.decoder, "--element-props", o.props};
-  if (per_pipeline) args.push_back("--per-pipeline-context");
+  std::vector<std::string> args = {self,           "--child",
+                                   "--chains",     chain,
+                                   "--ns",         std::to_string(n),
+                                   "--clip",       o.clip,
+                                   "--warmup",     std::to_string(o.warmup),
+                                   "--measure",    std::to_string(o.measure),
+                                   "--no-profile", "--decoder",
+                                   o.decoder,      "--element-props",
+                                   o.props};
+  if (per_pipeline)
+    args.push_back("--per-pipeline-context");
   std::vector<char*> argv;
-  for (auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+  for (auto& a : args)
+    argv.push_back(const_cast<char*>(a.c_str()));
   argv.push_back(nullptr);
   gchar** env = g_get_environ();
   env = g_environ_setenv(env, "CVIS_CUDA_SYNC", sync, TRUE);
@@ -140,13 +152,14 @@ bool run_child(const char* self, const Options& o, const std::string& chain, int
     std::stringstream in(out);
     std::string l;
     while (std::getline(in, l))
-      if (l.rfind("RESULT ", 0) == 0) *line = l.substr(7);
+      if (l.rfind("RESULT ", 0) == 0)
+        *line = l.substr(7);
   }
   g_free(out);
   return ok && !line->empty();
 }
 
-}  // namespace
+} // namespace
 
 int main(int argc, char** argv) {
   Options o;
@@ -155,44 +168,65 @@ int main(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     auto next = [&]() -> std::string { return i + 1 < argc ? argv[++i] : ""; };
-    if (a == "--clip") o.clip = next();
-    else if (a == "--chains") o.chains = split(next());
+    if (a == "--clip")
+      o.clip = next();
+    else if (a == "--chains")
+      o.chains = split(next());
     else if (a == "--ns") {
       o.ns.clear();
-      for (auto& v : split(next())) o.ns.push_back(std::atoi(v.c_str()));
-    } else if (a == "--warmup") o.warmup = std::atof(next().c_str());
-    else if (a == "--measure") o.measure = std::atof(next().c_str());
-    else if (a == "--budget") o.budget = std::atof(next().c_str());
-    else if (a == "--out") o.out = next();
-    else if (a == "--no-ab") o.ab = false;
-    else if (a == "--no-profile") o.profile = false;
-    else if (a == "--child") o.child = true;
-    else if (a == "--per-pipeline-context") o.per_pipeline = true;
-    else if (a == "--decoder") o.decoder = next();
-    else if (a == "--soak") o.soak = std::atof(next().c_str());
-    else if (a == "--sample") o.sample = std::atof(next().c_str());
-    else if (a == "--element-props") o.props = next();
+      for (auto& v : split(next()))
+        o.ns.push_back(std::atoi(v.c_str()));
+    } else if (a == "--warmup")
+      o.warmup = std::atof(next().c_str());
+    else if (a == "--measure")
+      o.measure = std::atof(next().c_str());
+    else if (a == "--budget")
+      o.budget = std::atof(next().c_str());
+    else if (a == "--out")
+      o.out = next();
+    else if (a == "--no-ab")
+      o.ab = false;
+    else if (a == "--no-profile")
+      o.profile = false;
+    else if (a == "--child")
+      o.child = true;
+    else if (a == "--per-pipeline-context")
+      o.per_pipeline = true;
+    else if (a == "--decoder")
+      o.decoder = next();
+    else if (a == "--soak")
+      o.soak = std::atof(next().c_str());
+    else if (a == "--sample")
+      o.sample = std::atof(next().c_str());
+    else if (a == "--element-props")
+      o.props = next();
     else {
       fprintf(stderr, "bench_streams: unknown argument %s (see the source's header)\n", a.c_str());
       return 2;
     }
   }
-  if (o.profile) setenv("CVIS_PROFILE", "1", 1);
+  if (o.profile)
+    setenv("CVIS_PROFILE", "1", 1);
   gst_init(&argc, &argv);
-  const bool required = std::getenv("CVIS_REQUIRE_GPU") && std::strcmp(std::getenv("CVIS_REQUIRE_GPU"), "1") == 0;
+  const bool required =
+      std::getenv("CVIS_REQUIRE_GPU") && std::strcmp(std::getenv("CVIS_REQUIRE_GPU"), "1") == 0;
   if (!has_feature(o.decoder.c_str()) || o.clip.empty()) {
-    printf("bench_streams: skipped: %s\n", o.clip.empty() ? "no clip (--clip or CVIS_TEST_H264)"
-                                                          : ("no " + o.decoder + " (no NVIDIA GPU/driver)").c_str());
+    printf("bench_streams: skipped: %s\n",
+           o.clip.empty() ? "no clip (--clip or CVIS_TEST_H264)"
+                          : ("no " + o.decoder + " (no NVIDIA GPU/driver)").c_str());
     return required ? 1 : 0;
   }
   std::vector<Chain> chains = all_chains();
-  for (auto& c : chains) c.launch = with_props(c.launch, o.props);
+  for (auto& c : chains)
+    c.launch = with_props(c.launch, o.props);
   if (o.chains.empty())
-    for (auto& c : chains) o.chains.push_back(c.name);
+    for (auto& c : chains)
+      o.chains.push_back(c.name);
 
-  if (o.child) {  // one configuration, a machine-readable line
+  if (o.child) { // one configuration, a machine-readable line
     for (auto& c : chains) {
-      if (c.name != o.chains[0]) continue;
+      if (c.name != o.chains[0])
+        continue;
       streams::Config cfg = make_config(o, c.launch, o.ns[0]);
       cfg.shared_context = !o.per_pipeline;
       const streams::Result r = streams::run(cfg);
@@ -207,10 +241,11 @@ int main(int argc, char** argv) {
 
   if (o.soak > 0) {
     const std::string name = o.chains.size() == chains.size() ? "full+overlay" : o.chains[0];
-    const int n = o.ns.size() == 7 ? 8 : o.ns[0];  // 7: the default list
+    const int n = o.ns.size() == 7 ? 8 : o.ns[0]; // 7: the default list
     const Chain* chain = nullptr;
     for (auto& c : chains)
-      if (c.name == name) chain = &c;
+      if (c.name == name)
+        chain = &c;
     if (!chain) {
       fprintf(stderr, "bench_streams: unknown chain %s\n", name.c_str());
       return 2;
@@ -233,7 +268,8 @@ int main(int argc, char** argv) {
     };
     const streams::Result r = streams::run(cfg);
     std::string md = "## Soak (bench_streams --soak)\n\n" + std::to_string(n) + " x `" + o.decoder +
-                     " ! " + chain->launch + "`, " + fmt("%.0f", o.soak) + " s\n\n"
+                     " ! " + chain->launch + "`, " + fmt("%.0f", o.soak) +
+                     " s\n\n"
                      "| t (s) | frames | fps | host RSS MiB | GPU MiB (process) |\n"
                      "| --- | --- | --- | --- | --- |\n";
     for (size_t i = 0; i < r.samples.size(); ++i) {
@@ -246,17 +282,21 @@ int main(int argc, char** argv) {
     std::string verdict = r.ok ? "" : "error: " + r.error;
     if (r.samples.size() >= 2) {
       size_t k = 0;
-      while (k + 1 < r.samples.size() && r.samples[k].t < 0.1 * o.soak) ++k;
+      while (k + 1 < r.samples.size() && r.samples[k].t < 0.1 * o.soak)
+        ++k;
       const streams::Sample &a = r.samples[k], &b = r.samples.back();
-      const double drss = b.rss_mib - a.rss_mib, dgpu = (a.gpu_mib >= 0 && b.gpu_mib >= 0) ? b.gpu_mib - a.gpu_mib : 0;
+      const double drss = b.rss_mib - a.rss_mib,
+                   dgpu = (a.gpu_mib >= 0 && b.gpu_mib >= 0) ? b.gpu_mib - a.gpu_mib : 0;
       char line[200];
       const std::string gpu = (a.gpu_mib >= 0 && b.gpu_mib >= 0) ? fmt("%+.1f MiB", dgpu) : "n/a";
       snprintf(line, sizeof line, "host RSS %+.1f MiB, GPU %s from t=%.0f s to t=%.0f s, %.1f fps",
                drss, gpu.c_str(), a.t, b.t, r.aggregate_fps);
       md += std::string("\n") + line + "\n";
       printf("%s\n", line);
-      if (drss > 32.0) verdict += " host memory grows";
-      if (dgpu > 16.0) verdict += " GPU memory grows";
+      if (drss > 32.0)
+        verdict += " host memory grows";
+      if (dgpu > 16.0)
+        verdict += " GPU memory grows";
     } else {
       verdict += " too few samples";
     }
@@ -283,17 +323,19 @@ int main(int argc, char** argv) {
   std::string summary = "chain            carried  (at N)  max fps\n";
   std::string prof = "\n| chain | N | element | frames | GPU ms / frame | host ms / frame |\n"
                      "| --- | --- | --- | --- | --- | --- |\n";
-  std::vector<std::pair<std::string, int>> saturation;  // chain -> N for the A/B runs
+  std::vector<std::pair<std::string, int>> saturation; // chain -> N for the A/B runs
   bool failed = false;
   for (const std::string& name : o.chains) {
     const Chain* chain = nullptr;
     for (auto& c : chains)
-      if (c.name == name) chain = &c;
+      if (c.name == name)
+        chain = &c;
     if (!chain) {
       fprintf(stderr, "bench_streams: unknown chain %s\n", name.c_str());
       return 2;
     }
-    if (!chain->note.empty()) md += "\n" + chain->name + ": " + chain->note + "\n\n";
+    if (!chain->note.empty())
+      md += "\n" + chain->name + ": " + chain->note + "\n\n";
     double prev = 0, best = 0;
     int carried = 0, best_n = 0;
     for (int n : o.ns) {
@@ -306,21 +348,26 @@ int main(int argc, char** argv) {
       const streams::Config cfg = make_config(o, chain->launch, n);
       const streams::Result r = streams::run(cfg);
       const int rt = r.min_stream_fps >= 30.0 ? n : 0;
-      printf("%-14s N=%3d %s %8.1f fps  slowest %6.1f  mean %6.1f  GPU %s%%  NVDEC %s%%  mem %s MiB  "
-             "(setup %.1f s)%s%s\n", name.c_str(), n, r.ok ? "ok  " : "FAIL", r.aggregate_fps,
-             r.min_stream_fps, r.mean_stream_fps, fmt("%.0f", r.gpu_util).c_str(),
-             fmt("%.0f", r.dec_util).c_str(),
-             fmt("%.0f", (r.mem_used_mib >= 0 && r.mem_base_mib >= 0) ? r.mem_used_mib - r.mem_base_mib : -1).c_str(), r.setup_s,
-             r.ok ? "" : " error: ", r.ok ? "" : r.error.c_str());
+      printf(
+          "%-14s N=%3d %s %8.1f fps  slowest %6.1f  mean %6.1f  GPU %s%%  NVDEC %s%%  mem %s MiB  "
+          "(setup %.1f s)%s%s\n",
+          name.c_str(), n, r.ok ? "ok  " : "FAIL", r.aggregate_fps, r.min_stream_fps,
+          r.mean_stream_fps, fmt("%.0f", r.gpu_util).c_str(), fmt("%.0f", r.dec_util).c_str(),
+          fmt("%.0f",
+              (r.mem_used_mib >= 0 && r.mem_base_mib >= 0) ? r.mem_used_mib - r.mem_base_mib : -1)
+              .c_str(),
+          r.setup_s, r.ok ? "" : " error: ", r.ok ? "" : r.error.c_str());
       fflush(stdout);
-      const double mem = (r.mem_used_mib >= 0 && r.mem_base_mib >= 0) ? r.mem_used_mib - r.mem_base_mib : -1;
+      const double mem =
+          (r.mem_used_mib >= 0 && r.mem_base_mib >= 0) ? r.mem_used_mib - r.mem_base_mib : -1;
       md += "| " + name + " | " + std::to_string(n) + " | " +
             (r.ok ? fmt("%.1f", r.aggregate_fps) : "error: " + r.error) + " | " +
             fmt("%.1f", r.min_stream_fps) + " | " + fmt("%.1f", r.mean_stream_fps) + " | " +
             std::to_string(rt) + " | " + fmt("%.0f", r.gpu_util) + " | " + fmt("%.0f", r.dec_util) +
             " | " + fmt("%.0f", mem) + " (" + fmt("%.1f", mem >= 0 ? mem / n : -1) + ") |\n";
       for (auto& [factory, p] : r.profile) {
-        if (!p.frames) continue;
+        if (!p.frames)
+          continue;
         prof += "| " + name + " | " + std::to_string(n) + " | " + factory + " | " +
                 std::to_string(p.frames) + " | " + fmt("%.3f", p.gpu_ms / p.frames) + " | " +
                 fmt("%.3f", p.host_ms / p.frames) + " |\n";
@@ -330,16 +377,19 @@ int main(int argc, char** argv) {
         break;
       }
       carried = std::max(carried, rt);
-      if (r.aggregate_fps > best) best = r.aggregate_fps, best_n = n;
+      if (r.aggregate_fps > best)
+        best = r.aggregate_fps, best_n = n;
       // Saturated: less than 8% more frames for more streams, or streams far below real time.
-      if ((prev > 0 && r.aggregate_fps < 1.08 * prev) || r.min_stream_fps < 10.0) break;
+      if ((prev > 0 && r.aggregate_fps < 1.08 * prev) || r.min_stream_fps < 10.0)
+        break;
       prev = r.aggregate_fps;
     }
     char line[160];
     snprintf(line, sizeof line, "%-16s %7d  (%d)  %8.1f  (%.0f x 30 fps)\n", name.c_str(), carried,
              best_n, best, std::floor(best / 30.0));
     summary += line;
-    if (best_n > 0) saturation.push_back({name, best_n});
+    if (best_n > 0)
+      saturation.push_back({name, best_n});
   }
   md += prof;
 
@@ -349,7 +399,8 @@ int main(int argc, char** argv) {
     md += "\n| A/B | chain | N | aggregate fps | slowest stream fps | GPU % | NVDEC % |\n"
           "| --- | --- | --- | --- | --- | --- | --- |\n";
     for (auto& [name, n] : saturation) {
-      if (name != "median3d+cedd" && name != "full") continue;
+      if (name != "median3d+cedd" && name != "full")
+        continue;
       const int nn = std::min(n, 64);
       struct Case {
         const char* label;
@@ -359,12 +410,15 @@ int main(int argc, char** argv) {
                    {"sync=spin, shared context", "spin", false},
                    {"sync=block, a context per pipeline", "block", true}};
       for (const Case& c : cases) {
-        if (std::chrono::duration<double>(Clock::now() - start).count() > o.budget + 60) break;
+        if (std::chrono::duration<double>(Clock::now() - start).count() > o.budget + 60)
+          break;
         std::string line;
         const bool ok = run_child(argv[0], o, name, nn, c.sync, c.per_pipeline, &line);
         int good = 0;
         double agg = 0, mn = 0, mean = 0, gpu = -1, dec = -1, mem = -1;
-        if (ok) sscanf(line.c_str(), "%d %lf %lf %lf %lf %lf %lf", &good, &agg, &mn, &mean, &gpu, &dec, &mem);
+        if (ok)
+          sscanf(line.c_str(), "%d %lf %lf %lf %lf %lf %lf", &good, &agg, &mn, &mean, &gpu, &dec,
+                 &mem);
         printf("A/B %-36s %-14s N=%3d %8.1f fps  slowest %6.1f%s\n", c.label, name.c_str(), nn, agg,
                mn, good ? "" : "  (failed)");
         md += std::string("| ") + c.label + " | " + name + " | " + std::to_string(nn) + " | " +
@@ -382,7 +436,8 @@ int main(int argc, char** argv) {
       fclose(f);
     }
   }
-  printf("\nreal-time 1080p30 streams carried (every stream >= 30 fps), best aggregate:\n%s", summary.c_str());
+  printf("\nreal-time 1080p30 streams carried (every stream >= 30 fps), best aggregate:\n%s",
+         summary.c_str());
   printf("total %.0f s\n", total);
   return failed ? 1 : 0;
 }

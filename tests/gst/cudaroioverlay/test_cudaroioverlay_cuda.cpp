@@ -70,9 +70,8 @@ TEST_F(RoiOverlayCuda, CudaMemoryEveryFormatMatchesCpuLibrary) {
         Scene sc;
         if (i == 1)
           sc.trails = {cvis::overlay::Polyline{trail, color_of_id(6)}};
-        sc.boxes = {
-            Box{w / 10, h / 5, w / 3, h / 2, color_of_type("foreground"), "fg 2 1234px"},
-            Box{w / 2, h / 3, w / 4, h / 4, color_of_id(6), "track 6 d0.75"}};
+        sc.boxes = {Box{w / 10, h / 5, w / 3, h / 2, color_of_type("foreground"), "fg 2 1234px"},
+                    Box{w / 2, h / 3, w / 4, h / 4, color_of_id(6), "track 6 d0.75"}};
         Params p;
         p.font_scale = std::max(1, h / 360);
         p.mask_alpha = 0x60;
@@ -142,9 +141,9 @@ GstPadProbeReturn capture(GstPad*, GstPadProbeInfo* info, gpointer data) {
     const GstStructure* s = gst_video_region_of_interest_meta_get_param(roi, "foreground");
     if (s)
       gst_structure_get_uint(s, "area", &area);
-    c->scene.boxes.push_back(
-        {(int)roi->x, (int)roi->y, (int)roi->w, (int)roi->h, color_of_type("foreground"),
-         "fg " + std::to_string(roi->id) + " " + std::to_string(area) + "px"});
+    c->scene.boxes.push_back({(int)roi->x, (int)roi->y, (int)roi->w, (int)roi->h,
+                              color_of_type("foreground"),
+                              "fg " + std::to_string(roi->id) + " " + std::to_string(area) + "px"});
   }
   return GST_PAD_PROBE_OK;
 }
