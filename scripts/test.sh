@@ -9,7 +9,9 @@ SUITE=cpu
 if [ "${1:-}" = "--suite" ]; then SUITE=$2; shift 2; fi
 BUILD=${1:-build}
 scripts/deps.sh || { echo "0 passed, 1 failed"; exit 1; }
-scripts/configure.sh "$BUILD" || { echo "0 passed, 1 failed"; exit 1; }
+# CVIS_CONFIGURE_ARGS: extra `meson setup` options (scripts/trixie/test.sh).
+# shellcheck disable=SC2086
+scripts/configure.sh "$BUILD" ${CVIS_CONFIGURE_ARGS:-} || { echo "0 passed, 1 failed"; exit 1; }
 if ! ninja -C "$BUILD" > "$BUILD.ninja.log" 2>&1; then
   tail -n 60 "$BUILD.ninja.log"
   echo "build failed (full log: $BUILD.ninja.log)"

@@ -129,7 +129,8 @@ cvis::Status gst_cvis_filter_sync (GstCvisFilter * self);
 
 /* Mask buffers referenced by metadata (GstCvisForegroundMeta): an active pool of width x height
  * GRAY8 images, in CUDA memory on the element's context (`cuda`, CUDA backend after start only)
- * or in system memory. GStreamer 1.22's CUDA allocator aborts on GRAY8, so CUDA buffers are
+ * or in system memory. GStreamer's CUDA allocator has no GRAY8 (1.22 aborts, 1.24 to 1.26 refuse
+ * it), so CUDA buffers are
  * allocated as NV12 of the same size and gst_cvis_gray8_pool_acquire() rewrites their video meta
  * to one GRAY8 plane (stride = the allocation's pitch). NULL on failure (logged).
  * (gstcvismask.h has the helpers built on these.) */

@@ -32,8 +32,9 @@ gst_cvis_filter_new_gray8_pool (GstCvisFilter * self, gint width, gint height, g
     GstCvisFilterPrivate *priv = gst_cvis_filter_priv (self);
     if (!priv->dev.ctx)
       return NULL;
-    /* GStreamer 1.22's CUDA allocator aborts on GRAY8: allocate NV12 of the same size, whose
-     * plane 0 is a width x height byte plane, and describe only that plane (see acquire). */
+    /* GStreamer's CUDA allocator has no GRAY8 (1.22 aborts, 1.24 to 1.26 refuse it): allocate
+     * NV12 of the same size, whose plane 0 is a width x height byte plane, and describe only that
+     * plane (see acquire). */
     pool = gst_cuda_buffer_pool_new (priv->dev.ctx);
     gst_video_info_set_format (&info, GST_VIDEO_FORMAT_NV12, width, height);
     caps = gst_video_info_to_caps (&info);

@@ -33,8 +33,8 @@
  * Outputs: `output=mask` gives a GRAY8 mask (255 = foreground) of the frame's size in the input's
  * memory kind: CUDA memory when the input is CUDA memory and downstream accepts GRAY8 there,
  * otherwise system memory (the element downloads it; `cudadownload` has no GRAY8). A GRAY8 mask in
- * CUDA memory is allocated as NV12 of the same size (GStreamer 1.22's CUDA allocator has no GRAY8)
- * whose video meta describes plane 0 only. `output=frame` passes the frames through with a
+ * CUDA memory is allocated as NV12 of the same size (GStreamer's CUDA allocator has no GRAY8,
+ * 1.22 to 1.26) whose video meta describes plane 0 only. `output=frame` passes the frames through with a
  * GstCvisForegroundMeta (the mask in the frame's memory kind, the foreground fraction; the extra
  * structure field "warming-up") . In both modes each connected foreground blob of at least
  * `min-blob-area` pixels (at most `max-blobs`, the largest) becomes a GstVideoRegionOfInterestMeta

@@ -29,8 +29,8 @@
  * memory kind). Blob boxes: one GstVideoRegionOfInterestMeta of roi_type "foreground" per
  * 8-connected blob of at least `min-blob-area` pixels (as cudabgsub), computed by the estimator
  * where the mask is (CUDA input: on the GPU, no host copy of the mask). A GRAY8 mask in CUDA
- * memory is allocated as NV12 of the frame's size (GStreamer 1.22's CUDA allocator has no GRAY8)
- * whose video meta describes plane 0 only.
+ * memory is allocated as NV12 of the frame's size (GStreamer's CUDA allocator has no GRAY8, 1.22
+ * to 1.26) whose video meta describes plane 0 only.
  *
  * Device memory per stream (logged at INFO): 1920x1080 luma, 3x3x15, 16 bins: about 80 MiB with
  * `sliding-histogram`, 240 MiB with `integral-histogram`.

@@ -34,8 +34,12 @@ def skip(name, why):
     print("ok %d - %s # SKIP %s" % (len(RESULTS), name, why))
 
 
+# Cross builds run the tool through Meson's exe_wrapper (e.g. qemu-aarch64).
+WRAPPER = os.environ.get("CVIS_EXE_WRAPPER", "").split()
+
+
 def run(*args, env=None):
-    p = subprocess.run([EXE] + [str(a) for a in args], capture_output=True, text=True,
+    p = subprocess.run(WRAPPER + [EXE] + [str(a) for a in args], capture_output=True, text=True,
                        env=env, timeout=300)
     return p.returncode, p.stdout, p.stderr
 

@@ -287,6 +287,10 @@ TEST_F(CeddElement, IndexDescriptorsEqualTheMeta) {
 // What was committed survives a crash: a pipeline killed (SIGKILL) mid-stream leaves a readable
 // index holding at least the rows of its first second (commits happen at least once a second).
 TEST_F(CeddElement, IndexSurvivesAKilledPipeline) {
+  // The build machine's gst-launch-1.0 cannot load a cross-built plugin (Meson runs this test
+  // through an exe_wrapper such as qemu-aarch64 then: scripts/jetson/cross-build.sh).
+  if (g_getenv("MESON_EXE_WRAPPER"))
+    GTEST_SKIP() << "cross build: no gst-launch-1.0 for the plugin's architecture";
   const std::string db = temp_db();
   const std::string launch =
       "gst-launch-1.0 -q videotestsrc num-buffers=1000000 ! video/x-raw,width=64,height=48 ! "

@@ -1,0 +1,394 @@
+// Kernels of the CUDA backend: ray directions, unary terms, and the trellis (one block per (scene
+// block, model) pair, all rows in one launch with __syncthreads between them).
+#include "actionmatch_kernels.hpp"
+
+#include <algorithm>
+
+#include "actionmatch.hpp"
+#include "actionmatch_terms.hpp"
+#include "common/cuda/check.hpp"
+
+namespace cvis::actionmatch::kernels {
+
+namespace {
+
+using terms::kInf;
+static_assert(kTrellisThreads >= kMaxModelNodes, "the backtracking stores z in red_k");
+
+__global__ void directions_kernel(Problem p) {
+  const int x = blockIdx.x * blockDim.x + threadIdx.x;
+  if (x >= p.scene_nodes)
+    return;
+  const BlockInfo B = p.blocks[p.node_block[x]];
+  double* out = p.dir + B.dir0 + p.dir_rel[x];
+  const int first = B.node0 + p.win_lo[x], n = p.win_cnt[x];
+  const float x0 = p.x[x], y0 = p.y[x];
+  for (int k = 0; k < n; ++k)
+    out[k] = terms::ray(x0, y0, p.x[first + k], p.y[first + k]);
+}
+
+// Thread (slot, model node): column `slot` is a scene node or a block's dummy column. Model nodes
+// beyond the grid's y extent (65535 blocks) are covered by striding.
+__global__ void unary_kernel(Problem p) {
+  const int slot = blockIdx.x * blockDim.x + threadIdx.x;
+  if (slot >= p.slots)
+    return;
+  const int s = p.slot_block[slot];
+  const BlockInfo B = p.blocks[s];
+  const int a = slot - B.slot0;
+  for (int g = blockIdx.y * blockDim.y + threadIdx.y; g < p.model_nodes;
+       g += gridDim.y * blockDim.y) {
+    const int m = p.node_model[g], r = g - p.model_node0[m];
+    const PairInfo& pi = p.pairs[s * p.nmodels + m];
+    int64_t* out = p.unary + pi.unary0 + static_cast<int64_t>(r) * (B.S + 1) + a;
+    if (a == B.S) {
+      *out = p.dummy_q;
+      continue;
+    }
+    *out =
+        terms::unary_q(p.model_desc + static_cast<int64_t>(g) * p.dim,
+                       p.scene_desc + static_cast<int64_t>(B.node0 + a) * p.dim, p.dim, p.lambda1);
+  }
+}
+
+// The tables of one scene block the trellis reads per candidate.
+struct Tables {
+  const int32_t* seg_off;
+  const int32_t* seg_clo;
+  const int32_t* seg_cnt;
+  const int32_t* frame;
+  const int32_t* win_lo;
+  const int32_t* dir_rel;
+  const int32_t* minnode;
+  const double* dir;
+  int S;
+
+  __device__ int cell(int b, int c) const {
+    return seg_off[b] + (c == S ? seg_cnt[b] : c - seg_clo[b]);
+  }
+  // Directions from node x, indexed by the target node.
+  __device__ const double* rays(int x) const { return dir + dir_rel[x] - win_lo[x]; }
+};
+
+// lambda2 D(a, b, c) for three scene nodes at model row `row`, ray(b -> c) given.
+__device__ __forceinline__ int64_t d_term(const ModelRow& row, const Tables& t, int a, int b, int c,
+                                          int fb, int fc, double b_to_c, const double* from_b,
+                                          double lambda2, double lambda3) {
+  const double* from_a = t.rays(a);
+  const int fa = t.frame[a];
+  const double smid = terms::angle_at(from_b[a], b_to_c);
+  const double slast = terms::angle_at(from_a[b], from_a[c]);
+  return terms::distortion_q(row.gap1, row.gap2, row.mid, row.last, fa - fb, fb - fc, smid, slast,
+                             lambda2, lambda3);
+}
+
+// Minimum of (v, key) over a warp, smaller key first among equal v; every lane gets it.
+__device__ void warp_argmin(int64_t* v, int32_t* key) {
+  const int lane = threadIdx.x & 31;
+  for (int m = 16; m > 0; m >>= 1) {
+    const int src = lane ^ m;
+    const int lo =
+        __shfl_sync(0xFFFFFFFFu, static_cast<int>(static_cast<uint64_t>(*v) & 0xFFFFFFFFu), src);
+    const int hi = __shfl_sync(0xFFFFFFFFu, static_cast<int>(static_cast<uint64_t>(*v) >> 32), src);
+    const int32_t ok = __shfl_sync(0xFFFFFFFFu, *key, src);
+    const int64_t ov = static_cast<int64_t>(
+        (static_cast<uint64_t>(static_cast<uint32_t>(hi)) << 32) | static_cast<uint32_t>(lo));
+    if (ov < *v || (ov == *v && ok < *key)) {
+      *v = ov;
+      *key = ok;
+    }
+  }
+}
+
+// Sum over a warp; every lane gets it.
+__device__ int64_t warp_sum(int64_t v) {
+  const int lane = threadIdx.x & 31;
+  for (int m = 16; m > 0; m >>= 1) {
+    const uint64_t u = static_cast<uint64_t>(v);
+    const int lo = __shfl_sync(0xFFFFFFFFu, static_cast<int>(u & 0xFFFFFFFFu), lane ^ m);
+    const int hi = __shfl_sync(0xFFFFFFFFu, static_cast<int>(u >> 32), lane ^ m);
+    v += static_cast<int64_t>((static_cast<uint64_t>(static_cast<uint32_t>(hi)) << 32) |
+                              static_cast<uint32_t>(lo));
+  }
+  return v;
+}
+
+// Block-wide minimum of (v, key), smaller key first among equal v; every thread gets it.
+__device__ void block_argmin(int64_t* v, int32_t* key, int64_t* red_v, int32_t* red_k) {
+  const int t = threadIdx.x;
+  red_v[t] = *v;
+  red_k[t] = *key;
+  __syncthreads();
+  for (int s = blockDim.x / 2; s > 0; s >>= 1) {
+    if (t < s) {
+      const int64_t ov = red_v[t + s];
+      const int32_t ok = red_k[t + s];
+      if (ov < red_v[t] || (ov == red_v[t] && ok < red_k[t])) {
+        red_v[t] = ov;
+        red_k[t] = ok;
+      }
+    }
+    __syncthreads();
+  }
+  *v = red_v[0];
+  *key = red_k[0];
+  __syncthreads(); // red_* may be reused right after
+}
+
+__global__ void __launch_bounds__(kTrellisThreads) trellis_kernel(Problem p) {
+  extern __shared__ int64_t smem[];
+  const PairInfo pi = p.pairs[blockIdx.x];
+  const BlockInfo B = p.blocks[pi.block];
+  const int S = B.S, C = B.cells, tid = threadIdx.x, nt = blockDim.x;
+  const int g0 = p.model_node0[pi.model], M = p.model_node0[pi.model + 1] - g0;
+
+  // Shared memory (shared_layout): reduction scratch, then what the host chose to stage there.
+  const SharedLayout sl = shared_layout(p, nt);
+  uint8_t* base = reinterpret_cast<uint8_t*>(smem);
+  int64_t* red_v = smem;
+  int32_t* red_k = reinterpret_cast<int32_t*>(red_v + nt);
+  Tables t;
+  t.S = S;
+  t.minnode = p.minnode + B.minnode0;
+  t.seg_off = p.seg_off + B.seg0;
+  t.seg_clo = p.seg_clo + B.seg0;
+  t.seg_cnt = p.seg_cnt + B.seg0;
+  t.frame = p.frame + B.node0;
+  t.win_lo = p.win_lo + B.node0;
+  t.dir_rel = p.dir_rel + B.node0;
+  t.dir = p.dir + B.dir0;
+  const int64_t* U = p.unary + pi.unary0;
+  if (p.shared_tables) {
+    int32_t* so = reinterpret_cast<int32_t*>(base + sl.tables);
+    int32_t* sc = so + p.max_segments;
+    int32_t* sn = sc + p.max_segments;
+    int32_t* fr = sn + p.max_segments;
+    int32_t* wl = fr + p.max_nodes;
+    int32_t* dr = wl + p.max_nodes;
+    for (int i = tid; i < B.segments; i += nt) {
+      so[i] = t.seg_off[i];
+      sc[i] = t.seg_clo[i];
+      sn[i] = t.seg_cnt[i];
+    }
+    for (int i = tid; i < S; i += nt) {
+      fr[i] = t.frame[i];
+      wl[i] = t.win_lo[i];
+      dr[i] = t.dir_rel[i];
+    }
+    t.seg_off = so;
+    t.seg_clo = sc;
+    t.seg_cnt = sn;
+    t.frame = fr;
+    t.win_lo = wl;
+    t.dir_rel = dr;
+  }
+  if (p.shared_dir) {
+    // The block's table ends where the next block's starts (or at the end of all).
+    const int64_t end = pi.block + 1 < p.nblocks ? p.blocks[pi.block + 1].dir0 : p.total_dirs;
+    double* d = reinterpret_cast<double*>(base + sl.dir);
+    for (int64_t i = tid; i < end - B.dir0; i += nt)
+      d[i] = t.dir[i];
+    t.dir = d;
+  }
+  if (p.shared_unary) {
+    int64_t* u = reinterpret_cast<int64_t*>(base + sl.unary);
+    const int64_t n = static_cast<int64_t>(M) * (S + 1);
+    for (int64_t i = tid; i < n; i += nt)
+      u[i] = U[i];
+    U = u;
+  }
+  int64_t* alpha_rows =
+      p.shared_alpha ? reinterpret_cast<int64_t*>(base + sl.alpha) : p.alpha + pi.alpha0;
+  const uint16_t* cell_b = p.cell_b + B.cell0;
+  const bool dummies = p.dummies != 0;
+  __syncthreads();
+
+  // Eq. (11) for r = M - 1, eq. (10) down to r = 2: row r reads row r + 1.
+  for (int r = M - 1; r >= 2; --r) {
+    const ModelRow row = p.rows[g0 + r];
+    const int64_t* Ur = U + static_cast<int64_t>(r) * (S + 1);
+    const int64_t* nxt =
+        r == M - 1 ? nullptr : alpha_rows + ((r + 1) & 1) * static_cast<int64_t>(C);
+    int64_t* cur = alpha_rows + (r & 1) * static_cast<int64_t>(C);
+    uint16_t* beta = p.beta + pi.beta0 + static_cast<int64_t>(r - 2) * C;
+    for (int cell = tid; cell < C; cell += nt) {
+      const int b = cell_b[cell], k = cell - t.seg_off[b];
+      const int c = k < t.seg_cnt[b] ? t.seg_clo[b] + k : S;
+      if (b == S && c == S)
+        continue; // the dummy-dummy state: by the last warp below
+      const int fb = b < S ? t.frame[b] : 0, fc = c < S ? t.frame[c] : 0;
+      int lo, hi, first, end;
+      terms::candidate_frames(b < S, fb, c < S, fc, p.T, p.causality, &lo, &hi);
+      terms::nodes_of_frames(lo, hi, t.minnode, B.frame0, B.frames, S, &first, &end);
+      const bool geometry = b < S && c < S;
+      const double* from_b = geometry ? t.rays(b) : nullptr;
+      const double b_to_c = geometry ? from_b[c] : 0.0;
+      // U(a) + D(a, b, c) + alpha_{r+1}(a, b), kInf when alpha_{r+1}(a, b) is.
+      const auto value = [&](int a) -> int64_t {
+        const int64_t nx = nxt ? nxt[t.cell(a, b)] : 0;
+        if (nx == kInf)
+          return kInf;
+        const int64_t dq =
+            geometry ? d_term(row, t, a, b, c, fb, fc, b_to_c, from_b, p.lambda2, p.lambda3) : 0;
+        return Ur[a] + dq + nx;
+      };
+      int64_t best = kInf;
+      int arg = 0;
+      int a = first;
+      // Two independent candidates per iteration (their loads and FP64 chains overlap), compared
+      // in order so that the first minimum is kept.
+      for (; a + 1 < end; a += 2) {
+        const int64_t v0 = value(a), v1 = value(a + 1);
+        if (v0 < best) {
+          best = v0;
+          arg = a;
+        }
+        if (v1 < best) {
+          best = v1;
+          arg = a + 1;
+        }
+      }
+      if (a < end) {
+        const int64_t v = value(a);
+        if (v < best) {
+          best = v;
+          arg = a;
+        }
+      }
+      if (dummies) {
+        const int64_t nx = nxt ? nxt[t.cell(S, b)] : 0;
+        if (nx != kInf && Ur[S] + nx < best) {
+          best = Ur[S] + nx;
+          arg = S;
+        }
+      }
+      cur[cell] = best;
+      beta[cell] = static_cast<uint16_t>(arg);
+    }
+    if (dummies && tid >= nt - 32) {
+      // State (dummy, dummy): every scene node and the dummy are candidates, D = 0; the last warp
+      // (usually the one with the fewest cells) reduces them without a block barrier.
+      int64_t best = kInf;
+      int32_t arg = S;
+      for (int a = tid - (nt - 32); a <= S; a += 32) {
+        const int64_t nx = nxt ? nxt[t.cell(a, S)] : 0;
+        if (nx == kInf)
+          continue;
+        const int64_t v = Ur[a] + nx;
+        if (v < best) { // a increases within a lane: the first minimum is kept
+          best = v;
+          arg = a;
+        }
+      }
+      warp_argmin(&best, &arg);
+      if (tid == nt - 32) {
+        cur[C - 1] = best;
+        beta[C - 1] = static_cast<uint16_t>(arg);
+      }
+    }
+    __syncthreads();
+  }
+
+  // Eq. (13): the best (z_1, z_2) over the cells of row 2, the smallest (z_1, z_2) among equals.
+  const int64_t* a2 = alpha_rows + (2 & 1) * static_cast<int64_t>(C);
+  int64_t best = kInf;
+  int32_t key = INT32_MAX;
+  for (int cell = tid; cell < C; cell += nt) {
+    if (a2[cell] == kInf)
+      continue;
+    const int b = cell_b[cell], k = cell - t.seg_off[b];
+    const int c = k < t.seg_cnt[b] ? t.seg_clo[b] + k : S;
+    const int64_t v = U[c] + U[(S + 1) + b] + a2[cell];
+    const int32_t kk = c * 65536 + b;
+    if (v < best || (v == best && kk < key)) {
+      best = v;
+      key = kk;
+    }
+  }
+  block_argmin(&best, &key, red_v, red_k);
+  if (best == kInf) { // the same in every thread
+    if (tid == 0)
+      p.results[blockIdx.x] = PairResult{};
+    return;
+  }
+
+  // Eq. (12): backtracking by one thread, into shared memory (the reduction scratch is free now;
+  // M <= kMaxModelNodes = blockDim.x)...
+  int32_t* z = red_k;
+  if (tid == 0) {
+    int zc = key >> 16, zb = key & 0xFFFF;
+    z[0] = zc;
+    z[1] = zb;
+    for (int r = 2; r < M; ++r) {
+      const int za = p.beta[pi.beta0 + static_cast<int64_t>(r - 2) * C + t.cell(zb, zc)];
+      z[r] = za;
+      zc = zb;
+      zb = za;
+    }
+  }
+  __syncthreads();
+  // ... then the two parts of the energy along the optimum, one warp in parallel.
+  if (tid >= 32)
+    return;
+  int64_t appearance = 0, distortion = 0;
+  int64_t dummy_nodes = 0;
+  for (int r = tid; r < M; r += 32) {
+    const int a = z[r];
+    appearance += U[static_cast<int64_t>(r) * (S + 1) + a];
+    dummy_nodes += a == S;
+    if (r >= 2) {
+      const int b = z[r - 1], c = z[r - 2];
+      if (a < S && b < S && c < S) {
+        const double* from_b = t.rays(b);
+        distortion += d_term(p.rows[g0 + r], t, a, b, c, t.frame[b], t.frame[c], from_b[c], from_b,
+                             p.lambda2, p.lambda3);
+      }
+    }
+    p.assignment[pi.assign0 + r] = a == S ? -1 : a;
+  }
+  appearance = warp_sum(appearance);
+  distortion = warp_sum(distortion);
+  dummy_nodes = warp_sum(dummy_nodes);
+  if (tid == 0) {
+    PairResult res;
+    res.energy = best;
+    res.appearance = appearance;
+    res.distortion = distortion;
+    res.dummies = static_cast<int32_t>(dummy_nodes);
+    res.feasible = 1;
+    p.results[blockIdx.x] = res;
+  }
+}
+
+} // namespace
+
+Status allow_trellis_shared(size_t bytes) {
+  CVIS_CUDA_CHECK(cudaFuncSetAttribute(trellis_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                       static_cast<int>(bytes)));
+  return Status::Ok();
+}
+
+Status launch_directions(const Problem& p, cudaStream_t stream) {
+  if (p.scene_nodes == 0)
+    return Status::Ok();
+  const int threads = 128;
+  directions_kernel<<<(p.scene_nodes + threads - 1) / threads, threads, 0, stream>>>(p);
+  CVIS_CUDA_CHECK_LAUNCH(stream, "directions_kernel");
+  return Status::Ok();
+}
+
+Status launch_unary(const Problem& p, cudaStream_t stream) {
+  const dim3 block(32, 8);
+  const dim3 grid((p.slots + 31) / 32, std::min((p.model_nodes + 7) / 8, 65535));
+  unary_kernel<<<grid, block, 0, stream>>>(p);
+  CVIS_CUDA_CHECK_LAUNCH(stream, "unary_kernel");
+  return Status::Ok();
+}
+
+Status launch_trellis(const Problem& p, size_t shared_bytes, cudaStream_t stream) {
+  trellis_kernel<<<p.npairs, kTrellisThreads, shared_bytes, stream>>>(p);
+  CVIS_CUDA_CHECK_LAUNCH(stream, "trellis_kernel");
+  return Status::Ok();
+}
+
+} // namespace cvis::actionmatch::kernels

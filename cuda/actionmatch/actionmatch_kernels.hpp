@@ -1,0 +1,131 @@
+// Kernels of the CUDA backend (actionmatch_kernels.cu) and their launchers; only
+// actionmatch_cuda.cpp includes this header. Everything a launch needs is in one Problem: the
+// models (uploaded by configure), the concatenated scene blocks of a match() call with their
+// layouts (actionmatch_layout.hpp, indices local to each block), and the (block, model) pairs.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <cstddef>
+#include <cstdint>
+
+#include "common/hd.hpp"
+#include "common/status.hpp"
+
+namespace cvis::actionmatch::kernels {
+
+// Hyperedge (r, r-1, r-2) of a model, stored at its last node r (r >= 2).
+struct ModelRow {
+  double mid = 0, last = 0; // model angles of eq. 6
+  int32_t gap1 = 0, gap2 = 0;
+};
+
+struct BlockInfo {
+  int32_t S = 0, node0 = 0;       // nodes; first node in the concatenated node arrays
+  int32_t frame0 = 0, frames = 0; // frame range
+  int32_t minnode0 = 0;           // its minnode table: minnode[minnode0 .. + frames]
+  int32_t seg0 = 0, segments = 0; // its segment tables: seg_*[seg0 .. + segments - 1]
+  int32_t cells = 0, cell0 = 0;   // cells of a trellis row; its cell_b[cell0 .. + cells - 1]
+  int32_t slot0 = 0;              // its first unary column (S + 1 columns: nodes, dummy)
+  int64_t dir0 = 0;               // its direction table: dir[dir0 ..]
+};
+
+struct PairInfo {
+  int32_t model = 0, block = 0;
+  int32_t assign0 = 0, pad = 0; // assignment[assign0 .. + M - 1]
+  int64_t unary0 = 0;           // unary[unary0 ..]: M rows of S + 1 values
+  int64_t beta0 = 0;            // beta[beta0 ..]: M - 2 rows of `cells` values
+  int64_t alpha0 = 0;           // alpha[alpha0 ..]: 2 rows of `cells` (global-memory mode)
+};
+
+struct PairResult {
+  int64_t energy, appearance, distortion;
+  int32_t dummies, feasible;
+};
+
+struct Problem {
+  // Parameters.
+  double lambda1 = 0, lambda2 = 0, lambda3 = 0;
+  int64_t dummy_q = 0;
+  int32_t T = 0, causality = 0, dummies = 0, dim = 0;
+  // Models: node0[m] .. node0[m + 1] - 1 are model m's nodes.
+  int32_t nmodels = 0, model_nodes = 0;
+  const int32_t* model_node0 = nullptr; // nmodels + 1
+  const int32_t* node_model = nullptr;  // per model node
+  const ModelRow* rows = nullptr;       // per model node
+  const double* model_desc = nullptr;   // per model node, dim values
+  // Scene blocks (node indices in the tables below are local to the block).
+  int32_t nblocks = 0, scene_nodes = 0, slots = 0;
+  const BlockInfo* blocks = nullptr;
+  const int32_t* frame = nullptr; // per scene node
+  const float* x = nullptr;
+  const float* y = nullptr;
+  const double* scene_desc = nullptr;  // per scene node, dim values
+  const int32_t* node_block = nullptr; // per scene node
+  const int32_t* slot_block = nullptr; // per unary column
+  const int32_t* minnode = nullptr;
+  const int32_t* seg_off = nullptr; // per segment (b), local cell index
+  const int32_t* seg_clo = nullptr;
+  const int32_t* seg_cnt = nullptr;
+  const uint16_t* cell_b = nullptr; // per cell
+  const int32_t* win_lo = nullptr;  // per scene node: first node of its direction window
+  const int32_t* win_cnt = nullptr;
+  const int32_t* dir_rel = nullptr; // per scene node: its directions at dir[block dir0 + dir_rel]
+  double* dir = nullptr;
+  int64_t total_dirs = 0; // size of dir
+  // Pairs (block-major: pair = block * nmodels + model) and outputs.
+  int32_t npairs = 0;
+  const PairInfo* pairs = nullptr;
+  int64_t* unary = nullptr;
+  uint16_t* beta = nullptr;
+  int64_t* alpha = nullptr; // global-memory alpha rows (when not in shared memory)
+  PairResult* results = nullptr;
+  int32_t* assignment = nullptr;
+  // Trellis launch: what lives in shared memory, and the largest sizes over the launch's pairs.
+  int32_t shared_tables = 0, shared_alpha = 0, shared_dir = 0, shared_unary = 0;
+  int32_t max_segments = 0, max_nodes = 0, max_cells = 0;
+  int64_t max_dirs = 0, max_unary = 0;
+};
+
+// Threads of a trellis block (power of two; at least kMaxModelNodes, the backtracking keeps the
+// assignment in the reduction scratch).
+inline constexpr int kTrellisThreads = 1024;
+
+// Byte offsets of the trellis kernel's dynamic shared memory: the reduction scratch (always),
+// then, when chosen, the scene tables (int32), the block's ray directions, the pair's unary table
+// and the two alpha rows (8-byte aligned). Used by the host to size the launch and by the kernel.
+struct SharedLayout {
+  size_t tables = 0, dir = 0, unary = 0, alpha = 0, bytes = 0;
+};
+CVIS_HD SharedLayout shared_layout(const Problem& p, int threads) {
+  SharedLayout l;
+  size_t at = static_cast<size_t>(threads) * (8 + 4);
+  l.tables = at;
+  if (p.shared_tables)
+    at += 4 * (3 * static_cast<size_t>(p.max_segments) + 3 * static_cast<size_t>(p.max_nodes));
+  at = (at + 7) / 8 * 8;
+  l.dir = at;
+  if (p.shared_dir)
+    at += 8 * static_cast<size_t>(p.max_dirs);
+  l.unary = at;
+  if (p.shared_unary)
+    at += 8 * static_cast<size_t>(p.max_unary);
+  l.alpha = at;
+  if (p.shared_alpha)
+    at += 16 * static_cast<size_t>(p.max_cells);
+  l.bytes = at;
+  return l;
+}
+
+// Raises the trellis kernel's dynamic shared memory limit to `bytes` (cudaFuncSetAttribute).
+Status allow_trellis_shared(size_t bytes);
+
+// Ray directions of every scene node's window (the host's detail::scene_directions).
+Status launch_directions(const Problem& p, cudaStream_t stream);
+// lambda1 U of every (model node, scene node or dummy) of every pair (Sect. 3.3).
+Status launch_unary(const Problem& p, cudaStream_t stream);
+// One block per pair: every trellis row (eq. 11, 10) with block-wide barriers between rows, the
+// final minimisation (eq. 13), the backtracking (eq. 12) and the energy parts.
+Status launch_trellis(const Problem& p, size_t shared_bytes, cudaStream_t stream);
+
+} // namespace cvis::actionmatch::kernels

@@ -1,0 +1,129 @@
+// Model rows and scene trellis layouts (actionmatch_layout.hpp).
+#include "actionmatch_layout.hpp"
+
+#include <string>
+
+#include "actionmatch_terms.hpp"
+
+namespace cvis::actionmatch::detail {
+
+ModelRows model_rows(const Graph& g) {
+  ModelRows m;
+  const int M = g.size();
+  m.nodes = M;
+  m.gap1.assign(M, 0);
+  m.gap2.assign(M, 0);
+  m.mid.assign(M, 0.0);
+  m.last.assign(M, 0.0);
+  for (int r = 2; r < M; ++r) {
+    m.gap1[r] = g.frame[r] - g.frame[r - 1];
+    m.gap2[r] = g.frame[r - 1] - g.frame[r - 2];
+    // a(i, j, k) at j = r - 1 and a(j, i, k) at i = r (eq. 6), i = r, j = r - 1, k = r - 2.
+    const double j_to_i = terms::ray(g.x[r - 1], g.y[r - 1], g.x[r], g.y[r]);
+    const double j_to_k = terms::ray(g.x[r - 1], g.y[r - 1], g.x[r - 2], g.y[r - 2]);
+    const double i_to_j = terms::ray(g.x[r], g.y[r], g.x[r - 1], g.y[r - 1]);
+    const double i_to_k = terms::ray(g.x[r], g.y[r], g.x[r - 2], g.y[r - 2]);
+    m.mid[r] = terms::angle_at(j_to_i, j_to_k);
+    m.last[r] = terms::angle_at(i_to_j, i_to_k);
+  }
+  return m;
+}
+
+Status scene_layout(const Graph& scene, const Params& p, SceneLayout* out) {
+  SceneLayout L;
+  const int S = scene.size();
+  L.S = S;
+  if (S > 0) {
+    L.frame0 = scene.frame[0];
+    L.frames = scene.frame[S - 1] - scene.frame[0] + 1;
+  }
+  // minnode (Sect. 3.4), extended to frames without nodes: the first node at or after frame f.
+  L.minnode.assign(static_cast<size_t>(L.frames) + 1, S);
+  for (int n = S - 1; n >= 0; --n)
+    L.minnode[scene.frame[n] - L.frame0] = n;
+  for (int f = L.frames - 1; f >= 0; --f) {
+    if (L.minnode[f] > L.minnode[f + 1])
+      L.minnode[f] = L.minnode[f + 1];
+  }
+  const int32_t* mn = L.minnode.data();
+
+  // States (b, c) allowed by the pruning (Sect. 3.2).
+  L.segments = p.dummies ? S + 1 : S;
+  L.seg_off.resize(L.segments);
+  L.seg_clo.resize(L.segments);
+  L.seg_cnt.resize(L.segments);
+  const int extra = p.dummies ? 1 : 0;
+  int64_t cells = 0;
+  for (int b = 0; b < L.segments; ++b) {
+    int first = 0, end = S;
+    if (b < S) {
+      int lo, hi;
+      terms::state_frames(scene.frame[b], p.T, static_cast<int>(p.causality), &lo, &hi);
+      terms::nodes_of_frames(lo, hi, mn, L.frame0, L.frames, S, &first, &end);
+    }
+    L.seg_off[b] = static_cast<int32_t>(cells);
+    L.seg_clo[b] = first;
+    L.seg_cnt[b] = end - first;
+    cells += end - first + extra;
+    if (cells > kMaxRowCells) {
+      return invalid_argument("trellis row of more than " + std::to_string(kMaxRowCells) +
+                              " cells (scene of " + std::to_string(S) + " nodes, T " +
+                              std::to_string(p.T) + "): use a smaller T or scene block");
+    }
+  }
+  L.cells = static_cast<int32_t>(cells);
+  L.cell_b.resize(L.cells);
+  int64_t evals = 0;
+  for (int b = 0; b < L.segments; ++b) {
+    const int n = L.seg_cnt[b] + extra;
+    for (int k = 0; k < n; ++k) {
+      L.cell_b[L.seg_off[b] + k] = static_cast<uint16_t>(b);
+      const int c = k < L.seg_cnt[b] ? L.seg_clo[b] + k : S;
+      int first, end;
+      candidates(L, scene.frame.data(), p, b, c, &first, &end);
+      evals += end - first + extra;
+    }
+  }
+  L.evaluations = evals;
+
+  // Direction windows: every pair of scene nodes inside one hyperedge is within T - 1 frames.
+  L.win_lo.resize(S);
+  L.win_cnt.resize(S);
+  L.dir_off.resize(static_cast<size_t>(S) + 1);
+  int64_t dirs = 0;
+  for (int x = 0; x < S; ++x) {
+    int first = 0, end = S;
+    if (p.T > 0) {
+      terms::nodes_of_frames(scene.frame[x] - (p.T - 1), scene.frame[x] + (p.T - 1), mn, L.frame0,
+                             L.frames, S, &first, &end);
+    }
+    L.win_lo[x] = first;
+    L.win_cnt[x] = end - first;
+    L.dir_off[x] = dirs;
+    dirs += end - first;
+  }
+  L.dir_off[S] = dirs;
+  *out = std::move(L);
+  return Status::Ok();
+}
+
+void candidates(const SceneLayout& L, const int32_t* frame, const Params& p, int b, int c,
+                int* first, int* end) {
+  const int S = L.S;
+  int lo, hi;
+  terms::candidate_frames(b < S, b < S ? frame[b] : 0, c < S, c < S ? frame[c] : 0, p.T,
+                          static_cast<int>(p.causality), &lo, &hi);
+  terms::nodes_of_frames(lo, hi, L.minnode.data(), L.frame0, L.frames, S, first, end);
+}
+
+void scene_directions(const Graph& scene, const SceneLayout& L, std::vector<double>* dir) {
+  dir->resize(static_cast<size_t>(L.dir_off[L.S]));
+  for (int x = 0; x < L.S; ++x) {
+    for (int k = 0; k < L.win_cnt[x]; ++k) {
+      const int y = L.win_lo[x] + k;
+      (*dir)[L.dir_off[x] + k] = terms::ray(scene.x[x], scene.y[x], scene.x[y], scene.y[y]);
+    }
+  }
+}
+
+} // namespace cvis::actionmatch::detail

@@ -1,0 +1,100 @@
+// Motion detection against a long, foreground-aware temporal median (issue 12): the paper's median
+// background (eq. 2, here with a 1x1 box over a history of K samples per pixel, exact 8-bit) made
+// into a motion detector. README.md ("Motion detector") gives the rules and why.
+//
+// Per pixel: K background samples (a ring with its own head), their exact median B and median
+// absolute deviation D, and the threshold tau = clamp(noise_factor * D, tau_min, tau_max). Per
+// frame, with v the luma of the pixel (divided by the global illumination gain g):
+//   own test        |v - B_p| <= tau_p (every channel: luma, or Y, U, V)
+//   neighbour test  |v - B_q| <= tau_q for a q != p of the (2r+1)^2 neighbourhood
+//   shadow          (color) darker luma with the chroma scaled alike: background, not updated
+//   raw foreground  neither passes;  mask = 3x3 majority of the raw foreground
+//   update          every `sample_period` frames, pixels that are background in the raw and final
+//                   masks add v to their samples (B and D recomputed): objects never enter the
+//                   history, however long they stop
+//   adoption        a pixel whose own test fails while a neighbour's passes, `adopt_frames` frames
+//   in
+//                   a row, takes over that neighbour's samples: a revealed background (ghost)
+//                   matches its surroundings and dissolves from its border, ~1 pixel per frame,
+//                   while a stopped object does not match them and stays
+//   absorption      optional: a pixel foreground for `absorb_frames` frames in a row restarts its
+//                   samples from its current value (0 = never)
+//   gain            g = median of Y / B_Y over the previous frame's background pixels (and the
+//                   median chroma differences, removed as offsets)
+//   shot change     seg::ShotChangeRule on the raw foreground fraction and the fraction of pixels
+//                   whose |v_t - v_{t-1}| > tau: the samples restart from the current frame
+// The first K frames after a reset (or a shot change: the next K) fill the samples blindly, one per
+// frame; the mask is empty during the initial fill only.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "ccl/ccl.hpp"
+#include "common/backend.hpp"
+#include "common/image.hpp"
+#include "common/status.hpp"
+
+namespace cvis::median3d {
+
+inline constexpr int kMaxHistory = 63;
+inline constexpr int kMaxMotionRadius = 2;
+
+struct MotionParams {
+  int history = 31;          // K samples per pixel, odd, 3..63
+  int sample_period = 4;     // frames between two samples of a background pixel, 1..64
+  int radius = 1;            // r of the neighbour test, 0..2
+  float noise_factor = 4.0f; // tau = noise_factor * D (D: median absolute deviation of the samples)
+  int tau_min = 8;           // levels, 1..255 (luma)
+  int tau_min_chroma = 6;    // levels, 1..255 (chroma)
+  int tau_max = 48;          // levels, tau_min..255
+  bool color = true;         // Y, U, V (a pixel matches when every channel does); false: luma only
+  bool shadows = true;       // color: cast shadows (seg::shadow_yuv) are background
+  float shadow_low = 0.4f;   // luma ratio range of a shadow
+  float shadow_high = 0.9f;
+  int shadow_chroma = 4;    // levels: chroma deviation from the dimmed background chroma
+  int adopt_frames = 2;     // 0 = no adoption
+  int absorb_frames = 0;    // 0 = never
+  bool illumination = true; // global gain compensation
+  bool cleanup = true;      // 3x3 majority of the raw mask
+  int min_mask_area = 20;   // components of the cleaned mask below this many pixels are cleared
+  bool shot_change = true;
+  double cut_fraction = 0.5; // seg::ShotChangeRule
+  int cut_frames = 2;
+  int min_blob_area = 25; // blobs (8-connected) smaller than this are not reported
+  size_t max_blobs = 64;  // the largest are kept
+  bool blobs = true;
+};
+
+Status validate(const MotionParams& p);
+
+struct MotionResult {
+  int64_t frame = 0;             // frames since the last reset, this one included
+  bool warming_up = false;       // initial fill: the mask is empty
+  bool shot_change = false;      // a shot change was confirmed at this frame (samples restarted)
+  float gain = 1.0f;             // illumination gain applied to this frame's luma
+  int chroma_offset[2] = {0, 0}; // offsets removed from U and V (color)
+  int64_t shadow = 0;            // pixels called shadow (not in the mask)
+  int64_t foreground = 0;        // mask pixels set
+  int64_t pixels = 0;
+  std::vector<ccl::Blob> blobs;
+};
+
+class MotionDetector {
+public:
+  virtual ~MotionDetector() = default;
+  virtual Backend backend() const = 0;
+  // Validates and applies the parameters; a change of `history` resets the model.
+  virtual Status configure(const MotionParams& p) = 0;
+  // Processes one frame (any cvis::PixelFormat; the luma is used, as median3d's Channels::kLuma):
+  // writes the mask (GRAY8, 255 = foreground) and, when `background` is not null, the background
+  // luma (GRAY8: B times the gain). A frame of another size resets the model.
+  virtual Status process(const ImageView& frame, const ImageView& mask, const ImageView* background,
+                         MotionResult* result, StreamHandle stream) = 0;
+  virtual void reset() = 0;
+};
+
+std::unique_ptr<MotionDetector> make_motion_detector(Backend backend, Status* status);
+
+} // namespace cvis::median3d

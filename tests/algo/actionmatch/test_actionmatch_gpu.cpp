@@ -1,0 +1,172 @@
+// GPU tests of actionmatch: the CUDA backend returns exactly the CPU backend's results (energy,
+// parts, dummies, assignment: the same optimum with ties broken the same way) and the brute-force
+// optimum, on seeded problems batched as the backend runs them (many models and scene blocks per
+// call), at the paper's sizes, with alpha in shared and in global memory, and on edge cases.
+// Skips without a GPU (fails instead with CVIS_REQUIRE_GPU=1).
+#include <gtest/gtest.h>
+
+#include "actionmatch.hpp"
+#include "actionmatch_test_util.hpp"
+#include "test_images.hpp"
+
+namespace cvis::actionmatch {
+namespace {
+
+using test::Rng;
+
+struct Pair {
+  std::unique_ptr<Matcher> cpu, gpu;
+};
+
+Pair matchers() {
+  Status s;
+  Pair p;
+  p.cpu = make_matcher(Backend::kCpu, &s, 0);
+  p.gpu = make_matcher(Backend::kCuda, &s);
+  EXPECT_TRUE(s.ok()) << s.to_string();
+  return p;
+}
+
+// Runs both backends on the same call and compares every result and the statistics. Returns the
+// GPU's results.
+std::vector<MatchResult> both(Pair& m, const Params& p, const std::vector<Model>& models,
+                              const std::vector<Graph>& scenes, const std::string& what) {
+  std::vector<MatchResult> rc, rg;
+  MatchStats sc, sg;
+  Status s = m.cpu->configure(p, models);
+  EXPECT_TRUE(s.ok()) << s.to_string();
+  s = m.gpu->configure(p, models);
+  EXPECT_TRUE(s.ok()) << s.to_string();
+  s = m.cpu->match(scenes.data(), static_cast<int>(scenes.size()), &rc, &sc, nullptr);
+  EXPECT_TRUE(s.ok()) << s.to_string();
+  s = m.gpu->match(scenes.data(), static_cast<int>(scenes.size()), &rg, &sg, nullptr);
+  EXPECT_TRUE(s.ok()) << what << ": " << s.to_string();
+  EXPECT_EQ(rc.size(), rg.size());
+  EXPECT_EQ(sc.cells, sg.cells);
+  EXPECT_EQ(sc.evaluations, sg.evaluations);
+  for (size_t i = 0; i < std::min(rc.size(), rg.size()); ++i) {
+    EXPECT_EQ(rg[i], rc[i]) << what << ": pair " << i << " (block " << i / models.size()
+                            << ", model " << i % models.size() << "): gpu " << test::describe(rg[i])
+                            << ", cpu " << test::describe(rc[i]);
+  }
+  return rg;
+}
+
+// Small problems (M <= 5, S <= 10), 16 pairs per call, against the CPU and the brute force.
+TEST(ActionMatchGpu, SmallProblemsEqualCpuAndBruteForce) {
+  CVIS_REQUIRE_GPU();
+  Pair m = matchers();
+  Rng rng(101);
+  int ties = 0;
+  for (int it = 0; it < 60; ++it) {
+    const bool tie_rich = it % 2 == 1;
+    const Params p = test::random_params(rng);
+    std::vector<Model> models;
+    std::vector<Graph> scenes;
+    const int dim = tie_rich ? 2 : 6;
+    for (int k = 0; k < 4; ++k) {
+      test::GraphSpec ms{3 + static_cast<int>(rng() % 3), dim, 2};
+      test::GraphSpec ss{static_cast<int>(rng() % 11), dim, static_cast<int>(rng() % 3)};
+      if (tie_rich) {
+        ms.grid = ss.grid = 3;
+        ms.levels = ss.levels = 1;
+        ss.duplicates = ss.nodes > 0 ? static_cast<int>(rng() % 3) : 0;
+        ss.nodes = std::max(0, ss.nodes - ss.duplicates);
+      }
+      models.push_back(test::random_model(rng, ms, "m" + std::to_string(k)));
+      scenes.push_back(test::random_graph(rng, ss, false, static_cast<int>(rng() % 4)));
+    }
+    const std::vector<MatchResult> r = both(m, p, models, scenes, "it " + std::to_string(it));
+    ASSERT_EQ(r.size(), 16u);
+    for (int s = 0; s < 4; ++s) {
+      for (int k = 0; k < 4; ++k) {
+        int64_t optima = 0;
+        const MatchResult want = test::brute_force(models[k], scenes[s], p, &optima);
+        ASSERT_EQ(r[s * 4 + k], want) << "it " << it << " block " << s << " model " << k;
+        ties += optima > 1;
+      }
+    }
+  }
+  EXPECT_GT(ties, 100);
+}
+
+// The paper's sizes: 50 models of 30 nodes (162-dim descriptors) against a 754-node scene of 723
+// frames and against 13 streaming blocks of 60 nodes in 55 frames, default parameters.
+TEST(ActionMatchGpu, PaperSizesEqualCpu) {
+  CVIS_REQUIRE_GPU();
+  Pair m = matchers();
+  Rng rng(102);
+  std::vector<Model> models;
+  for (int k = 0; k < 50; ++k) {
+    models.push_back(test::random_model(rng, {30, kPaperDescriptorDim, 2, 0, 8}, "m"));
+  }
+  const Graph whole = test::scene_with_copy(rng, models[7], 754 - 30, 40, 3.f, 1.f);
+  both(m, Params(), models, {whole}, "754 nodes");
+  std::vector<Graph> blocks;
+  for (int b = 0; b < 13; ++b) {
+    blocks.push_back(test::random_graph(rng, {60, kPaperDescriptorDim, 2, 0, 8, 0}, false, 55 * b));
+  }
+  blocks[5] = test::scene_with_copy(rng, models[3], 30, 300, 0.f, 0.f);
+  const auto r = both(m, Params(), models, blocks, "60-node blocks");
+  ASSERT_EQ(r.size(), 13u * 50);
+  EXPECT_EQ(r[5 * 50 + 3].energy_q, 0); // the copy, found exactly
+}
+
+// A scene whose trellis rows do not fit in shared memory (global-memory alpha), and dense
+// problems without pruning (T = 0, no causality: S^2 states per row, S candidates per cell).
+TEST(ActionMatchGpu, LargeRowsAndNoPruning) {
+  CVIS_REQUIRE_GPU();
+  Pair m = matchers();
+  Rng rng(103);
+  std::vector<Model> models;
+  for (int k = 0; k < 3; ++k)
+    models.push_back(test::random_model(rng, {8, 16, 2}, "m"));
+  // 3000 nodes, about 3 per frame: ~31 states per node, 93k cells per row (1.5 MB of alpha).
+  const Graph big = test::random_graph(rng, {3000, 16, 1, 0, 0, 2000}, false);
+  both(m, Params(), models, {big}, "3000 nodes");
+  Params dense;
+  dense.T = 0;
+  dense.causality = Causality::kNone;
+  std::vector<Graph> scenes;
+  for (int k = 0; k < 3; ++k)
+    scenes.push_back(test::random_graph(rng, {30 + 35 * k, 16, 1}, false));
+  both(m, dense, models, scenes, "no pruning");
+  dense.dummies = false;
+  dense.causality = Causality::kIncreasing;
+  both(m, dense, models, scenes, "no closeness, strict causality, no dummies");
+}
+
+// Empty blocks, infeasible pairs, models of several lengths, reconfiguration between calls.
+TEST(ActionMatchGpu, EdgeCasesAndReconfiguration) {
+  CVIS_REQUIRE_GPU();
+  Pair m = matchers();
+  Rng rng(104);
+  std::vector<Model> models;
+  for (int k = 0; k < 5; ++k)
+    models.push_back(test::random_model(rng, {3 + 7 * k, 8, 3}, "m"));
+  std::vector<Graph> scenes;
+  Graph empty;
+  empty.dim = 8;
+  scenes.push_back(empty);
+  scenes.push_back(test::random_graph(rng, {5, 8, 1}, true)); // one node per frame
+  scenes.push_back(test::random_graph(rng, {50, 8, 1, 0, 0, 10}, false, 1000));
+  scenes.push_back(empty);
+  Params p;
+  both(m, p, models, scenes, "dummies");
+  p.dummies = false;
+  p.T = 3;
+  const auto r = both(m, p, models, scenes, "no dummies");
+  EXPECT_FALSE(r[0].feasible);
+  // A different dictionary (dimension, parameters) on the same matchers.
+  std::vector<Model> other;
+  for (int k = 0; k < 2; ++k)
+    other.push_back(test::random_model(rng, {6, 3, 1}, "o"));
+  Params q = test::random_params(rng);
+  both(m, q, other, {test::random_graph(rng, {12, 3, 1}, false)}, "reconfigured");
+  // A dimension mismatch is refused by both.
+  std::vector<MatchResult> out;
+  EXPECT_FALSE(m.gpu->match(scenes.data(), 1, &out, nullptr, nullptr).ok());
+}
+
+} // namespace
+} // namespace cvis::actionmatch

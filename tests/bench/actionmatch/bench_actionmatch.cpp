@@ -1,0 +1,276 @@
+// Benchmark of the exact hypergraph matcher on the paper's setups (Tables 2 and 3), with generated
+// graphs of the paper's sizes: models of 30 nodes (one per frame, 162-dim descriptors), scenes of
+// 754 nodes over 723 frames and streaming blocks of 60 nodes over 55 frames (random frames, so
+// 0..5 nodes per frame), positions in a 160x120 frame (KTH), default parameters (T 10, dummies).
+//   A  1 model  vs 754 nodes     (paper: 178 ms on a GTX 580)
+//   B  50 models vs 754 nodes    (target: < 2 ms)
+//   C  50 models vs one 60-node block per call        (target: < 0.1 ms per block)
+//   D  50 models vs 32 60-node blocks in one call     (throughput per block)
+// GPU: wall time of Matcher::match() (upload, three launches, results back, sync) and the stream
+// time between CUDA events around it, medians of --runs calls after warm-up, rotating among 4
+// different inputs. CPU: the CPU backend on the same inputs in the same run (all cores, or
+// --cpu-threads), as the ratio CPU / GPU; every GPU result is compared with the CPU's (exact).
+// Work: trellis cells and candidate evaluations (MatchStats), evaluations per second, and that
+// rate against the device's FP64 limit (SMs x FP64 lanes per clock x clock / FP64 instructions per
+// evaluation, kFp64PerEvaluation below), and the SMs a launch can occupy (one block per pair).
+// Usage: bench_actionmatch [--out FILE.md] [--runs N] [--quick] [--no-cpu] [--cpu-threads N]
+//                          [--only ABCD] (a subset of the setups)
+// Exit status: 0 when every check passed, 1 on an error or mismatch.
+#include <cuda_runtime_api.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <random>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "actionmatch.hpp"
+#include "common/backend.hpp"
+
+using namespace cvis;
+using namespace cvis::actionmatch;
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// FP64-pipe instructions of one candidate evaluation of the trellis kernel, from its PTX (sm_90,
+// --fmad=false): 4 sub, 5 mul, 6 add (plus 4 conditional wrap adds, rarely taken), 8 compares,
+// 1 sqrt.rn.f64 (about 10 instructions in SASS), 2 conversions: about 36. An estimate: the
+// fraction of the FP64 limit below is only as good as this count.
+constexpr double kFp64PerEvaluation = 36;
+
+// FP64 lanes per SM per clock (CUDA programming guide, arithmetic instruction throughput).
+int fp64_per_sm_clock(int major, int minor) {
+  if (major == 9 && minor == 0)
+    return 64; // H100
+  if ((major == 8 || major == 7 || major == 6) && minor == 0)
+    return 32; // A100, V100, P100
+  return 2;    // consumer and embedded GPUs: 1/64 of FP32
+}
+
+double ms_since(Clock::time_point t0) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v.empty() ? 0 : v[v.size() / 2];
+}
+
+Graph random_graph(std::mt19937_64& rng, int nodes, int frames, bool model) {
+  Graph g;
+  g.dim = kPaperDescriptorDim;
+  std::vector<int32_t> f(nodes);
+  if (model) {
+    int t = static_cast<int>(rng() % 3);
+    for (int i = 0; i < nodes; ++i)
+      f[i] = t += (i ? 1 + static_cast<int>(rng() % 4 == 0) : 0);
+  } else {
+    for (int i = 0; i < nodes; ++i)
+      f[i] = static_cast<int>(rng() % frames);
+    std::sort(f.begin(), f.end());
+  }
+  std::uniform_real_distribution<float> u(0.f, 1.f);
+  std::vector<float> d(g.dim);
+  for (int i = 0; i < nodes; ++i) {
+    for (float& v : d)
+      v = u(rng);
+    g.add(f[i], 160.f * u(rng), 120.f * u(rng), d.data());
+  }
+  return g;
+}
+
+struct Setup {
+  const char* name;
+  int models, blocks, scene_nodes, scene_frames;
+  const char* target; // per block
+  double target_ms;
+};
+
+struct Row {
+  std::string name;
+  MatchStats stats;
+  double wall_ms = 0, stream_ms = 0, cpu_ms = 0;
+  int blocks = 0;
+  bool exact = true;
+  std::string target;
+  double target_ms = 0;
+};
+
+} // namespace
+
+int main(int argc, char** argv) {
+  std::string out;
+  int runs = 30, cpu_threads = 0;
+  bool quick = false, cpu = true;
+  std::string only = "ABCD";
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a == "--out" && i + 1 < argc)
+      out = argv[++i];
+    else if (a == "--runs" && i + 1 < argc)
+      runs = std::max(3, std::atoi(argv[++i]));
+    else if (a == "--cpu-threads" && i + 1 < argc)
+      cpu_threads = std::atoi(argv[++i]);
+    else if (a == "--quick")
+      quick = true;
+    else if (a == "--no-cpu")
+      cpu = false;
+    else if (a == "--only" && i + 1 < argc)
+      only = argv[++i];
+    else {
+      std::fprintf(stderr, "usage: bench_actionmatch [--out FILE.md] [--runs N] [--quick] "
+                           "[--no-cpu] [--cpu-threads N] [--only ABCD]\n");
+      return 1;
+    }
+  }
+  if (quick)
+    runs = 3;
+  Status s = select_cuda_device(0);
+  if (!s.ok()) {
+    std::fprintf(stderr, "bench_actionmatch: %s\n", s.message().c_str());
+    return 1;
+  }
+  cudaDeviceProp prop{};
+  int clock_khz = 0;
+  cudaGetDeviceProperties(&prop, 0);
+  cudaDeviceGetAttribute(&clock_khz, cudaDevAttrClockRate, 0);
+  const double fp64_limit = static_cast<double>(prop.multiProcessorCount) *
+                            fp64_per_sm_clock(prop.major, prop.minor) * clock_khz * 1e3;
+  const int host_threads =
+      cpu_threads > 0 ? cpu_threads : static_cast<int>(std::thread::hardware_concurrency());
+  std::printf("device: %s, sm_%d%d, %d SMs, %.0f MHz; FP64 limit %.2f T instr/s; CPU: %d threads\n",
+              prop.name, prop.major, prop.minor, prop.multiProcessorCount, clock_khz / 1e3,
+              fp64_limit / 1e12, host_threads);
+
+  const Setup setups[] = {
+      {"A: 1 model vs 754 nodes", 1, 1, 754, 723, "", 0},
+      {"B: 50 models vs 754 nodes", 50, 1, 754, 723, "< 2 ms", 2.0},
+      {"C: 50 models vs one 60-node block", 50, 1, 60, 55, "< 0.1 ms", 0.1},
+      {"D: 50 models vs 32 60-node blocks", 50, 32, 60, 55, "< 0.1 ms", 0.1},
+  };
+  std::mt19937_64 rng(2024);
+  std::vector<Model> models;
+  for (int m = 0; m < 50; ++m) {
+    models.push_back(
+        {"action" + std::to_string(m % 6), "generated", random_graph(rng, 30, 0, true)});
+  }
+  Status st;
+  auto gpu = make_matcher(Backend::kCuda, &st);
+  auto ref = make_matcher(Backend::kCpu, &st, cpu_threads);
+  cudaStream_t stream;
+  cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking);
+  cudaEvent_t e0, e1;
+  cudaEventCreate(&e0);
+  cudaEventCreate(&e1);
+  std::vector<Row> rows;
+  bool all_ok = true;
+  for (const Setup& su : setups) {
+    if (only.find(su.name[0]) == std::string::npos)
+      continue;
+    const std::vector<Model> ms(models.begin(), models.begin() + su.models);
+    // Four different inputs of this setup, used in turn.
+    std::vector<std::vector<Graph>> inputs(4);
+    for (auto& in : inputs) {
+      for (int b = 0; b < su.blocks; ++b)
+        in.push_back(random_graph(rng, su.scene_nodes, su.scene_frames, false));
+    }
+    Row row;
+    row.name = su.name;
+    row.blocks = su.blocks;
+    row.target = su.target;
+    row.target_ms = su.target_ms;
+    if (!(s = gpu->configure(Params(), ms)).ok() || !(s = ref->configure(Params(), ms)).ok()) {
+      std::fprintf(stderr, "configure: %s\n", s.to_string().c_str());
+      return 1;
+    }
+    std::vector<MatchResult> rg, rc;
+    std::vector<double> wall, stream_ms;
+    for (int r = -2; r < runs; ++r) { // two warm-up calls
+      const std::vector<Graph>& in = inputs[(r + 2) % 4];
+      cudaEventRecord(e0, stream);
+      const auto t0 = Clock::now();
+      s = gpu->match(in.data(), su.blocks, &rg, &row.stats, stream);
+      const double w = ms_since(t0);
+      cudaEventRecord(e1, stream);
+      cudaEventSynchronize(e1);
+      if (!s.ok()) {
+        std::fprintf(stderr, "%s: gpu: %s\n", su.name, s.to_string().c_str());
+        return 1;
+      }
+      float ev = 0;
+      cudaEventElapsedTime(&ev, e0, e1);
+      if (r >= 0) {
+        wall.push_back(w);
+        stream_ms.push_back(ev);
+      }
+    }
+    row.wall_ms = median(wall);
+    row.stream_ms = median(stream_ms);
+    if (cpu) {
+      // The CPU on the last input, compared with the GPU's results of the same input.
+      const std::vector<Graph>& in = inputs[(runs + 1) % 4];
+      std::vector<double> t;
+      for (int r = 0; r < (quick ? 1 : 3); ++r) {
+        const auto t0 = Clock::now();
+        s = ref->match(in.data(), su.blocks, &rc, nullptr, nullptr);
+        t.push_back(ms_since(t0));
+      }
+      row.cpu_ms = median(t);
+      row.exact = s.ok() && rc == rg;
+      all_ok = all_ok && row.exact;
+    }
+    std::printf("%-36s %6.3f ms/call (stream %6.3f ms), %lld cells, %lld evaluations%s\n", su.name,
+                row.wall_ms, row.stream_ms, static_cast<long long>(row.stats.cells),
+                static_cast<long long>(row.stats.evaluations),
+                cpu ? (row.exact ? ", CPU identical" : ", CPU MISMATCH") : "");
+    rows.push_back(row);
+  }
+
+  // The table, last.
+  std::string md;
+  char buf[512];
+  std::snprintf(buf, sizeof buf,
+                "Device: %s (sm_%d%d, %d SMs, %.0f MHz), FP64 limit %.2f T instructions/s, %.0f "
+                "FP64 instructions per evaluation (estimate). CPU reference: %d threads. Medians "
+                "of %d calls.\n\n",
+                prop.name, prop.major, prop.minor, prop.multiProcessorCount, clock_khz / 1e3,
+                fp64_limit / 1e12, kFp64PerEvaluation, host_threads, runs);
+  md += buf;
+  md += "| setup | pairs | trellis cells | evaluations | GPU ms/call | stream ms | ms per block "
+        "(target) | G eval/s | % FP64 limit | SMs busy | CPU ms | CPU/GPU | exact |\n";
+  md += "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n";
+  for (const Row& r : rows) {
+    const double evals_s = r.stats.evaluations / (r.stream_ms * 1e-3);
+    const double frac = evals_s * kFp64PerEvaluation / fp64_limit;
+    const double busy =
+        std::min<double>(r.stats.pairs, prop.multiProcessorCount) / prop.multiProcessorCount;
+    std::snprintf(buf, sizeof buf,
+                  "| %s | %lld | %lld | %lld | %.3f | %.3f | %.4f%s%s%s | %.2f | %.1f%% | %.0f%% | "
+                  "%s | %s | %s |\n",
+                  r.name.c_str(), static_cast<long long>(r.stats.pairs),
+                  static_cast<long long>(r.stats.cells),
+                  static_cast<long long>(r.stats.evaluations), r.wall_ms, r.stream_ms,
+                  r.wall_ms / r.blocks, r.target.empty() ? "" : " (", r.target.c_str(),
+                  r.target.empty() ? "" : ")", evals_s / 1e9, 100 * frac, 100 * busy,
+                  cpu ? std::to_string(r.cpu_ms).substr(0, 8).c_str() : "-",
+                  cpu ? std::to_string(r.cpu_ms / r.wall_ms).substr(0, 6).c_str() : "-",
+                  cpu ? (r.exact ? "yes" : "NO") : "-");
+    md += buf;
+  }
+  std::printf("\n%s", md.c_str());
+  if (!out.empty()) {
+    FILE* f = std::fopen(out.c_str(), "w");
+    if (f) {
+      std::fputs(md.c_str(), f);
+      std::fclose(f);
+    }
+  }
+  return all_ok ? 0 : 1;
+}

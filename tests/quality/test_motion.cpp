@@ -1,0 +1,299 @@
+// Tests of the issue-12 prototypes (cpu suite, ~2 s): the shared pieces
+// (cuda/common/segmentation.hpp, mask_area.hpp), the motion detector's arithmetic against plain
+// definitions, and both prototypes on small seeded sequences with exact ground truth (a moving
+// square over a noisy textured background; a stop, a removal, an illumination drop, a cut, a cast
+// shadow).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <random>
+#include <vector>
+
+#include "bgsub/bgsub_scene.hpp"
+#include "common/mask_area.hpp"
+#include "common/segmentation.hpp"
+#include "median3d/motion.hpp"
+#include "median3d/motion_math.hpp"
+#include "test_images.hpp"
+
+namespace cvis {
+namespace {
+
+using test::HostImage;
+
+TEST(MotionMath, SelectRankAndMadAreExact) {
+  std::mt19937 rng(7);
+  for (int count = 3; count <= 63; count += 2) {
+    for (int rep = 0; rep < 20; ++rep) {
+      std::vector<int> v(count);
+      const int spread = 1 + static_cast<int>(rng() % 256);
+      for (int& x : v)
+        x = static_cast<int>(rng() % spread) + static_cast<int>(rng() % (256 - spread + 1));
+      std::vector<int> s = v;
+      std::nth_element(s.begin(), s.begin() + (count - 1) / 2, s.end());
+      const int med = s[(count - 1) / 2];
+      std::vector<int> d(count);
+      for (int k = 0; k < count; ++k)
+        d[k] = std::abs(v[k] - med);
+      std::nth_element(d.begin(), d.begin() + (count - 1) / 2, d.end());
+      int b, mad;
+      median3d::median_mad([&](int k) { return v[k]; }, count, &b, &mad);
+      ASSERT_EQ(b, med) << count;
+      ASSERT_EQ(mad, d[(count - 1) / 2]) << count;
+      for (int r = 0; r < count; ++r) {
+        std::vector<int> t = v;
+        std::nth_element(t.begin(), t.begin() + r, t.end());
+        ASSERT_EQ(median3d::select_rank([&](int k) { return v[k]; }, count, r), t[r]);
+      }
+    }
+  }
+}
+
+TEST(MotionMath, CompensationIsIdentityAtGainOneAndScalesAroundTheCenter) {
+  for (int v = 0; v < 256; ++v) {
+    EXPECT_EQ(median3d::compensate(v, 16, 0, 65536u), v);
+    EXPECT_EQ(median3d::compensate(v, 128, 0, 65536u), v);
+    EXPECT_EQ(median3d::uncompensate(v, 16, 65536u), v);
+    // g = 0.5: distances from the center double (rounded half away from zero), clamped.
+    const int expect = std::min(255, std::max(0, 16 + 2 * (v - 16)));
+    EXPECT_EQ(median3d::compensate(v, 16, 0, 32768u), expect);
+  }
+  EXPECT_EQ(median3d::compensate(140, 128, 4, 65536u), 136); // chroma offset removed
+}
+
+TEST(Segmentation, GainMedianRecoversAGlobalGain) {
+  std::mt19937 rng(3);
+  std::normal_distribution<float> noise(0.f, 2.f);
+  for (float g : {0.55f, 0.8f, 1.0f, 1.3f}) {
+    std::vector<uint32_t> hist(seg::kGainBins, 0);
+    uint32_t n = 0;
+    for (int i = 0; i < 20000; ++i) {
+      const int b = 30 + static_cast<int>(rng() % 200);
+      const int v = std::min(255, std::max(0, static_cast<int>(std::lround(b * g + noise(rng)))));
+      ++hist[seg::gain_bin(v, b)];
+      ++n;
+    }
+    EXPECT_NEAR(seg::gain_median([&](int k) { return hist[k]; }, n), g, 0.01f) << g;
+  }
+  std::vector<uint32_t> few(seg::kGainBins, 0);
+  few[100] = seg::kGainMinVotes - 1;
+  EXPECT_EQ(seg::gain_median([&](int k) { return few[k]; }, seg::kGainMinVotes - 1), 1.0f);
+}
+
+TEST(Segmentation, ShotChangeRuleNeedsAnAbruptStartAndPersistence) {
+  seg::ShotChangeRule r;
+  r.configure(0.5, 2);
+  EXPECT_FALSE(r.update(0.9, 0.1)); // most pixels foreground but nothing changed abruptly
+  EXPECT_FALSE(r.update(0.9, 0.1));
+  EXPECT_FALSE(r.update(0.9, 0.8)); // abrupt: candidate
+  EXPECT_TRUE(r.update(0.8, 0.0));  // persists: confirmed
+  EXPECT_FALSE(r.update(0.2, 0.9)); // little foreground: nothing
+  EXPECT_FALSE(r.update(0.7, 0.7));
+  EXPECT_FALSE(r.update(0.3, 0.0)); // candidate dropped
+  EXPECT_FALSE(r.update(0.7, 0.0));
+}
+
+TEST(Segmentation, ShadowRuleAcceptsDimmedColoursOnly) {
+  int bg[3], sh[3], obj[3];
+  seg::rgb_to_yuv(180, 150, 110, bg);
+  seg::rgb_to_yuv(99, 83, 61, sh);   // the same surface at 55% light
+  seg::rgb_to_yuv(60, 90, 150, obj); // a darker, bluish object
+  const int lo16 = 6, hi16 = 14;     // 0.4 .. 0.9 (x 16, rounded as the detectors do)
+  EXPECT_TRUE(seg::shadow_yuv(sh[0], sh[1], sh[2], bg[0], bg[1], bg[2], 0, lo16, hi16, 4));
+  EXPECT_FALSE(seg::shadow_yuv(obj[0], obj[1], obj[2], bg[0], bg[1], bg[2], 0, lo16, hi16, 4));
+  EXPECT_FALSE(
+      seg::shadow_yuv(bg[0], bg[1], bg[2], bg[0], bg[1], bg[2], 0, lo16, hi16, 4)); // a = 1
+}
+
+TEST(Segmentation, SmallComponentsAreRemoved) {
+  const int w = 13, h = 9;
+  std::vector<uint8_t> m(w * h, 0);
+  m[0] = 255;                 // 1 pixel
+  for (int y = 3; y < 7; ++y) // 4x5 = 20 pixels, touching diagonally a 2-pixel one
+    for (int x = 5; x < 10; ++x)
+      m[y * w + x] = 255;
+  m[2 * w + 4] = m[1 * w + 3] = 255; // joined to the block (8-connected): 22 in all
+  seg::remove_small_components(m.data(), w, h, 20);
+  EXPECT_EQ(m[0], 0);
+  EXPECT_EQ(std::count(m.begin(), m.end(), 255), 22);
+}
+
+// A seeded scene: smooth texture, Gaussian noise (sigma 3), optional gain, and squares.
+struct Square {
+  int x, y, size;
+  uint8_t rgb[3];
+  bool scored = true; // false: part of the scene (not in the ground truth)
+};
+
+HostImage render(const HostImage& base, const std::vector<Square>& squares, float gain, int t,
+                 std::vector<uint8_t>* truth) {
+  const int w = base.width(), h = base.height();
+  HostImage out(PixelFormat::kRGBA, w, h, 12);
+  std::mt19937 rng(1000 + t);
+  std::normal_distribution<float> noise(0.f, 3.f);
+  truth->assign(static_cast<size_t>(w) * h, 0);
+  const ImageView bv = base.view();
+  for (int y = 0; y < h; ++y) {
+    for (int x = 0; x < w; ++x) {
+      const uint8_t* p = bv.data[0] + y * bv.pitch[0] + 4 * x;
+      float c[3] = {p[0] * 0.6f + 50, p[1] * 0.6f + 50, p[2] * 0.6f + 50};
+      for (const Square& s : squares) {
+        if (x >= s.x && x < s.x + s.size && y >= s.y && y < s.y + s.size) {
+          for (int k = 0; k < 3; ++k)
+            c[k] = s.rgb[k];
+          (*truth)[y * w + x] = s.scored ? 255 : 0;
+        }
+      }
+      uint8_t q[3];
+      for (int k = 0; k < 3; ++k)
+        q[k] = static_cast<uint8_t>(
+            std::min(255.f, std::max(0.f, std::round(c[k] * gain + noise(rng)))));
+      out.set_rgb(x, y, q[0], q[1], q[2]);
+    }
+  }
+  return out;
+}
+
+struct Counts {
+  int64_t tp = 0, fp = 0, fn = 0;
+  void add(const HostImage& m, const std::vector<uint8_t>& truth) {
+    for (int y = 0; y < m.height(); ++y) {
+      for (int x = 0; x < m.width(); ++x) {
+        const bool a = m.view().data[0][y * m.pitch(0) + x] != 0, t = truth[y * m.width() + x] != 0;
+        tp += a && t;
+        fp += a && !t;
+        fn += !a && t;
+      }
+    }
+  }
+  double f() const { return tp ? 2.0 * tp / (2.0 * tp + fp + fn) : 0.0; }
+};
+
+constexpr uint8_t kRed[3] = {220, 40, 30};
+
+TEST(MotionDetector, DetectsMovingStoppedObjectsAndDissolvesGhosts) {
+  const int w = 63, h = 47; // odd sizes
+  const HostImage base = test::make_rgba(test::Pattern::kSmoothNoise, w, h, 5);
+  Status st;
+  auto det = median3d::make_motion_detector(Backend::kCpu, &st);
+  ASSERT_TRUE(det) << st.to_string();
+  median3d::MotionParams p;
+  p.history = 15;
+  p.sample_period = 2;
+  p.min_blob_area = 4;
+  ASSERT_TRUE(det->configure(p).ok());
+  HostImage mask(PixelFormat::kGRAY8, w, h, 5), bg(PixelFormat::kGRAY8, w, h, 3);
+  Counts moving, stopped, ghost;
+  std::vector<uint8_t> truth;
+  const ImageView bv = bg.view();
+  for (int t = 0; t < 160; ++t) {
+    std::vector<Square> sq;
+    if (t < 100) // parked from the start (part of the scene), removed at frame 100
+      sq.push_back({4, 30, 9, {40, 200, 60}, false});
+    if (t >= 30)
+      sq.push_back({std::min(5 + 2 * (t - 30), 40), 6, 10, {kRed[0], kRed[1], kRed[2]}}); // stops
+    if (t >= 40 && t < 60)
+      sq.push_back({50 - 2 * (t - 40), 20, 8, {30, 30, 200}});
+    const HostImage f = render(base, sq, 1.0f, t, &truth);
+    median3d::MotionResult r;
+    ASSERT_TRUE(det->process(f.view(), mask.view(), &bv, &r, nullptr).ok());
+    EXPECT_EQ(r.warming_up, t < p.history);
+    EXPECT_FALSE(r.shot_change) << t;
+    if (t >= 100) // the parked square is gone: its place is background
+      ghost.add(mask, truth);
+    else if (t >= 30 && t < 60)
+      moving.add(mask, truth);
+    else if (t >= 60 && t < 100)
+      stopped.add(mask, truth);
+  }
+  EXPECT_GT(moving.f(), 0.9);
+  EXPECT_GT(stopped.f(), 0.9) << "a stopped object stays foreground";
+  EXPECT_LT(ghost.fp, 9 * 9 * 60 / 4) << "the ghost dissolves";
+  EXPECT_GT(ghost.f(), 0.9);
+}
+
+TEST(MotionDetector, FollowsAnIlluminationDropAndRestartsAtACut) {
+  const int w = 48, h = 36;
+  const HostImage base = test::make_rgba(test::Pattern::kSmoothNoise, w, h, 9);
+  const HostImage other = test::make_rgba(test::Pattern::kChecker, w, h, 10);
+  Status st;
+  auto det = median3d::make_motion_detector(Backend::kCpu, &st);
+  median3d::MotionParams p;
+  p.history = 9;
+  ASSERT_TRUE(det->configure(p).ok());
+  HostImage mask(PixelFormat::kGRAY8, w, h);
+  std::vector<uint8_t> truth;
+  int64_t fp_dim = 0;
+  int cut_at = -1;
+  for (int t = 0; t < 90; ++t) {
+    const float gain = t < 20 ? 1.f : (t < 30 ? 1.f - 0.04f * (t - 20) : 0.6f);
+    const HostImage f = render(t < 60 ? base : other, {}, t < 60 ? gain : 1.f, t, &truth);
+    median3d::MotionResult r;
+    ASSERT_TRUE(det->process(f.view(), mask.view(), nullptr, &r, nullptr).ok());
+    if (r.shot_change && cut_at < 0)
+      cut_at = t;
+    for (int y = 0; y < h; ++y)
+      for (int x = 0; x < w; ++x)
+        if (t >= 20 && t < 60)
+          fp_dim += mask.view().data[0][y * mask.pitch(0) + x] != 0;
+    if (t >= 66) { // a few frames after the cut the new scene is background
+      int64_t fg = 0;
+      for (int y = 0; y < h; ++y)
+        for (int x = 0; x < w; ++x)
+          fg += mask.view().data[0][y * mask.pitch(0) + x] != 0;
+      EXPECT_LT(fg, w * h / 50) << t;
+    }
+  }
+  EXPECT_LT(fp_dim, static_cast<int64_t>(w) * h * 40 / 100) << "false positives while dimming";
+  EXPECT_GE(cut_at, 60);
+  EXPECT_LE(cut_at, 63);
+}
+
+TEST(BgsubScene, ShadowsStayBackgroundAndObjectsForeground) {
+  const int w = 40, h = 30;
+  const HostImage base = test::make_rgba(test::Pattern::kSmoothNoise, w, h, 11);
+  auto sub = bgsub::make_scene_cpu_subtractor();
+  bgsub::Params p;
+  p.num_samples = 12;
+  p.min_blob_area = 4;
+  p.cpu_threads = 1;
+  ASSERT_TRUE(sub->configure(p).ok());
+  HostImage mask(PixelFormat::kGRAY8, w, h, 1);
+  std::vector<uint8_t> truth;
+  int64_t shadow_fp = 0, shadow_px = 0;
+  Counts obj;
+  for (int t = 0; t < 40; ++t) {
+    HostImage f = render(base, {}, 1.0f, t, &truth);
+    if (t >= 20) { // a shadow (55% light) left of an object
+      const ImageView v = f.view();
+      for (int y = 8; y < 22; ++y) {
+        for (int x = 4; x < 16; ++x) {
+          uint8_t* q = v.data[0] + y * v.pitch[0] + 4 * x;
+          for (int k = 0; k < 3; ++k)
+            q[k] = static_cast<uint8_t>(std::lround(q[k] * 0.55f));
+        }
+      }
+      for (int y = 8; y < 22; ++y)
+        for (int x = 22; x < 32; ++x)
+          f.set_rgb(x, y, kRed[0], kRed[1], kRed[2]), truth[y * w + x] = 255;
+    }
+    bgsub::FrameResult r;
+    ASSERT_TRUE(sub->process(f.view(), mask.view(), &r, nullptr).ok());
+    if (t < 20)
+      continue;
+    obj.add(mask, truth);
+    for (int y = 9; y < 21; ++y) {
+      for (int x = 5; x < 15; ++x) {
+        ++shadow_px;
+        shadow_fp += mask.view().data[0][y * mask.pitch(0) + x] != 0;
+      }
+    }
+  }
+  EXPECT_GT(obj.tp, 0);
+  EXPECT_GT(static_cast<double>(obj.tp) / (obj.tp + obj.fn), 0.9);
+  EXPECT_LT(static_cast<double>(shadow_fp) / shadow_px, 0.1);
+}
+
+} // namespace
+} // namespace cvis
