@@ -21,6 +21,9 @@
 //   soak: one chain (default full+overlay) with N streams (default 8) for SECONDS, sampled every S
 //   (default 10): host RSS and this process's GPU memory must stay flat (growth from the sample at
 //   10% of the run to the last below 32 MiB host, 16 MiB GPU), frames must keep flowing, no error.
+// Durations: each run sets up N pipelines, warms up 1.5 s and measures 3 s; no sweep run starts
+// after --budget seconds (default 300) and the A/B runs after budget + 60, so the whole fits one
+// ~8-minute device call (scripts/gpu/run.sh bench bench_streams).
 // The clip defaults to $CVIS_TEST_H264 (scripts/gpu/prepare.sh stages a 1080p one). Without
 // nvh264dec it prints why and exits 0 (1 with CVIS_REQUIRE_GPU=1).
 #include <gst/gst.h>
@@ -106,7 +109,7 @@ struct Options {
   std::string clip, out, decoder = "nvh264dec", props;
   std::vector<std::string> chains;
   std::vector<int> ns = {1, 4, 16, 32, 64, 96, 128};
-  double warmup = 1.5, measure = 3.0, budget = 330.0, soak = 0.0, sample = 10.0;
+  double warmup = 1.5, measure = 3.0, budget = 300.0, soak = 0.0, sample = 10.0;
   bool ab = true, profile = true, child = false, per_pipeline = false;
   int child_n = 0;
 };
