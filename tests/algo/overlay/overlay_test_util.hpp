@@ -2,6 +2,7 @@
 // a host run of the CUDA backend's tiled algorithm, shared by the cpu and gpu tests.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <random>
 #include <string>

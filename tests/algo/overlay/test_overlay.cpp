@@ -4,6 +4,7 @@
 // odd sizes and padded pitches. All comparisons are exact: the drawing is integer arithmetic.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <set>
 

@@ -28,6 +28,7 @@
 // nvh264dec it prints why and exits 0 (1 with CVIS_REQUIRE_GPU=1).
 #include <gst/gst.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>

@@ -2,6 +2,7 @@
 // frame counters at the sinks, nvidia-smi sampling, profile messages at teardown.
 #include <gst/gst.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdio>
