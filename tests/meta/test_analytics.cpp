@@ -82,8 +82,9 @@ TEST_F(Analytics, DetectionsTracksRelations) {
   EXPECT_EQ(first, GST_SECOND - 5 * 40 * GST_MSECOND);
   EXPECT_EQ(last, GST_SECOND);
   EXPECT_TRUE(lost);
-  EXPECT_FALSE(gst_analytics_relation_meta_iterate(rm, &state,
-                                                   gst_analytics_tracking_mtd_get_mtd_type(), &trk))
+  GstAnalyticsTrackingMtd another;  // the iteration may write its handle argument
+  EXPECT_FALSE(gst_analytics_relation_meta_iterate(
+      rm, &state, gst_analytics_tracking_mtd_get_mtd_type(), &another))
       << "one track, one tracking mtd";
 
   const guint blob0 = ods[0].id, blob1 = ods[1].id, track = ods[2].id;
