@@ -205,7 +205,7 @@ private:
       out->data[p] = dst;
       out->pitch[p] = row;
     }
-    CVIS_CUDA_CHECK(cudaStreamSynchronize(s));
+    CVIS_RETURN_IF_ERROR(stream_synchronize(s));
     return Status::Ok();
   }
 
@@ -299,7 +299,7 @@ private:
                                     cudaMemcpyDeviceToHost, s));
     CVIS_CUDA_CHECK(
         cudaMemcpyAsync(h_levels_.get(), d_levels_.get(), n, cudaMemcpyDeviceToHost, s));
-    CVIS_CUDA_CHECK(cudaStreamSynchronize(s));
+    CVIS_RETURN_IF_ERROR(stream_synchronize(s));
     for (size_t k = 0; k < jobs_.size(); ++k) {
       std::memcpy(out[k].normalized.data(), h_norm_.get() + k * core::kBins,
                   core::kBins * sizeof(double));

@@ -3,6 +3,7 @@
 # suites (CVIS_REQUIRE_GPU=1: a missing GPU fails), the benchmarks and the decode pipelines, or
 # compute-sanitizer over the gpu suite. Logs go to $OUT/results.tgz; a summary is printed last.
 # Usage: scripts/gpu/run.sh [tests|bench|pipelines|all|sanitize] [NAME_GLOB]
+#        scripts/gpu/run.sh soak [SECONDS] [STREAMS]     (a short soak: bench_streams --soak)
 #   NAME_GLOB selects test/benchmark binaries by name (default: all), e.g. 'bench_bgsub*'.
 #   sanitize: every gpu-suite binary (.device/gpu-tests.txt) under each compute-sanitizer tool,
 #   with CVIS_SANITIZER=1 (the tests' small cases) and a time limit per run, then one table of
@@ -131,6 +132,17 @@ if [ "$WHAT" = sanitize ]; then
     log "compute-sanitizer, errors per tool and binary (CVIS_SANITIZER=1 cases; logs: sanitize-TOOL-BINARY.log):"
     cat "$TABLE" | tee -a "$SUMMARY"
   fi
+fi
+
+if [ "$WHAT" = soak ]; then
+  # The full chain in several streams, memory sampled every 10 s (scripts/soak.sh on a host with
+  # GStreamer does the same for hours).
+  secs=${2:-240}
+  [ "$secs" = "*" ] && secs=240
+  timeout $((secs + 120)) "$BIN/bench_streams" --soak "$secs" --sample 10 --ns "${3:-8}" \
+    --out "$R/soak.md" > "$R/soak.log" 2>&1
+  log "== soak rc=$? (${secs} s)"
+  tail -n 40 "$R/soak.log" >> "$SUMMARY"
 fi
 
 cp "$SUMMARY" "$OUT/summary.txt"

@@ -20,6 +20,7 @@
 #include <cstdint>
 #include <utility>
 
+#include "../backend.hpp"
 #include "check.hpp"
 
 namespace cvis::cuda {
@@ -156,12 +157,18 @@ public:
   Event(const Event&) = delete;
   Event& operator=(const Event&) = delete;
 
-  // Timing events measure; sync-only events (timing = false) are cheaper.
+  // Timing events measure; sync-only events (timing = false) are cheaper, and a host waiting on
+  // one sleeps instead of spinning (cudaEventBlockingSync) unless CVIS_CUDA_SYNC=spin.
   Status create(bool timing = false) {
     if (ev_)
       return Status::Ok();
-    CVIS_CUDA_CHECK(
-        cudaEventCreateWithFlags(&ev_, timing ? cudaEventDefault : cudaEventDisableTiming));
+    unsigned flags = cudaEventDefault;
+    if (!timing) {
+      flags = cudaEventDisableTiming;
+      if (cuda_sync_mode() == SyncMode::kBlock)
+        flags |= cudaEventBlockingSync;
+    }
+    CVIS_CUDA_CHECK(cudaEventCreateWithFlags(&ev_, flags));
     return Status::Ok();
   }
   cudaEvent_t get() const { return ev_; }
