@@ -142,6 +142,9 @@ if want sanitize; then
       rc=$?
       secs=$(( $(date +%s) - start ))
       errors=$(grep -oE 'ERROR SUMMARY: [0-9]+ error' "$L" | tail -n 1 | grep -oE '[0-9]+')
+      # racecheck ends with "RACECHECK SUMMARY: N hazards displayed (E errors, W warnings)".
+      [ -z "$errors" ] && errors=$(grep -oE 'RACECHECK SUMMARY: .*\([0-9]+ error' "$L" | tail -n 1 |
+        grep -oE '[0-9]+ error' | grep -oE '[0-9]+')
       warns=$(grep -oE 'RACECHECK SUMMARY: .*[0-9]+ warning' "$L" | tail -n 1 | grep -oE '[0-9]+ warning' | grep -oE '[0-9]+')
       failed=$(grep -cE '^\[  FAILED  \] [A-Za-z]' "$L")
       if [ "$rc" = 124 ] || [ "$rc" = 137 ]; then
