@@ -91,7 +91,7 @@ if want bench; then
     timeout 900 "$b" --out "$R/$n.md" > "$R/$n.log" 2>&1
     log "== $n rc=$? $(( $(date +%s) - start ))s"
     tail -n 30 "$R/$n.log" >> "$SUMMARY"
-    cp "$R/$n.log" "$OUT/" && { [ ! -f "$R/$n.md" ] || cp "$R/$n.md" "$OUT/"; }
+    tar -czf "$OUT/results.tgz" -C "$R" .   # the device tool returns few files: one archive
   done
 fi
 
