@@ -257,7 +257,7 @@ private:
       const int k = i & 1;
       if (pending[k]) {
         // The copy of frame i - 2 out of this slot must be done before the CPU overwrites it.
-        CVIS_CUDA_CHECK(cudaEventSynchronize(copied_[k].get()));
+        CVIS_RETURN_IF_ERROR(::cvis::cuda::event_wait(copied_[k].get()));
         pending[k] = false;
       }
       ImageView host;

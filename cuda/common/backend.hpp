@@ -36,13 +36,17 @@ Status select_cuda_device(int id);
 // reported at its own launch.
 bool cuda_debug_sync();
 
-// How the host waits for the GPU (stream_synchronize, the copy guards of cuda/common/cuda):
-// kBlock (the default) puts the waiting thread to sleep on an event created with
-// cudaEventBlockingSync; kSpin is cudaStreamSynchronize, which under GStreamer's CUDA context
-// (created with the default scheduling flags) busy-waits: with many streams in one process, as
-// many CPU cores spin as there are waiting threads. Environment CVIS_CUDA_SYNC=spin|block.
-enum class SyncMode : int { kBlock = 0, kSpin = 1 };
+// How the host waits for the GPU (stream_synchronize, cuda::event_wait):
+// kHybrid (the default) polls the event for a short time (CVIS_CUDA_SYNC=hybrid:MICROSECONDS,
+// default 300) and then sleeps on it: a single stream keeps the latency of a busy wait (a sleeping
+// thread is woken tens of microseconds after the GPU is done), while many streams do not keep a
+// core each spinning. kBlock sleeps at once on an event created with cudaEventBlockingSync; kSpin
+// is cudaStreamSynchronize, which under GStreamer's CUDA context (default scheduling flags)
+// busy-waits for the whole wait. Environment CVIS_CUDA_SYNC=hybrid[:US]|block|spin.
+enum class SyncMode : int { kBlock = 0, kSpin = 1, kHybrid = 2 };
 SyncMode cuda_sync_mode();
+// Microseconds kHybrid polls before it sleeps.
+int cuda_sync_poll_us();
 
 // Streams behind the opaque handle; each call works in the CUDA context current on the thread.
 Status stream_create(StreamHandle* out);  // non-blocking stream

@@ -55,7 +55,7 @@ public:
     CVIS_RETURN_IF_ERROR(copied_.create());
     if (pending_) {
       // The previous frame's copy may still read the pinned block.
-      CVIS_CUDA_CHECK(cudaEventSynchronize(copied_.get()));
+      CVIS_RETURN_IF_ERROR(::cvis::cuda::event_wait(copied_.get()));
       pending_ = false;
     }
     CVIS_RETURN_IF_ERROR(host_.reserve(total));

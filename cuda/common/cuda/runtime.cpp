@@ -1,14 +1,17 @@
 // The device half of backend.hpp, and check.hpp, for builds with the CUDA toolkit.
 #include <cuda_runtime_api.h>
 
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
 #include <string>
+#include <thread>
 #include <unordered_map>
 
 #include "../backend.hpp"
 #include "check.hpp"
+#include "device_buffer.hpp"
 
 namespace cvis {
 
@@ -51,10 +54,43 @@ Status select_cuda_device(int id) {
 SyncMode cuda_sync_mode() {
   static const SyncMode mode = [] {
     const char* e = std::getenv("CVIS_CUDA_SYNC");
-    return (e && std::strcmp(e, "spin") == 0) ? SyncMode::kSpin : SyncMode::kBlock;
+    if (e && std::strcmp(e, "spin") == 0)
+      return SyncMode::kSpin;
+    if (e && std::strcmp(e, "block") == 0)
+      return SyncMode::kBlock;
+    return SyncMode::kHybrid;
   }();
   return mode;
 }
+
+int cuda_sync_poll_us() {
+  static const int us = [] {
+    const char* e = std::getenv("CVIS_CUDA_SYNC");
+    const char* colon = e ? std::strchr(e, ':') : nullptr;
+    const int v = colon ? std::atoi(colon + 1) : 300;
+    return v < 0 ? 0 : v;
+  }();
+  return us;
+}
+
+namespace cuda {
+Status event_wait(cudaEvent_t ev) {
+  if (cuda_sync_mode() == SyncMode::kHybrid) {
+    const auto until =
+        std::chrono::steady_clock::now() + std::chrono::microseconds(cuda_sync_poll_us());
+    do {
+      const cudaError_t q = cudaEventQuery(ev);
+      if (q == cudaSuccess)
+        return Status::Ok();
+      if (q != cudaErrorNotReady)
+        return make_error(q, "cudaEventQuery", __FILE__, __LINE__);
+      std::this_thread::yield();
+    } while (std::chrono::steady_clock::now() < until);
+  }
+  CVIS_CUDA_CHECK(cudaEventSynchronize(ev));
+  return Status::Ok();
+}
+} // namespace cuda
 
 namespace {
 // The blocking-sync event of each stream made by stream_create (waits without spinning).
@@ -102,7 +138,7 @@ void stream_destroy(StreamHandle handle) {
 Status stream_synchronize(StreamHandle handle) {
   cudaStream_t s = static_cast<cudaStream_t>(handle);
   cudaEvent_t ev = nullptr;
-  if (cuda_sync_mode() == SyncMode::kBlock && s) {
+  if (cuda_sync_mode() != SyncMode::kSpin && s) {
     std::lock_guard<std::mutex> lk(g_events_lock);
     auto it = stream_events().find(s);
     if (it != stream_events().end()) ev = it->second;
@@ -114,8 +150,7 @@ Status stream_synchronize(StreamHandle handle) {
   // Two threads waiting on one stream may record the event in turn: each waits at least for the
   // work queued before its own record.
   CVIS_CUDA_CHECK(cudaEventRecord(ev, s));
-  CVIS_CUDA_CHECK(cudaEventSynchronize(ev));
-  return Status::Ok();
+  return cuda::event_wait(ev);
 }
 
 struct StreamProfiler::Impl {
