@@ -158,7 +158,8 @@ Status validate(const Params& p) {
   if (!(p.ridge > 0.0 && p.ridge <= 1e6))
     return invalid_argument("ridge must be in (0, 1e6]");
   if (!(p.motion_weight >= 0.0 && p.motion_weight <= 1e6) ||
-      !(p.scale_weight >= 0.0 && p.scale_weight <= 1e6))
+      !(p.scale_weight >= 0.0 && p.scale_weight <= 1e6) ||
+      !(p.context_weight >= 0.0 && p.context_weight <= 1e6))
     return invalid_argument("prior weights must be in 0..1e6");
   if (p.top_k < 1 || p.top_k > kMaxTopK)
     return invalid_argument("top-k must be in 1.." + std::to_string(kMaxTopK));
@@ -351,6 +352,35 @@ bool logdet_n(int n, const double* a, double* out) {
   }
 }
 
+// K = L^-1 for packed A = L L^T (Cholesky, then forward substitution column by column). False when
+// A is not positive definite.
+bool inverse_cholesky(int n, const double* pa, double* K) {
+  double L[kMaxFeatures][kMaxFeatures] = {};
+  for (int i = 0; i < n; ++i) {
+    for (int j = 0; j <= i; ++j) {
+      double s = pa[packed(i, j)];
+      for (int k = 0; k < j; ++k)
+        s -= L[i][k] * L[j][k];
+      if (i == j) {
+        if (!(s > 0.0))
+          return false;
+        L[i][i] = std::sqrt(s);
+      } else {
+        L[i][j] = s / L[j][j];
+      }
+    }
+  }
+  for (int j = 0; j < n; ++j) {
+    for (int i = j; i < n; ++i) {
+      double s = i == j ? 1.0 : 0.0;
+      for (int k = j; k < i; ++k)
+        s -= L[i][k] * K[packed(k, j)];
+      K[packed(i, j)] = s / L[i][i];
+    }
+  }
+  return true;
+}
+
 } // namespace
 
 bool prepare_model(const Layout& layout, const std::vector<double>& cov, ModelData* out) {
@@ -369,33 +399,15 @@ bool prepare_model(const Layout& layout, const std::vector<double>& cov, ModelDa
     // ln|A| with the kernels' own LDL^T and logarithm.
     if (!logdet_n(n, pa, &out->logdet[p]))
       return false;
-    // K = L^-1 for A = L L^T (Cholesky, then forward substitution column by column).
-    double L[kMaxFeatures][kMaxFeatures] = {};
-    for (int i = 0; i < n; ++i) {
-      for (int j = 0; j <= i; ++j) {
-        double s = pa[packed(i, j)];
-        for (int k = 0; k < j; ++k)
-          s -= L[i][k] * L[j][k];
-        if (i == j) {
-          if (!(s > 0.0))
-            return false;
-          L[i][i] = std::sqrt(s);
-        } else {
-          L[i][j] = s / L[j][j];
-        }
-      }
-    }
-    double* K = out->k[p];
-    for (int j = 0; j < n; ++j) {
-      for (int i = j; i < n; ++i) {
-        double s = i == j ? 1.0 : 0.0;
-        for (int k = j; k < i; ++k)
-          s -= L[i][k] * K[packed(k, j)];
-        K[packed(i, j)] = s / L[i][i];
-      }
-    }
+    inverse_cholesky(n, pa, out->k[p]);
   }
-  return true;
+  // The context reference: part 0's non-spatial block, identity rows for the spatial features.
+  const double* m0 = a.data();
+  for (int i = 0; i < n; ++i)
+    for (int j = 0; j <= i; ++j)
+      out->ctx_a[packed(i, j)] =
+          j < layout.ns ? (i == j ? 1.0 : 0.0) : 0.5 * (m0[i * n + j] + m0[j * n + i]);
+  return logdet_n(n, out->ctx_a, &out->ctx_logdet) && inverse_cholesky(n, out->ctx_a, out->ctx_k);
 }
 
 std::unique_ptr<Tracker> make_tracker(Backend backend, Status* status) {

@@ -96,6 +96,9 @@ struct Params {
   double motion_weight = 0.5;  // score += motion_weight * squared offset from the prediction, in
                                // target sizes
   double scale_weight = 2.0;   // score += scale_weight * ln^2(window size / target size)
+  double context_weight = 0.5; // score -= context_weight * min(1, distance between the model and
+                               // the ring around the window): windows that cut through the target
+                               // (target pixels just outside) lose to ones that fit it
   int top_k = 1;               // hits kept per target and stage (1..8), best first
   // Detector only.
   double threshold = 1.0; // report windows whose distance is under it

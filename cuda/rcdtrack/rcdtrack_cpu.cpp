@@ -82,7 +82,9 @@ void eval_group(const Layout& L, Distance dist, const Pass& pass, const GroupSpe
             m ? window_distance<N>(L, dist, I, is.cell, (x0 - is.x) / is.cell,
                                    (y0 - is.y) / is.cell, gr.ww / is.cell, gr.wh / is.cell, *m)
               : 0.0;
-        h.score = m ? window_score(h.distance, g.prior, x0, y0, gr.ww, gr.wh, gr.ln_factor) : 0.0;
+        h.score = m ? search_score<N>(L, dist, I, is.x, is.y, is.cols, is.rows, is.cell, g.prior,
+                                      x0, y0, gr.ww, gr.wh, gr.ln_factor, h.distance, *m)
+                    : 0.0;
         h.index = index;
         h.grid = k;
         h.box = {x0, y0, gr.ww, gr.wh};

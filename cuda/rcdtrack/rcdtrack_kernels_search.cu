@@ -77,7 +77,8 @@ __global__ void __launch_bounds__(kWindowThreads)
     if (G.model >= 0) {
       dist = window_distance<N>(L, kKind, I, c, (x0 - R.x) / c, (y0 - R.y) / c, gr.ww / c,
                                 gr.wh / c, model);
-      score = window_score(dist, G.prior, x0, y0, gr.ww, gr.wh, gr.ln_factor);
+      score = search_score<N>(L, kKind, I, R.x, R.y, R.cols, R.rows, c, G.prior, x0, y0, gr.ww,
+                              gr.wh, gr.ln_factor, dist, model);
     } else {
       dist = score = 0.0;
     }

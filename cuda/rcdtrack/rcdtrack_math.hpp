@@ -467,6 +467,11 @@ struct ModelData {
   double a[kMaxParts][kMaxPacked] = {};
   double logdet[kMaxParts] = {};
   double k[kMaxParts][kMaxPacked] = {};
+  // The context comparison's reference: part 0's non-spatial block (spatial rows replaced by
+  // identity rows, which add nothing to either distance), ridged, with its ln det and K.
+  double ctx_a[kMaxPacked] = {};
+  double ctx_logdet = 0.0;
+  double ctx_k[kMaxPacked] = {};
 };
 
 // Part p of a window of cw x ch cells at (cx0, cy0): 0 the window, 1 its left half, 2 its right
@@ -518,12 +523,66 @@ CVIS_HD double window_distance(const Layout& L, Distance kind, const IntegralRef
   return infinite == 1 ? sum : HUGE_VAL;
 }
 
+// The context term: the distance between the model's colour/texture statistics (non-spatial
+// features) and those of the ring around the window, out to kContextMargin of its size on each
+// side (clipped to the integral), capped at kContextCap. A window that cuts through the target has
+// target pixels in its ring (a small distance); one that fits it has background there. The ring's
+// sums are the outer box's minus the window's, exactly. 0 when the ring has under 16 pixels.
+inline constexpr double kContextMargin = 0.2;
+inline constexpr double kContextCap = 1.0;
+
+template <int N>
+CVIS_HD double context_distance(const Layout& L, Distance kind, const IntegralRef& I, int cols,
+                                int rows, int cell, int cx0, int cy0, int cw, int ch,
+                                const ModelData& m) {
+  const int mx = (cw + 2) / 5 > 0 ? (cw + 2) / 5 : 1, my = (ch + 2) / 5 > 0 ? (ch + 2) / 5 : 1;
+  const int ox0 = cx0 - mx > 0 ? cx0 - mx : 0, oy0 = cy0 - my > 0 ? cy0 - my : 0;
+  const int ox1 = cx0 + cw + mx < cols ? cx0 + cw + mx : cols;
+  const int oy1 = cy0 + ch + my < rows ? cy0 + ch + my : rows;
+  const int64_t c2 = static_cast<int64_t>(cell) * cell;
+  const int64_t n =
+      (static_cast<int64_t>(ox1 - ox0) * (oy1 - oy0) - static_cast<int64_t>(cw) * ch) * c2;
+  if (n < 16)
+    return 0.0;
+  const int ns = L.ns;
+  int64_t s1[N];
+  RCD_UNROLL
+  for (int i = 0; i < N; ++i)
+    s1[i] = i < ns ? 0
+                   : box_sum(I, i - ns, ox0, oy0, ox1 - ox0, oy1 - oy0) -
+                         box_sum(I, i - ns, cx0, cy0, cw, ch);
+  constexpr int T = N * (N + 1) / 2;
+  double C[T];
+  const double dn = static_cast<double>(n), dn1 = static_cast<double>(n - 1);
+  RCD_UNROLL
+  for (int i = 0; i < N; ++i) {
+    RCD_UNROLL
+    for (int j = 0; j <= i; ++j) {
+      double c;
+      if (j < ns) {
+        c = i == j ? 1.0 : 0.0;
+      } else {
+        const int p = second_plane(L, j - ns, i - ns);
+        const int64_t sij =
+            box_sum(I, p, ox0, oy0, ox1 - ox0, oy1 - oy0) - box_sum(I, p, cx0, cy0, cw, ch);
+        c = to_double(sub128(mul128(n, sij), mul128(s1[i], s1[j]))) / dn / dn1;
+        if (i == j)
+          c = c + L.ridge[i];
+      }
+      C[packed(i, j)] = c;
+    }
+  }
+  const double d = model_distance<N>(kind, m.ctx_a, m.ctx_logdet, m.ctx_k, C);
+  return d < kContextCap ? d : kContextCap;
+}
+
 // Score of a window: distance plus the priors on its offset from the predicted centre (in target
 // sizes) and on its size (ln of the size factor, precomputed per grid).
 struct Prior {
   double cx = 0.0, cy = 0.0; // predicted centre (pixels)
   double w = 1.0, h = 1.0;   // current target size
   double motion_weight = 0.0, scale_weight = 0.0;
+  double context_weight = 0.0; // score -= context_weight * context_distance (0: not computed)
 };
 
 CVIS_HD double window_score(double distance, const Prior& p, int x0, int y0, int ww, int wh,
@@ -532,6 +591,19 @@ CVIS_HD double window_score(double distance, const Prior& p, int x0, int y0, int
   const double dy = (static_cast<double>(y0) + 0.5 * static_cast<double>(wh) - p.cy) / p.h;
   return distance + p.motion_weight * (dx * dx + dy * dy) +
          p.scale_weight * (ln_factor * ln_factor);
+}
+
+// The full score of window (x0, y0, ww, wh) of integral I (region origin rx, ry; cols x rows
+// cells): window_score minus the context term when the prior asks for it.
+template <int N>
+CVIS_HD double search_score(const Layout& L, Distance kind, const IntegralRef& I, int rx, int ry,
+                            int cols, int rows, int cell, const Prior& p, int x0, int y0, int ww,
+                            int wh, double ln_factor, double distance, const ModelData& m) {
+  double s = window_score(distance, p, x0, y0, ww, wh, ln_factor);
+  if (p.context_weight > 0.0)
+    s = s - p.context_weight * context_distance<N>(L, kind, I, cols, rows, cell, (x0 - rx) / cell,
+                                                   (y0 - ry) / cell, ww / cell, wh / cell, m);
+  return s;
 }
 
 // Ordering of hits: lower score first, then lower window index (so both backends break ties alike).

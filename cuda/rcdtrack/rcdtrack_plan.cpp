@@ -70,7 +70,7 @@ bool add_search(Pass* pass, const Area& area, double w, double h,
   const int cell = cell_for_step(step);
   const int min_side = std::max(4, parts > 1 ? 2 * cell : cell); // whole cells (cell <= 8)
   std::vector<GridSpec> grids;
-  int x_lo = frame_w, y_lo = frame_h, x_hi = 0, y_hi = 0;
+  int x_lo = frame_w, y_lo = frame_h, x_hi = 0, y_hi = 0, max_ww = 0, max_wh = 0;
   for (double f : factors) {
     GridSpec g;
     g.ww = std::max(min_side, static_cast<int>(std::lround(f * w / cell)) * cell);
@@ -86,6 +86,8 @@ bool add_search(Pass* pass, const Area& area, double w, double h,
     if (!origin_range(ax0, ax1, ox, frame_w - g.ww, step, &g.x0, &g.nx) ||
         !origin_range(ay0, ay1, oy, frame_h - g.wh, step, &g.y0, &g.ny))
       continue;
+    max_ww = std::max(max_ww, g.ww);
+    max_wh = std::max(max_wh, g.wh);
     x_lo = std::min(x_lo, g.x0);
     y_lo = std::min(y_lo, g.y0);
     x_hi = std::max(x_hi, g.x0 + (g.nx - 1) * step + g.ww);
@@ -98,6 +100,16 @@ bool add_search(Pass* pass, const Area& area, double w, double h,
   if (area.whole_frame) { // one frame-wide integral per cell size, shared by every such search
     is = {0, 0, frame_w / cell, frame_h / cell, cell};
   } else {
+    if (group_template.prior.context_weight > 0.0) {
+      // Room for the rings around the windows (kContextMargin of the largest window), in whole
+      // cells: region corners stay multiples of the cell, like the grids' origins.
+      const int mx = (static_cast<int>(std::ceil(kContextMargin * max_ww)) / cell + 1) * cell;
+      const int my = (static_cast<int>(std::ceil(kContextMargin * max_wh)) / cell + 1) * cell;
+      x_lo = std::max(0, x_lo - mx);
+      y_lo = std::max(0, y_lo - my);
+      x_hi = std::min(frame_w / cell * cell, x_hi + mx);
+      y_hi = std::min(frame_h / cell * cell, y_hi + my);
+    }
     is = {x_lo, y_lo, (x_hi - x_lo) / cell, (y_hi - y_lo) / cell, cell};
   }
   int index = -1;

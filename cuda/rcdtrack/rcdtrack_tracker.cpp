@@ -21,8 +21,9 @@ constexpr double kUpdateGate = 0.5;
 constexpr double kReacquireGate = 0.5;
 // Velocity smoothing: v = (1 - a) v + a * displacement.
 constexpr double kVelocityGain = 0.5;
-// The fine pass tries 2 * kFineHalf + 1 sizes spanning one coarse scale step.
-constexpr int kFineHalf = 2;
+// The fine pass tries 2 * kFineHalf + 1 sizes spanning two coarse scale steps (one either side of
+// the coarse hit: a coarse hit inside a textured target is often one step too small).
+constexpr int kFineHalf = 4;
 
 } // namespace
 
@@ -221,7 +222,7 @@ Status Tracker::process(const ImageView& frame, StreamHandle stream,
   CVIS_RETURN_IF_ERROR(engine_->set_frame(frame, stream));
   Impl& im = *impl_;
   const std::vector<double> factors = scale_factors(params_);
-  const double fine_q = std::pow(scale_ratio(params_), 0.5 / kFineHalf);
+  const double fine_q = std::pow(scale_ratio(params_), 1.0 / kFineHalf);
 
   // Coarse pass: every target's search, and the regions of targets starting now.
   Pass& cp = im.coarse;
@@ -257,8 +258,13 @@ Status Tracker::process(const ImageView& frame, StreamHandle stream,
       t.prior.motion_weight = params_.motion_weight;
       t.prior.scale_weight = params_.scale_weight;
     }
+    t.prior.context_weight = params_.context_weight; // whole-frame searches too
     g.prior = t.prior;
     t.step = coarse_step(params_.step, t.w, t.h);
+    // A whole-frame search of a lost target on a twice coarser grid (auto step): the fine pass
+    // still refines the best window, and lost targets otherwise dominate the frame's cost.
+    if (t.lost && params_.step == 0)
+      t.step = coarse_step(0, 2 * t.w, 2 * t.h);
     if (add_search(&cp, area, t.w, t.h, factors, t.step, params_.parts, width_, height_, g)) {
       t.group = static_cast<int>(cp.groups.size()) - 1;
       cp.models.push_back(t.data);

@@ -26,6 +26,7 @@ enum {
   PROP_RIDGE,
   PROP_MOTION_WEIGHT,
   PROP_SCALE_WEIGHT,
+  PROP_CONTEXT_WEIGHT,
   PROP_TOP_K,
   PROP_MODEL_LOCATION,
   PROP_THRESHOLD,
@@ -170,6 +171,9 @@ gst_cuda_rcd_track_set_property (GObject * object, guint prop_id, const GValue *
     case PROP_SCALE_WEIGHT:
       p.scale_weight = g_value_get_double (value);
       break;
+    case PROP_CONTEXT_WEIGHT:
+      p.context_weight = g_value_get_double (value);
+      break;
     case PROP_TOP_K:
       p.top_k = g_value_get_int (value);
       break;
@@ -261,6 +265,9 @@ gst_cuda_rcd_track_get_property (GObject * object, guint prop_id, GValue * value
       break;
     case PROP_SCALE_WEIGHT:
       g_value_set_double (value, p.scale_weight);
+      break;
+    case PROP_CONTEXT_WEIGHT:
+      g_value_set_double (value, p.context_weight);
       break;
     case PROP_TOP_K:
       g_value_set_int (value, p.top_k);
@@ -375,6 +382,11 @@ gst_cuda_rcd_track_install_properties (GObjectClass * gobject_class)
   g_object_class_install_property (gobject_class, PROP_SCALE_WEIGHT,
       g_param_spec_double ("scale-weight", "Scale weight",
           "Score penalty times ln^2 of the size change", 0.0, 1e6, d.scale_weight, playing));
+  g_object_class_install_property (gobject_class, PROP_CONTEXT_WEIGHT,
+      g_param_spec_double ("context-weight", "Context weight",
+          "Score bonus times the distance (at most 1) between the model and the ring around a "
+          "window: windows that fit the target beat windows inside it (0: off)", 0.0, 1e6,
+          d.context_weight, playing));
   g_object_class_install_property (gobject_class, PROP_TOP_K,
       g_param_spec_int ("top-k", "Top k",
           "Best coarse windows per target refined by the fine search", 1, 8, d.top_k, playing));

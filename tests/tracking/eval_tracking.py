@@ -70,8 +70,8 @@ def run_opencv(make, frames, init):
     return np.array(boxes, np.float64), ms
 
 
-def run_ours(program, d, backend, extra):
-    out = os.path.join(d, "rcdtrack.txt")
+def run_ours(program, d, backend, extra, tag):
+    out = os.path.join(d, "rcdtrack%s.txt" % ("-" + tag if tag else ""))
     r = subprocess.run([program, d, "--backend", backend, "--out", out] + extra,
                        capture_output=True, text=True)
     if r.returncode != 0:
@@ -92,6 +92,7 @@ def main():
     ap.add_argument("--set", choices=sorted(make_sequences.SETS), default="eval")
     ap.add_argument("--no-opencv", action="store_true", help="only rcdtrack (quick comparisons)")
     ap.add_argument("--out")
+    ap.add_argument("--tag", help="name of our box file: DIR/rcdtrack-TAG.txt")
     ap.add_argument("extra", nargs="*")
     a = ap.parse_args()
     data = None
@@ -105,7 +106,7 @@ def main():
             make_sequences.make(*s, data, a.seq, a.frames)
         frames, truth = load(d)
         results = {}
-        results["rcdtrack"] = run_ours(a.eval, d, a.backend, a.extra)
+        results["rcdtrack"] = run_ours(a.eval, d, a.backend, a.extra, a.tag)
         if not a.no_opencv:
             results["CSRT"] = run_opencv(cv2.TrackerCSRT_create, frames, truth[0])
             results["KCF"] = run_opencv(cv2.TrackerKCF_create, frames, truth[0])

@@ -5,7 +5,7 @@
 // Usage: rcdtrack_eval DIR [--backend cpu|cuda] [--out FILE] [--features F] [--distance D]
 //        [--step N] [--search-radius R] [--update-rate R] [--lost-threshold T] [--scales N]
 //        [--motion-weight W] [--scale-weight W] [--top-k K] [--parts 1|5] [--ridge R]
-//        [--scale-min S] [--scale-max S]
+//        [--scale-min S] [--scale-max S] [--context-weight W]
 // Prints the mean time per frame. Exit status 1 on any error.
 #include <chrono>
 #include <cstdio>
@@ -62,6 +62,8 @@ int main(int argc, char** argv) {
       p.motion_weight = std::atof(v.c_str());
     } else if (k == "--scale-weight") {
       p.scale_weight = std::atof(v.c_str());
+    } else if (k == "--context-weight") {
+      p.context_weight = std::atof(v.c_str());
     } else if (k == "--parts") {
       p.parts = std::atoi(v.c_str());
     } else if (k == "--ridge") {

@@ -464,7 +464,7 @@ TEST(Engine, TopKAndThresholdAreExhaustive) {
   gs.grid_count = 2;
   gs.top_k = 5;
   gs.threshold = 1e300;
-  gs.prior = {40, 30, 20, 16, 0.3, 1.0};
+  gs.prior = {40, 30, 20, 16, 0.3, 1.0, 0.4};
   pass.groups.push_back(gs);
   std::vector<GroupResult> r;
   ASSERT_TRUE(e->run(pass, &r, nullptr).ok());

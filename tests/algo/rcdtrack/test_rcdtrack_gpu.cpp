@@ -157,7 +157,7 @@ TEST_P(EngineParity, RandomPasses) {
       gs.model = g % 3;
       gs.top_k = 1 + static_cast<int>(rng() % kMaxTopK);
       gs.threshold = g == 1 ? 1e300 : (g == 2 ? 0.8 : -1.0);
-      gs.prior = {a.cx, a.cy, w, h, 0.3 * (g % 2), 0.7 * (g % 3)};
+      gs.prior = {a.cx, a.cy, w, h, 0.3 * (g % 2), 0.7 * (g % 3), 0.5 * (g % 2)};
       Params p;
       p.scales = 1 + static_cast<int>(rng() % 8);
       add_search(&pass, a, w, h, scale_factors(p), step, c.parts, c.w, c.h, gs);

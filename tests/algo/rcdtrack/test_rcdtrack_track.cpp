@@ -139,10 +139,12 @@ TEST(Tracker, LossAndReacquisition) {
       back_at = t;
       EXPECT_GT(iou(r[0].box, gt), 0.5);
     }
-    if (t < 10)
+    if (t < 10) {
       EXPECT_FALSE(r[0].lost) << t;
-    if (lost_at >= 0 && back_at < 0)
+    }
+    if (lost_at >= 0 && back_at < 0) {
       EXPECT_TRUE(r[0].lost) << t;
+    }
   }
   EXPECT_GE(lost_at, 10);
   EXPECT_LE(lost_at, 12);

@@ -85,16 +85,18 @@ TEST_F(RcdTrackElement, PropertiesRoundTripAndRefusals) {
                "step", 3, "scale-min", 0.8, "scale-max", 1.25, "search-radius", -1.0, "update-rate",
                0.2, "lost-threshold", 3.0, "distance", 1, "top-k", 3, "init-roi-type", "foreground",
                "init-min-area", 100u, "init-persistence", 5u, "threshold", 2.0, "nms-overlap", 0.4,
-               "max-detections", 9u, nullptr);
+               "max-detections", 9u, "context-weight", 0.25, nullptr);
   gint distance, topk;
   guint area, persist, maxd;
   gchar* type = nullptr;
-  gdouble thr, nms;
+  gdouble thr, nms, ctx;
   g_object_get(e, "features", &features, "roi", &roi, "parts", &parts, "scales", &scales, "step",
                &step, "scale-min", &smin, "scale-max", &smax, "search-radius", &radius,
                "update-rate", &rate, "lost-threshold", &lost, "distance", &distance, "top-k", &topk,
                "init-roi-type", &type, "init-min-area", &area, "init-persistence", &persist,
-               "threshold", &thr, "nms-overlap", &nms, "max-detections", &maxd, nullptr);
+               "threshold", &thr, "nms-overlap", &nms, "max-detections", &maxd, "context-weight",
+               &ctx, nullptr);
+  EXPECT_EQ(ctx, 0.25);
   EXPECT_EQ(std::string(features), "x,y,r,g,b");
   EXPECT_EQ(std::string(roi), "1,2,30,40;5,6,7,8");
   EXPECT_EQ(std::string(type), "foreground");

@@ -126,8 +126,9 @@ TEST_F(RcdTrackElementCuda, SameMetasAsTheCpuBackend) {
         ASSERT_EQ(gst_harness_push(cpu, buffer(nullptr, f, img, t)), GST_FLOW_OK) << t;
         GstBuffer* og = gst_harness_pull(gpu);
         GstBuffer* oc = gst_harness_pull(cpu);
-        if (cuda_mem)
+        if (cuda_mem) {
           EXPECT_TRUE(gst_is_cuda_memory(gst_buffer_peek_memory(og, 0)));
+        }
         const auto rg = read_rois(og), rc = read_rois(oc);
         ASSERT_EQ(rg.size(), 2u);
         ASSERT_EQ(rc.size(), 2u);
