@@ -20,6 +20,7 @@
 #include <memory>
 #include <vector>
 
+#include "actionmatch.hpp"
 #include "common/backend.hpp"
 #include "common/image.hpp"
 #include "common/status.hpp"
