@@ -40,6 +40,7 @@ struct Options {
   Distance distance = Distance::kAppearance;
   int threads = 0;
   bool verbose = false;
+  bool block_min = false; // clip distance: the best block (min) or the mean over blocks
   FrontEndParams fp;
   LearnParams lp;
   Params mp;
@@ -148,6 +149,12 @@ bool parse_options(int argc, char** argv, bool train, Options* o, std::string* e
       if (!num(1, 1000))
         return false;
       o->lp.prototypes_per_class = static_cast<int>(v);
+    } else if (s == "--aggregate") {
+      if (value != "mean" && value != "min") {
+        *err = "--aggregate: mean or min";
+        return false;
+      }
+      o->block_min = value == "min";
     } else if (s == "--dummy-cost") {
       if (!num(0, 1e6))
         return false;
@@ -244,10 +251,13 @@ bool prepare(const Options& o, Work* w, std::string* err) {
       return false;
     }
     for (size_t k = 0; k < C; ++k) {
-      double sum = 0;
-      for (size_t j = 0; j < b.size(); ++j)
-        sum += node_distance(res[j * C + k], o.distance, w->cands[k].graph.size());
-      w->dist[i][k] = sum / static_cast<double>(b.size());
+      double sum = 0, best = std::numeric_limits<double>::infinity();
+      for (size_t j = 0; j < b.size(); ++j) {
+        const double d = node_distance(res[j * C + k], o.distance, w->cands[k].graph.size());
+        sum += d;
+        best = std::min(best, d);
+      }
+      w->dist[i][k] = o.block_min ? best : sum / static_cast<double>(b.size());
     }
     if ((i + 1) % 50 == 0 || i + 1 == w->clips.size())
       std::fprintf(stderr, "cvis-action: matched %zu/%zu clips (%.1f s)\n", i + 1,
