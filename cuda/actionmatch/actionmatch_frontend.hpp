@@ -3,7 +3,7 @@
 // graph nodes (cvis::actionmatch::Graph) the matcher consumes. README.md ("Front end") gives the
 // equations, the deviations from the papers and the CPU/CUDA parity tolerances.
 //
-// Per frame n (luma 0..255 -> 0..1):
+// Per frame n (luma 0..255 -> 0..1, optionally divided by twice the frame's mean):
 //   S_n   = G_sigma * I_n                                  (2-D Gaussian, separable)
 //   E, O  = sum_k h_ev(k) S_{n-k}, sum_k h_od(k) S_{n-k}   (temporal quadrature Gabor pair)
 //   R     = E^2 + O^2                                      (periodic detector, Dollar et al.)
@@ -49,6 +49,8 @@ struct FrontEndParams {
   int flow_iterations = 2;  // warping iterations per level, 1..8
   int flow_radius = 2;      // half-size of the Lucas-Kanade window, 1..7
   double flow_min = 0.1;    // pixels/frame: slower pixels vote "no motion" (HoF bin 5)
+  bool normalise_gain = true; // divide each frame by its mean brightness (x 0.5): global
+                              // illumination changes (flicker, auto gain) give no response
 
   int temporal_radius() const; // half-length of the Gabor filters: ceil(2 tau)
   double frequency() const;    // omega, or its default

@@ -45,7 +45,7 @@ public:
     CVIS_RETURN_IF_ERROR(validate_frame(frame, w_, h_, false));
     const int64_t n = next_++;
     ref::Image in;
-    ref::load_luma(frame, &in);
+    ref::load_luma(frame, p_.normalise_gain, &in);
     ref::Image& s = smooth_[n % g_.smooth_ring];
     ref::gaussian(in, gauss_, &s);
     std::vector<ref::Image> pyr;

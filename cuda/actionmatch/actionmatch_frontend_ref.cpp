@@ -10,12 +10,22 @@ namespace cvis::actionmatch::detail::ref {
 
 using fe::clampi;
 
-void load_luma(const ImageView& v, Image* out) {
+float gain_scale(uint64_t byte_sum, int64_t pixels) {
+  const double mean = static_cast<double>(byte_sum) / (255.0 * static_cast<double>(pixels));
+  return static_cast<float>(0.5 / std::max(mean, 1.0 / 255.0));
+}
+
+void load_luma(const ImageView& v, bool normalise_gain, Image* out) {
   out->resize(v.width, v.height);
+  uint64_t sum = 0;
+  for (int y = 0; y < v.height; ++y)
+    for (int x = 0; x < v.width; ++x)
+      sum += v.data[0][y * v.pitch[0] + x];
+  const float g = normalise_gain ? gain_scale(sum, static_cast<int64_t>(v.width) * v.height) : 1.0f;
   for (int y = 0; y < v.height; ++y)
     for (int x = 0; x < v.width; ++x)
       out->p[static_cast<size_t>(y) * v.width + x] =
-          static_cast<float>(v.data[0][y * v.pitch[0] + x]) * (1.0f / 255.0f);
+          static_cast<float>(v.data[0][y * v.pitch[0] + x]) * (1.0f / 255.0f) * g;
 }
 
 void gaussian(const Image& in, const std::vector<float>& taps, Image* out) {

@@ -29,8 +29,10 @@ struct Votes {
   std::vector<float> hog_w, hof_w;
 };
 
-// Luma bytes -> 0..1 (multiplied by 1/255).
-void load_luma(const ImageView& v, Image* out);
+// Luma bytes -> 0..1 (multiplied by 1/255), then by gain_scale(): 0.5 / mean when normalising.
+void load_luma(const ImageView& v, bool normalise_gain, Image* out);
+// The frame's gain factor from the exact integer sum of its luma bytes.
+float gain_scale(uint64_t byte_sum, int64_t pixels);
 // Separable convolution with odd-length `taps` (horizontal pass, then vertical; borders clamped).
 void gaussian(const Image& in, const std::vector<float>& taps, Image* out);
 // Flow pyramid: level 0 = binomial [1 4 6 4 1]/16 blur of the frame, level l+1 = blur of level l

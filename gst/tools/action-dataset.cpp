@@ -78,7 +78,8 @@ namespace {
 // The cache key: every front-end parameter, so that other settings miss.
 std::string cache_key(const FrontEndParams& p) {
   char b[512];
-  std::snprintf(b, sizeof b, "v1 %.9g %.9g %.9g %.9g %d %d %.9g %d %d %d %d %.9g", p.sigma,
+  std::snprintf(b, sizeof b, "v2 %d %.9g %.9g %.9g %.9g %d %d %.9g %d %d %d %d %.9g",
+                static_cast<int>(p.normalise_gain), p.sigma,
                 p.tau, p.omega, p.threshold, p.nms_radius, p.max_points, p.cell_size,
                 p.cell_frames, p.flow_levels, p.flow_iterations, p.flow_radius, p.flow_min);
   return b;

@@ -176,7 +176,7 @@ std::vector<std::vector<uint8_t>> render_clip(const Subject& subject, const Clip
   const double flicker = r.uniform(0, 0.03), flicker_f = r.uniform(0.5, 6);
   const double zoom_amp = c.scenario == 2 ? r.uniform(0.15, 0.35) : 0.0;
   const double zoom_period = r.uniform(2.5, 6), zoom_phase = r.uniform(0, 2 * kPi);
-  const double jitter = r.uniform(0, 0.6);
+  const double jitter = r.uniform(0, 0.15); // tripod shake (std up to 0.25 pixel)
   // Movement: cadence with a slowly wandering tempo; walkers leave the frame and come back.
   const double freq = action_frequency(c.action) * s.speed * r.uniform(0.9, 1.1);
   const double tempo_amp = r.uniform(0.1, 0.5), tempo_f = r.uniform(0.1, 0.4);

@@ -157,6 +157,7 @@ TEST(ActionFrontEnd, PeriodicBlobDetectedAtItsCentre) {
   FrontEndParams p;
   p.tau = 2.5;
   p.max_points = 3;
+  p.normalise_gain = false; // the blob is a large part of the frame's mean
   const auto out = run(frames, p);
   ASSERT_EQ(out.size(), frames.size());
   int with_points = 0;
@@ -182,6 +183,31 @@ TEST(ActionFrontEnd, StaticTextureGivesNoPoints) {
   }
   for (const FramePoints& fp : run(frames, FrontEndParams()))
     EXPECT_TRUE(fp.points.empty()) << "frame " << fp.frame;
+}
+
+// A static texture under 4% gain flicker at 5 frames per period: points everywhere without gain
+// normalisation, none with it.
+TEST(ActionFrontEnd, GainFlickerIgnoredWhenNormalised) {
+  const std::vector<float> tex = texture(64, 48, 4);
+  std::vector<Frame> frames;
+  for (int t = 0; t < 24; ++t) {
+    Frame f(64, 48, 0);
+    const double g = 1 + 0.04 * std::sin(2 * kPi * t / 5.0);
+    for (int y = 0; y < 48; ++y)
+      for (int x = 0; x < 64; ++x)
+        f.at(x, y) = static_cast<uint8_t>(std::lround(tex[static_cast<size_t>(y) * 64 + x] * 0.9 * g));
+    frames.push_back(std::move(f));
+  }
+  FrontEndParams p;
+  p.threshold = 2e-5;
+  int with = 0, without = 0;
+  for (const FramePoints& fp : run(frames, p))
+    with += static_cast<int>(fp.points.size());
+  p.normalise_gain = false;
+  for (const FramePoints& fp : run(frames, p))
+    without += static_cast<int>(fp.points.size());
+  EXPECT_EQ(with, 0);
+  EXPECT_GT(without, 10);
 }
 
 // Lucas-Kanade on a texture translating by (1.25, -0.5) pixels per frame: the median flow of the
