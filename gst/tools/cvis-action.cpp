@@ -12,6 +12,8 @@
 #include <cstring>
 #include <string>
 
+#include <gst/gst.h>
+
 #include "action-commands.h"
 
 namespace {
@@ -27,6 +29,16 @@ const char* kUsage =
     "        [--backend auto|cpu|cuda] (default auto: CUDA when a device is usable)\n"
     "        [--distance energy|appearance]  ranking: the full energy or its appearance part\n"
     "        [--threads N]             CPU backend threads (default: all cores)\n"
+    "  train DIR -o DICT [OPTIONS]     learn prototypes from a KTH-like dataset\n"
+    "  eval DIR [OPTIONS]              leave-one-subject-out accuracy on a KTH-like dataset\n"
+    "        DIR/<action>/personNN_<action>_dK_*.<ext> (any format GStreamer decodes)\n"
+    "        [--backend auto|cpu|cuda] [--distance appearance|energy] [--threads N]\n"
+    "        [--cache DIR] (points of each clip, keyed by the front-end parameters)\n"
+    "        [--sigma S] [--tau T] [--threshold R] [--max-points K] [--cell-size P]\n"
+    "        [--cell-frames F] [--model-frames F] [--windows N] [--prototypes N]\n"
+    "        [--block-frames F] [--overlap F] [--dummy-cost W] [--lambda2 L] [--T T]\n"
+    "        [--aggregate mean|min] (a clip's distance to a model over its blocks)\n"
+    "        [--verbose] (eval: per-subject accuracy)\n"
     "\n"
     "DICT: dictionary file; SCENE: scene-graph text file (formats: cuda/actionmatch/FORMAT.md).\n"
     "Exit status: 0 success, 1 bad input or failure, 2 bad command line.\n";
@@ -36,7 +48,7 @@ const char* kUsage =
 int main(int argc, char** argv) {
   using namespace cvis::action_tool;
   if (argc < 2) {
-    std::fprintf(stderr, "cvis-action: missing command (inspect or match); try --help\n");
+    std::fprintf(stderr, "cvis-action: missing command (inspect, match, train or eval); try --help\n");
     return kExitUsage;
   }
   const std::string command = argv[1];
@@ -50,7 +62,11 @@ int main(int argc, char** argv) {
     return cmd_inspect(argc - 1, sub_argv);
   if (command == "match")
     return cmd_match(argc - 1, sub_argv);
-  std::fprintf(stderr, "cvis-action: unknown command '%s' (inspect or match); try --help\n",
+  if (command == "train" || command == "eval") {
+    gst_init(nullptr, nullptr);
+    return command == "train" ? cmd_train(argc - 1, sub_argv) : cmd_eval(argc - 1, sub_argv);
+  }
+  std::fprintf(stderr, "cvis-action: unknown command '%s' (inspect, match, train or eval); try --help\n",
                command.c_str());
   return kExitUsage;
 }

@@ -1,0 +1,108 @@
+// The front end of the action recogniser (part 2): space-time interest points and their HoG/HoF
+// descriptors, computed frame by frame over a ring of frames, so that a stream yields the scene
+// graph nodes (cvis::actionmatch::Graph) the matcher consumes. README.md ("Front end") gives the
+// equations, the deviations from the papers and the CPU/CUDA parity tolerances.
+//
+// Per frame n (luma 0..255 -> 0..1, optionally divided by twice the frame's mean):
+//   S_n   = G_sigma * I_n                                  (2-D Gaussian, separable)
+//   E, O  = sum_k h_ev(k) S_{n-k}, sum_k h_od(k) S_{n-k}   (temporal quadrature Gabor pair)
+//   R     = E^2 + O^2                                      (periodic detector, Dollar et al.)
+//   points: 3-D local maxima of R (3 frames x (2r+1)^2 pixels) above `threshold`, the
+//   `max_points` strongest per frame;
+//   flow  (u, v)_n from frame n-1 to n: dense pyramidal Lucas-Kanade;
+//   descriptor of a point: 3x3 spatial x 2 temporal cells around it, per cell a 4-bin histogram of
+//   the orientation of grad S (HoG) and a 5-bin histogram of the flow (4 directions + "no motion",
+//   HoF): 72 + 90 = 162 values, each part L2-normalised and scaled by 1/sqrt(2).
+// This header includes no CUDA header.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "actionmatch.hpp"
+#include "common/backend.hpp"
+#include "common/image.hpp"
+#include "common/status.hpp"
+
+namespace cvis::actionmatch {
+
+// Descriptor layout (kPaperDescriptorDim = 162 values): HoG first, cell-major
+// (t, y, x) with 4 orientation bins per cell, then HoF, cell-major with 5 bins per cell.
+inline constexpr int kCellsX = 3, kCellsY = 3, kCellsT = 2;
+inline constexpr int kHogBins = 4, kHofBins = 5;
+inline constexpr int kHogDim = kCellsX * kCellsY * kCellsT * kHogBins; // 72
+inline constexpr int kHofDim = kCellsX * kCellsY * kCellsT * kHofBins; // 90
+
+// Detector and descriptor parameters. Defaults were chosen on held-out generated subjects
+// (README.md "Front end": how).
+struct FrontEndParams {
+  double sigma = 2.0;       // spatial scale of the Gaussian (pixels), 0.5..8
+  double tau = 2.5;         // temporal scale of the Gabor envelope exp(-t^2/tau^2) (frames), 0.5..8
+  double omega = 0;         // Gabor frequency (cycles per frame); 0 = 1 / (2 tau)
+  double threshold = 1e-4;  // minimum response R (intensities in 0..1)
+  int nms_radius = 3;       // spatial half-size of the non-maximum suppression window, 1..8
+  int max_points = 4;       // strongest points kept per frame (top-K), 1..64
+  double cell_size = 6;     // spatial descriptor cell (pixels); the patch is 3 cells wide, 2..64
+  int cell_frames = 4;      // temporal descriptor cell (frames); the patch spans 2 cells, 1..16
+  int flow_levels = 3;      // Lucas-Kanade pyramid levels, 1..5
+  int flow_iterations = 2;  // warping iterations per level, 1..8
+  int flow_radius = 2;      // half-size of the Lucas-Kanade window, 1..7
+  double flow_min = 0.1;    // pixels/frame: slower pixels vote "no motion" (HoF bin 5)
+  bool normalise_gain = true; // divide each frame by its mean brightness (x 0.5): global
+                              // illumination changes (flicker, auto gain) give no response
+
+  int temporal_radius() const; // half-length of the Gabor filters: ceil(2 tau)
+  double frequency() const;    // omega, or its default
+};
+Status validate(const FrontEndParams& p);
+
+// One interest point: frame number, integer pixel position, detector response.
+struct InterestPoint {
+  int64_t frame = 0;
+  int32_t x = 0, y = 0;
+  float response = 0;
+};
+
+// The points of one frame, strongest first, with their descriptors (kPaperDescriptorDim each).
+struct FramePoints {
+  int64_t frame = 0;
+  std::vector<InterestPoint> points;
+  std::vector<float> desc; // points.size() * kPaperDescriptorDim
+};
+
+// Interest points and descriptors of a stream. Frames are numbered from 0 in push order after
+// configure() or reset(). A frame is final `lag()` pushes after its own (its response needs the
+// Gabor support ahead, its descriptor the cells ahead); frames within temporal_radius() of the
+// start or the end of the stream carry no points (their filters would reach outside it).
+class FrontEnd {
+public:
+  virtual ~FrontEnd() = default;
+  virtual Backend backend() const = 0;
+
+  // Frame size and parameters; allocates the ring. Errors: kInvalidArgument.
+  virtual Status configure(int width, int height, const FrontEndParams& p) = 0;
+  // Frames between a push and the result for that frame.
+  virtual int lag() const = 0;
+  // Enters the next frame (GRAY8, or the luma plane of NV12/I420; host or device memory as the
+  // backend takes: the CPU backend reads host memory, the CUDA backend either) and appends to
+  // `ready` the frames that became final (at most one per push). Errors: kInvalidArgument (size,
+  // format), kCudaError.
+  virtual Status push(const ImageView& frame, StreamHandle stream,
+                      std::vector<FramePoints>* ready) = 0;
+  // End of the stream: appends every frame not yet final (without points where the filters would
+  // need frames after the last), then forgets the stream (as reset()).
+  virtual Status finish(StreamHandle stream, std::vector<FramePoints>* ready) = 0;
+  // Forgets the stream (frame numbers restart at 0); keeps the configuration.
+  virtual void reset() = 0;
+};
+
+std::unique_ptr<FrontEnd> make_frontend(Backend backend, Status* status);
+
+// The filter taps both backends use: the spatial Gaussian (2 r + 1 taps, sum 1, r = ceil(3 sigma))
+// and the temporal pair h_ev (made zero-mean: a static scene gives no response), h_od
+// (2 temporal_radius() + 1 taps; index k holds the tap of frame offset k - radius).
+void gaussian_taps(double sigma, std::vector<float>* taps);
+void gabor_taps(const FrontEndParams& p, std::vector<float>* even, std::vector<float>* odd);
+
+} // namespace cvis::actionmatch

@@ -1,0 +1,370 @@
+/* cvis-action train and eval: clips -> points -> candidate models and scene blocks -> the distance
+ * of every clip to every candidate (the exact matcher) -> prototype selection and the
+ * nearest-prototype classifier; eval does it leave-one-subject-out. */
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <limits>
+#include <map>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "action-commands.h"
+#include "action-dataset.h"
+#include "actionmatch.hpp"
+#include "actionmatch_learn.hpp"
+
+namespace cvis::action_tool {
+
+namespace {
+
+using namespace actionmatch;
+
+int fail(const std::string& why) {
+  std::fprintf(stderr, "cvis-action: %s\n", why.c_str());
+  return kExitFailure;
+}
+
+int usage(const std::string& why) {
+  std::fprintf(stderr, "cvis-action: %s; try --help\n", why.c_str());
+  return kExitUsage;
+}
+
+struct Options {
+  std::vector<std::string> positional;
+  std::string output, cache;
+  Backend backend = Backend::kAuto;
+  Distance distance = Distance::kAppearance;
+  int threads = 0;
+  bool verbose = false;
+  bool block_min = false; // clip distance: the best block (min) or the mean over blocks
+  FrontEndParams fp;
+  LearnParams lp;
+  Params mp;
+};
+
+bool parse_number(const std::string& s, double lo, double hi, double* out) {
+  char* end = nullptr;
+  const double v = std::strtod(s.c_str(), &end);
+  if (s.empty() || *end || !(v >= lo && v <= hi))
+    return false;
+  *out = v;
+  return true;
+}
+
+// Every option takes a value (--name VALUE or --name=VALUE) except --verbose.
+bool parse_options(int argc, char** argv, bool train, Options* o, std::string* err) {
+  o->mp.dummy_cost = 0.6;
+  for (int i = 1; i < argc; ++i) {
+    std::string s = argv[i], value;
+    if (s.rfind("-", 0) != 0 || s == "-") {
+      o->positional.push_back(s);
+      continue;
+    }
+    if (s == "--verbose") {
+      o->verbose = true;
+      continue;
+    }
+    const size_t eq = s.find('=');
+    if (eq != std::string::npos) {
+      value = s.substr(eq + 1);
+      s = s.substr(0, eq);
+    } else {
+      if (i + 1 >= argc) {
+        *err = "option " + s + " needs a value";
+        return false;
+      }
+      value = argv[++i];
+    }
+    double v = 0;
+    auto num = [&](double lo, double hi) {
+      if (parse_number(value, lo, hi, &v))
+        return true;
+      *err = "option " + s + ": '" + value + "' is not a number in " + std::to_string(lo) +
+             ".." + std::to_string(hi);
+      return false;
+    };
+    if ((s == "-o" || s == "--output") && train) {
+      o->output = value;
+    } else if (s == "--cache") {
+      o->cache = value;
+    } else if (s == "--backend") {
+      if (!parse_backend(value, &o->backend)) {
+        *err = "--backend: auto, cpu or cuda";
+        return false;
+      }
+    } else if (s == "--distance") {
+      if (!parse_distance(value, &o->distance)) {
+        *err = "--distance: energy or appearance";
+        return false;
+      }
+    } else if (s == "--threads") {
+      if (!num(0, 256))
+        return false;
+      o->threads = static_cast<int>(v);
+    } else if (s == "--sigma") {
+      if (!num(0.5, 8))
+        return false;
+      o->fp.sigma = v;
+    } else if (s == "--tau") {
+      if (!num(0.5, 8))
+        return false;
+      o->fp.tau = v;
+    } else if (s == "--threshold") {
+      if (!num(0, 1e6))
+        return false;
+      o->fp.threshold = v;
+    } else if (s == "--max-points") {
+      if (!num(1, 64))
+        return false;
+      o->fp.max_points = static_cast<int>(v);
+    } else if (s == "--cell-size") {
+      if (!num(2, 64))
+        return false;
+      o->fp.cell_size = v;
+    } else if (s == "--cell-frames") {
+      if (!num(1, 16))
+        return false;
+      o->fp.cell_frames = static_cast<int>(v);
+    } else if (s == "--model-frames") {
+      if (!num(3, 200))
+        return false;
+      o->lp.model_frames = static_cast<int>(v);
+    } else if (s == "--windows") {
+      if (!num(1, 16))
+        return false;
+      o->lp.windows_per_clip = static_cast<int>(v);
+    } else if (s == "--block-frames") {
+      if (!num(10, 10000))
+        return false;
+      o->lp.block_frames = static_cast<int>(v);
+    } else if (s == "--overlap") {
+      if (!num(0, 9999))
+        return false;
+      o->lp.block_step = std::max(1, o->lp.block_frames - static_cast<int>(v));
+    } else if (s == "--prototypes") {
+      if (!num(1, 1000))
+        return false;
+      o->lp.prototypes_per_class = static_cast<int>(v);
+    } else if (s == "--aggregate") {
+      if (value != "mean" && value != "min") {
+        *err = "--aggregate: mean or min";
+        return false;
+      }
+      o->block_min = value == "min";
+    } else if (s == "--dummy-cost") {
+      if (!num(0, 1e6))
+        return false;
+      o->mp.dummy_cost = v;
+    } else if (s == "--lambda2") {
+      if (!num(0, 100))
+        return false;
+      o->mp.lambda2 = v;
+    } else if (s == "--T") {
+      if (!num(0, 1 << 20))
+        return false;
+      o->mp.T = static_cast<int>(v);
+    } else {
+      *err = "unknown option " + s;
+      return false;
+    }
+  }
+  if (o->positional.size() != 1) {
+    *err = "expected one dataset folder";
+    return false;
+  }
+  if (train && o->output.empty()) {
+    *err = "train needs -o DICT";
+    return false;
+  }
+  return validate(o->fp).ok() && validate(o->mp).ok();
+}
+
+// Everything both commands compute: points, candidates, blocks and the clip x candidate distances.
+struct Work {
+  std::vector<ClipFile> files;
+  std::vector<std::string> classes;
+  std::vector<ClipPoints> clips;
+  std::vector<int> clip_class, clip_subject;
+  std::vector<Model> cands;
+  std::vector<int> cand_class, cand_subject;
+  std::vector<std::vector<double>> dist; // [clip][candidate]
+};
+
+int class_index(const std::vector<std::string>& classes, const std::string& label) {
+  return static_cast<int>(std::find(classes.begin(), classes.end(), label) - classes.begin());
+}
+
+bool prepare(const Options& o, Work* w, std::string* err) {
+  if (!scan_dataset(o.positional[0], &w->files, &w->classes, err))
+    return false;
+  Backend backend = Backend::kCpu;
+  Status st = resolve_backend(o.backend, &backend);
+  if (!st.ok()) {
+    *err = st.to_string();
+    return false;
+  }
+  const int threads = o.threads > 0 ? o.threads : std::max(1u, std::thread::hardware_concurrency());
+  const auto t0 = std::chrono::steady_clock::now();
+  if (!all_clip_points(w->files, o.fp, backend, o.cache, threads, &w->clips, err))
+    return false;
+  const auto t1 = std::chrono::steady_clock::now();
+  std::vector<std::vector<Graph>> blocks;
+  size_t nodes = 0;
+  for (const ClipPoints& c : w->clips) {
+    const int k = class_index(w->classes, c.label);
+    w->clip_class.push_back(k);
+    w->clip_subject.push_back(c.subject);
+    nodes += c.graph.size();
+    for (Model& m : cut_models(c, o.lp, o.lp.windows_per_clip)) {
+      w->cands.push_back(std::move(m));
+      w->cand_class.push_back(k);
+      w->cand_subject.push_back(c.subject);
+    }
+    blocks.push_back(cut_blocks(c, o.lp));
+  }
+  if (w->cands.empty()) {
+    *err = "no clip has enough interest points for a model (lower --threshold?)";
+    return false;
+  }
+  std::fprintf(stderr, "cvis-action: %zu clips, %zu points, %zu candidate models (%.1f s)\n",
+               w->clips.size(), nodes, w->cands.size(),
+               std::chrono::duration<double>(t1 - t0).count());
+  auto matcher = make_matcher(backend, &st, threads);
+  if (st.ok())
+    st = matcher->configure(o.mp, w->cands);
+  if (!st.ok()) {
+    *err = st.to_string();
+    return false;
+  }
+  const size_t C = w->cands.size();
+  w->dist.assign(w->clips.size(), std::vector<double>(C, 0.0));
+  std::vector<MatchResult> res;
+  for (size_t i = 0; i < w->clips.size(); ++i) {
+    const std::vector<Graph>& b = blocks[i];
+    st = matcher->match(b.data(), static_cast<int>(b.size()), &res, nullptr, nullptr);
+    if (!st.ok()) {
+      *err = w->clips[i].name + ": " + st.to_string();
+      return false;
+    }
+    for (size_t k = 0; k < C; ++k) {
+      double sum = 0, best = std::numeric_limits<double>::infinity();
+      for (size_t j = 0; j < b.size(); ++j) {
+        const double d = node_distance(res[j * C + k], o.distance, w->cands[k].graph.size());
+        sum += d;
+        best = std::min(best, d);
+      }
+      w->dist[i][k] = o.block_min ? best : sum / static_cast<double>(b.size());
+    }
+    if ((i + 1) % 50 == 0 || i + 1 == w->clips.size())
+      std::fprintf(stderr, "cvis-action: matched %zu/%zu clips (%.1f s)\n", i + 1,
+                   w->clips.size(),
+                   std::chrono::duration<double>(std::chrono::steady_clock::now() - t1).count());
+  }
+  return true;
+}
+
+// The rows of `w` whose subject is not `held_out` (-1: all), as the selection's inputs.
+std::vector<int> select_without(const Work& w, int held_out, const LearnParams& lp) {
+  std::vector<int> rows, cands;
+  for (size_t i = 0; i < w.clips.size(); ++i)
+    if (w.clip_subject[i] != held_out)
+      rows.push_back(static_cast<int>(i));
+  for (size_t k = 0; k < w.cands.size(); ++k)
+    if (w.cand_subject[k] != held_out)
+      cands.push_back(static_cast<int>(k));
+  std::vector<std::vector<double>> D(rows.size(), std::vector<double>(cands.size()));
+  std::vector<int> cc, cs, vc, vs;
+  for (size_t r = 0; r < rows.size(); ++r) {
+    for (size_t k = 0; k < cands.size(); ++k)
+      D[r][k] = w.dist[rows[r]][cands[k]];
+    vc.push_back(w.clip_class[rows[r]]);
+    vs.push_back(w.clip_subject[rows[r]]);
+  }
+  for (int k : cands) {
+    cc.push_back(w.cand_class[k]);
+    cs.push_back(w.cand_subject[k]);
+  }
+  std::vector<int> chosen = select_prototypes(D, vc, vs, cc, cs,
+                                              static_cast<int>(w.classes.size()),
+                                              lp.prototypes_per_class);
+  for (int& c : chosen)
+    c = cands[c];
+  return chosen;
+}
+
+} // namespace
+
+int cmd_train(int argc, char** argv) {
+  Options o;
+  std::string err;
+  if (!parse_options(argc, argv, true, &o, &err))
+    return usage(err.empty() ? "bad parameters" : err);
+  Work w;
+  if (!prepare(o, &w, &err))
+    return fail(err);
+  const std::vector<int> chosen = select_without(w, -1, o.lp);
+  Dictionary d;
+  d.dim = kPaperDescriptorDim;
+  d.params = o.mp;
+  for (int k : chosen)
+    d.models.push_back(w.cands[k]);
+  const Status st = save_dictionary(o.output, d);
+  if (!st.ok())
+    return fail(st.to_string());
+  std::printf("%zu prototypes (of %zu candidates) for %zu classes written to %s\n",
+              d.models.size(), w.cands.size(), w.classes.size(), o.output.c_str());
+  return kExitOk;
+}
+
+int cmd_eval(int argc, char** argv) {
+  Options o;
+  std::string err;
+  if (!parse_options(argc, argv, false, &o, &err))
+    return usage(err.empty() ? "bad parameters" : err);
+  Work w;
+  if (!prepare(o, &w, &err))
+    return fail(err);
+  std::vector<int> subjects = w.clip_subject;
+  std::sort(subjects.begin(), subjects.end());
+  subjects.erase(std::unique(subjects.begin(), subjects.end()), subjects.end());
+  if (subjects.size() < 2)
+    return fail("leave-one-subject-out needs clips of at least 2 subjects");
+  const int K = static_cast<int>(w.classes.size());
+  std::vector<std::vector<int>> confusion(K, std::vector<int>(K + 1, 0));
+  int correct = 0, total = 0;
+  for (int s : subjects) {
+    const std::vector<int> chosen = select_without(w, s, o.lp);
+    int fold_ok = 0, fold_n = 0;
+    for (size_t i = 0; i < w.clips.size(); ++i) {
+      if (w.clip_subject[i] != s)
+        continue;
+      const int pred = nearest_class(w.dist[i], chosen, w.cand_class);
+      ++confusion[w.clip_class[i]][pred < 0 ? K : pred];
+      fold_ok += pred == w.clip_class[i];
+      ++fold_n;
+    }
+    correct += fold_ok;
+    total += fold_n;
+    if (o.verbose)
+      std::printf("subject %02d: %d/%d (%zu prototypes)\n", s, fold_ok, fold_n, chosen.size());
+  }
+  std::printf("confusion (rows: true class, columns: recognised; '-': none)\n%14s", "");
+  for (int k = 0; k < K; ++k)
+    std::printf(" %6.6s", w.classes[k].c_str());
+  std::printf(" %6s\n", "-");
+  for (int r = 0; r < K; ++r) {
+    std::printf("%14.14s", w.classes[r].c_str());
+    for (int c = 0; c <= K; ++c)
+      std::printf(" %6d", confusion[r][c]);
+    std::printf("\n");
+  }
+  std::printf("accuracy: %d/%d (%.1f%%)\n", correct, total,
+              total ? 100.0 * correct / total : 0.0);
+  return kExitOk;
+}
+
+} // namespace cvis::action_tool
