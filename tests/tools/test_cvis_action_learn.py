@@ -56,7 +56,9 @@ def main():
     lines = out.strip().split("\n")
     m = re.fullmatch(r"accuracy: (\d+)/(\d+) \((\d+\.\d)%\)", lines[-1]) if lines else None
     case("eval ends with the accuracy line", rc == 0 and m and m.group(2) == "18", out + err)
-    rows = [l for l in lines if l.split() and l.split()[0] in ACTIONS]
+    # Matrix rows: a class name then counts (the header row names the classes, abbreviated).
+    rows = [l for l in lines if l.split() and l.split()[0] in ACTIONS
+            and all(v.isdigit() for v in l.split()[1:])]
     cells = [[int(v) for v in r.split()[1:]] for r in rows]
     ok = len(cells) == 6 and all(len(r) == 7 and sum(r) == 3 for r in cells)
     if ok and m:
