@@ -13,7 +13,7 @@
 #include "common/hd.hpp"
 #include "rcdtrack.hpp"
 
-#if defined(__CUDACC__)
+#if defined(__CUDA_ARCH__) // device pass only (the host compiler does not know the pragma)
 #define RCD_UNROLL _Pragma("unroll")
 #else
 #define RCD_UNROLL

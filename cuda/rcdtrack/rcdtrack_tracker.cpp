@@ -273,8 +273,8 @@ Status Tracker::process(const ImageView& frame, StreamHandle stream,
   if (!cp.groups.empty())
     CVIS_RETURN_IF_ERROR(engine_->run(cp, &im.coarse_out, stream));
 
-  // Fine pass: around each coarse hit, sizes within half a coarse scale step, a quarter of the
-  // step.
+  // Fine pass: around each coarse hit, sizes within one coarse scale step either side, a quarter
+  // of the step.
   Pass& fp = im.fine;
   fp = Pass();
   for (Target& t : im.targets) {

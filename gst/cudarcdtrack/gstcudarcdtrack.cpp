@@ -46,7 +46,7 @@
  * ## Example launch lines
  * |[
  * gst-launch-1.0 -m videotestsrc pattern=ball num-buffers=120 ! video/x-raw,format=RGBA,width=320,height=240 ! \
- *     cudarcdtrack roi="140,100,40,40" ! fakesink
+ *     cudarcdtrack roi="142,102,37,37" ! fakesink
  * gst-launch-1.0 -m filesrc location=in.mp4 ! qtdemux ! h264parse ! nvh264dec ! \
  *     cudarcdtrack roi="600,300,120,90;100,80,60,60" ! fakesink
  * ]|

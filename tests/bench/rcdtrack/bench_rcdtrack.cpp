@@ -25,6 +25,7 @@
 #include "rcdtrack.hpp"
 #include "rcdtrack_engine.hpp"
 #include "rcdtrack_kernels.hpp"
+#include "rcdtrack_plan.hpp"
 #include "rcdtrack_scene.hpp"
 
 using namespace cvis;
@@ -303,9 +304,7 @@ void bench_thesis(int runs, int cpu_frames) {
         cpu_txt = fmt("%.0f ms (x%.0f)", median(ms), median(ms) / wall);
       }
       // Windows of the coarse pass, and a count of what they cost.
-      const int st_px =
-          step ? step
-               : std::max(1, static_cast<int>(std::lround(std::min(m.width, m.height) / 8.0)));
+      const int st_px = step ? step : coarse_step(0, m.width, m.height);
       double windows = 0;
       for (int k = 0; k < 8; ++k) {
         const double f = 0.5 * std::pow(4.0, k / 7.0);
