@@ -33,7 +33,7 @@ protected:
 
   GstHarness* harness(const std::string& props, const std::string& caps) {
     // A one-element description gives the element itself.
-    GstElement* e = gst_parse_launch(("cudamedian3d backend=cuda " + props).c_str(), nullptr);
+    GstElement* e = gst_parse_launch(("cudamedian3d mode=paper backend=cuda " + props).c_str(), nullptr);
     GstContext* c = gst_context_new_cuda_context(ctx_);
     gst_element_set_context(e, c);
     gst_context_unref(c);
