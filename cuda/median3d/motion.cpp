@@ -1,6 +1,6 @@
 // The motion detector's parameter check and backend factory (motion.hpp).
-#include "median3d_internal.hpp"
 #include "motion.hpp"
+#include "median3d_internal.hpp"
 
 namespace cvis::median3d {
 

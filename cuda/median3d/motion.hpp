@@ -93,9 +93,8 @@ public:
   // background: B times the gain, R = G = B or neutral chroma). A frame of another size resets the
   // model. `result` is complete when the call returns (the CUDA backend synchronises `stream`: the
   // shot-change rule reads the frame's counts); the outputs are written on `stream`.
-  virtual Status process(const ImageView& frame, const ImageView* mask,
-                         const ImageView* background, MotionResult* result,
-                         StreamHandle stream) = 0;
+  virtual Status process(const ImageView& frame, const ImageView* mask, const ImageView* background,
+                         MotionResult* result, StreamHandle stream) = 0;
   virtual void reset() = 0;
 };
 

@@ -355,9 +355,9 @@ private:
       if (!background)
         continue;
       for (int x = 0; x < w_; ++x) {
-        const uint8_t v[3] = {static_cast<uint8_t>(raw ? in_[idx(x, y)]
-                                                       : uncompensate(bg_[idx(x, y)], black_, g16)),
-                              128, 128};
+        const uint8_t v[3] = {
+            static_cast<uint8_t>(raw ? in_[idx(x, y)] : uncompensate(bg_[idx(x, y)], black_, g16)),
+            128, 128};
         store_background(d, x, y, true, v);
       }
     }

@@ -15,8 +15,8 @@
 
 #include "gstcvisutils.h"
 #include "median3d.hpp"
-#include "motion.hpp"
 #include "median3d_cases.hpp"
+#include "motion.hpp"
 
 namespace m3d_elem {
 

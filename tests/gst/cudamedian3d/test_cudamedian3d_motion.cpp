@@ -150,8 +150,7 @@ TEST_F(Median3dMotion, OutputsEqualTheLibrary) {
     for (const auto& r : e.result)
       foreground += !r.blobs.empty();
     EXPECT_GE(foreground, 12) << "the seeded scene's moving rectangles must show";
-    const std::string props =
-        std::string(kProps) + (c.chroma ? "" : " chroma=false shadows=false");
+    const std::string props = std::string(kProps) + (c.chroma ? "" : " chroma=false shadows=false");
     for (const char* out : {"background", "mask", "frame"}) {
       GstHarness* hs = harness(props + " output=" + out, c.f, c.w, c.h);
       std::vector<GstBuffer*> got = run(hs, c.f, c.w, c.h, 77, frames);
