@@ -12,6 +12,8 @@
 #include "gstcudabgsub.h"
 #include "gstcudacedd.h"
 #include "gstcudamedian3d.h"
+#include "gstcudarcdtrack.h"
+#include "gstcudaroioverlay.h"
 #include "gstcvisfilter.h"
 
 static gboolean
@@ -25,6 +27,8 @@ plugin_init (GstPlugin * plugin)
   ok &= gst_element_register (plugin, "cudacedd", GST_RANK_NONE, GST_TYPE_CUDA_CEDD);
   ok &= gst_element_register (plugin, "cudabgsub", GST_RANK_NONE, GST_TYPE_CUDA_BG_SUB);
   ok &= gst_element_register (plugin, "cudamedian3d", GST_RANK_NONE, GST_TYPE_CUDA_MEDIAN3D);
+  ok &= gst_element_register (plugin, "cudarcdtrack", GST_RANK_NONE, GST_TYPE_CUDA_RCD_TRACK);
+  ok &= gst_element_register (plugin, "cudaroioverlay", GST_RANK_NONE, GST_TYPE_CUDA_ROI_OVERLAY);
   return ok;
 }
 

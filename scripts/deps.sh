@@ -6,7 +6,8 @@ PKGS=(meson ninja-build pkg-config g++ gcc python3 python3-gi
   libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev libgstreamer-plugins-bad1.0-dev
   gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good gstreamer1.0-plugins-bad
   gstreamer1.0-plugins-ugly gstreamer1.0-libav gir1.2-gstreamer-1.0 gir1.2-gst-plugins-base-1.0
-  libsqlite3-dev sqlite3 libgtest-dev libpng-dev xz-utils)
+  libsqlite3-dev sqlite3 libgtest-dev libpng-dev xz-utils
+  gobject-introspection libgirepository1.0-dev)
 missing=()
 for p in "${PKGS[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing+=("$p")

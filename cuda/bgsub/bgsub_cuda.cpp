@@ -124,7 +124,7 @@ private:
   Status upload_tables(cudaStream_t stream) {
     CVIS_RETURN_IF_ERROR(lut_copied_.create());
     if (lut_pending_) { // the previous upload may still read the staging buffer
-      CVIS_CUDA_CHECK(cudaEventSynchronize(lut_copied_.get()));
+      CVIS_RETURN_IF_ERROR(::cvis::cuda::event_wait(lut_copied_.get()));
       lut_pending_ = false;
     }
     CVIS_RETURN_IF_ERROR(lut_staging_.reserve(lut_host_.size()));

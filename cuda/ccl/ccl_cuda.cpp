@@ -150,7 +150,7 @@ Status enqueue_readback(bool with_records, DeviceScratch* scratch, StreamHandle 
     return internal_error("ccl: readback before any launch");
   if (s.pending) {
     // The pinned buffers may still be the target of the previous readback's copies.
-    CVIS_CUDA_CHECK(cudaEventSynchronize(s.copied.get()));
+    CVIS_RETURN_IF_ERROR(::cvis::cuda::event_wait(s.copied.get()));
     s.pending = false;
   }
   CVIS_CUDA_CHECK(cudaMemcpyAsync(s.h_counters.get(), s.counters.get(), sizeof(CclCounters),
@@ -173,7 +173,7 @@ Status read_blobs(DeviceScratch* scratch, std::vector<Blob>* blobs, int64_t* for
     return internal_error("ccl: read_blobs before any readback");
   // The copies (and the labelling before them) may still run: wait for them, and report their
   // error (an execution error of the launches surfaces here).
-  CVIS_CUDA_CHECK(cudaEventSynchronize(s.copied.get()));
+  CVIS_RETURN_IF_ERROR(::cvis::cuda::event_wait(s.copied.get()));
   s.pending = false;
   const CclCounters counters = *s.h_counters.get();
   if (foreground)
@@ -194,7 +194,7 @@ Status read_blobs(DeviceScratch* scratch, std::vector<Blob>* blobs, int64_t* for
     CVIS_CUDA_CHECK(cudaMemcpyAsync(s.h_more.get(), s.kept.get() + first, more * sizeof(BlobRecord),
                                     cudaMemcpyDeviceToHost, s.stream));
     CVIS_CUDA_CHECK(cudaEventRecord(s.copied.get(), s.stream));
-    CVIS_CUDA_CHECK(cudaEventSynchronize(s.copied.get()));
+    CVIS_RETURN_IF_ERROR(::cvis::cuda::event_wait(s.copied.get()));
     records.insert(records.end(), s.h_more.get(), s.h_more.get() + more);
   }
   // Atomics fill the records in any order; the reference order is raster order of the first

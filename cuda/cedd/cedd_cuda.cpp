@@ -205,7 +205,7 @@ private:
       out->data[p] = dst;
       out->pitch[p] = row;
     }
-    CVIS_CUDA_CHECK(cudaStreamSynchronize(s));
+    CVIS_RETURN_IF_ERROR(stream_synchronize(s));
     return Status::Ok();
   }
 
@@ -257,7 +257,7 @@ private:
       const int k = i & 1;
       if (pending[k]) {
         // The copy of frame i - 2 out of this slot must be done before the CPU overwrites it.
-        CVIS_CUDA_CHECK(cudaEventSynchronize(copied_[k].get()));
+        CVIS_RETURN_IF_ERROR(::cvis::cuda::event_wait(copied_[k].get()));
         pending[k] = false;
       }
       ImageView host;
@@ -299,7 +299,7 @@ private:
                                     cudaMemcpyDeviceToHost, s));
     CVIS_CUDA_CHECK(
         cudaMemcpyAsync(h_levels_.get(), d_levels_.get(), n, cudaMemcpyDeviceToHost, s));
-    CVIS_CUDA_CHECK(cudaStreamSynchronize(s));
+    CVIS_RETURN_IF_ERROR(stream_synchronize(s));
     for (size_t k = 0; k < jobs_.size(); ++k) {
       std::memcpy(out[k].normalized.data(), h_norm_.get() + k * core::kBins,
                   core::kBins * sizeof(double));

@@ -1,6 +1,7 @@
 // Backend choice and GPU detection, usable from any program (no CUDA types here).
 #pragma once
 
+#include <cstdint>
 #include <string>
 
 #include "image.hpp"
@@ -35,9 +36,47 @@ Status select_cuda_device(int id);
 // reported at its own launch.
 bool cuda_debug_sync();
 
+// How the host waits for the GPU (stream_synchronize, cuda::event_wait):
+// kHybrid (the default) polls the event for a short time (CVIS_CUDA_SYNC=hybrid:MICROSECONDS,
+// default 300) and then sleeps on it: a single stream keeps the latency of a busy wait (a sleeping
+// thread is woken tens of microseconds after the GPU is done), while many streams do not keep a
+// core each spinning. kBlock sleeps at once on an event created with cudaEventBlockingSync; kSpin
+// is cudaStreamSynchronize, which under GStreamer's CUDA context (default scheduling flags)
+// busy-waits for the whole wait. Environment CVIS_CUDA_SYNC=hybrid[:US]|block|spin.
+enum class SyncMode : int { kBlock = 0, kSpin = 1, kHybrid = 2 };
+SyncMode cuda_sync_mode();
+// Microseconds kHybrid polls before it sleeps.
+int cuda_sync_poll_us();
+
 // Streams behind the opaque handle; each call works in the CUDA context current on the thread.
 Status stream_create(StreamHandle* out);  // non-blocking stream
 void stream_destroy(StreamHandle s);
+// Waits until the work queued on `s` is done (cuda_sync_mode() says how). Streams made by
+// stream_create wait on their own blocking event; others fall back to cudaStreamSynchronize.
 Status stream_synchronize(StreamHandle s);
+
+// GPU time of the work queued between begin() and end() on a stream, summed over calls (for
+// profiling; CUDA events). Results are collected without waiting when the events have completed,
+// else at the latest when 16 pairs are outstanding, and by flush(). Use it in the CUDA context of
+// the stream; release() (or the destructor) in the same context.
+class StreamProfiler {
+ public:
+  StreamProfiler();
+  ~StreamProfiler();
+  StreamProfiler(const StreamProfiler&) = delete;
+  StreamProfiler& operator=(const StreamProfiler&) = delete;
+  Status begin(StreamHandle s);
+  Status end(StreamHandle s);
+  Status flush();  // waits for the outstanding pairs and adds them
+  void release();
+  double total_ms() const { return total_ms_; }
+  uint64_t count() const { return count_; }
+
+ private:
+  struct Impl;
+  Impl* impl_ = nullptr;
+  double total_ms_ = 0.0;
+  uint64_t count_ = 0;
+};
 
 }  // namespace cvis

@@ -17,5 +17,15 @@ Status stream_create(StreamHandle* out) {
 }
 void stream_destroy(StreamHandle) {}
 Status stream_synchronize(StreamHandle) { return Status::Ok(); }
+SyncMode cuda_sync_mode() { return SyncMode::kHybrid; }
+int cuda_sync_poll_us() { return 0; }
+
+struct StreamProfiler::Impl {};
+StreamProfiler::StreamProfiler() = default;
+StreamProfiler::~StreamProfiler() = default;
+Status StreamProfiler::begin(StreamHandle) { return Status::Ok(); }
+Status StreamProfiler::end(StreamHandle) { return Status::Ok(); }
+Status StreamProfiler::flush() { return Status::Ok(); }
+void StreamProfiler::release() {}
 
 }  // namespace cvis

@@ -56,7 +56,7 @@ Status DeviceTable::build(const Table& t, cudaStream_t stream, Parts* p, TableVi
   const size_t np = t.padded.size(), ns = t.slope.size(), nk = t.knots.size(), ni = t.inv_h.size();
   CVIS_RETURN_IF_ERROR(copied_.create());
   if (pending_) {
-    CVIS_CUDA_CHECK(cudaEventSynchronize(copied_.get()));
+    CVIS_RETURN_IF_ERROR(::cvis::cuda::event_wait(copied_.get()));
     pending_ = false;
   }
   CVIS_RETURN_IF_ERROR(staging_.reserve(np + ns + nk + ni));

@@ -142,7 +142,7 @@ public:
     if (!computed_)
       return Status::Ok();
     // The figures and the blob records are copied into pinned memory by compute()'s stream.
-    CVIS_CUDA_CHECK(cudaEventSynchronize(done_.get()));
+    CVIS_RETURN_IF_ERROR(::cvis::cuda::event_wait(done_.get()));
     if (mask_done_) {
       out->threshold = host_res_.get()->threshold;
       out->foreground = host_res_.get()->foreground;

@@ -136,8 +136,14 @@ gst_cvis_filter_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
     return finish (self, GstCvisContextScope::push_failed ());
   return finish (self, gst_cvis_guarded ([&] {
         GstCvisFrame in;
-        CVIS_RETURN_IF_ERROR (in.map (self, buf, &priv->in_info, GST_MAP_READ));
-        CVIS_RETURN_IF_ERROR (klass->analyse (self, buf, in.view (), priv->dev.stream));
+        CVIS_RETURN_IF_ERROR (in.map (self, buf, &priv->in_info, klass->writable ?
+                GST_MAP_READWRITE : GST_MAP_READ));
+        const guint first = gst_cvis_filter_roi_count (buf);
+        gst_cvis_profile_begin (self, TRUE);
+        cvis::Status st = klass->analyse (self, buf, in.view (), priv->dev.stream);
+        gst_cvis_profile_end (self);
+        CVIS_RETURN_IF_ERROR (st);
+        gst_cvis_filter_publish_analytics (self, buf, first);
         /* 1.22 buffers carry no stream: finish our work before the buffer leaves. */
         return gst_cvis_filter_sync (self);
       }));
@@ -159,8 +165,13 @@ gst_cvis_filter_transform (GstBaseTransform * trans, GstBuffer * inbuf, GstBuffe
         GstCvisFrame in, out;
         CVIS_RETURN_IF_ERROR (in.map (self, inbuf, &priv->in_info, GST_MAP_READ));
         CVIS_RETURN_IF_ERROR (out.map (self, outbuf, &priv->out_info, GST_MAP_WRITE));
-        CVIS_RETURN_IF_ERROR (klass->process (self, inbuf, in.view (), outbuf, out.view (),
-                priv->dev.stream));
+        const guint first = gst_cvis_filter_roi_count (outbuf);
+        gst_cvis_profile_begin (self, TRUE);
+        cvis::Status st = klass->process (self, inbuf, in.view (), outbuf, out.view (),
+            priv->dev.stream);
+        gst_cvis_profile_end (self);
+        CVIS_RETURN_IF_ERROR (st);
+        gst_cvis_filter_publish_analytics (self, outbuf, first);
         return gst_cvis_filter_sync (self);
       }));
 }

@@ -19,7 +19,7 @@
 GST_DEBUG_CATEGORY (gst_cvis_filter_debug);
 #define GST_CAT_DEFAULT gst_cvis_filter_debug
 
-enum { PROP_0, PROP_BACKEND, PROP_CUDA_DEVICE_ID };
+enum { PROP_0, PROP_BACKEND, PROP_CUDA_DEVICE_ID, PROP_ANALYTICS_META };
 
 #define DEFAULT_BACKEND cvis::Backend::kAuto
 #define DEFAULT_DEVICE_ID -1
@@ -172,6 +172,14 @@ gst_cvis_filter_set_property (GObject * object, guint prop_id, const GValue * va
     case PROP_CUDA_DEVICE_ID:
       priv->device_id = g_value_get_int (value);
       break;
+    case PROP_ANALYTICS_META:
+      if (g_value_get_boolean (value) && !gst_cvis_filter_analytics_supported ()) {
+        GST_WARNING_OBJECT (object, "analytics-meta needs GStreamer >= 1.24 with "
+            "gstreamer-analytics-1.0 at build time; this build has none: stays FALSE");
+        break;
+      }
+      priv->analytics = g_value_get_boolean (value);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
@@ -189,6 +197,9 @@ gst_cvis_filter_get_property (GObject * object, guint prop_id, GValue * value, G
       break;
     case PROP_CUDA_DEVICE_ID:
       g_value_set_int (value, priv->device_id);
+      break;
+    case PROP_ANALYTICS_META:
+      g_value_set_boolean (value, priv->analytics);
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -237,6 +248,7 @@ gst_cvis_filter_start (GstBaseTransform * trans)
     return FALSE;
   }
   priv->started = TRUE;
+  gst_cvis_profile_start (self);
   return TRUE;
 }
 
@@ -263,6 +275,10 @@ gst_cvis_filter_stop (GstBaseTransform * trans)
 {
   GstCvisFilter *self = GST_CVIS_FILTER (trans);
   GstCvisFilterPrivate *priv = gst_cvis_filter_priv (self);
+  {
+    GstCvisContextScope scope (&priv->dev);
+    gst_cvis_profile_stop (self);
+  }
   gst_cvis_filter_release_backend (self);
   gst_cvis_device_close (&priv->dev);
   priv->started = FALSE;
@@ -315,6 +331,14 @@ gst_cvis_filter_class_init (GstCvisFilterClass * klass)
           "CUDA device to use (-1 = auto: the device of the neighbours' shared context, else 0)",
           -1, G_MAXINT, DEFAULT_DEVICE_ID,
           (GParamFlags) (G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_READY)));
+
+  g_object_class_install_property (gobject_class, PROP_ANALYTICS_META,
+      g_param_spec_boolean ("analytics-meta", "Analytics metadata",
+          "Also write the boxes this element attaches as GStreamer analytics metadata "
+          "(GstAnalyticsRelationMeta: object-detection mtds, tracking mtds for tracks, "
+          "relations between tracks and blobs). Needs a build against GStreamer >= 1.24",
+          FALSE, (GParamFlags) (G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+              GST_PARAM_MUTABLE_PLAYING)));
 
   element_class->set_context = GST_DEBUG_FUNCPTR (gst_cvis_filter_set_context);
 

@@ -50,6 +50,10 @@ struct _GstCvisFilterClass {
 
   /* TRUE: in-place analyser (transform_ip -> analyse); FALSE: transform -> process. */
   gboolean in_place;
+  /* In-place only. TRUE: `analyse` may write the frame's pixels (an overlay): the buffer is mapped
+   * for reading and writing (GstBaseTransform hands over a writable buffer; memory shared with
+   * another buffer is copied by the map). FALSE: read-only, pixels pass unchanged. */
+  gboolean writable;
 
   /* New caps (also after a reset of the backend): build or rebuild the algorithm for `backend`
    * (kCpu or kCuda, already resolved). Called on every caps change, and again after the element
@@ -57,8 +61,8 @@ struct _GstCvisFilterClass {
   cvis::Status (*configure) (GstCvisFilter * self, const GstVideoInfo * in_info,
       const GstVideoInfo * out_info, cvis::Backend backend);
 
-  /* In-place: analyse `frame` (a view of `buf`'s pixels, read-only) and attach metadata to `buf`
-   * (writable). */
+  /* In-place: analyse `frame` (a view of `buf`'s pixels, read-only unless `writable`) and attach
+   * metadata to `buf` (writable). */
   cvis::Status (*analyse) (GstCvisFilter * self, GstBuffer * buf, const cvis::ImageView & frame,
       cvis::StreamHandle stream);
 
@@ -143,6 +147,10 @@ class GstCvisFrame {
   GstCvisFrame () = default;
   ~GstCvisFrame ();
   cvis::Status map (GstCvisFilter * self, GstBuffer * buf, const GstVideoInfo * info,
+      GstMapFlags flags);
+  /* A host view whatever the memory (CUDA memory is downloaded by the map): for side buffers read
+   * by CPU code, e.g. a mask drawn onto a system-memory frame. */
+  cvis::Status map_host (GstCvisFilter * self, GstBuffer * buf, const GstVideoInfo * info,
       GstMapFlags flags);
   void unmap ();
   const cvis::ImageView & view () const { return view_; }

@@ -6,11 +6,29 @@
 #include "gstcvisdevice.h"
 #include "gstcvisfilter.h"
 
+/* CVIS_PROFILE=1 (gstcvisprofile.cpp). */
+struct GstCvisProfile {
+  gboolean enabled = FALSE;
+  cvis::StreamProfiler gpu;
+  guint64 frames = 0, calls = 0;
+  gint64 host_us = 0, call_start_us = 0;
+  GstCvisProfile & operator= (GstCvisProfile && o) {
+    gpu.release ();
+    enabled = o.enabled;
+    frames = o.frames;
+    calls = o.calls;
+    host_us = o.host_us;
+    call_start_us = o.call_start_us;
+    return *this;
+  }
+};
+
 struct GstCvisFilterPrivate {
   /* Settings (properties), under `lock`. */
   std::mutex lock;
   cvis::Backend backend_setting = cvis::Backend::kAuto;
   gint device_id = -1;
+  gboolean analytics = FALSE;  /* analytics-meta */
 
   /* State: streaming thread and state changes only. */
   GstCvisDevice dev;
@@ -19,6 +37,7 @@ struct GstCvisFilterPrivate {
   gboolean in_cuda = FALSE, out_cuda = FALSE;
   GstVideoInfo in_info, out_info;
   gboolean warned_foreign = FALSE;
+  GstCvisProfile profile;
 };
 
 GstCvisFilterPrivate *gst_cvis_filter_priv (GstCvisFilter * self);
@@ -48,6 +67,20 @@ GstFlowReturn gst_cvis_filter_transform (GstBaseTransform * trans, GstBuffer * i
 gboolean gst_cvis_filter_sink_event (GstBaseTransform * trans, GstEvent * event);
 gboolean gst_cvis_filter_transform_meta (GstBaseTransform * trans, GstBuffer * outbuf,
     GstMeta * meta, GstBuffer * inbuf);
+
+/* gstcvisanalytics.cpp: the analytics-meta output. Subclass calls are bracketed by
+ * `first = gst_cvis_filter_roi_count (buf)` and `gst_cvis_filter_publish_analytics (self, buf,
+ * first)`: the ROIs the call attached become analytics mtds when the property is set. */
+guint gst_cvis_filter_roi_count (GstBuffer * buf);
+gboolean gst_cvis_filter_analytics_supported (void);
+void gst_cvis_filter_publish_analytics (GstCvisFilter * self, GstBuffer * buf, guint first);
+
+/* gstcvisprofile.cpp: start (reads CVIS_PROFILE), begin/end around each subclass call (`frame`:
+ * the call takes a new input), stop (context pushed: posts "cvis-profile"). */
+void gst_cvis_profile_start (GstCvisFilter * self);
+void gst_cvis_profile_begin (GstCvisFilter * self, gboolean frame);
+void gst_cvis_profile_end (GstCvisFilter * self);
+void gst_cvis_profile_stop (GstCvisFilter * self);
 
 /* gstcvisalloc.cpp: GstBaseTransform vfuncs */
 gboolean gst_cvis_filter_propose_allocation (GstBaseTransform * trans, GstQuery * decide_query,

@@ -38,15 +38,16 @@ sync_cuda_memories (GstBuffer * buf)
  * is downloaded by the map). *mapped says whether `frame` must be unmapped, also on error. */
 static cvis::Status
 map_for_backend (GstCvisFilter * self, GstBuffer * buf, const GstVideoInfo * info,
-    GstMapFlags flags, GstVideoFrame * frame, cvis::ImageView * view, bool *mapped)
+    GstMapFlags flags, GstVideoFrame * frame, cvis::ImageView * view, bool *mapped,
+    bool allow_device = true)
 {
   GstCvisFilterPrivate *priv = gst_cvis_filter_priv (self);
   gboolean cuda = FALSE;
   *mapped = false;
 #ifdef CVIS_HAVE_CUDA
   GstMemory *mem = gst_buffer_peek_memory (buf, 0);
-  cuda = priv->dev.backend == cvis::Backend::kCuda && gst_buffer_n_memory (buf) == 1 &&
-      gst_is_cuda_memory (mem);
+  cuda = allow_device && priv->dev.backend == cvis::Backend::kCuda &&
+      gst_buffer_n_memory (buf) == 1 && gst_is_cuda_memory (mem);
   if (cuda) {
     const GstCvisForeign foreign = gst_cvis_device_classify (&priv->dev, mem,
         gst_cvis_filter_device_id (self));
@@ -108,6 +109,14 @@ GstCvisFrame::map (GstCvisFilter * self, GstBuffer * buf, const GstVideoInfo * i
 {
   unmap ();
   return map_for_backend (self, buf, info, flags, &frame_, &view_, &mapped_);
+}
+
+cvis::Status
+GstCvisFrame::map_host (GstCvisFilter * self, GstBuffer * buf, const GstVideoInfo * info,
+    GstMapFlags flags)
+{
+  unmap ();
+  return map_for_backend (self, buf, info, flags, &frame_, &view_, &mapped_, false);
 }
 
 void

@@ -101,7 +101,12 @@ produce_one (GstCvisTemporalFilter * self, gboolean draining, gboolean * produce
           if (tp->frame_output) {
             out = gst_buffer_make_writable (o.frame);
             o.frame = NULL;
-            CVIS_RETURN_IF_ERROR (klass->produce (self, out, NULL, priv->dev.stream));
+            const guint first = gst_cvis_filter_roi_count (out);
+            gst_cvis_profile_begin (filter, FALSE);
+            cvis::Status ps = klass->produce (self, out, NULL, priv->dev.stream);
+            gst_cvis_profile_end (filter);
+            CVIS_RETURN_IF_ERROR (ps);
+            gst_cvis_filter_publish_analytics (filter, out, first);
           } else {
             flow = GST_BASE_TRANSFORM_GET_CLASS (trans)->prepare_output_buffer (trans, o.frame,
                 &out);
@@ -114,7 +119,12 @@ produce_one (GstCvisTemporalFilter * self, gboolean draining, gboolean * produce
             }
             GstCvisFrame view;
             CVIS_RETURN_IF_ERROR (view.map (filter, out, &priv->out_info, GST_MAP_WRITE));
-            CVIS_RETURN_IF_ERROR (klass->produce (self, out, &view.view (), priv->dev.stream));
+            const guint first = gst_cvis_filter_roi_count (out);
+            gst_cvis_profile_begin (filter, FALSE);
+            cvis::Status ps = klass->produce (self, out, &view.view (), priv->dev.stream);
+            gst_cvis_profile_end (filter);
+            CVIS_RETURN_IF_ERROR (ps);
+            gst_cvis_filter_publish_analytics (filter, out, first);
           }
           *produced = TRUE;
           *synced = TRUE;
@@ -209,7 +219,10 @@ gst_cvis_temporal_filter_generate_output (GstBaseTransform * trans, GstBuffer **
     GstCvisContextScope scope (&priv->dev);
     st = scope.ok ()? gst_cvis_guarded ([&] {
           CVIS_RETURN_IF_ERROR (in.map (filter, inbuf, &priv->in_info, GST_MAP_READ));
-          return klass->push (self, inbuf, in.view (), priv->dev.stream);
+          gst_cvis_profile_begin (filter, TRUE);
+          cvis::Status ps = klass->push (self, inbuf, in.view (), priv->dev.stream);
+          gst_cvis_profile_end (filter);
+          return ps;
         }) : GstCvisContextScope::push_failed ();
     if (tp->frame_output)
       in.unmap ();

@@ -2,6 +2,8 @@
 
 #include <sqlite3.h>
 
+#include <chrono>
+#include <thread>
 #include <utility>
 
 namespace cvis::cedd {
@@ -39,7 +41,8 @@ Status CeddIndex::error(const char* what) const {
 
 Status CeddIndex::exec(const char* sql) {
   char* msg = nullptr;
-  if (sqlite3_exec(db_, sql, nullptr, nullptr, &msg) != SQLITE_OK) {
+  exec_rc_ = sqlite3_exec(db_, sql, nullptr, nullptr, &msg) & 0xff;
+  if (exec_rc_ != SQLITE_OK) {
     std::string m = msg ? msg : sqlite3_errmsg(db_);
     sqlite3_free(msg);
     return io_error("index '" + path_ + "': " + m);
@@ -123,10 +126,24 @@ Status CeddIndex::open(const std::string& path, bool create) {
   // The first statements read the header: a corrupt file or a non-database fails here, at start,
   // not at the first frame. Readers leave the file as it is; writers switch it to WAL (readers
   // then never block them).
-  Status st = create ? exec("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;")
-                     : exec("PRAGMA schema_version;");
-  if (st.ok())
-    st = check_or_create_schema(create);
+  // SQLite returns SQLITE_BUSY without calling the busy handler where waiting could deadlock
+  // (e.g. switching a new file to WAL while another connection opening it holds a read lock):
+  // seen with 6 writers creating one file. Those are retried here, within the busy timeout.
+  const auto deadline =
+      std::chrono::steady_clock::now() + std::chrono::milliseconds(kBusyTimeoutMs);
+  Status st;
+  for (;;) {
+    st = create ? exec("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;")
+                : exec("PRAGMA schema_version;");
+    if (st.ok())
+      st = check_or_create_schema(create);
+    // exec_rc_ may be the rollback's by now: SQLite's "database is locked" text tells it too.
+    const bool busy = exec_rc_ == SQLITE_BUSY || exec_rc_ == SQLITE_LOCKED ||
+                      st.message().find("is locked") != std::string::npos;
+    if (st.ok() || !busy || std::chrono::steady_clock::now() >= deadline)
+      break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  }
   if (st.ok() && create &&
       sqlite3_prepare_v2(db_,
                          (std::string("INSERT INTO descriptors(") + kColumns +

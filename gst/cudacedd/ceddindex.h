@@ -100,6 +100,7 @@ private:
   Status take_error(); // the writer's error (once), under mu_
 
   sqlite3* db_ = nullptr;
+  int exec_rc_ = 0;  // primary result code of the last exec()
   sqlite3_stmt* insert_ = nullptr;
   std::string path_;
 

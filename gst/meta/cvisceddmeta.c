@@ -79,6 +79,11 @@ gst_cvis_cedd_meta_get_info (void)
   return info;
 }
 
+/**
+ * gst_buffer_add_cvis_cedd_meta: (skip)
+ *
+ * C API (elements); see the header.
+ */
 GstCustomMeta *
 gst_buffer_add_cvis_cedd_meta (GstBuffer * buffer, guint n, const GstCvisCeddRegion * regions,
     const guint8 * levels)
@@ -120,6 +125,12 @@ gst_buffer_add_cvis_cedd_meta (GstBuffer * buffer, guint n, const GstCvisCeddReg
   return meta;
 }
 
+/**
+ * gst_buffer_get_cvis_cedd_meta:
+ * @buffer: a buffer
+ *
+ * Returns: (transfer none) (nullable): the buffer's CEDD meta
+ */
 GstCustomMeta *
 gst_buffer_get_cvis_cedd_meta (GstBuffer * buffer)
 {
@@ -138,6 +149,12 @@ field_data (GstStructure * s, const gchar * name, gsize * size)
   return g_bytes_get_data (g_value_get_boxed (v), size);
 }
 
+/**
+ * gst_cvis_cedd_meta_get_count:
+ * @meta: a CEDD meta
+ *
+ * Returns: the number of descriptors in @meta
+ */
 guint
 gst_cvis_cedd_meta_get_count (GstCustomMeta * meta)
 {
@@ -147,6 +164,11 @@ gst_cvis_cedd_meta_get_count (GstCustomMeta * meta)
   return n;
 }
 
+/**
+ * gst_cvis_cedd_meta_get_entry: (skip)
+ *
+ * C API: pointers into the meta (bindings: get_region, get_levels, get_packed).
+ */
 gboolean
 gst_cvis_cedd_meta_get_entry (GstCustomMeta * meta, guint index, GstCvisCeddEntry * entry)
 {
@@ -177,6 +199,11 @@ gst_cvis_cedd_meta_get_entry (GstCustomMeta * meta, guint index, GstCvisCeddEntr
   return TRUE;
 }
 
+/**
+ * gst_cvis_cedd_meta_find: (skip)
+ *
+ * C API: pointers into the meta (bindings: find_index).
+ */
 gboolean
 gst_cvis_cedd_meta_find (GstCustomMeta * meta, gint roi_id, GstCvisCeddEntry * entry)
 {
@@ -188,6 +215,12 @@ gst_cvis_cedd_meta_find (GstCustomMeta * meta, gint roi_id, GstCvisCeddEntry * e
   return FALSE;
 }
 
+/**
+ * gst_cvis_cedd_meta_set_shot:
+ * @meta: a CEDD meta
+ * @frame_distance: Tanimoto distance to the previous frame's descriptor (-1: none)
+ * @shot_change: whether the frame starts a new shot
+ */
 void
 gst_cvis_cedd_meta_set_shot (GstCustomMeta * meta, gdouble frame_distance, gboolean shot_change)
 {
@@ -196,6 +229,14 @@ gst_cvis_cedd_meta_set_shot (GstCustomMeta * meta, gdouble frame_distance, gbool
       frame_distance, "shot-change", G_TYPE_BOOLEAN, shot_change, NULL);
 }
 
+/**
+ * gst_cvis_cedd_meta_get_shot:
+ * @meta: a CEDD meta
+ * @frame_distance: (out): Tanimoto distance to the previous frame's descriptor (-1: none)
+ * @shot_change: (out): whether the frame starts a new shot
+ *
+ * Returns: %TRUE when @meta holds the shot annotation
+ */
 gboolean
 gst_cvis_cedd_meta_get_shot (GstCustomMeta * meta, gdouble * frame_distance, gboolean * shot_change)
 {
@@ -206,6 +247,13 @@ gst_cvis_cedd_meta_get_shot (GstCustomMeta * meta, gdouble * frame_distance, gbo
       gst_structure_get_boolean (s, "shot-change", shot_change);
 }
 
+/**
+ * gst_cvis_cedd_tanimoto:
+ * @a: (array fixed-size=144): levels of a descriptor (0..7)
+ * @b: (array fixed-size=144): levels of another descriptor
+ *
+ * Returns: the Tanimoto distance as LIRE's CEDD.getDistance, 0 (identical) .. 100
+ */
 gdouble
 gst_cvis_cedd_tanimoto (const guint8 * a, const guint8 * b)
 {
@@ -230,6 +278,11 @@ gst_cvis_cedd_tanimoto (const guint8 * a, const guint8 * b)
   return 100.0 - 100.0 * (p / (q + r - p));
 }
 
+/**
+ * gst_cvis_cedd_pack: (skip)
+ *
+ * C API: writes into caller memory (bindings: gst_cvis_cedd_pack_new).
+ */
 void
 gst_cvis_cedd_pack (const guint8 * levels, guint8 * packed)
 {
@@ -244,6 +297,11 @@ gst_cvis_cedd_pack (const guint8 * levels, guint8 * packed)
   }
 }
 
+/**
+ * gst_cvis_cedd_unpack: (skip)
+ *
+ * C API: writes into caller memory (bindings: gst_cvis_cedd_unpack_new).
+ */
 void
 gst_cvis_cedd_unpack (const guint8 * packed, guint8 * levels)
 {
@@ -257,6 +315,11 @@ gst_cvis_cedd_unpack (const guint8 * packed, guint8 * levels)
   }
 }
 
+/**
+ * gst_cvis_cedd_to_lire_bytes: (skip)
+ *
+ * C API: writes into caller memory (bindings: gst_cvis_cedd_to_lire_new).
+ */
 guint
 gst_cvis_cedd_to_lire_bytes (const guint8 * levels, guint8 * out)
 {
@@ -272,6 +335,11 @@ gst_cvis_cedd_to_lire_bytes (const guint8 * levels, guint8 * out)
   return (guint) n;
 }
 
+/**
+ * gst_cvis_cedd_from_lire_bytes: (skip)
+ *
+ * C API: writes into caller memory (bindings: gst_cvis_cedd_from_lire_new).
+ */
 gboolean
 gst_cvis_cedd_from_lire_bytes (const guint8 * bytes, guint n, guint8 * levels)
 {
@@ -285,4 +353,155 @@ gst_cvis_cedd_from_lire_bytes (const guint8 * bytes, guint n, guint8 * levels)
     levels[2 * k + 1] = (guint8) (v & 0xFu);
   }
   return TRUE;
+}
+
+/* Binding-friendly accessors (no pointers into the meta). */
+
+static GBytes *
+slice_bytes (GstCustomMeta * meta, const gchar * field, guint index, gsize size)
+{
+  const GValue *v;
+  GBytes *all;
+  g_return_val_if_fail (meta != NULL, NULL);
+  if (index >= gst_cvis_cedd_meta_get_count (meta))
+    return NULL;
+  v = gst_structure_get_value (gst_custom_meta_get_structure (meta), field);
+  if (!v || !G_VALUE_HOLDS (v, G_TYPE_BYTES) || !(all = g_value_get_boxed (v)) ||
+      g_bytes_get_size (all) < (index + 1) * size)
+    return NULL;
+  return g_bytes_new_from_bytes (all, index * size, size);
+}
+
+/**
+ * gst_cvis_cedd_meta_get_levels:
+ * @meta: a CEDD meta
+ * @index: descriptor index, below gst_cvis_cedd_meta_get_count()
+ *
+ * Returns: (transfer full) (nullable): the 144 levels (0..7) of descriptor @index
+ */
+GBytes *
+gst_cvis_cedd_meta_get_levels (GstCustomMeta * meta, guint index)
+{
+  return slice_bytes (meta, "levels", index, GST_CVIS_CEDD_BINS);
+}
+
+/**
+ * gst_cvis_cedd_meta_get_packed:
+ * @meta: a CEDD meta
+ * @index: descriptor index
+ *
+ * Returns: (transfer full) (nullable): the 54-byte packed form of descriptor @index
+ */
+GBytes *
+gst_cvis_cedd_meta_get_packed (GstCustomMeta * meta, guint index)
+{
+  return slice_bytes (meta, "packed", index, GST_CVIS_CEDD_PACKED_SIZE);
+}
+
+/**
+ * gst_cvis_cedd_meta_get_region:
+ * @meta: a CEDD meta
+ * @index: descriptor index
+ * @region: (out caller-allocates): where descriptor @index was computed
+ *
+ * Returns: %TRUE when @index exists
+ */
+gboolean
+gst_cvis_cedd_meta_get_region (GstCustomMeta * meta, guint index, GstCvisCeddRegion * region)
+{
+  GstCvisCeddEntry e;
+  g_return_val_if_fail (region != NULL, FALSE);
+  if (!gst_cvis_cedd_meta_get_entry (meta, index, &e))
+    return FALSE;
+  region->roi_id = e.roi_id;
+  region->x = e.x;
+  region->y = e.y;
+  region->width = e.width;
+  region->height = e.height;
+  return TRUE;
+}
+
+/**
+ * gst_cvis_cedd_meta_find_index:
+ * @meta: a CEDD meta
+ * @roi_id: a ROI id, or %GST_CVIS_CEDD_FRAME_ID for the whole frame's descriptor
+ *
+ * Returns: the index of the descriptor computed for @roi_id, -1 when there is none
+ */
+gint
+gst_cvis_cedd_meta_find_index (GstCustomMeta * meta, gint roi_id)
+{
+  GstCvisCeddEntry e;
+  guint i, n = gst_cvis_cedd_meta_get_count (meta);
+  for (i = 0; i < n; i++) {
+    if (gst_cvis_cedd_meta_get_entry (meta, i, &e) && e.roi_id == roi_id)
+      return (gint) i;
+  }
+  return -1;
+}
+
+/**
+ * gst_cvis_cedd_pack_new: (rename-to gst_cvis_cedd_pack)
+ * @levels: (array fixed-size=144): levels (low 3 bits used)
+ *
+ * Returns: (transfer full) (array fixed-size=54): the 3-bit packed form
+ */
+guint8 *
+gst_cvis_cedd_pack_new (const guint8 * levels)
+{
+  guint8 *packed = g_malloc (GST_CVIS_CEDD_PACKED_SIZE);
+  gst_cvis_cedd_pack (levels, packed);
+  return packed;
+}
+
+/**
+ * gst_cvis_cedd_unpack_new: (rename-to gst_cvis_cedd_unpack)
+ * @packed: (array fixed-size=54): the 3-bit packed form
+ *
+ * Returns: (transfer full) (array fixed-size=144): the levels
+ */
+guint8 *
+gst_cvis_cedd_unpack_new (const guint8 * packed)
+{
+  guint8 *levels = g_malloc (GST_CVIS_CEDD_BINS);
+  gst_cvis_cedd_unpack (packed, levels);
+  return levels;
+}
+
+/**
+ * gst_cvis_cedd_to_lire_new: (rename-to gst_cvis_cedd_to_lire_bytes)
+ * @levels: (array fixed-size=144): the levels
+ * @n: (out): length of the result
+ *
+ * Returns: (transfer full) (array length=n): LIRE's byte form
+ */
+guint8 *
+gst_cvis_cedd_to_lire_new (const guint8 * levels, gsize * n)
+{
+  guint8 *out = g_malloc (GST_CVIS_CEDD_LIRE_MAX_BYTES);
+  *n = gst_cvis_cedd_to_lire_bytes (levels, out);
+  return out;
+}
+
+/**
+ * gst_cvis_cedd_from_lire_new: (rename-to gst_cvis_cedd_from_lire_bytes)
+ * @bytes: (array length=n): LIRE's byte form
+ * @n: its length (at most 72)
+ * @error: set when @n is too long
+ *
+ * Returns: (transfer full) (array fixed-size=144): the levels (%NULL on error)
+ */
+guint8 *
+gst_cvis_cedd_from_lire_new (const guint8 * bytes, gsize n, GError ** error)
+{
+  guint8 *levels;
+  if (n > GST_CVIS_CEDD_LIRE_MAX_BYTES) {
+    g_set_error (error, GST_LIBRARY_ERROR, GST_LIBRARY_ERROR_SETTINGS,
+        "a LIRE CEDD descriptor has at most %d bytes, not %" G_GSIZE_FORMAT,
+        GST_CVIS_CEDD_LIRE_MAX_BYTES, n);
+    return NULL;
+  }
+  levels = g_malloc (GST_CVIS_CEDD_BINS);
+  gst_cvis_cedd_from_lire_bytes (bytes, (guint) n, levels);
+  return levels;
 }

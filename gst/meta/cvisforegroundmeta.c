@@ -53,6 +53,19 @@ gst_cvis_foreground_meta_get_info (void)
   return info;
 }
 
+/**
+ * gst_buffer_add_cvis_foreground_meta:
+ * @buffer: a writable buffer
+ * @mask: (transfer none): the GRAY8 mask (a reference is taken)
+ * @width: mask width
+ * @height: mask height
+ * @stride: bytes per mask row
+ * @fraction: foreground share, 0..1
+ * @cuda_memory: whether @mask holds memory:CUDAMemory
+ * @blobs: foreground boxes attached to @buffer
+ *
+ * Returns: (transfer none) (nullable): the meta
+ */
 GstCustomMeta *
 gst_buffer_add_cvis_foreground_meta (GstBuffer * buffer, GstBuffer * mask, gint width, gint height,
     gint stride, gdouble fraction, gboolean cuda_memory, guint blobs)
@@ -76,6 +89,12 @@ gst_buffer_add_cvis_foreground_meta (GstBuffer * buffer, GstBuffer * mask, gint 
   return meta;
 }
 
+/**
+ * gst_buffer_get_cvis_foreground_meta:
+ * @buffer: a buffer
+ *
+ * Returns: (transfer none) (nullable): the buffer's foreground meta
+ */
 GstCustomMeta *
 gst_buffer_get_cvis_foreground_meta (GstBuffer * buffer)
 {
@@ -84,6 +103,13 @@ gst_buffer_get_cvis_foreground_meta (GstBuffer * buffer)
   return gst_buffer_get_custom_meta (buffer, GST_CVIS_FOREGROUND_META_NAME);
 }
 
+/**
+ * gst_cvis_foreground_meta_get:
+ * @meta: a foreground meta
+ * @info: (out caller-allocates): its fields (the mask is owned by the meta)
+ *
+ * Returns: %FALSE when a field is missing
+ */
 gboolean
 gst_cvis_foreground_meta_get (GstCustomMeta * meta, GstCvisForegroundInfo * info)
 {
@@ -104,6 +130,18 @@ gst_cvis_foreground_meta_get (GstCustomMeta * meta, GstCvisForegroundInfo * info
       gst_structure_get_uint (s, "blobs", &info->blobs);
 }
 
+/**
+ * gst_buffer_add_cvis_foreground_box:
+ * @buffer: a writable buffer
+ * @x: left
+ * @y: top
+ * @width: width
+ * @height: height
+ * @id: blob id
+ * @area: the blob's pixel count
+ *
+ * Returns: (transfer none): the ROI meta
+ */
 GstVideoRegionOfInterestMeta *
 gst_buffer_add_cvis_foreground_box (GstBuffer * buffer, guint x, guint y, guint width,
     guint height, gint id, guint area)

@@ -190,12 +190,16 @@ int cmd_describe(int argc, char** argv) {
 int cmd_search(int argc, char** argv) {
   g_autofree gchar* backend = nullptr;
   g_autofree gchar* db = nullptr;
+  g_autofree gchar* roi_type = nullptr;
   gint k = 10;
   gboolean json = FALSE;
   const GOptionEntry entries[] = {
       {"db", 'd', 0, G_OPTION_ARG_FILENAME, &db, "the index (written by 'cvis-cedd index')",
        "PATH"},
       {"k", 'k', 0, G_OPTION_ARG_INT, &k, "how many rows to print (default 10)", "N"},
+      {"roi-type", 't', 0, G_OPTION_ARG_STRING, &roi_type,
+       "only rows of regions of this roi_type, e.g. track ('frame': whole-frame descriptors)",
+       "TYPE"},
       {"json", 'j', 0, G_OPTION_ARG_NONE, &json,
        "a JSON array of {distance, stream, frame, pts, roi_id, roi_type, box}", nullptr},
       {"backend", 'b', 0, G_OPTION_ARG_STRING, &backend,
@@ -253,8 +257,11 @@ int cmd_search(int argc, char** argv) {
   std::vector<Hit> ranked;
   ranked.reserve(static_cast<size_t>(k) + 1);
   size_t rows = 0;
+  const std::string only = roi_type ? roi_type : "";
   s = index.for_each([&](const cedd::IndexRow& r) {
     rows++;
+    if (!only.empty() && (only == "frame" ? r.roi_id >= 0 : (r.roi_id < 0 || r.roi_type != only)))
+      return true;
     const double d = gst_cvis_cedd_tanimoto(query.levels.data(), r.levels);
     // Rows come in id order: a row as far as the farthest kept one is not nearer.
     if (ranked.size() == static_cast<size_t>(k) && d >= ranked.front().distance)

@@ -2,8 +2,14 @@
 # Runs on the GPU host (through the `device` tool, with .device carried): the gpu and cpu test
 # suites (CVIS_REQUIRE_GPU=1: a missing GPU fails), the benchmarks and the decode pipelines, or
 # compute-sanitizer over the gpu suite. Logs go to $OUT/results.tgz; a summary is printed last.
-# Usage: scripts/gpu/run.sh [tests|bench|pipelines|all|sanitize] [NAME_GLOB]
+# Usage: scripts/gpu/run.sh PARTS [NAME_GLOB]
+#        scripts/gpu/run.sh soak [SECONDS] [STREAMS]     (a short soak: bench_streams --soak)
+#   PARTS: tests, sanitize, bench, pipelines, soak or all (= tests,bench,pipelines), or several
+#   joined by commas, e.g. tests,sanitize (one device call).
 #   NAME_GLOB selects test/benchmark binaries by name (default: all), e.g. 'bench_bgsub*'.
+#   CVIS_JOBS: test and sanitizer runs at once (default 6; benchmarks always run one at a time).
+#   BENCH_SKIP: a glob of benchmarks left out (e.g. 'bench_streams').
+#   SOAK_SECS, SOAK_STREAMS: the soak part's length and streams (default 240 s, 8).
 #   sanitize: every gpu-suite binary (.device/gpu-tests.txt) under each compute-sanitizer tool,
 #   with CVIS_SANITIZER=1 (the tests' small cases) and a time limit per run, then one table of
 #   error counts per tool and binary. SAN_TOOLS (default "memcheck racecheck synccheck
@@ -11,13 +17,22 @@
 set -uo pipefail
 WHAT=${1:-all}
 GLOB=${2:-*}
+JOBS=${CVIS_JOBS:-6}
+[ "$WHAT" = all ] && WHAT=tests,bench,pipelines
+if [ "$WHAT" = soak ]; then
+  SOAK_SECS=${2:-${SOAK_SECS:-240}} SOAK_STREAMS=${3:-${SOAK_STREAMS:-8}} GLOB='*'
+fi
+want() { case ",$WHAT," in *",$1,"*) return 0 ;; esac; return 1; }
+# Waits until fewer than JOBS background jobs run.
+pool() { while [ "$(jobs -rp | wc -l)" -ge "$JOBS" ]; do wait -n; done; }
 ROOT=$PWD
 D=$ROOT/.device
 OUT=${OUT:-/tmp/out}
 R=/tmp/cvis-results
 rm -rf "$R" && mkdir -p "$R" "$OUT"
 SUMMARY=$R/summary.txt
-log() { echo "$*" | tee -a "$SUMMARY"; }
+# The summary is copied to $OUT as it grows: a call cut off by its time limit still returns it.
+log() { echo "$*" | tee -a "$SUMMARY"; cp "$SUMMARY" "$OUT/summary.txt"; }
 
 tar -xJf "$D/gst-bundle.tar.xz" -C /tmp
 # Test and benchmark executables (packed by prepare.sh) go to /tmp/cvis-bin.
@@ -31,36 +46,56 @@ nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.max.sm 
 gst-inspect-1.0 cudavision > "$R/inspect.txt" 2>&1
 log "plugin features: $(grep -c '^  [a-z]' "$R/inspect.txt")"
 
-if [ "$WHAT" = tests ] || [ "$WHAT" = all ]; then
+run_test() {
+  local t=$1 n start rc
+  n=$(basename "$t")
+  start=$(date +%s.%N)
+  timeout 600 "$t" --gtest_output="xml:$R/$n.xml" > "$R/$n.log" 2>&1
+  rc=$?
+  printf '%-28s rc=%-3s %6.1fs  %s\n' "$n" "$rc" \
+    "$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN{print b-a}')" \
+    "$(grep -E '^\[  (PASSED|FAILED|SKIPPED) ' "$R/$n.log" | tr '\n' ' ')" > "$R/$n.line"
+}
+if want tests; then
+  log "tests: $JOBS at once"
+  for t in "$BIN"/test_*; do
+    case "$(basename "$t")" in $GLOB) ;; *) continue ;; esac
+    pool
+    run_test "$t" &
+  done
+  # The command-line tools (TAP): backend=cuda bit-exact with the reference vectors / the CPU.
+  if [ "$GLOB" = "*" ]; then
+    ( GST_DEBUG=0 python3 tests/tools/test_cvis_cedd.py "$BIN/cvis-cedd" "$D/testdata" > "$R/cvis-cedd.tap" 2>&1
+      echo "$?" > "$R/cvis-cedd.rc" ) &
+    ( python3 tests/tools/test_cvis_action.py "$BIN/cvis-action" > "$R/cvis-action.tap" 2>&1
+      echo "$?" > "$R/cvis-action.rc" ) &
+  fi
+  wait
   for t in "$BIN"/test_*; do
     n=$(basename "$t")
-    case "$n" in $GLOB) ;; *) continue ;; esac
-    start=$(date +%s.%N)
-    timeout 600 "$t" --gtest_output="xml:$R/$n.xml" > "$R/$n.log" 2>&1
-    rc=$?
-    log "$(printf '%-28s rc=%-3s %6.1fs  %s' "$n" "$rc" "$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN{print b-a}')" \
-      "$(grep -E '^\[  (PASSED|FAILED|SKIPPED) ' "$R/$n.log" | tr '\n' ' ')")"
+    [ -f "$R/$n.line" ] && log "$(cat "$R/$n.line")"
   done
-  # The command-line tool (TAP): backend=cuda bit-exact with the reference vectors.
-  if [ "$GLOB" = "*" ]; then
-    GST_DEBUG=0 python3 tests/tools/test_cvis_cedd.py "$BIN/cvis-cedd" "$D/testdata" > "$R/cvis-cedd.tap" 2>&1
-    log "$(printf '%-28s rc=%-3s ok=%s not-ok=%s' cvis-cedd.tap "$?" "$(grep -c '^ok' "$R/cvis-cedd.tap")" \
-      "$(grep -c '^not ok' "$R/cvis-cedd.tap")")"
-  fi
+  for tap in cvis-cedd cvis-action; do
+    [ -f "$R/$tap.tap" ] || continue
+    log "$(printf '%-28s rc=%-3s ok=%s not-ok=%s' "$tap.tap" "$(cat "$R/$tap.rc")" \
+      "$(grep -c '^ok' "$R/$tap.tap")" "$(grep -c '^not ok' "$R/$tap.tap")")"
+  done
 fi
 
-if [ "$WHAT" = bench ] || [ "$WHAT" = all ]; then
+if want bench; then
   for b in "$BIN"/bench_*; do
     n=$(basename "$b")
     case "$n" in $GLOB) ;; *) continue ;; esac
+    case "$n" in ${BENCH_SKIP:-/}) continue ;; esac
     start=$(date +%s)
     timeout 900 "$b" --out "$R/$n.md" > "$R/$n.log" 2>&1
     log "== $n rc=$? $(( $(date +%s) - start ))s"
     tail -n 30 "$R/$n.log" >> "$SUMMARY"
+    tar -czf "$OUT/results.tgz" -C "$R" .   # the device tool returns few files: one archive
   done
 fi
 
-if [ "$WHAT" = pipelines ] || [ "$WHAT" = all ]; then
+if want pipelines; then
   # Whole pipelines on the 1080p H.264 clip: decode alone, then each element in CUDA memory end to
   # end, a chain (segmentation -> indexing of the blobs), and the CPU reference behind a download.
   # Three runs each: the times of all three are logged (the first includes cold caches).
@@ -84,7 +119,7 @@ if [ "$WHAT" = pipelines ] || [ "$WHAT" = all ]; then
     log "pipeline nvh264dec ! $p:$times"
   done
 fi
-if [ "$WHAT" = sanitize ]; then
+if want sanitize; then
   CS=$(command -v compute-sanitizer || ls /usr/local/cuda*/bin/compute-sanitizer 2>/dev/null | sort -V | tail -n 1)
   TOOLS=${SAN_TOOLS:-memcheck racecheck synccheck initcheck}
   LIMIT=${SAN_TIMEOUT:-120}
@@ -100,39 +135,63 @@ if [ "$WHAT" = sanitize ]; then
     TABLE=$R/sanitize.md
     { printf '| binary |'; for t in $TOOLS; do printf ' %s |' "$t"; done; echo
       printf '| --- |'; for t in $TOOLS; do printf ' --- |'; done; echo; } > "$TABLE"
+    san_one() {
+      local n=$1 tool=$2 L start rc secs errors warns failed cell
+      L=$R/sanitize-$tool-$n.log
+      start=$(date +%s)
+      # application-only: not the plugin scanner GStreamer may start.
+      CVIS_SANITIZER=1 timeout -k 10 "$LIMIT" "$CS" --tool "$tool" --target-processes application-only \
+        --print-limit 20 ${SAN_ARGS:-} "$BIN/$n" --gtest_brief=1 > "$L" 2>&1
+      rc=$?
+      secs=$(( $(date +%s) - start ))
+      errors=$(grep -oE 'ERROR SUMMARY: [0-9]+ error' "$L" | tail -n 1 | grep -oE '[0-9]+')
+      # racecheck ends with "RACECHECK SUMMARY: N hazards displayed (E errors, W warnings)".
+      [ -z "$errors" ] && errors=$(grep -oE 'RACECHECK SUMMARY: .*\([0-9]+ error' "$L" | tail -n 1 |
+        grep -oE '[0-9]+ error' | grep -oE '[0-9]+')
+      warns=$(grep -oE 'RACECHECK SUMMARY: .*[0-9]+ warning' "$L" | tail -n 1 | grep -oE '[0-9]+ warning' | grep -oE '[0-9]+')
+      failed=$(grep -cE '^\[  FAILED  \] [A-Za-z]' "$L")
+      if [ "$rc" = 124 ] || [ "$rc" = 137 ]; then
+        cell="TIMEOUT"
+      elif [ -z "$errors" ]; then
+        cell="no summary (rc=$rc)"
+      else
+        cell="$errors"
+        [ -n "$warns" ] && [ "$warns" != 0 ] && cell="$cell (+$warns warnings)"
+        [ "$failed" != 0 ] && cell="$cell, $failed tests failed"
+        [ "$rc" != 0 ] && [ "$failed" = 0 ] && cell="$cell, rc=$rc"
+      fi
+      echo "$cell, ${secs}s" > "$R/san-$tool-$n.cell"
+      echo "sanitize $tool $n: $cell (${secs}s)" >&2
+    }
+    sel=""
     for n in $names; do
       case "$n" in $GLOB) ;; *) continue ;; esac
       [ -x "$BIN/$n" ] || { log "sanitize: $n missing"; continue; }
-      row="| $n |"
+      sel="$sel $n"
       for tool in $TOOLS; do
-        L=$R/sanitize-$tool-$n.log
-        start=$(date +%s)
-        # application-only: not the plugin scanner GStreamer may start.
-        CVIS_SANITIZER=1 timeout -k 10 "$LIMIT" "$CS" --tool "$tool" --target-processes application-only \
-          --print-limit 20 ${SAN_ARGS:-} "$BIN/$n" --gtest_brief=1 > "$L" 2>&1
-        rc=$?
-        secs=$(( $(date +%s) - start ))
-        errors=$(grep -oE 'ERROR SUMMARY: [0-9]+ error' "$L" | tail -n 1 | grep -oE '[0-9]+')
-        warns=$(grep -oE 'RACECHECK SUMMARY: .*[0-9]+ warning' "$L" | tail -n 1 | grep -oE '[0-9]+ warning' | grep -oE '[0-9]+')
-        failed=$(grep -cE '^\[  FAILED  \] [A-Za-z]' "$L")
-        if [ "$rc" = 124 ] || [ "$rc" = 137 ]; then
-          cell="TIMEOUT"
-        elif [ -z "$errors" ]; then
-          cell="no summary (rc=$rc)"
-        else
-          cell="$errors"
-          [ -n "$warns" ] && [ "$warns" != 0 ] && cell="$cell (+$warns warnings)"
-          [ "$failed" != 0 ] && cell="$cell, $failed tests failed"
-          [ "$rc" != 0 ] && [ "$failed" = 0 ] && cell="$cell, rc=$rc"
-        fi
-        row="$row $cell, ${secs}s |"
-        echo "sanitize $tool $n: $cell (${secs}s)" >&2
+        pool
+        san_one "$n" "$tool" &
       done
+    done
+    wait
+    for n in $sel; do
+      row="| $n |"
+      for tool in $TOOLS; do row="$row $(cat "$R/san-$tool-$n.cell" 2>/dev/null || echo missing) |"; done
       echo "$row" >> "$TABLE"
     done
     log "compute-sanitizer, errors per tool and binary (CVIS_SANITIZER=1 cases; logs: sanitize-TOOL-BINARY.log):"
     cat "$TABLE" | tee -a "$SUMMARY"
   fi
+fi
+
+if want soak; then
+  # The full chain in several streams, memory sampled every 10 s (scripts/soak.sh on a host with
+  # GStreamer does the same for hours).
+  secs=${SOAK_SECS:-240}
+  timeout $((secs + 120)) "$BIN/bench_streams" --soak "$secs" --sample 10 --ns "${SOAK_STREAMS:-8}" \
+    --out "$R/soak.md" > "$R/soak.log" 2>&1
+  log "== soak rc=$? (${secs} s)"
+  tail -n 40 "$R/soak.log" >> "$SUMMARY"
 fi
 
 cp "$SUMMARY" "$OUT/summary.txt"

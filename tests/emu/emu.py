@@ -80,6 +80,13 @@ TARGETS = {
              "cuda/ccl/ccl_cuda.cpp", "tests/quality/synth_sequence.cpp",
              "tests/algo/bgsub/test_bgsub_gpu.cpp"],
         inc=["tests/quality", "tests/algo/bgsub"]),
+    "overlay": dict(
+        name="test_overlay_gpu",
+        cu=["cuda/overlay/overlay_kernels.cu"],
+        src=["cuda/overlay/overlay.cpp", "cuda/overlay/overlay_font.cpp",
+             "cuda/overlay/overlay_cpu.cpp", "cuda/overlay/overlay_cuda.cpp",
+             "tests/algo/overlay/test_overlay_gpu.cpp"],
+        inc=["tests/algo/overlay"]),
     # The benchmarks' flow and exact checks on tiny inputs (timings mean nothing here).
     "bench_median3d": dict(
         name="bench_median3d", gtest=False,

@@ -236,6 +236,26 @@ def main():
              rc == 0 and len(rows) == 10 and rows[0].split("\t")[:3] == [
                  "0.0000", os.path.join(media, names[0]), "frame=0"], out)
 
+        # --- --roi-type: only rows of one kind of region ---------------------------------------
+        with sqlite3.connect(db) as con:
+            con.execute("INSERT INTO descriptors(stream, frame, pts, roi_id, roi_type, x, y, w, h, "
+                        "levels) SELECT 'tracks', 7, NULL, 4, 'track', 1, 2, 3, 4, levels "
+                        "FROM descriptors WHERE roi_id = -1 LIMIT 1")
+        rc, out, err = run("search", pngs[0], "--db", db, "-k", "50", "--json", "-b", "cpu",
+                           "--roi-type", "track")
+        rc2, out2, err2 = run("search", pngs[0], "--db", db, "-k", "50", "--json", "-b", "cpu",
+                              "--roi-type", "frame")
+        try:
+            tracks, frames = json.loads(out), json.loads(out2)
+            good = (rc == 0 and rc2 == 0 and len(tracks) == 1 and tracks[0]["roi_type"] == "track"
+                    and tracks[0]["roi_id"] == 4 and tracks[0]["box"] == [1, 2, 3, 4]
+                    and frames and all(o["roi_id"] == -1 for o in frames))
+        except (ValueError, KeyError, TypeError) as e:
+            good, err = False, "%s\n%s" % (e, out[:500])
+        case("search --roi-type track / frame keeps only those rows", good, err or out + out2)
+        with sqlite3.connect(db) as con:
+            con.execute("DELETE FROM descriptors WHERE stream = 'tracks'")
+
         # --- numbers do not follow the locale (a decimal comma would break JSON) ------------
         comma = comma_locale(tmp)
         if comma is None:

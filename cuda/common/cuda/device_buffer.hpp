@@ -20,6 +20,7 @@
 #include <cstdint>
 #include <utility>
 
+#include "../backend.hpp"
 #include "check.hpp"
 
 namespace cvis::cuda {
@@ -146,6 +147,10 @@ private:
   size_t pitch_ = 0, row_bytes_ = 0, rows_ = 0;
 };
 
+// Waits for `ev` the way cuda_sync_mode() says (hybrid: a short poll, then a sleep); returns the
+// error of the work it waited for.
+Status event_wait(cudaEvent_t ev);
+
 class Event {
 public:
   Event() = default;
@@ -156,12 +161,18 @@ public:
   Event(const Event&) = delete;
   Event& operator=(const Event&) = delete;
 
-  // Timing events measure; sync-only events (timing = false) are cheaper.
+  // Timing events measure; sync-only events (timing = false) are cheaper, and a host waiting on
+  // one (event_wait) sleeps instead of spinning (cudaEventBlockingSync) unless CVIS_CUDA_SYNC=spin.
   Status create(bool timing = false) {
     if (ev_)
       return Status::Ok();
-    CVIS_CUDA_CHECK(
-        cudaEventCreateWithFlags(&ev_, timing ? cudaEventDefault : cudaEventDisableTiming));
+    unsigned flags = cudaEventDefault;
+    if (!timing) {
+      flags = cudaEventDisableTiming;
+      if (cuda_sync_mode() != SyncMode::kSpin)
+        flags |= cudaEventBlockingSync;
+    }
+    CVIS_CUDA_CHECK(cudaEventCreateWithFlags(&ev_, flags));
     return Status::Ok();
   }
   cudaEvent_t get() const { return ev_; }

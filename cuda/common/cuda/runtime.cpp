@@ -1,10 +1,17 @@
 // The device half of backend.hpp, and check.hpp, for builds with the CUDA toolkit.
 #include <cuda_runtime_api.h>
 
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <mutex>
 #include <string>
+#include <thread>
+#include <unordered_map>
 
 #include "../backend.hpp"
 #include "check.hpp"
+#include "device_buffer.hpp"
 
 namespace cvis {
 
@@ -44,19 +51,180 @@ Status select_cuda_device(int id) {
   return Status::Ok();
 }
 
+SyncMode cuda_sync_mode() {
+  static const SyncMode mode = [] {
+    const char* e = std::getenv("CVIS_CUDA_SYNC");
+    if (e && std::strcmp(e, "spin") == 0)
+      return SyncMode::kSpin;
+    if (e && std::strcmp(e, "block") == 0)
+      return SyncMode::kBlock;
+    return SyncMode::kHybrid;
+  }();
+  return mode;
+}
+
+int cuda_sync_poll_us() {
+  static const int us = [] {
+    const char* e = std::getenv("CVIS_CUDA_SYNC");
+    const char* colon = e ? std::strchr(e, ':') : nullptr;
+    const int v = colon ? std::atoi(colon + 1) : 300;
+    return v < 0 ? 0 : v;
+  }();
+  return us;
+}
+
+namespace cuda {
+Status event_wait(cudaEvent_t ev) {
+  if (cuda_sync_mode() == SyncMode::kHybrid) {
+    const auto until =
+        std::chrono::steady_clock::now() + std::chrono::microseconds(cuda_sync_poll_us());
+    do {
+      const cudaError_t q = cudaEventQuery(ev);
+      if (q == cudaSuccess)
+        return Status::Ok();
+      if (q != cudaErrorNotReady)
+        return make_error(q, "cudaEventQuery", __FILE__, __LINE__);
+      std::this_thread::yield();
+    } while (std::chrono::steady_clock::now() < until);
+  }
+  CVIS_CUDA_CHECK(cudaEventSynchronize(ev));
+  return Status::Ok();
+}
+} // namespace cuda
+
+namespace {
+// The blocking-sync event of each stream made by stream_create (waits without spinning).
+std::mutex g_events_lock;
+std::unordered_map<cudaStream_t, cudaEvent_t>& stream_events() {
+  static auto* m = new std::unordered_map<cudaStream_t, cudaEvent_t>();
+  return *m;
+}
+}  // namespace
+
 Status stream_create(StreamHandle* out) {
   cudaStream_t s = nullptr;
   CVIS_CUDA_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+  cudaEvent_t ev = nullptr;
+  const cudaError_t e =
+      cudaEventCreateWithFlags(&ev, cudaEventDisableTiming | cudaEventBlockingSync);
+  if (e != cudaSuccess) {
+    cudaStreamDestroy(s);
+    return cuda::make_error(e, "cudaEventCreateWithFlags(blocking sync)", __FILE__, __LINE__);
+  }
+  {
+    std::lock_guard<std::mutex> lk(g_events_lock);
+    stream_events()[s] = ev;
+  }
   *out = s;
   return Status::Ok();
 }
 
-void stream_destroy(StreamHandle s) {
-  if (s) cudaStreamDestroy(static_cast<cudaStream_t>(s));
+void stream_destroy(StreamHandle handle) {
+  if (!handle) return;
+  cudaStream_t s = static_cast<cudaStream_t>(handle);
+  cudaEvent_t ev = nullptr;
+  {
+    std::lock_guard<std::mutex> lk(g_events_lock);
+    auto it = stream_events().find(s);
+    if (it != stream_events().end()) {
+      ev = it->second;
+      stream_events().erase(it);
+    }
+  }
+  cudaStreamDestroy(s);
+  if (ev) cudaEventDestroy(ev);
 }
 
-Status stream_synchronize(StreamHandle s) {
-  CVIS_CUDA_CHECK(cudaStreamSynchronize(static_cast<cudaStream_t>(s)));
+Status stream_synchronize(StreamHandle handle) {
+  cudaStream_t s = static_cast<cudaStream_t>(handle);
+  cudaEvent_t ev = nullptr;
+  if (cuda_sync_mode() != SyncMode::kSpin && s) {
+    std::lock_guard<std::mutex> lk(g_events_lock);
+    auto it = stream_events().find(s);
+    if (it != stream_events().end()) ev = it->second;
+  }
+  if (!ev) {
+    CVIS_CUDA_CHECK(cudaStreamSynchronize(s));
+    return Status::Ok();
+  }
+  // Two threads waiting on one stream may record the event in turn: each waits at least for the
+  // work queued before its own record.
+  CVIS_CUDA_CHECK(cudaEventRecord(ev, s));
+  return cuda::event_wait(ev);
+}
+
+struct StreamProfiler::Impl {
+  static constexpr int kPairs = 16;
+  cudaEvent_t start[kPairs] = {}, stop[kPairs] = {};
+  int head = 0, size = 0;  // ring of outstanding pairs: [head, head + size)
+  bool open = false;       // begin() without end() yet
+};
+
+StreamProfiler::StreamProfiler() = default;
+StreamProfiler::~StreamProfiler() { release(); }
+
+void StreamProfiler::release() {
+  if (!impl_) return;
+  for (int i = 0; i < Impl::kPairs; ++i) {
+    if (impl_->start[i]) cudaEventDestroy(impl_->start[i]);
+    if (impl_->stop[i]) cudaEventDestroy(impl_->stop[i]);
+  }
+  delete impl_;
+  impl_ = nullptr;
+}
+
+Status StreamProfiler::begin(StreamHandle s) {
+  if (!impl_) {
+    impl_ = new Impl();
+    for (int i = 0; i < Impl::kPairs; ++i) {
+      CVIS_CUDA_CHECK(cudaEventCreate(&impl_->start[i]));
+      CVIS_CUDA_CHECK(cudaEventCreate(&impl_->stop[i]));
+    }
+  }
+  Impl& p = *impl_;
+  // Add the completed pairs; wait for the oldest when the ring is full.
+  while (p.size > 0) {
+    const int k = p.head;
+    const cudaError_t q = p.size == Impl::kPairs ? cudaEventSynchronize(p.stop[k])
+                                                  : cudaEventQuery(p.stop[k]);
+    if (q == cudaErrorNotReady) break;
+    if (q != cudaSuccess) return cuda::make_error(q, "StreamProfiler event", __FILE__, __LINE__);
+    float ms = 0.0f;
+    CVIS_CUDA_CHECK(cudaEventElapsedTime(&ms, p.start[k], p.stop[k]));
+    total_ms_ += ms;
+    ++count_;
+    p.head = (p.head + 1) % Impl::kPairs;
+    --p.size;
+  }
+  const int k = (p.head + p.size) % Impl::kPairs;
+  CVIS_CUDA_CHECK(cudaEventRecord(p.start[k], static_cast<cudaStream_t>(s)));
+  p.open = true;
+  return Status::Ok();
+}
+
+Status StreamProfiler::end(StreamHandle s) {
+  if (!impl_ || !impl_->open) return Status::Ok();
+  Impl& p = *impl_;
+  const int k = (p.head + p.size) % Impl::kPairs;
+  CVIS_CUDA_CHECK(cudaEventRecord(p.stop[k], static_cast<cudaStream_t>(s)));
+  ++p.size;
+  p.open = false;
+  return Status::Ok();
+}
+
+Status StreamProfiler::flush() {
+  if (!impl_) return Status::Ok();
+  Impl& p = *impl_;
+  while (p.size > 0) {
+    const int k = p.head;
+    CVIS_CUDA_CHECK(cudaEventSynchronize(p.stop[k]));
+    float ms = 0.0f;
+    CVIS_CUDA_CHECK(cudaEventElapsedTime(&ms, p.start[k], p.stop[k]));
+    total_ms_ += ms;
+    ++count_;
+    p.head = (p.head + 1) % Impl::kPairs;
+    --p.size;
+  }
   return Status::Ok();
 }
 

@@ -21,7 +21,7 @@ Status HostUploader::upload(const ImageView& host, cudaStream_t stream, ImageVie
   CVIS_RETURN_IF_ERROR(copied_.create());
   if (pending_) {
     // The previous asynchronous copy may still read the staging buffer.
-    CVIS_CUDA_CHECK(cudaEventSynchronize(copied_.get()));
+    CVIS_RETURN_IF_ERROR(::cvis::cuda::event_wait(copied_.get()));
     pending_ = false;
   }
   CVIS_RETURN_IF_ERROR(staging_.reserve(total));

@@ -3,6 +3,7 @@
 // other images (masks) not inheriting metadata computed from the input's pixels.
 #include <gst/check/gstharness.h>
 #include <gst/cvis/cvis.h>
+#include <gst/cvis/cvisconfig.h>
 #include <gst/gst.h>
 #include <gtest/gtest.h>
 
@@ -152,3 +153,18 @@ TEST_F(CvisFilter, MaskOutputDoesNotInheritPixelMetadata) {
 }
 
 } // namespace
+
+// analytics-meta on every element: settable where the build has GStreamer >= 1.24's analytics
+// library, refused (stays FALSE, with a warning) on 1.22 builds.
+TEST(CvisFilterProps, AnalyticsMetaFollowsTheBuild) {
+  gst_init(nullptr, nullptr);
+  for (const char* name : {"cudacedd", "cudabgsub", "cudamedian3d", "cudaroioverlay"}) {
+    GstElement* e = gst_element_factory_make(name, nullptr);
+    ASSERT_NE(e, nullptr) << name;
+    g_object_set(e, "analytics-meta", TRUE, NULL);
+    gboolean on = FALSE;
+    g_object_get(e, "analytics-meta", &on, NULL);
+    EXPECT_EQ(on, GST_CVIS_HAVE_ANALYTICS ? TRUE : FALSE) << name;
+    gst_object_unref(e);
+  }
+}

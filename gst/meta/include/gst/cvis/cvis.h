@@ -2,7 +2,9 @@
 #ifndef __GST_CVIS_H__
 #define __GST_CVIS_H__
 
+#include <gst/cvis/cvisanalytics.h>
 #include <gst/cvis/cvisceddmeta.h>
 #include <gst/cvis/cvisforegroundmeta.h>
+#include <gst/cvis/cvisroi.h>
 
 #endif /* __GST_CVIS_H__ */

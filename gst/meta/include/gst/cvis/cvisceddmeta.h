@@ -64,6 +64,15 @@ gboolean gst_cvis_cedd_meta_get_entry (GstCustomMeta * meta, guint index, GstCvi
 /* The entry for `roi_id` (GST_CVIS_CEDD_FRAME_ID: the frame's). */
 gboolean gst_cvis_cedd_meta_find (GstCustomMeta * meta, gint roi_id, GstCvisCeddEntry * entry);
 
+/* The same without pointers into the meta (for bindings; Python: GstCvis.cedd_meta_get_levels):
+ * copies of descriptor `index`'s levels (144 bytes) and packed form (54 bytes), NULL when there
+ * is no such index; its region; the index of the descriptor of `roi_id` (-1: none). */
+GBytes *gst_cvis_cedd_meta_get_levels (GstCustomMeta * meta, guint index);
+GBytes *gst_cvis_cedd_meta_get_packed (GstCustomMeta * meta, guint index);
+gboolean gst_cvis_cedd_meta_get_region (GstCustomMeta * meta, guint index,
+    GstCvisCeddRegion * region);
+gint gst_cvis_cedd_meta_find_index (GstCustomMeta * meta, gint roi_id);
+
 /* Shot-change annotation of the frame descriptor (set by cudacedd). */
 void gst_cvis_cedd_meta_set_shot (GstCustomMeta * meta, gdouble frame_distance, gboolean shot_change);
 gboolean gst_cvis_cedd_meta_get_shot (GstCustomMeta * meta, gdouble * frame_distance,
@@ -81,6 +90,14 @@ void gst_cvis_cedd_unpack (const guint8 * packed, guint8 * levels);
  * GST_CVIS_CEDD_LIRE_MAX_BYTES bytes, returns how many. lire_decode is its inverse. */
 guint gst_cvis_cedd_to_lire_bytes (const guint8 * levels, guint8 * out);
 gboolean gst_cvis_cedd_from_lire_bytes (const guint8 * bytes, guint n, guint8 * levels);
+
+/* The same returning newly allocated arrays (g_free them): what bindings call (Python:
+ * GstCvis.cedd_pack(levels) -> bytes, cedd_unpack, cedd_to_lire_bytes, cedd_from_lire_bytes; the
+ * last fails with a GError when n > GST_CVIS_CEDD_LIRE_MAX_BYTES). */
+guint8 *gst_cvis_cedd_pack_new (const guint8 * levels);
+guint8 *gst_cvis_cedd_unpack_new (const guint8 * packed);
+guint8 *gst_cvis_cedd_to_lire_new (const guint8 * levels, gsize * n);
+guint8 *gst_cvis_cedd_from_lire_new (const guint8 * bytes, gsize n, GError ** error);
 
 G_END_DECLS
 

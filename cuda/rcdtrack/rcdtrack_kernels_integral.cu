@@ -1,0 +1,191 @@
+// Integral images of all planes in two kernels (the thesis's point: every feature and product
+// image of a frame at once, no transposes). The feature images themselves are never stored: the
+// row kernel computes luma, features and products of its pixels in shared memory and writes the
+// row prefix sums of the cell sums; the column kernel adds the rows up in place, coalesced.
+#include "common/cuda/check.hpp"
+#include "rcdtrack_kernels.hpp"
+
+namespace cvis::rcdtrack::kernels {
+
+namespace {
+
+constexpr int kRowThreads = 256;
+constexpr int kMaxCell = 8;
+
+__device__ int find_integral_by_row(const DevIntegral* in, int n, int block) {
+  int lo = 0, hi = n - 1; // last integral with row_first <= block
+  while (lo < hi) {
+    const int mid = (lo + hi + 1) / 2;
+    if (in[mid].row_first <= block)
+      lo = mid;
+    else
+      hi = mid - 1;
+  }
+  return lo;
+}
+
+__device__ int find_integral_by_col(const DevIntegral* in, int n, int64_t t) {
+  int lo = 0, hi = n - 1;
+  while (lo < hi) {
+    const int mid = (lo + hi + 1) / 2;
+    if (in[mid].col_first <= t)
+      lo = mid;
+    else
+      hi = mid - 1;
+  }
+  return lo;
+}
+
+__device__ __forceinline__ int64_t shfl_ll(int64_t v, int src) {
+  const int lo = __shfl_sync(0xffffffffu, static_cast<int>(static_cast<uint64_t>(v)), src);
+  const int hi = __shfl_sync(0xffffffffu, static_cast<int>(static_cast<uint64_t>(v) >> 32), src);
+  return static_cast<int64_t>((static_cast<uint64_t>(static_cast<unsigned>(hi)) << 32) |
+                              static_cast<unsigned>(lo));
+}
+
+// One block per cell row of one integral: chunks of kRowChunk pixels along the row; per chunk the
+// luma tile with a one-pixel halo, the features of every pixel, the cell sums of every plane, and a
+// warp scan per plane continuing the running total of the previous chunks. Writes entry
+// (j + 1, i + 1) of the row's planes (row prefix sums of the cell sums) and the zero column.
+__global__ void __launch_bounds__(kRowThreads)
+    integral_rows_kernel(PixelSource src, Layout L, const DevIntegral* integrals, int n_integrals,
+                         int64_t* base) {
+  __shared__ short lum[(kMaxCell + 2) * (kRowChunk + 2)];
+  __shared__ short feat[kMaxFeatures][kMaxCell][kRowChunk];
+  __shared__ int64_t cs[kMaxPlanes][kRowChunk];
+  __shared__ int64_t carry[kMaxPlanes];
+
+  const int k = find_integral_by_row(integrals, n_integrals, blockIdx.x);
+  const DevIntegral R = integrals[k];
+  const int j = blockIdx.x - R.row_first;
+  const int c = R.cell;
+  const int y0 = R.y + j * c;
+  const int cells_per_chunk = kRowChunk / c;
+  const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
+  const int64_t row_stride = R.cols + 1;
+  int64_t* row = base + R.offset + (j + 1) * row_stride;
+
+  for (int p = tid; p < L.planes; p += kRowThreads) {
+    carry[p] = 0;
+    row[p * R.plane_stride] = 0;
+  }
+  for (int i0 = 0; i0 < R.cols; i0 += cells_per_chunk) {
+    const int ncells = min(cells_per_chunk, R.cols - i0);
+    const int px0 = R.x + i0 * c, npx = ncells * c;
+    // Luma of rows y0-1 .. y0+c and columns px0-1 .. px0+npx, clamped to the frame.
+    const int tw = npx + 2, th = c + 2;
+    for (int t = tid; t < tw * th; t += kRowThreads) {
+      const int r = t / tw, q = t - r * tw;
+      const int yy = min(max(y0 - 1 + r, 0), src.height - 1);
+      const int xx = min(max(px0 - 1 + q, 0), src.width - 1);
+      lum[r * (kRowChunk + 2) + q] = static_cast<short>(luma_of(fetch_rgb(src, xx, yy)));
+    }
+    __syncthreads();
+    for (int t = tid; t < c * npx; t += kRowThreads) {
+      const int r = t / npx, q = t - r * npx;
+      int l[9];
+      for (int dy = 0; dy < 3; ++dy)
+        for (int dx = 0; dx < 3; ++dx)
+          l[dy * 3 + dx] = lum[(r + dy) * (kRowChunk + 2) + q + dx];
+      const Rgb8 col = fetch_rgb(src, px0 + q, y0 + r);
+      for (int a = 0; a < L.nf; ++a)
+        feat[a][r][q] = static_cast<short>(feature_value(L.kind[L.ns + a], l, col));
+    }
+    __syncthreads();
+    for (int t = tid; t < L.planes * ncells; t += kRowThreads) {
+      const int p = t / ncells, i = t - p * ncells;
+      const PlaneDesc d = L.plane[p];
+      int64_t s = 0;
+      for (int dy = 0; dy < c; ++dy) {
+        for (int dx = 0; dx < c; ++dx) {
+          const int q = i * c + dx;
+          const int64_t fa = feat[d.kind == kCross ? d.b : d.a][dy][q];
+          if (d.kind == kFirst)
+            s += fa;
+          else if (d.kind == kSecond)
+            s += fa * feat[d.b][dy][q];
+          else // coordinate relative to the region times the feature
+            s += fa * (d.a == 0 ? (i0 + i) * c + dx : j * c + dy);
+        }
+      }
+      cs[p][i] = s;
+    }
+    __syncthreads();
+    // Row prefix per plane: lane owns cells 2*lane and 2*lane+1 of the chunk.
+    for (int p = warp; p < L.planes; p += kRowThreads / 32) {
+      const int i = 2 * lane;
+      const int64_t v0 = i < ncells ? cs[p][i] : 0, v1 = i + 1 < ncells ? cs[p][i + 1] : 0;
+      int64_t x = v0 + v1;
+      for (int d = 1; d < 32; d *= 2) {
+        const int64_t y = shfl_ll(x, lane >= d ? lane - d : lane);
+        if (lane >= d)
+          x += y;
+      }
+      const int64_t before = carry[p] + x - (v0 + v1);
+      int64_t* out = row + p * R.plane_stride + i0 + 1;
+      if (i < ncells)
+        out[i] = before + v0;
+      if (i + 1 < ncells)
+        out[i + 1] = before + v0 + v1;
+      const int64_t total = shfl_ll(x, 31);
+      if (lane == 0)
+        carry[p] += total;
+    }
+    __syncthreads();
+  }
+}
+
+// One thread per (integral, plane, column): the running sum down the column, in place; row 0 is
+// zero.
+__global__ void __launch_bounds__(256)
+    integral_cols_kernel(const DevIntegral* integrals, int n_integrals, int64_t total_cols,
+                         int planes, int64_t* base) {
+  const int64_t t = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (t >= total_cols)
+    return;
+  const int k = find_integral_by_col(integrals, n_integrals, t);
+  const DevIntegral R = integrals[k];
+  const int64_t local = t - R.col_first;
+  const int64_t stride = R.cols + 1;
+  const int64_t p = local / stride, i = local - p * stride;
+  (void)planes;
+  int64_t* col = base + R.offset + p * R.plane_stride + i;
+  col[0] = 0;
+  uint64_t acc = 0;
+  int r = 1;
+  for (; r + 3 <= R.rows; r += 4) { // four independent loads in flight
+    const uint64_t a = col[r * stride], b = col[(r + 1) * stride];
+    const uint64_t c = col[(r + 2) * stride], d = col[(r + 3) * stride];
+    acc += a;
+    col[r * stride] = static_cast<int64_t>(acc);
+    acc += b;
+    col[(r + 1) * stride] = static_cast<int64_t>(acc);
+    acc += c;
+    col[(r + 2) * stride] = static_cast<int64_t>(acc);
+    acc += d;
+    col[(r + 3) * stride] = static_cast<int64_t>(acc);
+  }
+  for (; r <= R.rows; ++r) {
+    acc += static_cast<uint64_t>(col[r * stride]);
+    col[r * stride] = static_cast<int64_t>(acc);
+  }
+}
+
+} // namespace
+
+Status launch_integrals(const PixelSource& src, const Layout& layout, const DevIntegral* integrals,
+                        int n_integrals, int total_rows, int64_t total_cols, int64_t* base,
+                        cudaStream_t stream) {
+  if (n_integrals <= 0)
+    return Status::Ok();
+  integral_rows_kernel<<<total_rows, kRowThreads, 0, stream>>>(src, layout, integrals, n_integrals,
+                                                               base);
+  CVIS_CUDA_CHECK_LAUNCH(stream, "integral_rows_kernel");
+  const unsigned blocks = static_cast<unsigned>((total_cols + 255) / 256);
+  integral_cols_kernel<<<blocks, 256, 0, stream>>>(integrals, n_integrals, total_cols,
+                                                   layout.planes, base);
+  CVIS_CUDA_CHECK_LAUNCH(stream, "integral_cols_kernel");
+  return Status::Ok();
+}
+
+} // namespace cvis::rcdtrack::kernels

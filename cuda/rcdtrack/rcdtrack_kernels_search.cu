@@ -1,0 +1,239 @@
+// The search: one thread per window computes its covariances from four corners per plane (thesis
+// Fig. 3.20, Eq. 3), its distance to the group's model (Eq. 10 or 5-6) and its score, in registers
+// (the thesis keeps a block per window and the matrix in shared memory); each block keeps its best
+// windows (thesis Sec. 4.1, "Finding the Best Match on GPU", here with the index order as tie
+// break); a second kernel merges them per group, so only the winners leave the device.
+#include "common/cuda/check.hpp"
+#include "rcdtrack_kernels.hpp"
+
+namespace cvis::rcdtrack::kernels {
+
+namespace {
+
+constexpr int kReduceThreads = 256;
+
+// Window `w` of group G: its grid and top-left corner.
+__device__ void decode_window(const DevGroup& G, const DevGrid* grids, int64_t w, int* grid,
+                              int* x0, int* y0) {
+  int k = G.first_grid;
+  for (int e = G.first_grid + G.grid_count - 1; k < e && grids[k + 1].first <= w;)
+    ++k;
+  const DevGrid& gr = grids[k];
+  const int64_t local = w - gr.first;
+  const int iy = static_cast<int>(local / gr.nx),
+            ix = static_cast<int>(local - static_cast<int64_t>(iy) * gr.nx);
+  *grid = k;
+  *x0 = gr.x0 + ix * gr.step;
+  *y0 = gr.y0 + iy * gr.step;
+}
+
+// Block-wide argmin of (score, index) in shared arrays of blockDim.x entries (destroyed).
+__device__ void block_argmin(double* s, int64_t* idx, double* ds) {
+  for (int half = blockDim.x / 2; half > 0; half /= 2) {
+    if (threadIdx.x < half) {
+      const int o = threadIdx.x + half;
+      if (hit_before(s[o], idx[o], s[threadIdx.x], idx[threadIdx.x])) {
+        s[threadIdx.x] = s[o];
+        idx[threadIdx.x] = idx[o];
+        ds[threadIdx.x] = ds[o];
+      }
+    }
+    __syncthreads();
+  }
+}
+
+// Template on the distance too: the Foerstner path (Jacobi sweeps over N x N arrays) would
+// otherwise set the register budget and local memory of the JBLD path.
+template <int N, Distance kKind>
+__global__ void __launch_bounds__(kWindowThreads)
+    windows_kernel(Layout L, const DevGroup* groups, const DevGrid* grids,
+                   const DevIntegral* integrals, const ModelData* models, const int* block_group,
+                   const int64_t* base, DevHit* cand, DevHit* below, int* below_count) {
+  __shared__ ModelData model;
+  __shared__ double s_score[kWindowThreads], s_dist[kWindowThreads];
+  __shared__ int64_t s_idx[kWindowThreads];
+  __shared__ int64_t taken_index;
+
+  const DevGroup G = groups[block_group[blockIdx.x]];
+  if (G.model >= 0) { // the group's model, once per block
+    const double* src = reinterpret_cast<const double*>(&models[G.model]);
+    double* dst = reinterpret_cast<double*>(&model);
+    for (int t = threadIdx.x; t < static_cast<int>(sizeof(ModelData) / sizeof(double));
+         t += kWindowThreads)
+      dst[t] = src[t];
+  }
+  __syncthreads();
+
+  const int64_t w = static_cast<int64_t>(blockIdx.x - G.first_block) * kWindowThreads + threadIdx.x;
+  double score = HUGE_VAL, dist = HUGE_VAL;
+  int64_t index = -1;
+  if (w < G.windows) {
+    int grid, x0, y0;
+    decode_window(G, grids, w, &grid, &x0, &y0);
+    const DevGrid& gr = grids[grid];
+    const DevIntegral R = integrals[G.integral];
+    const IntegralRef I{base + R.offset, R.plane_stride, R.cols + 1};
+    const int c = R.cell;
+    if (G.model >= 0) {
+      dist = window_distance<N>(L, kKind, I, c, (x0 - R.x) / c, (y0 - R.y) / c, gr.ww / c,
+                                gr.wh / c, model);
+      score = search_score<N>(L, kKind, I, R.x, R.y, R.cols, R.rows, c, G.prior, x0, y0, gr.ww,
+                              gr.wh, gr.ln_factor, dist, model);
+    } else {
+      dist = score = 0.0;
+    }
+    index = w;
+    if (G.below_group >= 0 && dist < G.threshold) {
+      const int slot = atomicAdd(&below_count[G.below_group], 1);
+      if (slot < kMaxCandidates) {
+        DevHit h;
+        h.score = score;
+        h.distance = dist;
+        h.index = w;
+        below[G.below_base + slot] = h;
+      }
+    }
+  }
+  // The block's top-k: k rounds of argmin, each excluding the windows already taken.
+  bool taken = index < 0;
+  for (int r = 0; r < G.top_k; ++r) {
+    s_score[threadIdx.x] = taken ? HUGE_VAL : score;
+    s_dist[threadIdx.x] = taken ? HUGE_VAL : dist;
+    s_idx[threadIdx.x] = taken ? (int64_t(1) << 62) : index;
+    __syncthreads();
+    block_argmin(s_score, s_idx, s_dist);
+    if (threadIdx.x == 0) {
+      DevHit h;
+      h.score = s_score[0];
+      h.distance = s_dist[0];
+      h.index = s_idx[0] == (int64_t(1) << 62) ? -1 : s_idx[0];
+      cand[static_cast<int64_t>(blockIdx.x) * kMaxTopK + r] = h;
+      taken_index = h.index;
+    }
+    __syncthreads();
+    if (!taken && index == taken_index)
+      taken = true;
+    __syncthreads();
+  }
+}
+
+// One block per group: the group's top-k from its blocks' candidates, then the best window's
+// unridged covariances (one thread per part) and plane sums.
+template <int N>
+__global__ void __launch_bounds__(kReduceThreads)
+    reduce_kernel(Layout L, const DevGroup* groups, const DevGrid* grids,
+                  const DevIntegral* integrals, const int64_t* base, const DevHit* cand,
+                  DevResult* results) {
+  __shared__ double s_score[kReduceThreads], s_dist[kReduceThreads];
+  __shared__ int64_t s_idx[kReduceThreads];
+  __shared__ int64_t chosen[kMaxTopK];
+  const DevGroup G = groups[blockIdx.x];
+  DevResult* res = &results[blockIdx.x];
+  const int64_t n = static_cast<int64_t>(G.blocks) * kMaxTopK;
+  const DevHit* c = cand + static_cast<int64_t>(G.first_block) * kMaxTopK;
+  for (int r = 0; r < kMaxTopK; ++r) {
+    double bs = HUGE_VAL, bd = HUGE_VAL;
+    int64_t bi = int64_t(1) << 62;
+    if (r < G.top_k) {
+      for (int64_t e = threadIdx.x; e < n; e += kReduceThreads) {
+        const DevHit h = c[e];
+        if (h.index < 0 || e % kMaxTopK >= G.top_k)
+          continue;
+        bool dup = false;
+        for (int q = 0; q < r; ++q)
+          dup = dup || chosen[q] == h.index;
+        if (!dup && hit_before(h.score, h.index, bs, bi)) {
+          bs = h.score;
+          bd = h.distance;
+          bi = h.index;
+        }
+      }
+    }
+    s_score[threadIdx.x] = bs;
+    s_dist[threadIdx.x] = bd;
+    s_idx[threadIdx.x] = bi;
+    __syncthreads();
+    block_argmin(s_score, s_idx, s_dist);
+    if (threadIdx.x == 0) {
+      const bool none = r >= G.top_k || s_idx[0] == (int64_t(1) << 62);
+      res->top[r].score = s_score[0];
+      res->top[r].distance = s_dist[0];
+      res->top[r].index = none ? -1 : s_idx[0];
+      chosen[r] = none ? -2 : s_idx[0];
+    }
+    __syncthreads();
+  }
+  const int64_t best = res->top[0].index;
+  if (best < 0)
+    return;
+  int grid, x0, y0;
+  decode_window(G, grids, best, &grid, &x0, &y0);
+  const DevGrid& gr = grids[grid];
+  const DevIntegral R = integrals[G.integral];
+  const IntegralRef I{base + R.offset, R.plane_stride, R.cols + 1};
+  const int cell = R.cell;
+  const int cx0 = (x0 - R.x) / cell, cy0 = (y0 - R.y) / cell, cw = gr.ww / cell, ch = gr.wh / cell;
+  if (threadIdx.x < L.parts) {
+    int px, py, pw, ph;
+    part_box(threadIdx.x, cx0, cy0, cw, ch, &px, &py, &pw, &ph);
+    constexpr int T = N * (N + 1) / 2;
+    double C[T];
+    window_covariance<N>(L, I, cell, px, py, pw, ph, false, C);
+    double* out = res->cov[threadIdx.x];
+    for (int i = 0; i < N; ++i)
+      for (int j = 0; j <= i; ++j)
+        out[i * N + j] = out[j * N + i] = C[packed(i, j)];
+  }
+  for (int p = threadIdx.x; p <= L.planes; p += kReduceThreads)
+    res->sums[p] =
+        p < L.planes ? box_sum(I, p, cx0, cy0, cw, ch) : static_cast<int64_t>(gr.ww) * gr.wh;
+}
+
+template <int N>
+Status launch_n(const Layout& layout, Distance distance, const DevGroup* groups, int n_groups,
+                const DevGrid* grids, const DevIntegral* integrals, const ModelData* models,
+                const int* block_group, int n_blocks, const int64_t* base, DevHit* cand,
+                DevHit* below, int* below_count, DevResult* results, cudaStream_t stream) {
+  if (n_blocks > 0 && distance == Distance::kJbld) {
+    windows_kernel<N, Distance::kJbld><<<n_blocks, kWindowThreads, 0, stream>>>(
+        layout, groups, grids, integrals, models, block_group, base, cand, below, below_count);
+    CVIS_CUDA_CHECK_LAUNCH(stream, "windows_kernel<jbld>");
+  } else if (n_blocks > 0) {
+    windows_kernel<N, Distance::kFoerstner><<<n_blocks, kWindowThreads, 0, stream>>>(
+        layout, groups, grids, integrals, models, block_group, base, cand, below, below_count);
+    CVIS_CUDA_CHECK_LAUNCH(stream, "windows_kernel<foerstner>");
+  }
+  reduce_kernel<N><<<n_groups, kReduceThreads, 0, stream>>>(layout, groups, grids, integrals, base,
+                                                            cand, results);
+  CVIS_CUDA_CHECK_LAUNCH(stream, "reduce_kernel");
+  return Status::Ok();
+}
+
+} // namespace
+
+Status launch_search(const Layout& layout, Distance distance, const DevGroup* groups, int n_groups,
+                     const DevGrid* grids, const DevIntegral* integrals, const ModelData* models,
+                     const int* block_group, int n_blocks, const int64_t* base, DevHit* cand,
+                     DevHit* below, int* below_count, DevResult* results, cudaStream_t stream) {
+  if (n_groups <= 0)
+    return Status::Ok();
+#define RCD_LAUNCH(n)                                                                              \
+  case n:                                                                                          \
+    return launch_n<n>(layout, distance, groups, n_groups, grids, integrals, models, block_group,  \
+                       n_blocks, base, cand, below, below_count, results, stream)
+  switch (layout.n) {
+    RCD_LAUNCH(2);
+    RCD_LAUNCH(3);
+    RCD_LAUNCH(4);
+    RCD_LAUNCH(5);
+    RCD_LAUNCH(6);
+    RCD_LAUNCH(7);
+    RCD_LAUNCH(8);
+    RCD_LAUNCH(9);
+  default:
+    return internal_error("feature count out of range");
+  }
+#undef RCD_LAUNCH
+}
+
+} // namespace cvis::rcdtrack::kernels

@@ -1,0 +1,44 @@
+// Search planning shared by the tracker and the detector (not public): which windows a search
+// evaluates, and on which integral image.
+#pragma once
+
+#include <vector>
+
+#include "rcdtrack_engine.hpp"
+
+namespace cvis::rcdtrack {
+
+// Coarse grid step for a target of w x h pixels: `step` when > 0, else max(1, round(min/8)).
+int coarse_step(int step, double w, double h);
+// Cell size of the integral for a grid step: the largest of 1, 2, 4, 8 that divides it.
+int cell_for_step(int step);
+// Size factors of a search: `scales` values geometric from scale_min to scale_max (one: 1 clamped
+// into the range).
+std::vector<double> scale_factors(const Params& p);
+// Ratio between neighbouring factors (1.25 when there is one factor).
+double scale_ratio(const Params& p);
+
+// A search area: window centres within (rx, ry) pixels of (cx, cy), or the whole frame.
+struct Area {
+  double cx = 0.0, cy = 0.0;
+  double rx = 0.0, ry = 0.0;
+  bool whole_frame = false;
+};
+
+// Appends to `pass` the grids of one search (windows of factor * (w, h) for each factor, top-left
+// corners on multiples of `step`, inside the frame and the area) and its integral (shared with an
+// identical one already in the pass), then a group using them. Windows are whole cells of
+// cell_for_step(step), at least 4 pixels and (with `parts` 5) 2 cells wide and high. False (pass
+// unchanged) when no window fits the frame.
+bool add_search(Pass* pass, const Area& area, double w, double h,
+                const std::vector<double>& factors, int step, int parts, int frame_w, int frame_h,
+                const GroupSpec& group_template);
+
+// Appends a group describing exactly `box` (inside the frame): one window, no model.
+void add_describe(Pass* pass, const Box& box);
+
+// Non-maximum suppression of hits ordered best first: a hit overlapping a kept one by more than
+// `max_iou` is dropped; at most `limit` are kept.
+std::vector<Hit> nms(const std::vector<Hit>& hits, double max_iou, int limit);
+
+} // namespace cvis::rcdtrack

@@ -1,0 +1,389 @@
+// The tracker: per frame one coarse pass (every target's search at `scales` sizes on the coarse
+// grid, plus the regions of targets starting on this frame) and one fine pass (around each coarse
+// hit, finer sizes and a quarter of the step), both batched over all targets; then the state of
+// each target: position, size, velocity, log-Euclidean model update, loss and re-acquisition.
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+#include "rcdtrack_plan.hpp"
+
+namespace cvis::rcdtrack {
+
+namespace {
+
+// A target whose best window is under this fraction of lost_threshold updates its model: windows
+// nearer the threshold are likely partly occluded, and learning them would drift the model.
+constexpr double kUpdateGate = 0.5;
+// A lost target is re-acquired only by a window nearer than this fraction of lost_threshold: a
+// whole-frame search offers many more candidates than a tracking search, so a chance match must be
+// rarer (hysteresis between losing and finding).
+constexpr double kReacquireGate = 0.5;
+// Velocity smoothing: v = (1 - a) v + a * displacement.
+constexpr double kVelocityGain = 0.5;
+// The fine pass tries 2 * kFineHalf + 1 sizes spanning two coarse scale steps (one either side of
+// the coarse hit: a coarse hit inside a textured target is often one step too small).
+constexpr int kFineHalf = 4;
+
+} // namespace
+
+enum class Stage { kPending, kFromModel, kActive };
+
+struct Tracker::Target {
+  int id = 0;
+  Stage stage = Stage::kPending;
+  Box init;
+  bool located = false;
+  double cx = 0, cy = 0, w = 0, h = 0, w0 = 0, h0 = 0, vx = 0, vy = 0;
+  bool lost = false;
+  uint64_t age = 0;
+  double distance = 0;
+  Box box;
+  std::vector<double> cov;     // current model, ridged, n x n
+  std::vector<double> log_cov; // its matrix logarithm (update_rate > 0)
+  ModelData data;
+  // This frame.
+  int group = -1; // coarse group (describe group for kPending)
+  int fine_first = -1, fine_count = 0;
+  int step = 1;
+  Prior prior;
+};
+
+namespace {
+
+// Log-Euclidean running mean: log A <- (1 - r) log A + r log B, B the matched window's covariance
+// with the ridge (both positive definite).
+void update_model(const Layout& layout, double rate, const std::vector<double>& matched,
+                  Tracker::Target* t);
+
+} // namespace
+
+struct Tracker::Impl {
+  std::vector<Target> targets;
+  Pass coarse, fine;
+  std::vector<GroupResult> coarse_out, fine_out;
+  Layout layout;
+};
+
+namespace {
+
+void update_model(const Layout& layout, double rate, const std::vector<double>& matched,
+                  Tracker::Target* t) {
+  const int n = layout.n;
+  const size_t nn = static_cast<size_t>(n) * n;
+  std::vector<double> b = matched;
+  add_ridge(layout, &b);
+  if (t->log_cov.empty()) {
+    t->log_cov.resize(t->cov.size());
+    for (int p = 0; p < layout.parts; ++p) {
+      const std::vector<double> a(t->cov.begin() + p * nn, t->cov.begin() + (p + 1) * nn);
+      const std::vector<double> la = sym_log(n, a);
+      std::copy(la.begin(), la.end(), t->log_cov.begin() + p * nn);
+    }
+  }
+  std::vector<double> next(t->cov.size());
+  for (int p = 0; p < layout.parts; ++p) {
+    const std::vector<double> bp(b.begin() + p * nn, b.begin() + (p + 1) * nn);
+    const std::vector<double> lb = sym_log(n, bp);
+    for (size_t k = 0; k < nn; ++k)
+      t->log_cov[p * nn + k] = (1.0 - rate) * t->log_cov[p * nn + k] + rate * lb[k];
+    const std::vector<double> lp(t->log_cov.begin() + p * nn, t->log_cov.begin() + (p + 1) * nn);
+    const std::vector<double> a = sym_exp(n, lp);
+    std::copy(a.begin(), a.end(), next.begin() + p * nn);
+  }
+  std::vector<double> unridged = next;
+  add_ridge(layout, &unridged, -1.0);
+  ModelData d;
+  if (prepare_model(layout, unridged, &d)) { // keeps the old model if the new one were singular
+    t->cov = next;
+    t->data = d;
+  }
+}
+
+} // namespace
+
+Tracker::Tracker(std::unique_ptr<Engine> engine)
+    : engine_(std::move(engine)), impl_(std::make_unique<Impl>()) {}
+Tracker::~Tracker() = default;
+
+Backend Tracker::backend() const {
+  return engine_->backend();
+}
+
+Status Tracker::configure(const Params& params, int width, int height, PixelFormat format) {
+  configured_ = false;
+  CVIS_RETURN_IF_ERROR(validate(params));
+  if (width < 8 || height < 8 || width > kMaxDimension || height > kMaxDimension)
+    return invalid_argument("frame size " + std::to_string(width) + "x" + std::to_string(height) +
+                            " not in 8..16384");
+  impl_->layout = make_layout(params.features, params.ridge, params.parts);
+  CVIS_RETURN_IF_ERROR(engine_->configure(impl_->layout, params.distance, width, height, format));
+  params_ = params;
+  width_ = width;
+  height_ = height;
+  impl_->targets.clear();
+  configured_ = true;
+  return Status::Ok();
+}
+
+Status Tracker::update_params(const Params& params) {
+  CVIS_RETURN_IF_ERROR(validate(params));
+  if (!(params.features == params_.features) || params.distance != params_.distance ||
+      params.ridge != params_.ridge || params.parts != params_.parts)
+    return invalid_argument("features, distance, parts and ridge change only with configure()");
+  params_ = params;
+  return Status::Ok();
+}
+
+void Tracker::reset() {
+  impl_->targets.clear();
+}
+
+int Tracker::target_count() const {
+  return static_cast<int>(impl_->targets.size());
+}
+
+Status Tracker::add_target(int id, const Box& box) {
+  if (!configured_)
+    return internal_error("add_target before configure");
+  for (const Target& t : impl_->targets)
+    if (t.id == id)
+      return invalid_argument("target id " + std::to_string(id) + " is in use");
+  const int x0 = std::max(0, box.x), y0 = std::max(0, box.y);
+  const int x1 = std::min(width_, box.x + box.w), y1 = std::min(height_, box.y + box.h);
+  if (x1 - x0 < 4 || y1 - y0 < 4)
+    return invalid_argument("box " + std::to_string(box.x) + "," + std::to_string(box.y) + "," +
+                            std::to_string(box.w) + "," + std::to_string(box.h) +
+                            " leaves less than 4x4 pixels inside the " + std::to_string(width_) +
+                            "x" + std::to_string(height_) + " frame");
+  Target t;
+  t.id = id;
+  t.init = {x0, y0, x1 - x0, y1 - y0};
+  impl_->targets.push_back(t);
+  return Status::Ok();
+}
+
+Status Tracker::add_target_model(int id, const Model& model) {
+  if (!configured_)
+    return internal_error("add_target_model before configure");
+  for (const Target& t : impl_->targets)
+    if (t.id == id)
+      return invalid_argument("target id " + std::to_string(id) + " is in use");
+  if (!(model.features == params_.features) || model.parts != params_.parts)
+    return invalid_argument("model features " + feature_names(model.features) + ", parts " +
+                            std::to_string(model.parts) + " differ from the tracker's " +
+                            feature_names(params_.features) + ", " + std::to_string(params_.parts));
+  if (model.width < 4 || model.height < 4 || model.width > width_ || model.height > height_)
+    return invalid_argument("model size does not fit the frame");
+  Target t;
+  t.id = id;
+  t.stage = Stage::kFromModel;
+  t.lost = true;
+  t.cov = model.cov;
+  add_ridge(impl_->layout, &t.cov);
+  if (!prepare_model(impl_->layout, model.cov, &t.data))
+    return invalid_argument("model covariance is not positive definite");
+  t.w = t.w0 = model.width;
+  t.h = t.h0 = model.height;
+  t.cx = 0.5 * width_;
+  t.cy = 0.5 * height_;
+  impl_->targets.push_back(t);
+  return Status::Ok();
+}
+
+bool Tracker::remove_target(int id) {
+  auto& ts = impl_->targets;
+  auto it = std::find_if(ts.begin(), ts.end(), [id](const Target& t) { return t.id == id; });
+  if (it == ts.end())
+    return false;
+  ts.erase(it);
+  return true;
+}
+
+Status Tracker::get_model(int id, Model* out) const {
+  for (const Target& t : impl_->targets) {
+    if (t.id != id || t.cov.empty())
+      continue;
+    out->features = params_.features;
+    out->parts = params_.parts;
+    out->width = std::max(4, static_cast<int>(std::lround(t.w)));
+    out->height = std::max(4, static_cast<int>(std::lround(t.h)));
+    out->cov = t.cov;
+    add_ridge(impl_->layout, &out->cov, -1.0);
+    return Status::Ok();
+  }
+  return invalid_argument("no started target with id " + std::to_string(id));
+}
+
+Status Tracker::process(const ImageView& frame, StreamHandle stream,
+                        std::vector<TargetResult>* out) {
+  if (!configured_)
+    return internal_error("process before configure");
+  CVIS_RETURN_IF_ERROR(engine_->set_frame(frame, stream));
+  Impl& im = *impl_;
+  const std::vector<double> factors = scale_factors(params_);
+  const double fine_q = std::pow(scale_ratio(params_), 1.0 / kFineHalf);
+
+  // Coarse pass: every target's search, and the regions of targets starting now.
+  Pass& cp = im.coarse;
+  cp = Pass();
+  for (Target& t : im.targets) {
+    t.group = -1;
+    t.fine_count = 0;
+    if (t.stage == Stage::kPending) {
+      t.group = static_cast<int>(cp.groups.size());
+      add_describe(&cp, t.init);
+      continue;
+    }
+    GroupSpec g;
+    g.model = static_cast<int>(cp.models.size());
+    g.top_k = params_.top_k;
+    Area area;
+    t.prior = Prior();
+    t.prior.w = t.w;
+    t.prior.h = t.h;
+    if (t.lost || params_.search_radius < 0.0) {
+      area.whole_frame = true;
+      t.prior.cx = t.cx;
+      t.prior.cy = t.cy;
+    } else {
+      area.cx = t.cx + t.vx;
+      area.cy = t.cy + t.vy;
+      area.rx = params_.search_radius * t.w;
+      area.ry = params_.search_radius * t.h;
+      t.prior.cx = area.cx;
+      t.prior.cy = area.cy;
+    }
+    if (!t.lost) {
+      t.prior.motion_weight = params_.motion_weight;
+      t.prior.scale_weight = params_.scale_weight;
+    }
+    t.prior.context_weight = params_.context_weight; // whole-frame searches too
+    g.prior = t.prior;
+    t.step = coarse_step(params_.step, t.w, t.h);
+    // A whole-frame search of a lost target on a twice coarser grid (auto step): the fine pass
+    // still refines the best window, and lost targets otherwise dominate the frame's cost.
+    if (t.lost && params_.step == 0)
+      t.step = coarse_step(0, 2 * t.w, 2 * t.h);
+    if (add_search(&cp, area, t.w, t.h, factors, t.step, params_.parts, width_, height_, g)) {
+      t.group = static_cast<int>(cp.groups.size()) - 1;
+      cp.models.push_back(t.data);
+    }
+  }
+  if (!cp.groups.empty())
+    CVIS_RETURN_IF_ERROR(engine_->run(cp, &im.coarse_out, stream));
+
+  // Fine pass: around each coarse hit, sizes within half a coarse scale step, a quarter of the
+  // step.
+  Pass& fp = im.fine;
+  fp = Pass();
+  for (Target& t : im.targets) {
+    if (t.group < 0 || t.stage == Stage::kPending)
+      continue;
+    const GroupResult& r = im.coarse_out[t.group];
+    GroupSpec g;
+    g.model = static_cast<int>(fp.models.size());
+    g.prior = t.prior;
+    fp.models.push_back(t.data);
+    t.fine_first = static_cast<int>(fp.groups.size());
+    const int fstep = std::max(1, t.step / 4);
+    for (const Hit& hit : r.top) {
+      if (hit.grid < 0)
+        continue;
+      const double f = cp.grids[hit.grid].factor;
+      std::vector<double> ff;
+      for (int j = -kFineHalf; j <= kFineHalf; ++j) {
+        const double v = f * std::pow(fine_q, j);
+        if (v >= params_.scale_min * (1 - 1e-9) && v <= params_.scale_max * (1 + 1e-9))
+          ff.push_back(v);
+      }
+      Area area;
+      area.cx = hit.box.x + 0.5 * hit.box.w;
+      area.cy = hit.box.y + 0.5 * hit.box.h;
+      area.rx = area.ry = t.step;
+      if (add_search(&fp, area, t.w, t.h, ff, fstep, params_.parts, width_, height_, g))
+        ++t.fine_count;
+    }
+  }
+  if (!fp.groups.empty())
+    CVIS_RETURN_IF_ERROR(engine_->run(fp, &im.fine_out, stream));
+
+  // Target states.
+  out->clear();
+  for (Target& t : im.targets) {
+    TargetResult res;
+    res.id = t.id;
+    if (t.stage == Stage::kPending) {
+      const GroupResult& r = im.coarse_out[t.group];
+      t.cov = r.cov;
+      add_ridge(im.layout, &t.cov);
+      if (!prepare_model(im.layout, r.cov, &t.data))
+        return internal_error("ridged covariance not positive definite");
+      t.log_cov.clear();
+      t.stage = Stage::kActive;
+      t.located = true;
+      t.box = t.init;
+      t.cx = t.init.x + 0.5 * t.init.w;
+      t.cy = t.init.y + 0.5 * t.init.h;
+      t.w = t.w0 = t.init.w;
+      t.h = t.h0 = t.init.h;
+      t.age = 0;
+      t.distance = 0.0;
+      res.event = Event::kStarted;
+    } else {
+      ++t.age;
+      // The best fine hit (the coarse one when no fine search fitted).
+      const Hit* best = nullptr;
+      const GroupResult* from = nullptr;
+      double factor = 1.0;
+      for (int k = 0; k < t.fine_count; ++k) {
+        const GroupResult& r = im.fine_out[t.fine_first + k];
+        if (!r.top.empty() && (!best || r.top[0].score < best->score)) {
+          best = &r.top[0];
+          from = &r;
+          factor = fp.grids[best->grid].factor;
+        }
+      }
+      if (!best && t.group >= 0 && !im.coarse_out[t.group].top.empty()) {
+        from = &im.coarse_out[t.group];
+        best = &from->top[0];
+        factor = cp.grids[best->grid].factor;
+      }
+      t.distance = best ? best->distance : HUGE_VAL;
+      const double gate = t.lost ? kReacquireGate * params_.lost_threshold : params_.lost_threshold;
+      const bool match = best && best->distance <= gate;
+      if (!t.lost && !match) {
+        t.lost = true;
+        t.vx = t.vy = 0.0;
+        res.event = Event::kLost;
+      } else if (match) {
+        const double ncx = best->box.x + 0.5 * best->box.w, ncy = best->box.y + 0.5 * best->box.h;
+        if (t.lost) {
+          res.event = t.located ? Event::kReacquired : Event::kStarted;
+          t.lost = false;
+          t.located = true;
+          t.vx = t.vy = 0.0;
+        } else {
+          t.vx = (1.0 - kVelocityGain) * t.vx + kVelocityGain * (ncx - t.cx);
+          t.vy = (1.0 - kVelocityGain) * t.vy + kVelocityGain * (ncy - t.cy);
+          if (params_.update_rate > 0.0 && best->distance < kUpdateGate * params_.lost_threshold)
+            update_model(im.layout, params_.update_rate, from->cov, &t);
+        }
+        t.cx = ncx;
+        t.cy = ncy;
+        t.w *= factor;
+        t.h *= factor;
+        t.box = best->box;
+      }
+    }
+    res.box = t.box;
+    res.distance = t.distance;
+    res.scale = t.w0 > 0 ? t.w / t.w0 : 1.0;
+    res.lost = t.lost;
+    res.age = t.age;
+    out->push_back(res);
+  }
+  return Status::Ok();
+}
+
+} // namespace cvis::rcdtrack

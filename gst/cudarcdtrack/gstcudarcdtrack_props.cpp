@@ -1,0 +1,413 @@
+/* cudarcdtrack: enum types and properties. */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "gstcudarcdtrack_priv.h"
+
+enum {
+  PROP_0,
+  PROP_MODE,
+  PROP_ROI,
+  PROP_INIT_ROI_TYPE,
+  PROP_INIT_MIN_AREA,
+  PROP_INIT_PERSISTENCE,
+  PROP_MAX_TARGETS,
+  PROP_FEATURES,
+  PROP_DISTANCE,
+  PROP_PARTS,
+  PROP_SCALES,
+  PROP_SCALE_MIN,
+  PROP_SCALE_MAX,
+  PROP_STEP,
+  PROP_SEARCH_RADIUS,
+  PROP_UPDATE_RATE,
+  PROP_LOST_THRESHOLD,
+  PROP_RIDGE,
+  PROP_MOTION_WEIGHT,
+  PROP_SCALE_WEIGHT,
+  PROP_CONTEXT_WEIGHT,
+  PROP_TOP_K,
+  PROP_MODEL_LOCATION,
+  PROP_THRESHOLD,
+  PROP_NMS_OVERLAP,
+  PROP_MAX_DETECTIONS,
+};
+
+#define DEFINE_ENUM(fn, name, ...)                                       \
+  GType fn (void) {                                                      \
+    static gsize type = 0;                                               \
+    static const GEnumValue values[] = { __VA_ARGS__, {0, NULL, NULL} }; \
+    if (g_once_init_enter (&type))                                       \
+      g_once_init_leave (&type, g_enum_register_static (name, values));  \
+    return (GType) type;                                                 \
+  }
+
+DEFINE_ENUM (gst_cuda_rcd_track_mode_get_type, "GstCudaRcdTrackMode",
+    {GST_CUDA_RCD_TRACK_MODE_TRACK, "Track targets (roi, init-roi-type, signals, a model)",
+        "track"},
+    {GST_CUDA_RCD_TRACK_MODE_DETECT, "Detect every window like the model-location template",
+        "detect"})
+DEFINE_ENUM (gst_cuda_rcd_track_distance_get_type, "GstCudaRcdTrackDistance",
+    {GST_CUDA_RCD_TRACK_DISTANCE_JBLD, "Jensen-Bregman LogDet divergence (thesis Eq. 10)", "jbld"},
+    {GST_CUDA_RCD_TRACK_DISTANCE_FOERSTNER,
+        "Foerstner distance of the generalised eigenvalues (Eq. 5)", "foerstner"})
+
+/* --------------------------------------------------------------------------------------------- */
+
+static gboolean
+refuse_when_running (GstCudaRcdTrack * self, GParamSpec * pspec)
+{
+  if (GST_STATE (self) <= GST_STATE_READY)
+    return FALSE;
+  g_warning ("cudarcdtrack: '%s' can only be changed in the NULL or READY state", pspec->name);
+  return TRUE;
+}
+
+static void
+gst_cuda_rcd_track_set_property (GObject * object, guint prop_id, const GValue * value,
+    GParamSpec * pspec)
+{
+  GstCudaRcdTrack *self = GST_CUDA_RCD_TRACK (object);
+  std::lock_guard < std::mutex > lk (*self->lock);
+  GstCudaRcdTrackSettings & s = *self->settings;
+  rcd::Params & p = s.params;
+  switch (prop_id) {
+    case PROP_MODE:
+      if (!refuse_when_running (self, pspec))
+        s.mode = (GstCudaRcdTrackMode) g_value_get_enum (value);
+      break;
+    case PROP_ROI:{
+      if (refuse_when_running (self, pspec))
+        break;
+      const gchar *v = g_value_get_string (value);
+      s.roi = v ? v : "";
+      std::vector < rcd::Box > boxes;
+      std::string err;
+      /* Kept anyway: start() turns it into an element error the user sees. */
+      if (!s.roi.empty () && !rcd::parse_boxes (s.roi, &boxes, &err))
+        g_warning ("cudarcdtrack: roi '%s': %s", s.roi.c_str (), err.c_str ());
+      break;
+    }
+    case PROP_INIT_ROI_TYPE:{
+      const gchar *v = g_value_get_string (value);
+      s.init_roi_type = v ? v : "";
+      break;
+    }
+    case PROP_INIT_MIN_AREA:
+      s.init_min_area = g_value_get_uint (value);
+      break;
+    case PROP_INIT_PERSISTENCE:
+      s.init_persistence = g_value_get_uint (value);
+      break;
+    case PROP_MAX_TARGETS:
+      s.max_targets = g_value_get_uint (value);
+      break;
+    case PROP_FEATURES:{
+      if (refuse_when_running (self, pspec))
+        break;
+      const gchar *v = g_value_get_string (value);
+      rcd::FeatureSet f;
+      std::string err;
+      if (!v || !rcd::parse_features (v, &f, &err))
+        g_warning ("cudarcdtrack: features '%s' refused: %s", v ? v : "(null)",
+            v ? err.c_str () : "no value");
+      else
+        p.features = f;
+      break;
+    }
+    case PROP_DISTANCE:
+      if (!refuse_when_running (self, pspec))
+        p.distance = (rcd::Distance) g_value_get_enum (value);
+      break;
+    case PROP_PARTS:{
+      if (refuse_when_running (self, pspec))
+        break;
+      const gint v = g_value_get_int (value);
+      if (v != 1 && v != 5)
+        g_warning ("cudarcdtrack: parts must be 1 or 5, %d refused", v);
+      else
+        p.parts = v;
+      break;
+    }
+    case PROP_SCALES:
+      p.scales = g_value_get_int (value);
+      break;
+    case PROP_SCALE_MIN:{
+      const gdouble v = g_value_get_double (value);
+      if (v > p.scale_max)
+        g_warning ("cudarcdtrack: scale-min %g above scale-max %g refused", v, p.scale_max);
+      else
+        p.scale_min = v;
+      break;
+    }
+    case PROP_SCALE_MAX:{
+      const gdouble v = g_value_get_double (value);
+      if (v < p.scale_min)
+        g_warning ("cudarcdtrack: scale-max %g below scale-min %g refused", v, p.scale_min);
+      else
+        p.scale_max = v;
+      break;
+    }
+    case PROP_STEP:
+      p.step = g_value_get_int (value);
+      break;
+    case PROP_SEARCH_RADIUS:
+      p.search_radius = g_value_get_double (value);
+      break;
+    case PROP_UPDATE_RATE:
+      p.update_rate = g_value_get_double (value);
+      break;
+    case PROP_LOST_THRESHOLD:
+      p.lost_threshold = g_value_get_double (value);
+      break;
+    case PROP_RIDGE:
+      if (!refuse_when_running (self, pspec))
+        p.ridge = g_value_get_double (value);
+      break;
+    case PROP_MOTION_WEIGHT:
+      p.motion_weight = g_value_get_double (value);
+      break;
+    case PROP_SCALE_WEIGHT:
+      p.scale_weight = g_value_get_double (value);
+      break;
+    case PROP_CONTEXT_WEIGHT:
+      p.context_weight = g_value_get_double (value);
+      break;
+    case PROP_TOP_K:
+      p.top_k = g_value_get_int (value);
+      break;
+    case PROP_MODEL_LOCATION:{
+      if (refuse_when_running (self, pspec))
+        break;
+      const gchar *v = g_value_get_string (value);
+      s.model_location = v ? v : "";
+      break;
+    }
+    case PROP_THRESHOLD:
+      p.threshold = g_value_get_double (value);
+      break;
+    case PROP_NMS_OVERLAP:
+      p.nms_iou = g_value_get_double (value);
+      break;
+    case PROP_MAX_DETECTIONS:
+      p.max_detections = (int) g_value_get_uint (value);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      return;
+  }
+  s.version++;
+}
+
+static void
+gst_cuda_rcd_track_get_property (GObject * object, guint prop_id, GValue * value,
+    GParamSpec * pspec)
+{
+  GstCudaRcdTrack *self = GST_CUDA_RCD_TRACK (object);
+  std::lock_guard < std::mutex > lk (*self->lock);
+  const GstCudaRcdTrackSettings & s = *self->settings;
+  const rcd::Params & p = s.params;
+  switch (prop_id) {
+    case PROP_MODE:
+      g_value_set_enum (value, s.mode);
+      break;
+    case PROP_ROI:
+      g_value_set_string (value, s.roi.empty ()? NULL : s.roi.c_str ());
+      break;
+    case PROP_INIT_ROI_TYPE:
+      g_value_set_string (value, s.init_roi_type.empty ()? NULL : s.init_roi_type.c_str ());
+      break;
+    case PROP_INIT_MIN_AREA:
+      g_value_set_uint (value, s.init_min_area);
+      break;
+    case PROP_INIT_PERSISTENCE:
+      g_value_set_uint (value, s.init_persistence);
+      break;
+    case PROP_MAX_TARGETS:
+      g_value_set_uint (value, s.max_targets);
+      break;
+    case PROP_FEATURES:
+      g_value_set_string (value, rcd::feature_names (p.features).c_str ());
+      break;
+    case PROP_DISTANCE:
+      g_value_set_enum (value, (gint) p.distance);
+      break;
+    case PROP_PARTS:
+      g_value_set_int (value, p.parts);
+      break;
+    case PROP_SCALES:
+      g_value_set_int (value, p.scales);
+      break;
+    case PROP_SCALE_MIN:
+      g_value_set_double (value, p.scale_min);
+      break;
+    case PROP_SCALE_MAX:
+      g_value_set_double (value, p.scale_max);
+      break;
+    case PROP_STEP:
+      g_value_set_int (value, p.step);
+      break;
+    case PROP_SEARCH_RADIUS:
+      g_value_set_double (value, p.search_radius);
+      break;
+    case PROP_UPDATE_RATE:
+      g_value_set_double (value, p.update_rate);
+      break;
+    case PROP_LOST_THRESHOLD:
+      g_value_set_double (value, p.lost_threshold);
+      break;
+    case PROP_RIDGE:
+      g_value_set_double (value, p.ridge);
+      break;
+    case PROP_MOTION_WEIGHT:
+      g_value_set_double (value, p.motion_weight);
+      break;
+    case PROP_SCALE_WEIGHT:
+      g_value_set_double (value, p.scale_weight);
+      break;
+    case PROP_CONTEXT_WEIGHT:
+      g_value_set_double (value, p.context_weight);
+      break;
+    case PROP_TOP_K:
+      g_value_set_int (value, p.top_k);
+      break;
+    case PROP_MODEL_LOCATION:
+      g_value_set_string (value, s.model_location.empty ()? NULL : s.model_location.c_str ());
+      break;
+    case PROP_THRESHOLD:
+      g_value_set_double (value, p.threshold);
+      break;
+    case PROP_NMS_OVERLAP:
+      g_value_set_double (value, p.nms_iou);
+      break;
+    case PROP_MAX_DETECTIONS:
+      g_value_set_uint (value, (guint) p.max_detections);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+}
+
+void
+gst_cuda_rcd_track_install_properties (GObjectClass * gobject_class)
+{
+  const GParamFlags ready = (GParamFlags) (G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+      GST_PARAM_MUTABLE_READY);
+  const GParamFlags playing = (GParamFlags) (G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+      GST_PARAM_MUTABLE_PLAYING);
+  const rcd::Params d;
+
+  gobject_class->set_property = gst_cuda_rcd_track_set_property;
+  gobject_class->get_property = gst_cuda_rcd_track_get_property;
+
+  g_object_class_install_property (gobject_class, PROP_MODE,
+      g_param_spec_enum ("mode", "Mode",
+          "track: follow targets; detect: report every window like the model-location template",
+          gst_cuda_rcd_track_mode_get_type (), GST_CUDA_RCD_TRACK_MODE_TRACK, ready));
+  g_object_class_install_property (gobject_class, PROP_ROI,
+      g_param_spec_string ("roi", "Regions of interest",
+          "Targets to track, in pixels of the first frame: \"x,y,w,h\" or \"x,y,w,h;x,y,w,h;...\" "
+          "(ids 0, 1, ... in this order; an element error at start when it does not parse or a "
+          "box lies outside the frame)", NULL, ready));
+  g_object_class_install_property (gobject_class, PROP_INIT_ROI_TYPE,
+      g_param_spec_string ("init-roi-type", "Initial ROI type",
+          "Start a target on every upstream GstVideoRegionOfInterestMeta of this roi_type (e.g. "
+          "\"foreground\" from cudabgsub or cudamedian3d) that persists init-persistence frames "
+          "with init-min-area pixels and overlaps no target (NULL: off)", NULL, playing));
+  g_object_class_install_property (gobject_class, PROP_INIT_MIN_AREA,
+      g_param_spec_uint ("init-min-area", "Initial ROI minimum area",
+          "Smaller init-roi-type boxes (pixels) start no target", 16, G_MAXUINT, 64, playing));
+  g_object_class_install_property (gobject_class, PROP_INIT_PERSISTENCE,
+      g_param_spec_uint ("init-persistence", "Initial ROI persistence",
+          "Frames an init-roi-type box must be seen (overlapping itself by half) before a target "
+          "starts on it", 1, 1000, 3, playing));
+  g_object_class_install_property (gobject_class, PROP_MAX_TARGETS,
+      g_param_spec_uint ("max-targets", "Maximum targets",
+          "Targets at most (init-roi-type and the track signal start no more)", 1, 4096, 64,
+          playing));
+  g_object_class_install_property (gobject_class, PROP_FEATURES,
+      g_param_spec_string ("features", "Features",
+          "Per-pixel features: \"thesis\" (R, G, B, Ix, Iy), \"tuzel\" (x, y, I, |Ix|, |Iy|, "
+          "|Ixx|, |Iyy|) or a comma list of x, y, r, g, b, i, ix, iy, |ix|, |iy|, |ixx|, |iyy| "
+          "(2 to 9; more features describe more but cost quadratically more)",
+          rcd::feature_names (d.features).c_str (), ready));
+  g_object_class_install_property (gobject_class, PROP_DISTANCE,
+      g_param_spec_enum ("distance", "Distance", "Dissimilarity of covariance matrices",
+          gst_cuda_rcd_track_distance_get_type (), (gint) d.distance, ready));
+  g_object_class_install_property (gobject_class, PROP_PARTS,
+      g_param_spec_int ("parts", "Parts",
+          "Covariances per window: 1 (the thesis) or 5 (the window and its four halves, the sum "
+          "of their distances minus the largest: layout-aware and robust to a half occluded)",
+          1, 5, d.parts, ready));
+  g_object_class_install_property (gobject_class, PROP_SCALES,
+      g_param_spec_int ("scales", "Scales",
+          "Window sizes per search, geometric from scale-min to scale-max times the target size",
+          1, 16, d.scales, playing));
+  g_object_class_install_property (gobject_class, PROP_SCALE_MIN,
+      g_param_spec_double ("scale-min", "Smallest scale", "Smallest window size factor",
+          1.0 / 16, 16.0, d.scale_min, playing));
+  g_object_class_install_property (gobject_class, PROP_SCALE_MAX,
+      g_param_spec_double ("scale-max", "Largest scale", "Largest window size factor",
+          1.0 / 16, 16.0, d.scale_max, playing));
+  g_object_class_install_property (gobject_class, PROP_STEP,
+      g_param_spec_int ("step", "Step",
+          "Grid step of the coarse search in pixels (0: an eighth of the target's smaller side); "
+          "a finer search at a quarter of it follows around the best window", 0, 256, d.step,
+          playing));
+  g_object_class_install_property (gobject_class, PROP_SEARCH_RADIUS,
+      g_param_spec_double ("search-radius", "Search radius",
+          "Window centres within this many target sizes of the predicted position (negative: "
+          "the whole frame every frame); lost targets are searched over the whole frame",
+          -1.0, 99.0, d.search_radius, playing));
+  g_object_class_install_property (gobject_class, PROP_UPDATE_RATE,
+      g_param_spec_double ("update-rate", "Update rate",
+          "Weight of each matched window in the model's log-Euclidean running mean (0: keep the "
+          "first model)", 0.0, 1.0, d.update_rate, playing));
+  g_object_class_install_property (gobject_class, PROP_LOST_THRESHOLD,
+      g_param_spec_double ("lost-threshold", "Lost threshold",
+          "A target whose best window is farther than this is lost (message "
+          GST_CUDA_RCD_TRACK_LOST_MESSAGE ") and searched over the whole frame until a window is "
+          "nearer again (message " GST_CUDA_RCD_TRACK_REACQUIRED_MESSAGE ")", 1e-6, 1e6,
+          d.lost_threshold, playing));
+  g_object_class_install_property (gobject_class, PROP_RIDGE,
+      g_param_spec_double ("ridge", "Ridge",
+          "Added to every variance (times the feature's noise scale) so that flat windows stay "
+          "comparable", 1e-6, 1e6, d.ridge, ready));
+  g_object_class_install_property (gobject_class, PROP_MOTION_WEIGHT,
+      g_param_spec_double ("motion-weight", "Motion weight",
+          "Score penalty per squared target size of offset from the predicted position", 0.0,
+          1e6, d.motion_weight, playing));
+  g_object_class_install_property (gobject_class, PROP_SCALE_WEIGHT,
+      g_param_spec_double ("scale-weight", "Scale weight",
+          "Score penalty times ln^2 of the size change", 0.0, 1e6, d.scale_weight, playing));
+  g_object_class_install_property (gobject_class, PROP_CONTEXT_WEIGHT,
+      g_param_spec_double ("context-weight", "Context weight",
+          "Score bonus times the distance (at most 1) between the model and the ring around a "
+          "window: windows that fit the target beat windows inside it (0: off)", 0.0, 1e6,
+          d.context_weight, playing));
+  g_object_class_install_property (gobject_class, PROP_TOP_K,
+      g_param_spec_int ("top-k", "Top k",
+          "Best coarse windows per target refined by the fine search", 1, 8, d.top_k, playing));
+  g_object_class_install_property (gobject_class, PROP_MODEL_LOCATION,
+      g_param_spec_string ("model-location", "Model location",
+          "A saved model (the save-model signal) or a PNG / binary PPM image of the target: the "
+          "template of mode=detect, or in mode=track a target found by whole-frame search",
+          NULL, ready));
+  g_object_class_install_property (gobject_class, PROP_THRESHOLD,
+      g_param_spec_double ("threshold", "Threshold",
+          "mode=detect: windows nearer than this are detections", 1e-6, 1e6, d.threshold,
+          playing));
+  g_object_class_install_property (gobject_class, PROP_NMS_OVERLAP,
+      g_param_spec_double ("nms-overlap", "NMS overlap",
+          "mode=detect: a detection overlapping a better one by more than this (IoU) is dropped",
+          0.0, 1.0, d.nms_iou, playing));
+  g_object_class_install_property (gobject_class, PROP_MAX_DETECTIONS,
+      g_param_spec_uint ("max-detections", "Maximum detections",
+          "mode=detect: detections per frame at most (the best)", 1, 4096,
+          (guint) d.max_detections, playing));
+
+  gst_type_mark_as_plugin_api (gst_cuda_rcd_track_mode_get_type (), (GstPluginAPIFlags) 0);
+  gst_type_mark_as_plugin_api (gst_cuda_rcd_track_distance_get_type (), (GstPluginAPIFlags) 0);
+}

@@ -1,0 +1,341 @@
+// gpu suite: the CUDA engine against the CPU reference. Tolerances (README.md, "Parity"): plane
+// sums exact (integers); the winning window of every group identical; distances and scores within
+// 1e-6 relative (both backends run the same double arithmetic without FMA, so they normally agree
+// to the last bit; the tolerance covers a compiler's different evaluation of a library call);
+// covariances within 1e-12 relative. Frames: several formats, odd sizes, padded rows, host and
+// device memory; passes with several integrals, cell sizes 1..8, both distances, 1 and 5 parts,
+// top-k and thresholds; then the tracker (several targets in one pass, a target at the border, one
+// larger than its search region, loss and re-acquisition) and the detector on both backends.
+#include <cuda_runtime_api.h>
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+#include <string>
+
+#include "rcdtrack_engine.hpp"
+#include "rcdtrack_plan.hpp"
+#include "rcdtrack_scene.hpp"
+
+namespace cvis::rcdtrack {
+namespace {
+
+using test::HostImage;
+
+// A device copy of a host image (pitched), freed on destruction.
+class DeviceImage {
+public:
+  explicit DeviceImage(const ImageView& h) {
+    view_ = h;
+    view_.space = MemorySpace::kDevice;
+    for (int p = 0; p < plane_count(h.format); ++p) {
+      const size_t row = plane_row_bytes(h.format, p, h.width);
+      const size_t rows = static_cast<size_t>(plane_rows(h.format, p, h.height));
+      size_t pitch = 0;
+      void* d = nullptr;
+      EXPECT_EQ(cudaMallocPitch(&d, &pitch, row + 64, rows), cudaSuccess); // extra padding
+      EXPECT_EQ(cudaMemcpy2D(d, pitch, h.data[p], h.pitch[p], row, rows, cudaMemcpyHostToDevice),
+                cudaSuccess);
+      view_.data[p] = static_cast<uint8_t*>(d);
+      view_.pitch[p] = pitch;
+    }
+    // Pageable copies may return before their DMA ends; the engine reads on another stream.
+    EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  }
+  ~DeviceImage() {
+    for (auto* p : view_.data)
+      if (p)
+        cudaFree(p);
+  }
+  const ImageView& view() const { return view_; }
+
+private:
+  ImageView view_{};
+};
+
+class Stream {
+public:
+  Stream() { EXPECT_TRUE(stream_create(&s_).ok()); }
+  ~Stream() { stream_destroy(s_); }
+  StreamHandle get() const { return s_; }
+
+private:
+  StreamHandle s_ = nullptr;
+};
+
+void expect_close(double a, double b, double rel, const std::string& what) {
+  if (std::isinf(a) || std::isinf(b)) {
+    EXPECT_EQ(a, b) << what;
+    return;
+  }
+  EXPECT_LE(std::fabs(a - b), rel * std::max(1.0, std::fabs(b)))
+      << what << ": " << a << " vs " << b;
+}
+
+void compare(const std::vector<GroupResult>& cpu, const std::vector<GroupResult>& gpu) {
+  ASSERT_EQ(cpu.size(), gpu.size());
+  for (size_t g = 0; g < cpu.size(); ++g) {
+    const std::string at = "group " + std::to_string(g);
+    ASSERT_EQ(cpu[g].top.size(), gpu[g].top.size()) << at;
+    for (size_t k = 0; k < cpu[g].top.size(); ++k) {
+      EXPECT_EQ(cpu[g].top[k].index, gpu[g].top[k].index) << at << " hit " << k;
+      EXPECT_EQ(cpu[g].top[k].box, gpu[g].top[k].box) << at << " hit " << k;
+      expect_close(gpu[g].top[k].distance, cpu[g].top[k].distance, 1e-6, at + " distance");
+      expect_close(gpu[g].top[k].score, cpu[g].top[k].score, 1e-6, at + " score");
+    }
+    EXPECT_EQ(cpu[g].sums, gpu[g].sums) << at;
+    ASSERT_EQ(cpu[g].cov.size(), gpu[g].cov.size());
+    for (size_t k = 0; k < cpu[g].cov.size(); ++k)
+      expect_close(gpu[g].cov[k], cpu[g].cov[k], 1e-12, at + " covariance");
+    EXPECT_EQ(cpu[g].overflow, gpu[g].overflow);
+    ASSERT_EQ(cpu[g].below.size(), gpu[g].below.size()) << at;
+    for (size_t k = 0; k < cpu[g].below.size(); ++k)
+      EXPECT_EQ(cpu[g].below[k].index, gpu[g].below[k].index) << at << " below " << k;
+  }
+}
+
+struct PassCase {
+  PixelFormat format;
+  int w, h;
+  size_t pad;
+  const char* features;
+  int parts;
+  Distance distance;
+};
+
+class EngineParity : public ::testing::TestWithParam<PassCase> {};
+
+// Random passes: integrals of every cell size at random places (one touching the right and bottom
+// borders), groups with models from random regions, random priors, top-k and thresholds.
+TEST_P(EngineParity, RandomPasses) {
+  CVIS_REQUIRE_GPU();
+  const PassCase c = GetParam();
+  FeatureSet fs;
+  std::string err;
+  ASSERT_TRUE(parse_features(c.features, &fs, &err)) << err;
+  const Layout L = make_layout(fs, 1.0, c.parts);
+  HostImage img = test::make_random(c.format, c.w, c.h, c.pad, 77u + c.w);
+  if (c.format == PixelFormat::kRGBA) { // smooth content too, not only noise
+    HostImage bg = test::make_background(c.w, c.h, 5);
+    img = test::copy_image(bg);
+  }
+  DeviceImage dev(img.view());
+  std::unique_ptr<Engine> cpu = make_cpu_engine(), gpu = make_cuda_engine();
+  ASSERT_TRUE(cpu->configure(L, c.distance, c.w, c.h, c.format).ok());
+  ASSERT_TRUE(gpu->configure(L, c.distance, c.w, c.h, c.format).ok());
+  Stream stream;
+  std::mt19937 rng(c.w * 31 + c.h);
+  for (int round = 0; round < 3; ++round) {
+    // Models: covariances of random boxes of this frame.
+    ASSERT_TRUE(cpu->set_frame(img.view(), nullptr).ok());
+    Pass models;
+    std::vector<Box> mboxes;
+    for (int m = 0; m < 3; ++m) {
+      Box b{static_cast<int>(rng() % (c.w - 12)), static_cast<int>(rng() % (c.h - 12)), 8, 8};
+      b.w = 8 + static_cast<int>(rng() % std::min(40, c.w - b.x - 8 + 1));
+      b.h = 8 + static_cast<int>(rng() % std::min(40, c.h - b.y - 8 + 1));
+      add_describe(&models, b);
+    }
+    std::vector<GroupResult> mr;
+    ASSERT_TRUE(cpu->run(models, &mr, nullptr).ok());
+    Pass pass;
+    for (const GroupResult& r : mr) {
+      ModelData d;
+      ASSERT_TRUE(prepare_model(L, r.cov, &d));
+      pass.models.push_back(d);
+    }
+    for (int g = 0; g < 5; ++g) {
+      const int step = 1 + static_cast<int>(rng() % 9);
+      const double w = 8 + rng() % 24, h = 8 + rng() % 24;
+      Area a;
+      a.whole_frame = g == 4;
+      a.cx = rng() % c.w;
+      a.cy = rng() % c.h;
+      a.rx = 4 + rng() % 20;
+      a.ry = 4 + rng() % 20;
+      GroupSpec gs;
+      gs.model = g % 3;
+      gs.top_k = 1 + static_cast<int>(rng() % kMaxTopK);
+      gs.threshold = g == 1 ? 1e300 : (g == 2 ? 0.8 : -1.0);
+      gs.prior = {a.cx, a.cy, w, h, 0.3 * (g % 2), 0.7 * (g % 3), 0.5 * (g % 2)};
+      Params p;
+      p.scales = 1 + static_cast<int>(rng() % 8);
+      add_search(&pass, a, w, h, scale_factors(p), step, c.parts, c.w, c.h, gs);
+    }
+    add_describe(&pass, {c.w - 9, c.h - 7, 9, 7}); // touching the right and bottom borders
+    std::vector<GroupResult> rc, rg;
+    ASSERT_TRUE(cpu->run(pass, &rc, nullptr).ok());
+    const ImageView& frame = round == 1 ? img.view() : dev.view(); // host frames get uploaded
+    ASSERT_TRUE(gpu->set_frame(frame, stream.get()).ok());
+    const Status st = gpu->run(pass, &rg, stream.get());
+    ASSERT_TRUE(st.ok()) << st.to_string();
+    compare(rc, rg);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Cases, EngineParity,
+    ::testing::Values(
+        PassCase{PixelFormat::kRGBA, 97, 71, 12, "thesis", 1, Distance::kJbld},
+        PassCase{PixelFormat::kNV12, 83, 65, 6, "x,y,r,g,b,ix,iy", 5, Distance::kJbld},
+        PassCase{PixelFormat::kBGR, 75, 57, 3, "tuzel", 5, Distance::kFoerstner},
+        PassCase{PixelFormat::kI420, 64, 49, 0, "r,g", 1, Distance::kFoerstner},
+        PassCase{PixelFormat::kGRAY8, 71, 63, 5, "y,i,ix,iy", 1, Distance::kJbld},
+        PassCase{PixelFormat::kxRGB, 90, 48, 7, "x,y,r,g,b,i,ix,iy,|ix|", 5, Distance::kJbld},
+        PassCase{PixelFormat::kBGRA, 66, 54, 1, "r,g,b,i,ix,iy,|ix|,|iy|,|ixx|", 1,
+                 Distance::kJbld}));
+
+// Exactness at 2K: the sums of the whole 2048x1152 frame with the largest feature values (a
+// 0/255 checkerboard of 1-pixel cells gives Sobel responses of +-1020) equal the pixel-by-pixel
+// sums: int64 integrals do not overflow (README.md, "Exactness").
+TEST(EngineParity, WholeFrame2K) {
+  CVIS_REQUIRE_GPU();
+  const int w = 2048, h = 1152;
+  HostImage img(PixelFormat::kRGBA, w, h);
+  for (int y = 0; y < h; ++y)
+    for (int x = 0; x < w; ++x) {
+      const uint8_t v = ((x + y) & 1) ? 255 : 0;
+      img.set_rgb(x, y, v, static_cast<uint8_t>(255 - v), v);
+    }
+  FeatureSet fs;
+  std::string err;
+  ASSERT_TRUE(parse_features("x,y,r,g,b,ix,iy", &fs, &err));
+  const Layout L = make_layout(fs, 1.0, 1);
+  std::unique_ptr<Engine> gpu = make_cuda_engine();
+  ASSERT_TRUE(gpu->configure(L, Distance::kJbld, w, h, PixelFormat::kRGBA).ok());
+  DeviceImage dev(img.view());
+  Stream stream;
+  ASSERT_TRUE(gpu->set_frame(dev.view(), stream.get()).ok());
+  Pass pass;
+  pass.integrals.push_back({0, 0, w / 8, h / 8, 8});
+  GridSpec g;
+  g.ww = w;
+  g.wh = h;
+  pass.grids.push_back(g);
+  GroupSpec gs;
+  gs.grid_count = 1;
+  pass.groups.push_back(gs);
+  std::vector<GroupResult> r;
+  ASSERT_TRUE(gpu->run(pass, &r, stream.get()).ok());
+  EXPECT_EQ(r[0].sums, brute_force_sums(img.view(), L, {0, 0, w, h}, 0, 0));
+}
+
+// The tracker on both backends: the same boxes, events and (1e-6) distances on every frame.
+// Three targets share one pass: one touching the left border, one larger than its search region,
+// one hidden for 12 frames (lost, then re-acquired over the whole frame).
+TEST(TrackerParity, SameTracksOnBothBackends) {
+  CVIS_REQUIRE_GPU();
+  const int W = 200, H = 150;
+  HostImage bg = test::make_background(W, H, 3);
+  HostImage t1 = test::make_texture(24, 18, 1, 0), t2 = test::make_texture(60, 44, 2, 1);
+  HostImage t3 = test::make_texture(20, 16, 3, 2);
+  Params p;
+  p.features = tuzel_features();
+  p.search_radius = 0.3;
+  Status st;
+  auto cpu = make_tracker(Backend::kCpu, &st);
+  auto gpu = make_tracker(Backend::kCuda, &st);
+  ASSERT_TRUE(gpu) << st.to_string();
+  ASSERT_TRUE(cpu->configure(p, W, H, PixelFormat::kRGBA).ok());
+  ASSERT_TRUE(gpu->configure(p, W, H, PixelFormat::kRGBA).ok());
+  Stream stream;
+  int lost = 0, reacquired = 0;
+  for (int t = 0; t < 40; ++t) {
+    HostImage f = test::copy_image(bg);
+    const Box b1 = test::draw_object(&f, t1, 12 + 0.5 * t, 60, 1.0, 0.0);
+    const Box b2 = test::draw_object(&f, t2, 120 - t, 90, 1.0 + 0.01 * t, 0.02 * t);
+    Box b3;
+    if (t < 15 || t >= 27)
+      b3 = test::draw_object(&f, t3, t < 15 ? 40 + 2 * t : 150, t < 15 ? 30 : 120, 1.0, 0.0);
+    if (t == 0) {
+      for (auto* tr : {cpu.get(), gpu.get()}) {
+        ASSERT_TRUE(tr->add_target(1, b1).ok());
+        ASSERT_TRUE(tr->add_target(2, b2).ok());
+        ASSERT_TRUE(tr->add_target(3, b3).ok());
+      }
+    }
+    std::vector<TargetResult> rc, rg;
+    ASSERT_TRUE(cpu->process(f.view(), nullptr, &rc).ok());
+    DeviceImage dev(f.view());
+    st = gpu->process(t % 2 ? f.view() : dev.view(), stream.get(), &rg);
+    ASSERT_TRUE(st.ok()) << st.to_string();
+    ASSERT_EQ(rc.size(), 3u);
+    ASSERT_EQ(rg.size(), 3u);
+    for (int k = 0; k < 3; ++k) {
+      const std::string at = "frame " + std::to_string(t) + " target " + std::to_string(k);
+      EXPECT_EQ(rc[k].box, rg[k].box) << at;
+      EXPECT_EQ(rc[k].lost, rg[k].lost) << at;
+      EXPECT_EQ(rc[k].event, rg[k].event) << at;
+      expect_close(rg[k].distance, rc[k].distance, 1e-6, at);
+    }
+    lost += rc[2].event == Event::kLost;
+    reacquired += rc[2].event == Event::kReacquired;
+  }
+  EXPECT_EQ(lost, 1);
+  EXPECT_EQ(reacquired, 1);
+}
+
+// 64 targets in one batched pass: the GPU gives the CPU's results.
+TEST(TrackerParity, SixtyFourTargets) {
+  CVIS_REQUIRE_GPU();
+  const int W = 320, H = 240;
+  HostImage f = test::make_background(W, H, 9);
+  std::vector<Box> boxes;
+  for (int k = 0; k < 64; ++k) {
+    HostImage tex = test::make_texture(16, 12, 100 + k, k % 4);
+    boxes.push_back(test::draw_object(&f, tex, 20 + (k % 8) * 38, 16 + (k / 8) * 29, 1.0, 0.0));
+  }
+  Params p;
+  p.features = tuzel_features();
+  Status st;
+  auto cpu = make_tracker(Backend::kCpu, &st);
+  auto gpu = make_tracker(Backend::kCuda, &st);
+  ASSERT_TRUE(cpu->configure(p, W, H, PixelFormat::kRGBA).ok());
+  ASSERT_TRUE(gpu->configure(p, W, H, PixelFormat::kRGBA).ok());
+  for (int k = 0; k < 64; ++k) {
+    ASSERT_TRUE(cpu->add_target(k, boxes[k]).ok());
+    ASSERT_TRUE(gpu->add_target(k, boxes[k]).ok());
+  }
+  Stream stream;
+  for (int t = 0; t < 3; ++t) {
+    std::vector<TargetResult> rc, rg;
+    ASSERT_TRUE(cpu->process(f.view(), nullptr, &rc).ok());
+    ASSERT_TRUE(gpu->process(f.view(), stream.get(), &rg).ok());
+    for (int k = 0; k < 64; ++k) {
+      EXPECT_EQ(rc[k].box, rg[k].box) << k;
+      expect_close(rg[k].distance, rc[k].distance, 1e-6, "target " + std::to_string(k));
+    }
+  }
+}
+
+// The detector on both backends finds the same windows.
+TEST(DetectorParity, SameDetections) {
+  CVIS_REQUIRE_GPU();
+  const int W = 240, H = 180;
+  HostImage f = test::make_background(W, H, 4);
+  HostImage tex = test::make_texture(30, 22, 7, 1);
+  test::draw_object(&f, tex, 50, 50, 1.0, 0.0);
+  test::draw_object(&f, tex, 170, 120, 1.5, 0.0);
+  Model m;
+  ASSERT_TRUE(model_from_image(tex.view(), tuzel_features(), 5, &m).ok());
+  Params p;
+  p.threshold = 3.0;
+  Status st;
+  auto cpu = make_detector(Backend::kCpu, &st);
+  auto gpu = make_detector(Backend::kCuda, &st);
+  ASSERT_TRUE(cpu->configure(p, m, W, H, PixelFormat::kRGBA).ok());
+  ASSERT_TRUE(gpu->configure(p, m, W, H, PixelFormat::kRGBA).ok());
+  Stream stream;
+  std::vector<Detection> dc, dg;
+  ASSERT_TRUE(cpu->process(f.view(), nullptr, &dc).ok());
+  ASSERT_TRUE(gpu->process(f.view(), stream.get(), &dg).ok());
+  ASSERT_EQ(dc.size(), dg.size());
+  ASSERT_GE(dc.size(), 2u);
+  for (size_t k = 0; k < dc.size(); ++k) {
+    EXPECT_EQ(dc[k].box, dg[k].box) << k;
+    expect_close(dg[k].distance, dc[k].distance, 1e-6, "detection");
+  }
+}
+
+} // namespace
+} // namespace cvis::rcdtrack

@@ -1,0 +1,320 @@
+// One configuration of the many-streams benchmark: N pipelines, shared CUDA context, looping,
+// frame counters at the sinks, nvidia-smi sampling, profile messages at teardown.
+#include <gst/gst.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <memory>
+#include <mutex>
+#include <thread>
+
+#include <unistd.h>
+
+#include "streams.hpp"
+
+namespace streams {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+struct Shared {
+  std::mutex lock;
+  GstContext* cuda = nullptr; // the first pipeline's CUDA context, handed to the others
+  bool share = true;
+};
+
+struct Stream {
+  GstElement* pipeline = nullptr;
+  std::atomic<unsigned long long> frames{0};
+  std::atomic<bool> failed{false};
+  std::string error;
+};
+
+GstPadProbeReturn count_frame(GstPad*, GstPadProbeInfo*, gpointer data) {
+  static_cast<Stream*>(data)->frames.fetch_add(1, std::memory_order_relaxed);
+  return GST_PAD_PROBE_OK;
+}
+
+// NEED_CONTEXT for the CUDA context is answered with the shared one; the first HAVE_CONTEXT
+// becomes it. Streaming threads call this.
+GstBusSyncReply on_sync(GstBus*, GstMessage* msg, gpointer data) {
+  Shared* sh = static_cast<Shared*>(data);
+  const gchar* type = nullptr;
+  if (!sh->share)
+    return GST_BUS_PASS;
+  if (GST_MESSAGE_TYPE(msg) == GST_MESSAGE_NEED_CONTEXT &&
+      gst_message_parse_context_type(msg, &type) && g_strcmp0(type, "gst.cuda.context") == 0) {
+    std::lock_guard<std::mutex> lk(sh->lock);
+    if (sh->cuda)
+      gst_element_set_context(GST_ELEMENT(GST_MESSAGE_SRC(msg)), sh->cuda);
+  } else if (GST_MESSAGE_TYPE(msg) == GST_MESSAGE_HAVE_CONTEXT) {
+    GstContext* ctx = nullptr;
+    gst_message_parse_have_context(msg, &ctx);
+    if (ctx && g_strcmp0(gst_context_get_context_type(ctx), "gst.cuda.context") == 0) {
+      std::lock_guard<std::mutex> lk(sh->lock);
+      if (!sh->cuda)
+        sh->cuda = gst_context_ref(ctx);
+    }
+    if (ctx)
+      gst_context_unref(ctx);
+  }
+  return GST_BUS_PASS;
+}
+
+// Bus messages of one pipeline (main thread): errors, segment loops, profiles.
+void drain_bus(Stream* s, Result* r) {
+  GstBus* bus = gst_element_get_bus(s->pipeline);
+  while (GstMessage* msg = gst_bus_pop(bus)) {
+    switch (GST_MESSAGE_TYPE(msg)) {
+    case GST_MESSAGE_ERROR: {
+      GError* err = nullptr;
+      gst_message_parse_error(msg, &err, nullptr);
+      if (!s->failed.exchange(true))
+        s->error = err ? err->message : "error";
+      g_clear_error(&err);
+      break;
+    }
+    case GST_MESSAGE_SEGMENT_DONE:
+      // Loop without a flush: the decoder and the elements keep their state.
+      gst_element_seek(s->pipeline, 1.0, GST_FORMAT_TIME, GST_SEEK_FLAG_SEGMENT, GST_SEEK_TYPE_SET,
+                       0, GST_SEEK_TYPE_NONE, GST_CLOCK_TIME_NONE);
+      break;
+    case GST_MESSAGE_EOS:
+      if (!s->failed.exchange(true))
+        s->error = "unexpected EOS (segment looping failed)";
+      break;
+    case GST_MESSAGE_ELEMENT: {
+      const GstStructure* st = gst_message_get_structure(msg);
+      if (st && gst_structure_has_name(st, "cvis-profile")) {
+        ElementProfile& p = r->profile[gst_structure_get_string(st, "factory")];
+        guint64 f = 0, c = 0;
+        gdouble g = 0, h = 0;
+        gst_structure_get_uint64(st, "frames", &f);
+        gst_structure_get_uint64(st, "calls", &c);
+        gst_structure_get_double(st, "gpu-ms", &g);
+        gst_structure_get_double(st, "host-ms", &h);
+        p.frames += f, p.calls += c, p.gpu_ms += g, p.host_ms += h;
+      }
+      break;
+    }
+    default:
+      break;
+    }
+    gst_message_unref(msg);
+  }
+  gst_object_unref(bus);
+}
+
+bool wait_state(Stream* s, GstState want, double timeout_s) {
+  GstState cur = GST_STATE_VOID_PENDING;
+  const GstStateChangeReturn ret = gst_element_get_state(
+      s->pipeline, &cur, nullptr, static_cast<GstClockTime>(timeout_s * GST_SECOND));
+  return ret != GST_STATE_CHANGE_FAILURE && cur == want;
+}
+
+} // namespace
+
+static double rss_mib() {
+  FILE* f = fopen("/proc/self/status", "r");
+  if (!f)
+    return -1.0;
+  char line[256];
+  double kb = -1.0;
+  while (fgets(line, sizeof line, f))
+    if (sscanf(line, "VmRSS: %lf kB", &kb) == 1)
+      break;
+  fclose(f);
+  return kb < 0 ? -1.0 : kb / 1024.0;
+}
+
+static double process_gpu_mib() {
+  FILE* f = popen("nvidia-smi --query-compute-apps=pid,used_memory --format=csv,noheader,nounits "
+                  "2>/dev/null",
+                  "r");
+  if (!f)
+    return -1.0;
+  long pid = 0;
+  double mib = 0, found = -1.0;
+  while (fscanf(f, "%ld, %lf", &pid, &mib) == 2)
+    if (pid == static_cast<long>(getpid()))
+      found = mib;
+  pclose(f);
+  return found;
+}
+
+bool gpu_sample(double* gpu, double* dec, double* mem_mib) {
+  FILE* f = popen("nvidia-smi --query-gpu=utilization.gpu,utilization.decoder,memory.used "
+                  "--format=csv,noheader,nounits 2>/dev/null",
+                  "r");
+  if (!f)
+    return false;
+  double a = -1, b = -1, m = -1;
+  const int n = fscanf(f, "%lf, %lf, %lf", &a, &b, &m);
+  pclose(f);
+  if (n != 3)
+    return false;
+  *gpu = a, *dec = b, *mem_mib = m;
+  return true;
+}
+
+Result run(const Config& c) {
+  Result r;
+  Shared sh;
+  sh.share = c.shared_context;
+  double g = 0, d = 0, m = 0;
+  if (gpu_sample(&g, &d, &m))
+    r.mem_base_mib = m;
+
+  std::vector<std::unique_ptr<Stream>> streams;
+  const Clock::time_point t_setup = Clock::now();
+  for (int i = 0; i < c.n; ++i) {
+    auto s = std::make_unique<Stream>();
+    const std::string desc = "filesrc location=\"" + c.clip + "\" ! qtdemux ! h264parse ! " +
+                             c.decoder + " ! " + (c.chain.empty() ? "" : c.chain + " ! ") +
+                             "fakesink name=sink sync=false";
+    GError* err = nullptr;
+    s->pipeline = gst_parse_launch(desc.c_str(), &err);
+    if (!s->pipeline) {
+      r.error = std::string("cannot build: ") + (err ? err->message : desc);
+      g_clear_error(&err);
+      return r;
+    }
+    GstBus* bus = gst_element_get_bus(s->pipeline);
+    gst_bus_set_sync_handler(bus, on_sync, &sh, nullptr);
+    gst_object_unref(bus);
+    GstElement* sink = gst_bin_get_by_name(GST_BIN(s->pipeline), "sink");
+    GstPad* pad = gst_element_get_static_pad(sink, "sink");
+    gst_pad_add_probe(pad, GST_PAD_PROBE_TYPE_BUFFER, count_frame, s.get(), nullptr);
+    gst_object_unref(pad);
+    gst_object_unref(sink);
+    // Preroll, then a flushing segment seek so that the end of the clip posts SEGMENT_DONE.
+    gst_element_set_state(s->pipeline, GST_STATE_PAUSED);
+    if (i == 0 && !wait_state(s.get(), GST_STATE_PAUSED, 30)) {
+      drain_bus(s.get(), &r);
+      r.error = "the first pipeline did not preroll: " + s->error;
+    }
+    streams.push_back(std::move(s));
+    if (!r.error.empty())
+      break;
+  }
+  bool ok = r.error.empty();
+  for (auto& s : streams) {
+    if (!ok)
+      break;
+    if (!wait_state(s.get(), GST_STATE_PAUSED, 60)) {
+      drain_bus(s.get(), &r);
+      r.error = "a pipeline did not preroll: " + s->error;
+      ok = false;
+      break;
+    }
+    gst_element_seek(s->pipeline, 1.0, GST_FORMAT_TIME,
+                     static_cast<GstSeekFlags>(GST_SEEK_FLAG_FLUSH | GST_SEEK_FLAG_SEGMENT),
+                     GST_SEEK_TYPE_SET, 0, GST_SEEK_TYPE_NONE, GST_CLOCK_TIME_NONE);
+  }
+  if (ok)
+    for (auto& s : streams)
+      gst_element_set_state(s->pipeline, GST_STATE_PLAYING);
+  r.setup_s = std::chrono::duration<double>(Clock::now() - t_setup).count();
+
+  auto pump = [&](double seconds, std::vector<double>* gpu, std::vector<double>* dec,
+                  std::vector<double>* mem) {
+    const Clock::time_point end = Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                                                     std::chrono::duration<double>(seconds));
+    Clock::time_point next_sample = Clock::now();
+    while (Clock::now() < end) {
+      for (auto& s : streams)
+        drain_bus(s.get(), &r);
+      if (gpu && Clock::now() >= next_sample) {
+        double a, b, mm;
+        if (gpu_sample(&a, &b, &mm))
+          gpu->push_back(a), dec->push_back(b), mem->push_back(mm);
+        next_sample = Clock::now() + std::chrono::milliseconds(500);
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+  };
+  if (ok && c.soak_s > 0) {
+    pump(c.warmup_s, nullptr, nullptr, nullptr);
+    auto frames_now = [&] {
+      unsigned long long t = 0;
+      for (auto& s : streams)
+        t += s->frames.load();
+      return t;
+    };
+    const unsigned long long f0 = frames_now();
+    const Clock::time_point t0 = Clock::now();
+    int stalled = 0;
+    while (r.error.empty()) {
+      const double t = std::chrono::duration<double>(Clock::now() - t0).count();
+      Sample sm;
+      sm.t = t;
+      sm.frames = frames_now() - f0;
+      sm.rss_mib = rss_mib();
+      sm.gpu_mib = process_gpu_mib();
+      stalled = (!r.samples.empty() && sm.frames == r.samples.back().frames) ? stalled + 1 : 0;
+      r.samples.push_back(sm);
+      if (c.on_sample)
+        c.on_sample(sm);
+      if (stalled >= 2)
+        r.error = "no frame for two sample intervals (stalled)";
+      if (t >= c.soak_s)
+        break;
+      pump(std::min(c.sample_s, c.soak_s - t + 0.01), nullptr, nullptr, nullptr);
+      for (auto& s : streams)
+        if (s->failed && r.error.empty())
+          r.error = s->error;
+    }
+    r.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
+    r.aggregate_fps = (frames_now() - f0) / r.seconds;
+    r.mean_stream_fps = r.aggregate_fps / c.n;
+  } else if (ok) {
+    pump(c.warmup_s, nullptr, nullptr, nullptr);
+    std::vector<unsigned long long> c0;
+    for (auto& s : streams)
+      c0.push_back(s->frames.load());
+    const Clock::time_point t0 = Clock::now();
+    std::vector<double> gpu, dec, mem;
+    pump(c.measure_s, &gpu, &dec, &mem);
+    const double dt = std::chrono::duration<double>(Clock::now() - t0).count();
+    unsigned long long total = 0;
+    r.min_stream_fps = 1e30;
+    for (size_t i = 0; i < streams.size(); ++i) {
+      const unsigned long long f = streams[i]->frames.load() - c0[i];
+      total += f;
+      r.min_stream_fps = std::min(r.min_stream_fps, f / dt);
+    }
+    r.seconds = dt;
+    r.aggregate_fps = total / dt;
+    r.mean_stream_fps = r.aggregate_fps / c.n;
+    auto mean = [](const std::vector<double>& v) {
+      double s = 0;
+      for (double x : v)
+        s += x;
+      return v.empty() ? -1.0 : s / v.size();
+    };
+    r.gpu_util = mean(gpu), r.dec_util = mean(dec), r.mem_used_mib = mean(mem);
+  }
+  // READY first: the elements post cvis-profile at stop (PAUSED->READY), and a pipeline going to
+  // NULL flushes its bus.
+  for (auto& s : streams)
+    gst_element_set_state(s->pipeline, GST_STATE_READY);
+  for (auto& s : streams) {
+    gst_element_get_state(s->pipeline, nullptr, nullptr, 30 * GST_SECOND);
+    drain_bus(s.get(), &r); // errors and the cvis-profile messages
+  }
+  for (auto& s : streams)
+    gst_element_set_state(s->pipeline, GST_STATE_NULL);
+  for (auto& s : streams) {
+    if (s->failed && r.error.empty())
+      r.error = s->error;
+    gst_object_unref(s->pipeline);
+  }
+  if (sh.cuda)
+    gst_context_unref(sh.cuda);
+  r.ok = ok && r.error.empty();
+  return r;
+}
+
+} // namespace streams
