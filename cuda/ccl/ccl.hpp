@@ -97,6 +97,13 @@ inline int blob_capacity(int width, int height) {
 Status launch_blobs(const uint8_t* mask, size_t pitch, int width, int height, int min_area,
                     DeviceScratch* scratch, StreamHandle stream);
 
+// Clears from the device mask the 8-connected components smaller than `min_area` pixels, as
+// seg::remove_small_components (cuda/common/mask_area.hpp): reads the labels and areas of the last
+// launch_blobs() of the scratch, which must have been on this mask, unchanged since (the launch's
+// own min_area does not matter). The blobs it kept and its counters are those of the mask before.
+// Asynchronous on `stream`.
+Status launch_area_filter(uint8_t* mask, size_t pitch, int width, int height, int min_area,
+                          DeviceScratch* scratch, StreamHandle stream);
 // Only the foreground count of the device mask (counters; no records).
 Status launch_count(const uint8_t* mask, size_t pitch, int width, int height,
                     DeviceScratch* scratch, StreamHandle stream);

@@ -126,6 +126,14 @@ Status launch_blobs(const uint8_t* mask, size_t pitch, int width, int height, in
   return kernels::launch_blobs(m, min_area, static_cast<cudaStream_t>(stream));
 }
 
+Status launch_area_filter(uint8_t* mask, size_t pitch, int width, int height, int min_area,
+                          DeviceScratch* scratch, StreamHandle stream) {
+  DeviceScratch::Impl& s = *scratch->impl();
+  CVIS_RETURN_IF_ERROR(s.check(mask, pitch, width, height));
+  const kernels::DeviceLabels m = s.labels_for(mask, pitch, width, height);
+  return kernels::launch_area_filter(m, mask, min_area, static_cast<cudaStream_t>(stream));
+}
+
 Status launch_count(const uint8_t* mask, size_t pitch, int width, int height,
                     DeviceScratch* scratch, StreamHandle stream) {
   DeviceScratch::Impl& s = *scratch->impl();

@@ -260,7 +260,26 @@ __global__ void __launch_bounds__(kBx* kBy) count_kernel(DeviceLabels m) {
     atomicAdd(&m.counters->foreground, static_cast<unsigned long long>(count));
 }
 
+// Clears the foreground pixels of components smaller than min_area: a pixel's label is its tile
+// root, whose label ccl_resolve made the component's root, whose slot is its record.
+__global__ void area_filter_kernel(DeviceLabels m, uint8_t* mask, int min_area) {
+  const int x = blockIdx.x * kBx + threadIdx.x, y = blockIdx.y * kBy + threadIdx.y;
+  if (x >= m.width || y >= m.height || !is_fg(m, x, y))
+    return;
+  const int i = y * m.width + x;
+  const int k = m.slot[m.labels[m.labels[i]]];
+  if (k >= 0 && k < m.blob_capacity && m.components[k].area < min_area)
+    mask[static_cast<size_t>(y) * m.pitch + x] = 0;
+}
+
 } // namespace
+
+Status launch_area_filter(const DeviceLabels& m, uint8_t* mask, int min_area, cudaStream_t stream) {
+  area_filter_kernel<<<tile_grid(m.width, m.height), dim3(kBx, kBy), 0, stream>>>(m, mask,
+                                                                                  min_area);
+  CVIS_CUDA_CHECK_LAUNCH(stream, "ccl area_filter_kernel");
+  return Status::Ok();
+}
 
 Status launch_blobs(const DeviceLabels& m, int min_area, cudaStream_t stream) {
   const dim3 grid = tile_grid(m.width, m.height), block(kBx, kBy);

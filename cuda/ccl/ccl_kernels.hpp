@@ -29,6 +29,10 @@ struct DeviceLabels {
 // Connected components of m.mask (ccl_kernels.cu): counters and records (m.kept, unordered).
 Status launch_blobs(const DeviceLabels& m, int min_area, cudaStream_t stream);
 
+// Clears from `mask` (m.mask, writable) the components of the last launch_blobs(m) smaller than
+// min_area pixels.
+Status launch_area_filter(const DeviceLabels& m, uint8_t* mask, int min_area, cudaStream_t stream);
+
 // Only the foreground count (counters->foreground) of m.mask.
 Status launch_count(const DeviceLabels& m, cudaStream_t stream);
 

@@ -7,12 +7,17 @@
 #include "ccl/ccl.hpp"
 #include "median3d.hpp"
 #include "median3d_math.hpp"
+#include "motion.hpp"
 
 namespace cvis::median3d {
 
 std::unique_ptr<Estimator> make_cpu_estimator();
 #ifdef CVIS_HAVE_CUDA
 std::unique_ptr<Estimator> make_cuda_estimator();
+#endif
+std::unique_ptr<MotionDetector> make_cpu_motion_detector();
+#ifdef CVIS_HAVE_CUDA
+std::unique_ptr<MotionDetector> make_cuda_motion_detector();
 #endif
 
 // Frame size limits (kInvalidArgument) and format range (kUnsupportedFormat).

@@ -87,14 +87,19 @@ public:
   virtual Backend backend() const = 0;
   // Validates and applies the parameters; a change of `history` resets the model.
   virtual Status configure(const MotionParams& p) = 0;
-  // Processes one frame (any cvis::PixelFormat; the luma is used, as median3d's Channels::kLuma):
-  // writes the mask (GRAY8, 255 = foreground) and, when `background` is not null, the background
-  // luma (GRAY8: B times the gain). A frame of another size resets the model.
-  virtual Status process(const ImageView& frame, const ImageView& mask, const ImageView* background,
+  // Processes one frame (any cvis::PixelFormat, host views for the CPU backend, host or device
+  // views for the CUDA backend): writes the mask (GRAY8, 255 = foreground) when `mask` is not null
+  // and the background when `background` is not null (any format, written as median3d's luma-mode
+  // background: B times the gain, R = G = B or neutral chroma). A frame of another size resets the
+  // model. `result` is complete when the call returns (the CUDA backend synchronises `stream`: the
+  // shot-change rule reads the frame's counts); the outputs are written on `stream`.
+  virtual Status process(const ImageView& frame, const ImageView* mask, const ImageView* background,
                          MotionResult* result, StreamHandle stream) = 0;
   virtual void reset() = 0;
 };
 
+// `backend` must be kCpu or kCuda; nullptr and *status (kNoDevice) when the CUDA backend is not in
+// this build.
 std::unique_ptr<MotionDetector> make_motion_detector(Backend backend, Status* status);
 
 } // namespace cvis::median3d

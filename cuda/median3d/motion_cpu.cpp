@@ -42,17 +42,18 @@ public:
     rule_.reset();
   }
 
-  Status process(const ImageView& frame, const ImageView& mask, const ImageView* background,
+  Status process(const ImageView& frame, const ImageView* mask, const ImageView* background,
                  MotionResult* result, StreamHandle) override {
     CVIS_RETURN_IF_ERROR(validate_view(frame, "frame"));
-    if (frame.space != MemorySpace::kHost || mask.space != MemorySpace::kHost ||
+    if (frame.space != MemorySpace::kHost || (mask && mask->space != MemorySpace::kHost) ||
         (background && background->space != MemorySpace::kHost)) {
       return unsupported_format("motion: the CPU backend needs host views");
     }
-    CVIS_RETURN_IF_ERROR(check_output(mask, frame.width, frame.height, true, "mask"));
+    if (mask)
+      CVIS_RETURN_IF_ERROR(check_output(*mask, frame.width, frame.height, true, "mask"));
     if (background)
       CVIS_RETURN_IF_ERROR(
-          check_output(*background, frame.width, frame.height, true, "background"));
+          check_output(*background, frame.width, frame.height, false, "background"));
     if (frame.width != w_ || frame.height != h_)
       allocate(frame.width, frame.height);
     black_ = is_yuv(frame.format) && !frame.yuv.full_range ? 16 : 0;
@@ -346,15 +347,19 @@ private:
     rule_.reset();
   }
 
-  void write_outputs(const ImageView& mask, const ImageView* background, uint32_t g16, bool raw) {
+  void write_outputs(const ImageView* mask, const ImageView* background, uint32_t g16, bool raw) {
+    const PixelDest d = background ? make_pixel_dest(*background) : PixelDest{};
     for (int y = 0; y < h_; ++y) {
-      std::memcpy(mask.data[0] + y * mask.pitch[0], mask_.data() + idx(0, y), w_);
+      if (mask)
+        std::memcpy(mask->data[0] + y * mask->pitch[0], mask_.data() + idx(0, y), w_);
       if (!background)
         continue;
-      uint8_t* row = background->data[0] + y * background->pitch[0];
-      for (int x = 0; x < w_; ++x)
-        row[x] =
-            static_cast<uint8_t>(raw ? in_[idx(x, y)] : uncompensate(bg_[idx(x, y)], black_, g16));
+      for (int x = 0; x < w_; ++x) {
+        const uint8_t v[3] = {
+            static_cast<uint8_t>(raw ? in_[idx(x, y)] : uncompensate(bg_[idx(x, y)], black_, g16)),
+            128, 128};
+        store_background(d, x, y, true, v);
+      }
     }
   }
 
@@ -379,38 +384,8 @@ private:
 
 } // namespace
 
-Status validate(const MotionParams& p) {
-  auto bad = [](const char* m) { return invalid_argument(std::string("motion: ") + m); };
-  if (p.history < 3 || p.history > kMaxHistory || p.history % 2 == 0)
-    return bad("history must be odd, 3..63");
-  if (p.sample_period < 1 || p.sample_period > 64)
-    return bad("sample_period must be in 1..64");
-  if (p.radius < 0 || p.radius > kMaxMotionRadius)
-    return bad("radius must be in 0..2");
-  if (!(p.noise_factor >= 0.0f) || !(p.noise_factor <= 64.0f))
-    return bad("noise_factor must be in 0..64");
-  if (p.tau_min < 1 || p.tau_min_chroma < 1 || p.tau_max < p.tau_min ||
-      p.tau_max < p.tau_min_chroma || p.tau_max > 255)
-    return bad("need 1 <= tau_min, tau_min_chroma <= tau_max <= 255");
-  if (!(p.shadow_low > 0.0f) || !(p.shadow_high >= p.shadow_low) || !(p.shadow_high < 1.0f))
-    return bad("need 0 < shadow_low <= shadow_high < 1");
-  if (p.adopt_frames < 0 || p.adopt_frames > 255)
-    return bad("adopt_frames must be in 0..255");
-  if (p.absorb_frames < 0 || p.absorb_frames > 65535)
-    return bad("absorb_frames must be in 0..65535");
-  if (!(p.cut_fraction > 0.0 && p.cut_fraction <= 1.0) || p.cut_frames < 1)
-    return bad("need 0 < cut_fraction <= 1 and cut_frames >= 1");
-  if (p.min_blob_area < 1)
-    return bad("min_blob_area must be >= 1");
-  return Status::Ok();
-}
-
-std::unique_ptr<MotionDetector> make_motion_detector(Backend backend, Status* status) {
-  *status = Status::Ok();
-  if (backend == Backend::kCpu)
-    return std::make_unique<CpuMotionDetector>();
-  *status = Status(StatusCode::kNoDevice, "motion: no CUDA backend yet");
-  return nullptr;
+std::unique_ptr<MotionDetector> make_cpu_motion_detector() {
+  return std::make_unique<CpuMotionDetector>();
 }
 
 } // namespace cvis::median3d

@@ -36,7 +36,8 @@ struct _GstCvisTemporalFilterClass {
 
   /* Frame `inbuf` enters the window; `in` is a read-only view of it, valid during the call (the
    * kernels may still read it afterwards: the base class keeps the buffer until the stream is
-   * synchronised). */
+   * synchronised). New outputs (not frame outputs): the view stays mapped until the outputs that
+   * became ready after this push were produced (a subclass without lag may read it in produce). */
   cvis::Status (*push) (GstCvisTemporalFilter * self, GstBuffer * inbuf,
       const cvis::ImageView & in, cvis::StreamHandle stream);
 

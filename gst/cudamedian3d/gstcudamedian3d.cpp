@@ -95,6 +95,7 @@ gst_cuda_median3d_configure (GstCvisFilter * filter, const GstVideoInfo * in_inf
   {
     std::lock_guard < std::mutex > lk (*self->lock);
     const GstCudaMedian3dSettings & s = *self->settings;
+    st.motion_mode = s.mode == GST_CUDA_MEDIAN3D_MODE_MOTION;
     st.params = s.params;
     st.params.spatial_w = s.spatial_size;
     st.params.spatial_h = s.spatial_height ? s.spatial_height : s.spatial_size;
@@ -106,6 +107,17 @@ gst_cuda_median3d_configure (GstCvisFilter * filter, const GstVideoInfo * in_inf
   if (!gst_cvis_pixel_format_from_video (GST_VIDEO_INFO_FORMAT (in_info), &pf))
     return cvis::unsupported_format ("input format");
   const gint w = GST_VIDEO_INFO_WIDTH (in_info), h = GST_VIDEO_INFO_HEIGHT (in_info);
+  const bool frames = st.output == GST_CUDA_MEDIAN3D_OUTPUT_FRAME;
+  if (st.motion_mode) {
+    st.est.reset ();
+    CVIS_RETURN_IF_ERROR (gst_cuda_median3d_motion_configure (self, backend));
+    CVIS_RETURN_IF_ERROR (gst_cvis_masks_configure (&st.masks, filter, w, h, frames));
+    gst_cvis_temporal_filter_set_frame_output (GST_CVIS_TEMPORAL_FILTER (self), frames);
+    st.backend = backend;
+    st.configured = true;
+    return cvis::Status::Ok ();
+  }
+  st.motion.reset ();
   if (!st.est || st.backend != backend) {
     cvis::Status s;
     st.est = m3d::make_estimator (backend, &s);
@@ -116,7 +128,6 @@ gst_cuda_median3d_configure (GstCvisFilter * filter, const GstVideoInfo * in_inf
   st.tracker = m3d::WindowTracker (st.params.temporal, window == GST_CUDA_MEDIAN3D_WINDOW_CAUSAL ?
       m3d::Timing::kCausal : m3d::Timing::kCentered);
   st.pops = st.index = 0;
-  const bool frames = st.output == GST_CUDA_MEDIAN3D_OUTPUT_FRAME;
   CVIS_RETURN_IF_ERROR (gst_cvis_masks_configure (&st.masks, filter, w, h, frames));
   gst_cvis_temporal_filter_set_frame_output (GST_CVIS_TEMPORAL_FILTER (self), frames);
   const m3d::MemoryUse mu = st.est->memory ();
@@ -136,6 +147,9 @@ gst_cuda_median3d_reset (GstCvisFilter * filter)
   GstCudaMedian3dState & st = *GST_CUDA_MEDIAN3D (filter)->state;
   if (st.est)
     st.est->reset ();
+  if (st.motion)
+    st.motion->reset ();
+  gst_cuda_median3d_motion_clear (&st);
   st.tracker.reset ();
   st.pops = st.index = 0;
 }
@@ -145,16 +159,20 @@ gst_cuda_median3d_release (GstCvisFilter * filter)
 {
   GstCudaMedian3dState & st = *GST_CUDA_MEDIAN3D (filter)->state;
   st.est.reset ();
+  st.motion.reset ();
+  gst_cuda_median3d_motion_clear (&st);
   st.configured = false;
   gst_cvis_masks_clear (&st.masks);
 }
 
-/* Centered window: outputs lag (temporal - 1) / 2 frames. */
+/* Centered window: outputs lag (temporal - 1) / 2 frames; mode=motion: no lag. */
 static guint
 gst_cuda_median3d_get_lag (GstCvisTemporalFilter * filter)
 {
   GstCudaMedian3d *self = GST_CUDA_MEDIAN3D (filter);
   std::lock_guard < std::mutex > lk (*self->lock);
+  if (self->settings->mode == GST_CUDA_MEDIAN3D_MODE_MOTION)
+    return 0;
   return self->settings->window == GST_CUDA_MEDIAN3D_WINDOW_CENTERED ?
       (guint) (self->settings->params.temporal - 1) / 2 : 0;
 }
@@ -165,6 +183,7 @@ static void
 gst_cuda_median3d_finalize (GObject * object)
 {
   GstCudaMedian3d *self = GST_CUDA_MEDIAN3D (object);
+  gst_cuda_median3d_motion_clear (self->state);
   gst_cvis_masks_clear (&self->state->masks);
   delete self->state;
   delete self->settings;

@@ -10,6 +10,12 @@ G_BEGIN_DECLS
 G_DECLARE_FINAL_TYPE (GstCudaMedian3d, gst_cuda_median3d, GST, CUDA_MEDIAN3D,
     GstCvisTemporalFilter)
 
+/* What the element computes. */
+typedef enum {
+  GST_CUDA_MEDIAN3D_MODE_MOTION = 0,  /* motion detector: long per-pixel sample history (no lag) */
+  GST_CUDA_MEDIAN3D_MODE_PAPER = 1,   /* the paper's m x n x (T+1) median, Otsu threshold */
+} GstCudaMedian3dMode;
+
 /* What leaves the source pad. */
 typedef enum {
   GST_CUDA_MEDIAN3D_OUTPUT_BACKGROUND = 0,  /* the median image, in the input's format */
@@ -34,6 +40,7 @@ typedef enum {
   GST_CUDA_MEDIAN3D_CHANNELS_RGB = 1,
 } GstCudaMedian3dChannels;
 
+GType gst_cuda_median3d_mode_get_type (void);
 GType gst_cuda_median3d_output_get_type (void);
 GType gst_cuda_median3d_window_get_type (void);
 GType gst_cuda_median3d_method_get_type (void);

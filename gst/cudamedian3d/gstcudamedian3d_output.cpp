@@ -12,10 +12,12 @@ GST_DEBUG_CATEGORY_EXTERN (gst_cuda_median3d_debug);
 #define GST_CAT_DEFAULT gst_cuda_median3d_debug
 
 cvis::Status
-gst_cuda_median3d_push (GstCvisTemporalFilter * filter, GstBuffer *, const cvis::ImageView & in,
+gst_cuda_median3d_push (GstCvisTemporalFilter * filter, GstBuffer * inbuf, const cvis::ImageView & in,
     cvis::StreamHandle stream)
 {
   GstCudaMedian3dState & st = *GST_CUDA_MEDIAN3D (filter)->state;
+  if (st.configured && st.motion_mode)
+    return gst_cuda_median3d_motion_push (GST_CUDA_MEDIAN3D (filter), inbuf, in, stream);
   if (!st.configured || !st.est)
     return cvis::internal_error ("buffer before caps were configured");
   const bool drop = st.tracker.arrive ();
@@ -26,6 +28,10 @@ cvis::Status
 gst_cuda_median3d_ready (GstCvisTemporalFilter * filter, gboolean draining, gboolean * ready)
 {
   GstCudaMedian3dState & st = *GST_CUDA_MEDIAN3D (filter)->state;
+  if (st.motion_mode) {
+    *ready = st.configured && st.motion_pending;
+    return cvis::Status::Ok ();
+  }
   *ready = st.configured && st.est && st.tracker.next_output (draining, &st.pops, &st.index);
   return cvis::Status::Ok ();
 }
@@ -40,6 +46,8 @@ gst_cuda_median3d_produce (GstCvisTemporalFilter * filter, GstBuffer * outbuf,
 {
   GstCudaMedian3d *self = GST_CUDA_MEDIAN3D (filter);
   GstCudaMedian3dState & st = *self->state;
+  if (st.motion_mode)
+    return gst_cuda_median3d_motion_produce (self, outbuf, out, stream);
   cvis::median3d::Request rq;
   {
     std::lock_guard < std::mutex > lk (*self->lock);

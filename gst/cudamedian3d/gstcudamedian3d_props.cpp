@@ -21,9 +21,16 @@ enum {
   PROP_THRESHOLD,
   PROP_MIN_BLOB_AREA,
   PROP_MAX_BLOBS,
+  PROP_MODE,
+  PROP_MOTION_FIRST,  /* mode=motion's properties: gstcudamedian3d_motion_props.cpp */
 };
 
 
+GST_CVIS_DEFINE_ENUM_TYPE (gst_cuda_median3d_mode_get_type, "GstCudaMedian3dMode",
+    {GST_CUDA_MEDIAN3D_MODE_MOTION, "Motion detector: exact median and MAD of a long per-pixel "
+        "sample history", "motion"},
+    {GST_CUDA_MEDIAN3D_MODE_PAPER, "The paper's m x n x (T+1) median with Otsu's threshold",
+        "paper"})
 GST_CVIS_DEFINE_ENUM_TYPE (gst_cuda_median3d_output_get_type, "GstCudaMedian3dOutput",
     {GST_CUDA_MEDIAN3D_OUTPUT_BACKGROUND, "The median (background) image", "background"},
     {GST_CUDA_MEDIAN3D_OUTPUT_MASK, "GRAY8 foreground mask", "mask"},
@@ -110,8 +117,18 @@ gst_cuda_median3d_set_property (GObject * object, guint prop_id, const GValue * 
     case PROP_MAX_BLOBS:
       s.max_blobs = g_value_get_uint (value);
       break;
+    case PROP_MODE:
+      if (!refuse_when_running (self, pspec))
+        s.mode = (GstCudaMedian3dMode) g_value_get_enum (value);
+      break;
     default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      if (prop_id < PROP_MOTION_FIRST ||
+          prop_id >= PROP_MOTION_FIRST + GST_CUDA_MEDIAN3D_MOTION_PROPS) {
+        G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      } else if (!refuse_when_running (self, pspec)) {
+        gst_cuda_median3d_set_motion_property (&s.motion, prop_id - PROP_MOTION_FIRST, value,
+            pspec);
+      }
       break;
   }
 }
@@ -157,8 +174,13 @@ gst_cuda_median3d_get_property (GObject * object, guint prop_id, GValue * value,
     case PROP_MAX_BLOBS:
       g_value_set_uint (value, s.max_blobs);
       break;
+    case PROP_MODE:
+      g_value_set_enum (value, s.mode);
+      break;
     default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      if (prop_id < PROP_MOTION_FIRST || !gst_cuda_median3d_get_motion_property (s.motion,
+              prop_id - PROP_MOTION_FIRST, value))
+        G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
   }
 }
@@ -175,6 +197,12 @@ gst_cuda_median3d_install_properties (GObjectClass * gobject_class)
   gobject_class->set_property = gst_cuda_median3d_set_property;
   gobject_class->get_property = gst_cuda_median3d_get_property;
 
+  g_object_class_install_property (gobject_class, PROP_MODE,
+      g_param_spec_enum ("mode", "Mode", "motion: a motion detector against the exact median of a "
+          "long per-pixel sample history (no latency); paper: the paper's m x n x (T+1) median "
+          "with Otsu's threshold (the spatial/temporal/bins/method/channels/window/threshold "
+          "properties apply to it only)", gst_cuda_median3d_mode_get_type (),
+          GST_CUDA_MEDIAN3D_MODE_MOTION, ready));
   g_object_class_install_property (gobject_class, PROP_SPATIAL_SIZE,
       g_param_spec_int ("spatial-size", "Spatial size",
           "Window width m (and height n unless spatial-height is set), odd; larger windows "
@@ -218,6 +246,9 @@ gst_cuda_median3d_install_properties (GObjectClass * gobject_class)
           "output=frame/mask: boxes per frame at most (the largest blobs)", 0, 100000, 64,
           playing));
 
+  gst_cuda_median3d_install_motion_properties (gobject_class, PROP_MOTION_FIRST);
+
+  gst_type_mark_as_plugin_api (gst_cuda_median3d_mode_get_type (), (GstPluginAPIFlags) 0);
   gst_type_mark_as_plugin_api (gst_cuda_median3d_output_get_type (), (GstPluginAPIFlags) 0);
   gst_type_mark_as_plugin_api (gst_cuda_median3d_window_get_type (), (GstPluginAPIFlags) 0);
   gst_type_mark_as_plugin_api (gst_cuda_median3d_method_get_type (), (GstPluginAPIFlags) 0);

@@ -105,7 +105,9 @@ if want pipelines; then
            "cudadownload ! video/x-raw ! cudacedd backend=cpu ! fakesink sync=false" \
            "cudabgsub output=frame ! fakesink sync=false" "cudabgsub output=mask ! fakesink sync=false" \
            "cudabgsub output=frame ! cudacedd regions=both ! fakesink sync=false" \
-           "cudamedian3d output=background ! fakesink sync=false" \
+           "cudamedian3d mode=paper output=background ! fakesink sync=false" \
+           "cudamedian3d mode=paper output=mask ! fakesink sync=false" \
+           "cudamedian3d mode=paper output=frame ! fakesink sync=false" \
            "cudamedian3d output=mask ! fakesink sync=false" \
            "cudamedian3d output=frame ! fakesink sync=false"; do
     times=""

@@ -199,7 +199,7 @@ int main(int argc, char** argv) {
       die("short read at frame " + std::to_string(t));
     if (motion) {
       median3d::MotionResult r;
-      st = motion->process(fv, mv, &bv, &r, nullptr);
+      st = motion->process(fv, &mv, &bv, &r, nullptr);
       if (r.shot_change)
         std::printf("%s: shot change at frame %d\n", seq.c_str(), t);
     } else {

@@ -16,6 +16,7 @@
 #include "gstcvisutils.h"
 #include "median3d.hpp"
 #include "median3d_cases.hpp"
+#include "motion.hpp"
 
 namespace m3d_elem {
 
@@ -126,6 +127,52 @@ inline Expected expected_outputs(GstVideoFormat f, int w, int h, uint32_t seed, 
     take(false);
   }
   take(true);
+  return e;
+}
+
+// Frame t of a motion test: the seeded scene of `seed`, and from frame `cut` on (when >= 0) that
+// of `seed` + 25 (another background: a shot change).
+inline uint32_t motion_seed(uint32_t seed, int cut, int t) {
+  return cut >= 0 && t >= cut ? seed + 25 : seed;
+}
+
+// Expected outputs of mode=motion (no lag: output j is frame j's) from the library's CPU motion
+// detector: mask and blobs, background (in the input format), results.
+struct MotionExpected {
+  std::vector<std::vector<uint8_t>> background, mask;
+  std::vector<m3d::MotionResult> result;
+};
+
+inline MotionExpected expected_motion(GstVideoFormat f, int w, int h, uint32_t seed, int frames,
+                                      const m3d::MotionParams& p, int cut = -1) {
+  MotionExpected e;
+  cvis::PixelFormat pf;
+  gst_cvis_pixel_format_from_video(f, &pf);
+  cvis::Status s;
+  auto det = m3d::make_motion_detector(cvis::Backend::kCpu, &s);
+  if (!det || !det->configure(p).ok())
+    return e;
+  for (int t = 0; t < frames; ++t) {
+    const cvis::test::HostImage in = m3d::test::make_frame(pf, w, h, 0, m3d::test::Content::kScene,
+                                                           motion_seed(seed, cut, t), t);
+    cvis::test::HostImage bg(pf, w, h), mk(cvis::PixelFormat::kGRAY8, w, h);
+    const cvis::ImageView vb = bg.view(), vm = mk.view();
+    m3d::MotionResult r;
+    if (!det->process(in.view(), &vm, &vb, &r, nullptr).ok())
+      return MotionExpected();
+    std::vector<uint8_t> b, m;
+    for (int pl = 0; pl < cvis::plane_count(pf); ++pl) {
+      for (int y = 0; y < cvis::plane_rows(pf, pl, h); ++y) {
+        const uint8_t* row = bg.plane(pl) + y * bg.pitch(pl);
+        b.insert(b.end(), row, row + cvis::plane_row_bytes(pf, pl, w));
+      }
+    }
+    for (int y = 0; y < h; ++y)
+      m.insert(m.end(), mk.plane(0) + y * mk.pitch(0), mk.plane(0) + y * mk.pitch(0) + w);
+    e.background.push_back(b);
+    e.mask.push_back(m);
+    e.result.push_back(r);
+  }
   return e;
 }
 

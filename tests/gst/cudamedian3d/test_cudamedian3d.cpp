@@ -17,7 +17,7 @@ protected:
 };
 
 GstHarness* harness(const std::string& props, GstVideoFormat f, int w, int h) {
-  GstHarness* hs = gst_harness_new_parse(("cudamedian3d backend=cpu " + props).c_str());
+  GstHarness* hs = gst_harness_new_parse(("cudamedian3d mode=paper backend=cpu " + props).c_str());
   gst_harness_set_src_caps_str(hs, caps_string(f, w, h).c_str());
   return hs;
 }

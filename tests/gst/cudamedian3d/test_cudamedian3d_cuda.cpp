@@ -31,9 +31,12 @@ protected:
   }
   void TearDown() override { gst_clear_object(&ctx_); }
 
+  // mode=paper unless `props` names a mode.
   GstHarness* harness(const std::string& props, const std::string& caps) {
+    const std::string mode = props.find("mode=") == std::string::npos ? "mode=paper " : "";
     // A one-element description gives the element itself.
-    GstElement* e = gst_parse_launch(("cudamedian3d backend=cuda " + props).c_str(), nullptr);
+    GstElement* e =
+        gst_parse_launch(("cudamedian3d backend=cuda " + mode + props).c_str(), nullptr);
     GstContext* c = gst_context_new_cuda_context(ctx_);
     gst_element_set_context(e, c);
     gst_context_unref(c);
@@ -170,6 +173,60 @@ TEST_F(Median3dElementCuda, EveryOutputEqualsTheCpuLibraryInBothMemories) {
         if (HasFailure())
           return;
       }
+    }
+  }
+}
+
+// mode=motion: every output equals the library's CPU motion detector (the CUDA backend is exact),
+// CUDA and system memory in, through a shot change.
+TEST_F(Median3dElementCuda, MotionModeEqualsTheCpuLibraryInBothMemories) {
+  const GstVideoFormat f = GST_VIDEO_FORMAT_NV12;
+  const int w = 90, h = 50, frames = 40, cut = 26;
+  m3d::MotionParams p;
+  p.history = 7;
+  p.sample_period = 2;
+  p.min_mask_area = 4;
+  p.min_blob_area = 4;
+  const MotionExpected e = expected_motion(f, w, h, 12, frames, p, cut);
+  ASSERT_EQ(static_cast<int>(e.mask.size()), frames);
+  const std::string props = "mode=motion history=7 sample-period=2 min-mask-area=4 min-blob-area=4";
+  for (bool cuda_in : {true, false}) {
+    for (const char* out : {"background", "mask", "frame"}) {
+      const std::string what = std::string("output=") + out + (cuda_in ? " (CUDA)" : " (system)");
+      const std::string caps = caps_string(f, w, h, cuda_in);
+      GstHarness* hs = harness(props + " output=" + out, caps);
+      GstBufferPool* pool = cuda_in ? cuda_pool(caps) : nullptr;
+      for (int j = 0; j < frames && !HasFailure(); ++j) {
+        const uint32_t seed = motion_seed(12, cut, j);
+        GstBuffer* in =
+            cuda_in ? cuda_buffer(pool, f, w, h, seed, j) : make_buffer(f, w, h, seed, j);
+        ASSERT_EQ(gst_harness_push(hs, in), GST_FLOW_OK) << what;
+        GstBuffer* b = gst_harness_try_pull(hs);
+        ASSERT_TRUE(b) << what << " no output for frame " << j;
+        const std::string at = what + " #" + std::to_string(j);
+        if (std::string(out) == "background") {
+          EXPECT_EQ(read_buffer(b, f, w, h), e.background[j]) << at;
+        } else if (std::string(out) == "mask") {
+          EXPECT_EQ(read_buffer(b, GST_VIDEO_FORMAT_GRAY8, w, h), e.mask[j]) << at;
+          EXPECT_TRUE(same_blobs(roi_boxes(b), e.result[j].blobs)) << at;
+        } else {
+          GstCustomMeta* m = gst_buffer_get_cvis_foreground_meta(b);
+          ASSERT_TRUE(m) << at;
+          GstCvisForegroundInfo fi;
+          ASSERT_TRUE(gst_cvis_foreground_meta_get(m, &fi));
+          EXPECT_EQ(fi.cuda_memory, cuda_in) << at;
+          EXPECT_EQ(read_buffer(fi.mask, GST_VIDEO_FORMAT_GRAY8, w, h), e.mask[j]) << at;
+          EXPECT_TRUE(same_blobs(roi_boxes(b), e.result[j].blobs)) << at;
+        }
+        gst_buffer_unref(b);
+      }
+      gst_harness_teardown(hs);
+      if (pool) {
+        gst_buffer_pool_set_active(pool, FALSE);
+        gst_object_unref(pool);
+      }
+      if (HasFailure())
+        return;
     }
   }
 }

@@ -25,7 +25,7 @@ std::string caps_at(GstVideoFormat f, int w, int h, const char* rate) {
 }
 
 GstHarness* harness(const std::string& props, GstVideoFormat f, int w, int h) {
-  GstHarness* hs = gst_harness_new_parse(("cudamedian3d backend=cpu " + props).c_str());
+  GstHarness* hs = gst_harness_new_parse(("cudamedian3d mode=paper backend=cpu " + props).c_str());
   gst_harness_set_src_caps_str(hs, caps_string(f, w, h).c_str());
   return hs;
 }
@@ -80,7 +80,7 @@ TEST_F(Median3dStream, LatencyMessageWhenTheFrameRateIsKnown) {
   for (const auto& c : cases) {
     // The element itself (gst_harness_new_parse wraps it in a bin, which keeps LATENCY messages).
     GstElement* e = gst_element_factory_make("cudamedian3d", nullptr);
-    gchar** props = g_strsplit((std::string("backend=cpu ") + c.props).c_str(), " ", -1);
+    gchar** props = g_strsplit((std::string("mode=paper backend=cpu ") + c.props).c_str(), " ", -1);
     for (gchar** p = props; *p; ++p) {
       gchar** kv = g_strsplit(*p, "=", 2);
       gst_util_set_object_arg(G_OBJECT(e), kv[0], kv[1]);

@@ -1,0 +1,89 @@
+// CUDA kernels of the motion detector (motion.hpp) and their launchers. Only motion_cuda.cpp
+// includes this header. Each kernel is one pass of the CPU reference (motion_cpu.cpp), in the same
+// order, with the per-pixel arithmetic of motion_math.hpp: both backends give identical bits.
+//
+// Layout (device memory, px = w * h, dense rows of w): samples [c][k][pixel] (K per channel,
+// pixel-contiguous, so one warp reads 32 consecutive bytes of one sample), every other per-pixel
+// array [c][pixel] or [pixel].
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <cstddef>
+#include <cstdint>
+
+#include "common/color.hpp"
+#include "common/status.hpp"
+#include "median3d_math.hpp"
+
+namespace cvis::median3d::kernels {
+
+// Figures of one frame, written by the kernels (zeroed by launch_motion_begin), read back after
+// the frame.
+struct MotionFigures {
+  uint32_t gain_votes, offset_votes; // background pixels that voted
+  uint32_t g16;                      // applied gain * 2^16 (65536 inside the dead zone)
+  uint32_t g16_vote;                 // the estimated gain * 2^16 (chroma votes use it)
+  uint32_t tau_scale16;              // thresholds widened by 1/g (65536: unchanged)
+  int32_t offset[2];                 // chroma offsets removed
+  float gain;                        // the estimated gain (1 without votes)
+  unsigned long long raw, diff, shadow, foreground;
+};
+
+struct MotionState {
+  int w = 0, h = 0, nc = 3, history = 31;
+  size_t px = 0;
+  uint8_t* samples = nullptr;            // [c][k][pixel]
+  uint8_t *bg = nullptr, *tau = nullptr; // [c][pixel]: median, threshold
+  uint8_t *in = nullptr, *cur = nullptr; // [c][pixel]: frame, compensated frame
+  uint8_t *head = nullptr, *cnt = nullptr, *prev = nullptr, *raw = nullptr, *mask = nullptr,
+          *adopted = nullptr, *shadow = nullptr, *own = nullptr;
+  int8_t* adopt = nullptr;
+  uint16_t* age = nullptr;
+  uint32_t* gain_hist = nullptr; // seg::kGainBins
+  uint32_t* off_hist = nullptr;  // 2 * seg::kOffsetBins
+  MotionFigures* fig = nullptr;
+};
+
+// The parameters the passes need (from MotionParams, per frame).
+struct MotionConsts {
+  int black;    // luma black level
+  int factor16; // round(16 * noise_factor)
+  int tau_min, tau_min_chroma, tau_max;
+  int radius;
+  bool shadows; // color and shadows
+  int lo16, hi16, shadow_chroma;
+  int adopt_frames, absorb_frames;
+  bool cleanup;
+  int sample_period;
+  long long frame; // frames since the reset, this one included
+  bool blind;      // refilling after a shot change: every pixel inserts
+};
+
+// Zeroes the figures (and the vote histograms when `illumination`).
+Status launch_motion_begin(const MotionState& m, bool illumination, cudaStream_t s);
+// in = the frame's channel values (fetch_yuv of motion_math.hpp).
+Status launch_motion_load(const PixelSource& src, const MotionState& m, cudaStream_t s);
+// Initial fill: sample `slot` = in; prev = in (luma); mask = 0. `last`: the fill ends, every
+// pixel's head restarts and its median and threshold are computed.
+Status launch_motion_fill(const MotionState& m, const MotionConsts& k, int slot, bool last,
+                          cudaStream_t s);
+// Shot change: every sample, the median and prev become `in`, thresholds the minimum, head, shadow,
+// cnt, age and mask 0.
+Status launch_motion_restart(const MotionState& m, const MotionConsts& k, cudaStream_t s);
+// Gain and chroma offsets (estimate_gain of the CPU reference): votes and their medians into the
+// figures; with illumination off, g = 1 and no offsets.
+Status launch_motion_gain(const MotionState& m, const MotionConsts& k, bool illumination,
+                          cudaStream_t s);
+// cur = compensated in; own test; then the neighbour test, shadows, counts, cnt and adopt; then
+// the raw mask's 3x3 majority into mask.
+Status launch_motion_classify(const MotionState& m, const MotionConsts& k, cudaStream_t s);
+// Adoption, sample updates and absorption; foreground count; prev = cur.
+Status launch_motion_update(const MotionState& m, const MotionConsts& k, cudaStream_t s);
+// Outputs: the mask into `mask` (null: none) and the background (`has_background`: into `bg`, as
+// luma; `raw`: the frame's luma instead of the model).
+Status launch_motion_output(const MotionState& m, const MotionConsts& k, uint8_t* mask,
+                            size_t mask_pitch, bool has_background, const PixelDest& bg, bool raw,
+                            cudaStream_t s);
+
+} // namespace cvis::median3d::kernels

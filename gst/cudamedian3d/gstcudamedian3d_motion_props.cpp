@@ -1,0 +1,185 @@
+/* cudamedian3d: mode=motion's properties (cvis::median3d::MotionParams), installed after the
+ * element's own with consecutive ids. */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "gstcudamedian3d_priv.h"
+
+namespace m3d = cvis::median3d;
+
+/* Relative ids (the element adds its first id). */
+enum {
+  M_HISTORY,
+  M_SAMPLE_PERIOD,
+  M_NOISE_FACTOR,
+  M_TAU_MIN,
+  M_TAU_MAX,
+  M_CHROMA,
+  M_SHADOWS,
+  M_ILLUMINATION,
+  M_ADOPT_FRAMES,
+  M_ABSORB_FRAMES,
+  M_MIN_MASK_AREA,
+  M_SHOT_CHANGES,
+  M_COUNT
+};
+static_assert (M_COUNT == GST_CUDA_MEDIAN3D_MOTION_PROPS, "property count");
+
+/* mode=motion's parameters (cvis::median3d::MotionParams); values the pspecs cannot refuse
+ * (even history, tau-min above tau-max) are refused here with a warning. */
+void
+gst_cuda_median3d_set_motion_property (m3d::MotionParams * m, guint prop_id, const GValue * value,
+    GParamSpec * pspec)
+{
+  switch (prop_id) {
+    case M_HISTORY:{
+      const gint v = g_value_get_int (value);
+      if (v % 2 == 0)
+        g_warning ("cudamedian3d: history must be odd, %d refused", v);
+      else
+        m->history = v;
+      break;
+    }
+    case M_SAMPLE_PERIOD:
+      m->sample_period = g_value_get_int (value);
+      break;
+    case M_NOISE_FACTOR:
+      m->noise_factor = (float) g_value_get_double (value);
+      break;
+    case M_TAU_MIN:
+    case M_TAU_MAX:{
+      const gint v = g_value_get_int (value);
+      const bool min = prop_id == M_TAU_MIN;
+      if (min ? v > m->tau_max : (v < m->tau_min || v < m->tau_min_chroma)) {
+        g_warning ("cudamedian3d: %s %d refused (need tau-min <= tau-max; now %d, %d)",
+            pspec->name, v, m->tau_min, m->tau_max);
+      } else if (min) {
+        m->tau_min = v;
+      } else {
+        m->tau_max = v;
+      }
+      break;
+    }
+    case M_CHROMA:
+      m->color = g_value_get_boolean (value);
+      break;
+    case M_SHADOWS:
+      m->shadows = g_value_get_boolean (value);
+      break;
+    case M_ILLUMINATION:
+      m->illumination = g_value_get_boolean (value);
+      break;
+    case M_ADOPT_FRAMES:
+      m->adopt_frames = g_value_get_int (value);
+      break;
+    case M_ABSORB_FRAMES:
+      m->absorb_frames = g_value_get_int (value);
+      break;
+    case M_MIN_MASK_AREA:
+      m->min_mask_area = g_value_get_int (value);
+      break;
+    case M_SHOT_CHANGES:
+      m->shot_change = g_value_get_boolean (value);
+      break;
+    default:
+      break;
+  }
+}
+
+gboolean
+gst_cuda_median3d_get_motion_property (const m3d::MotionParams & m, guint prop_id, GValue * value)
+{
+  switch (prop_id) {
+    case M_HISTORY:
+      g_value_set_int (value, m.history);
+      return TRUE;
+    case M_SAMPLE_PERIOD:
+      g_value_set_int (value, m.sample_period);
+      return TRUE;
+    case M_NOISE_FACTOR:
+      g_value_set_double (value, m.noise_factor);
+      return TRUE;
+    case M_TAU_MIN:
+      g_value_set_int (value, m.tau_min);
+      return TRUE;
+    case M_TAU_MAX:
+      g_value_set_int (value, m.tau_max);
+      return TRUE;
+    case M_CHROMA:
+      g_value_set_boolean (value, m.color);
+      return TRUE;
+    case M_SHADOWS:
+      g_value_set_boolean (value, m.shadows);
+      return TRUE;
+    case M_ILLUMINATION:
+      g_value_set_boolean (value, m.illumination);
+      return TRUE;
+    case M_ADOPT_FRAMES:
+      g_value_set_int (value, m.adopt_frames);
+      return TRUE;
+    case M_ABSORB_FRAMES:
+      g_value_set_int (value, m.absorb_frames);
+      return TRUE;
+    case M_MIN_MASK_AREA:
+      g_value_set_int (value, m.min_mask_area);
+      return TRUE;
+    case M_SHOT_CHANGES:
+      g_value_set_boolean (value, m.shot_change);
+      return TRUE;
+    default:
+      return FALSE;
+  }
+}
+
+
+void
+gst_cuda_median3d_install_motion_properties (GObjectClass * k, guint first)
+{
+  const GParamFlags ready = (GParamFlags) (G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+      GST_PARAM_MUTABLE_READY);
+  const m3d::MotionParams d;
+  g_object_class_install_property (k, first + M_HISTORY, g_param_spec_int ("history", "History",
+          "mode=motion: background samples kept per pixel (odd); their exact median is the "
+          "background, their median absolute deviation the pixel's noise", 3, m3d::kMaxHistory,
+          d.history, ready));
+  g_object_class_install_property (k, first + M_SAMPLE_PERIOD, g_param_spec_int ("sample-period",
+          "Sample period", "mode=motion: frames between two samples of a background pixel "
+          "(history x sample-period frames of support)", 1, 64, d.sample_period, ready));
+  g_object_class_install_property (k, first + M_NOISE_FACTOR, g_param_spec_double ("noise-factor",
+          "Noise factor", "mode=motion: a pixel differs from its background when the difference "
+          "exceeds noise-factor x its median absolute deviation (clamped to tau-min..tau-max)",
+          0.0, 64.0, d.noise_factor, ready));
+  g_object_class_install_property (k, first + M_TAU_MIN, g_param_spec_int ("tau-min", "Minimum "
+          "threshold", "mode=motion: smallest luma difference called foreground (levels; chroma: "
+          "6)", 1, 255, d.tau_min, ready));
+  g_object_class_install_property (k, first + M_TAU_MAX, g_param_spec_int ("tau-max", "Maximum "
+          "threshold", "mode=motion: largest per-pixel threshold (levels)", 6, 255, d.tau_max,
+          ready));
+  g_object_class_install_property (k, first + M_CHROMA, g_param_spec_boolean ("chroma", "Chroma",
+          "mode=motion: compare U and V too (a pixel is background when Y, U and V all match; "
+          "needed by the shadow test); FALSE: luma only", d.color, ready));
+  g_object_class_install_property (k, first + M_SHADOWS, g_param_spec_boolean ("shadows",
+          "Shadows", "mode=motion, chroma: pixels darker than the background by a factor of "
+          "0.4-0.9 with the chroma dimmed alike are cast shadows, not foreground", d.shadows,
+          ready));
+  g_object_class_install_property (k, first + M_ILLUMINATION, g_param_spec_boolean (
+          "illumination", "Illumination", "mode=motion: compensate global illumination changes "
+          "(the median gain of the background pixels, and chroma offsets)", d.illumination,
+          ready));
+  g_object_class_install_property (k, first + M_ADOPT_FRAMES, g_param_spec_int ("adopt-frames",
+          "Adopt frames", "mode=motion: a pixel that matches a neighbour's background this many "
+          "frames in a row takes over its samples (revealed background, ghosts, dissolve); 0 = "
+          "never", 0, 255, d.adopt_frames, ready));
+  g_object_class_install_property (k, first + M_ABSORB_FRAMES, g_param_spec_int ("absorb-frames",
+          "Absorb frames", "mode=motion: a pixel foreground this many frames in a row becomes "
+          "background (0 = never: stopped objects stay foreground)", 0, 65535, d.absorb_frames,
+          ready));
+  g_object_class_install_property (k, first + M_MIN_MASK_AREA, g_param_spec_int ("min-mask-area",
+          "Minimum mask area", "mode=motion: mask components smaller than this (pixels, "
+          "8-connected) are cleared", 0, G_MAXINT, d.min_mask_area, ready));
+  g_object_class_install_property (k, first + M_SHOT_CHANGES, g_param_spec_boolean (
+          "shot-changes", "Shot changes", "mode=motion: detect cuts (most pixels change at once "
+          "and stay changed), restart the model and post a cvis-shot-change element message",
+          d.shot_change, ready));
+}

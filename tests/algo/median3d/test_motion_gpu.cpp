@@ -1,0 +1,217 @@
+// gpu suite: the CUDA motion detector equal to the CPU reference, bit for bit (every pass is
+// integer; the gain is the same float computed by the same function): masks, backgrounds, figures
+// and blobs of every frame, on seeded sequences with moving objects, a parked object that leaves
+// (adoption), an illumination drop (gain, widened thresholds), a cut (shot change and refill),
+// odd sizes, padded pitches, several formats, device and host frames and outputs.
+#include <cuda_runtime_api.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <memory>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "common/backend.hpp"
+#include "median3d_cases.hpp"
+#include "median3d_device_image.hpp"
+#include "motion.hpp"
+
+namespace cvis::median3d {
+namespace {
+
+using test::DeviceImage;
+using test::HostImage;
+
+struct MotionCase {
+  std::string name;
+  PixelFormat format;
+  int width, height;
+  size_t pad;
+  bool device; // device frames and outputs (else host: the backend uploads and downloads)
+  MotionParams p;
+  int frames = 64;
+};
+
+void PrintTo(const MotionCase& c, std::ostream* os) {
+  *os << c.name;
+}
+
+// Frame t: the seeded scene (two moving rectangles over a textured background, +-6 noise), a dark
+// parked block until frame 16 (inside the initial fill: it leaves a ghost), the first plane dimmed
+// to 70% during frames 28..37 (luma, or R for packed RGB), its rows mirrored from frame 48 (a cut).
+HostImage motion_frame(PixelFormat f, int w, int h, size_t pad, int t) {
+  HostImage img = test::make_frame(f, w, h, pad, test::Content::kScene, 6u, t);
+  const int bpp = is_yuv(f) ? 1 : static_cast<int>(plane_row_bytes(f, 0, 1));
+  for (int y = 0; y < h; ++y) {
+    uint8_t* row = img.plane(0) + static_cast<size_t>(y) * img.pitch(0);
+    for (int x = 0; x < w * bpp; ++x) {
+      if (t < 16 && x / bpp >= w / 2 && x / bpp < w / 2 + 7 && y >= h / 3 && y < h / 3 + 6)
+        row[x] = 30;
+      if (t >= 28 && t < 38)
+        row[x] = static_cast<uint8_t>((row[x] * 7 + 5) / 10);
+    }
+    if (t >= 48)
+      std::reverse(row, row + static_cast<size_t>(w) * bpp);
+  }
+  return img;
+}
+
+std::vector<uint8_t> packed(const HostImage& img) {
+  std::vector<uint8_t> out;
+  for (int p = 0; p < plane_count(img.format()); ++p) {
+    for (int y = 0; y < plane_rows(img.format(), p, img.height()); ++y) {
+      const uint8_t* row = img.view().data[p] + static_cast<size_t>(y) * img.pitch(p);
+      out.insert(out.end(), row, row + plane_row_bytes(img.format(), p, img.width()));
+    }
+  }
+  return out;
+}
+
+std::vector<MotionCase> cases() {
+  MotionParams base;
+  base.history = 7;
+  base.sample_period = 2;
+  base.min_mask_area = 6;
+  base.min_blob_area = 4;
+  std::vector<MotionCase> v;
+  v.push_back({"i420_odd_device", PixelFormat::kI420, 67, 45, 0, true, base});
+  v.push_back({"nv12_padded_host", PixelFormat::kNV12, 70, 37, 19, false, base});
+  MotionParams luma = base;
+  luma.color = false;
+  luma.radius = 2;
+  luma.absorb_frames = 9;
+  luma.max_blobs = 1;
+  v.push_back({"rgba_luma_r2_absorb_device", PixelFormat::kRGBA, 53, 41, 0, true, luma});
+  MotionParams plain = base;
+  plain.illumination = false;
+  plain.cleanup = false;
+  plain.min_mask_area = 0;
+  plain.adopt_frames = 0;
+  plain.radius = 0;
+  plain.blobs = false;
+  plain.history = 9;
+  plain.sample_period = 1;
+  v.push_back({"bgr_plain_host", PixelFormat::kBGR, 45, 33, 3, false, plain});
+  MotionParams defaults; // the element's defaults: 31 samples every 4 frames
+  v.push_back({"nv12_defaults_device", PixelFormat::kNV12, 96, 64, 0, true, defaults, 150});
+  if (cvis::test::sanitizer_run()) { // small: every kernel and path, few frames
+    v.resize(2);
+    for (auto& c : v)
+      c.frames = 52;
+  }
+  return v;
+}
+
+class MotionGpu : public ::testing::TestWithParam<MotionCase> {
+protected:
+  void SetUp() override {
+    CVIS_REQUIRE_GPU();
+    ASSERT_TRUE(select_cuda_device(0).ok());
+    ASSERT_TRUE(stream_create(&stream_).ok());
+  }
+  void TearDown() override {
+    if (stream_)
+      stream_destroy(stream_);
+  }
+  StreamHandle stream_ = nullptr;
+};
+
+TEST_P(MotionGpu, EqualsTheCpuReference) {
+  const MotionCase& c = GetParam();
+  Status s;
+  auto cpu = make_motion_detector(Backend::kCpu, &s);
+  ASSERT_TRUE(cpu) << s.to_string();
+  auto gpu = make_motion_detector(Backend::kCuda, &s);
+  ASSERT_TRUE(gpu) << s.to_string();
+  ASSERT_TRUE(cpu->configure(c.p).ok());
+  ASSERT_TRUE(gpu->configure(c.p).ok());
+  int gains = 0, cuts = 0, busy = 0, with_blobs = 0, shadows = 0;
+  for (int t = 0; t < c.frames; ++t) {
+    const HostImage f = motion_frame(c.format, c.width, c.height, c.pad, t);
+    HostImage cm(PixelFormat::kGRAY8, c.width, c.height), cb(c.format, c.width, c.height);
+    HostImage gm(PixelFormat::kGRAY8, c.width, c.height, 5), gb(c.format, c.width, c.height, 2);
+    const ImageView cmv = cm.view(), cbv = cb.view();
+    MotionResult rc, rg;
+    ASSERT_TRUE(cpu->process(f.view(), &cmv, &cbv, &rc, nullptr).ok());
+    if (c.device) {
+      DeviceImage df(f.view()), dm(gm.view()), db(gb.view());
+      ASSERT_TRUE(df.ok() && dm.ok() && db.ok());
+      s = gpu->process(df.view(), &dm.view(), &db.view(), &rg, stream_);
+      ASSERT_TRUE(s.ok()) << s.to_string();
+      ASSERT_TRUE(dm.download(&gm) && db.download(&gb));
+    } else {
+      const ImageView gmv = gm.view(), gbv = gb.view();
+      s = gpu->process(f.view(), &gmv, &gbv, &rg, stream_);
+      ASSERT_TRUE(s.ok()) << s.to_string();
+      ASSERT_TRUE(stream_synchronize(stream_).ok());
+    }
+    const std::string at = c.name + " frame " + std::to_string(t);
+    ASSERT_EQ(packed(gm), packed(cm)) << at;
+    ASSERT_EQ(packed(gb), packed(cb)) << at;
+    EXPECT_EQ(rg.frame, rc.frame) << at;
+    EXPECT_EQ(rg.warming_up, rc.warming_up) << at;
+    EXPECT_EQ(rg.shot_change, rc.shot_change) << at;
+    EXPECT_EQ(rg.gain, rc.gain) << at;
+    EXPECT_EQ(rg.chroma_offset[0], rc.chroma_offset[0]) << at;
+    EXPECT_EQ(rg.chroma_offset[1], rc.chroma_offset[1]) << at;
+    EXPECT_EQ(rg.shadow, rc.shadow) << at;
+    EXPECT_EQ(rg.foreground, rc.foreground) << at;
+    EXPECT_EQ(rg.pixels, rc.pixels) << at;
+    EXPECT_EQ(rg.blobs, rc.blobs) << at;
+    gains += rc.gain != 1.0f;
+    cuts += rc.shot_change;
+    busy += rc.foreground > 0;
+    with_blobs += !rc.blobs.empty();
+    shadows += rc.shadow > 0;
+  }
+  // The sequence exercises what it is meant to (on the CPU side: equal on both).
+  EXPECT_GT(busy, 10) << c.name;
+  if (c.p.blobs)
+    EXPECT_GT(with_blobs, 10) << c.name;
+  if (c.p.illumination)
+    EXPECT_GT(gains, 2) << c.name;
+  if (c.p.shot_change && c.frames > 55)
+    EXPECT_GE(cuts, 1) << c.name; // the mirror (the defaults also call the 70% step a cut)
+  RecordProperty("shadow_frames", shadows);
+}
+
+INSTANTIATE_TEST_SUITE_P(Cases, MotionGpu, ::testing::ValuesIn(cases()),
+                         [](const ::testing::TestParamInfo<MotionCase>& i) {
+                           return i.param.name;
+                         });
+
+// A frame of another size reallocates and restarts; a second process after a reset equals a fresh
+// detector's (device memory reused).
+TEST_F(MotionGpu, ResizeAndResetRestart) {
+  MotionParams p;
+  p.history = 5;
+  p.sample_period = 1;
+  Status s;
+  auto gpu = make_motion_detector(Backend::kCuda, &s);
+  auto cpu = make_motion_detector(Backend::kCpu, &s);
+  ASSERT_TRUE(gpu && cpu);
+  ASSERT_TRUE(gpu->configure(p).ok() && cpu->configure(p).ok());
+  for (int round = 0; round < 3; ++round) {
+    const int w = round == 1 ? 40 : 33, h = round == 1 ? 20 : 27;
+    if (round == 2) {
+      gpu->reset();
+      cpu->reset();
+    }
+    for (int t = 0; t < 12; ++t) {
+      const HostImage f = motion_frame(PixelFormat::kNV12, w, h, 0, t);
+      HostImage cm(PixelFormat::kGRAY8, w, h), gm(PixelFormat::kGRAY8, w, h);
+      const ImageView cmv = cm.view(), gmv = gm.view();
+      MotionResult rc, rg;
+      ASSERT_TRUE(cpu->process(f.view(), &cmv, nullptr, &rc, nullptr).ok());
+      ASSERT_TRUE(gpu->process(f.view(), &gmv, nullptr, &rg, stream_).ok());
+      ASSERT_TRUE(stream_synchronize(stream_).ok());
+      ASSERT_EQ(packed(gm), packed(cm)) << "round " << round << " frame " << t;
+      EXPECT_EQ(rg.frame, rc.frame);
+      EXPECT_EQ(rg.blobs, rc.blobs);
+    }
+  }
+}
+
+} // namespace
+} // namespace cvis::median3d
