@@ -8,7 +8,7 @@
 #   joined by commas, e.g. tests,sanitize (one device call).
 #   NAME_GLOB selects test/benchmark binaries by name (default: all), e.g. 'bench_bgsub*'.
 #   CVIS_JOBS: test and sanitizer runs at once (default 6; benchmarks always run one at a time).
-#   BENCH_SKIP: a glob of benchmarks left out (e.g. 'bench_streams').
+#   BENCH_SKIP: a glob of benchmarks left out (e.g. 'bench_streams'); BENCH_ARGS: more arguments.
 #   SOAK_SECS, SOAK_STREAMS: the soak part's length and streams (default 240 s, 8).
 #   sanitize: every gpu-suite binary (.device/gpu-tests.txt) under each compute-sanitizer tool,
 #   with CVIS_SANITIZER=1 (the tests' small cases) and a time limit per run, then one table of
@@ -88,7 +88,8 @@ if want bench; then
     case "$n" in $GLOB) ;; *) continue ;; esac
     case "$n" in ${BENCH_SKIP:-/}) continue ;; esac
     start=$(date +%s)
-    timeout 900 "$b" --out "$R/$n.md" > "$R/$n.log" 2>&1
+    # shellcheck disable=SC2086
+    timeout 900 "$b" --out "$R/$n.md" ${BENCH_ARGS:-} > "$R/$n.log" 2>&1
     log "== $n rc=$? $(( $(date +%s) - start ))s"
     tail -n 30 "$R/$n.log" >> "$SUMMARY"
     tar -czf "$OUT/results.tgz" -C "$R" .   # the device tool returns few files: one archive

@@ -185,6 +185,9 @@ Row run(const char* name, int w, int h, bool color, int frames, int cpu_frames,
         return fail("process");
     }
     row.cpu_ms = median(ctimes);
+    // The copy runs on the legacy stream, which does not wait for the non-blocking one.
+    if (cudaStreamSynchronize(static_cast<cudaStream_t>(stream)) != cudaSuccess)
+      return fail("stream synchronize");
     cudaMemcpy2D(mask_host.data(), w, dmask, dpitch, w, h, cudaMemcpyDeviceToHost);
     row.checked = true;
     if (mask_host != cmask)

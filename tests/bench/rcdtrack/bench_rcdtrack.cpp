@@ -142,9 +142,10 @@ void time_calls(int warm, int runs, cudaStream_t s, F fn, double* ev_ms, double*
   *wall_ms = median(wall);
 }
 
-std::string fmt(const char* f, double a, double b = 0, double c = 0) {
+// printf into a string; the arguments keep their types (ints for %d).
+template <typename... A> std::string fmt(const char* f, A... a) {
   char buf[256];
-  std::snprintf(buf, sizeof buf, f, a, b, c);
+  std::snprintf(buf, sizeof buf, f, a...);
   return buf;
 }
 
@@ -225,7 +226,7 @@ void bench_integrals(int runs) {
     g_rows.push_back({std::string("integrals 2048x1152, ") + std::to_string(P) +
                           " planes: CUB scan-transpose-scan",
                       fmt("%.3f ms", ev_cub), "",
-                      fmt("%.2f GB moved, %.0f%% of peak; %s", cub_bytes / 1e9,
+                      fmt("%.2f GB moved, %.0f%% of peak; ", cub_bytes / 1e9,
                           100.0 * cub_bytes / (ev_cub * 1e-3) / bw) +
                           (mism ? "MISMATCH" : "equal to ours")});
     cudaFree(temp);
@@ -379,9 +380,9 @@ void bench_tracking(int runs, int cpu_frames, bool quick) {
       }
       cpu_txt = fmt("%.1f ms (x%.0f)", median(ms), median(ms) / wall);
     }
-    g_rows.push_back({fmt("tracking 1920x1080 in CUDA memory, %.0f target(s), default settings", n),
+    g_rows.push_back({fmt("tracking 1920x1080 in CUDA memory, %d target(s), default settings", n),
                       fmt("%.3f ms = %.0f frames/s (wall %.3f ms)", ev, 1e3 / wall, wall), cpu_txt,
-                      fmt("targets %.0fx%.0f pixels", size, size * 0.75)});
+                      fmt("targets %dx%d pixels", size, size * 3 / 4)});
   }
   cudaStreamDestroy(s);
 }
