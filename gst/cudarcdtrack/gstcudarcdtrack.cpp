@@ -334,7 +334,17 @@ apply_targets (GstCudaRcdTrack * self, GstBuffer * buf)
         id = r.next_id++;
         r.ids.push_back (id);
       }
-      CVIS_RETURN_IF_ERROR (st.tracker->add_target (id, b));
+      /* Upstream boxes are data, not settings: one the tracker cannot start from (less than
+       * 4x4 pixels inside the frame, e.g. a 2-pixel-wide blob at the border) is skipped. */
+      const cvis::Status added = st.tracker->add_target (id, b);
+      if (!added.ok ()) {
+        GST_DEBUG_OBJECT (self, "%s box %d,%d,%d,%d skipped: %s", init_type.c_str (), b.x, b.y,
+            b.w, b.h, added.message ().c_str ());
+        std::lock_guard < std::mutex > lk (*self->lock);
+        auto & ids = self->requests->ids;
+        ids.erase (std::remove (ids.begin (), ids.end (), id), ids.end ());
+        continue;
+      }
       GST_INFO_OBJECT (self, "target %d from %s box %d,%d,%d,%d", id, init_type.c_str (), b.x,
           b.y, b.w, b.h);
     }

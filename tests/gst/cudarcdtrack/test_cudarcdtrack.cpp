@@ -227,7 +227,7 @@ TEST_F(RcdTrackElement, SignalsAndSavedModel) {
 }
 
 // Upstream boxes of init-roi-type start one target once they persist init-persistence frames;
-// small ones and ones over an existing target do not.
+// small ones, ones the tracker cannot start from and ones over an existing target do not.
 TEST_F(RcdTrackElement, InitRoiType) {
   Scene sc;
   GstHarness* hs = harness("init-roi-type=foreground init-persistence=3 init-min-area=200");
@@ -240,6 +240,8 @@ TEST_F(RcdTrackElement, InitRoiType) {
     gst_buffer_add_video_region_of_interest_meta(in, "foreground", b.x, b.y, b.w, b.h);
     gst_buffer_add_video_region_of_interest_meta(in, "foreground", 140, 100, 8, 8); // too small
     gst_buffer_add_video_region_of_interest_meta(in, "other", 5, 5, 40, 40);        // another type
+    // Large enough but 2 pixels wide (a blob along the border): skipped, not an element error.
+    gst_buffer_add_video_region_of_interest_meta(in, "foreground", 0, 0, 2, 300);
     ASSERT_EQ(gst_harness_push(hs, in), GST_FLOW_OK);
     GstBuffer* o = gst_harness_pull(hs);
     int tracks = 0;
