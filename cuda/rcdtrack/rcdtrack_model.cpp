@@ -70,7 +70,7 @@ Status read_ppm(std::istream& in, const std::string& path, std::vector<uint8_t>*
     return io_error("'" + path + "': truncated PPM");
   rgba->resize(static_cast<size_t>(*w) * *h * 4);
   for (size_t i = 0; i < rgb.size() / 3; ++i) {
-    std::copy(&rgb[i * 3], &rgb[i * 3 + 3], &(*rgba)[i * 4]);
+    std::copy(rgb.data() + i * 3, rgb.data() + i * 3 + 3, rgba->data() + i * 4);
     (*rgba)[i * 4 + 3] = 255;
   }
   return Status::Ok();
