@@ -286,11 +286,18 @@ def main():
             con.executemany("INSERT INTO descriptors(stream, frame, pts, roi_id, roi_type, x, y, "
                             "w, h, shot_change, distance, levels) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
                             [("copy%d" % i,) + r[1:] for i in range(20000) for r in rows[:10]])
-        small_rss = max_rss_kib("search", pngs[0], "--db", db, "-k", "3", "-b", "cpu")
-        big_rss = max_rss_kib("search", pngs[0], "--db", big, "-k", "3", "-b", "cpu")
-        # 200 000 rows take > 40 MiB as IndexRow objects; streamed, a few MiB of SQLite cache.
-        case("search streams 200 000 rows (peak RSS %d KiB vs %d KiB for the small index)"
-             % (big_rss, small_rss), 0 < big_rss < small_rss + 16 * 1024, (big_rss, small_rss))
+        if WRAPPER:
+            # Under an emulator the peak RSS is the emulator's: the case is skipped (TAP SKIP).
+            RESULTS.append(True)
+            print("ok %d - search streams 200 000 rows # SKIP peak RSS under an exe wrapper"
+                  % len(RESULTS))
+        else:
+            small_rss = max_rss_kib("search", pngs[0], "--db", db, "-k", "3", "-b", "cpu")
+            big_rss = max_rss_kib("search", pngs[0], "--db", big, "-k", "3", "-b", "cpu")
+            # 200 000 rows take > 40 MiB as IndexRow objects; streamed, a few MiB of SQLite cache.
+            case("search streams 200 000 rows (peak RSS %d KiB vs %d KiB for the small index)"
+                 % (big_rss, small_rss), 0 < big_rss < small_rss + 16 * 1024,
+                 (big_rss, small_rss))
 
         # --- bad inputs: non-zero exit, one line on stderr, nothing on stdout -----------------
         other = os.path.join(tmp, "other.db")
