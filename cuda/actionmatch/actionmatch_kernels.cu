@@ -200,7 +200,14 @@ __global__ void __launch_bounds__(kTrellisThreads) trellis_kernel(Problem p) {
   int64_t* alpha_rows =
       p.shared_alpha ? reinterpret_cast<int64_t*>(base + sl.alpha) : p.alpha + pi.alpha0;
   const uint16_t* cell_b = p.cell_b + B.cell0;
+  const int32_t* order = p.cell_order + B.cell0;
   const bool dummies = p.dummies != 0;
+  // Work order (README.md, "Work order"): round k of the cell loop takes order[k nt .. k nt + nt),
+  // forwards in even rounds and backwards in odd ones, so that every warp gets cells of one kind
+  // and of nearly equal candidate counts and the threads' totals stay balanced. The state (dummy,
+  // dummy), last in the order, goes to the warp with the least work in the last round.
+  const int rounds = (C + nt - 1) / nt;
+  const int dd0 = (rounds & 1) ? nt - 32 : 0;
   __syncthreads();
 
   // Eq. (11) for r = M - 1, eq. (10) down to r = 2: row r reads row r + 1.
@@ -211,7 +218,11 @@ __global__ void __launch_bounds__(kTrellisThreads) trellis_kernel(Problem p) {
         r == M - 1 ? nullptr : alpha_rows + ((r + 1) & 1) * static_cast<int64_t>(C);
     int64_t* cur = alpha_rows + (r & 1) * static_cast<int64_t>(C);
     uint16_t* beta = p.beta + pi.beta0 + static_cast<int64_t>(r - 2) * C;
-    for (int cell = tid; cell < C; cell += nt) {
+    for (int base = 0, k_round = 0; base < C; base += nt, ++k_round) {
+      const int i = base + ((k_round & 1) ? nt - 1 - tid : tid);
+      if (i >= C)
+        continue;
+      const int cell = order[i];
       const int b = cell_b[cell], k = cell - t.seg_off[b];
       const int c = k < t.seg_cnt[b] ? t.seg_clo[b] + k : S;
       if (b == S && c == S)
@@ -265,12 +276,12 @@ __global__ void __launch_bounds__(kTrellisThreads) trellis_kernel(Problem p) {
       cur[cell] = best;
       beta[cell] = static_cast<uint16_t>(arg);
     }
-    if (dummies && tid >= nt - 32) {
-      // State (dummy, dummy): every scene node and the dummy are candidates, D = 0; the last warp
-      // (usually the one with the fewest cells) reduces them without a block barrier.
+    if (dummies && tid >= dd0 && tid < dd0 + 32) {
+      // State (dummy, dummy): every scene node and the dummy are candidates, D = 0; one warp
+      // reduces them without a block barrier.
       int64_t best = kInf;
       int32_t arg = S;
-      for (int a = tid - (nt - 32); a <= S; a += 32) {
+      for (int a = tid - dd0; a <= S; a += 32) {
         const int64_t nx = nxt ? nxt[t.cell(a, S)] : 0;
         if (nx == kInf)
           continue;
@@ -281,7 +292,7 @@ __global__ void __launch_bounds__(kTrellisThreads) trellis_kernel(Problem p) {
         }
       }
       warp_argmin(&best, &arg);
-      if (tid == nt - 32) {
+      if (tid == dd0) {
         cur[C - 1] = best;
         beta[C - 1] = static_cast<uint16_t>(arg);
       }

@@ -25,7 +25,7 @@ struct BlockInfo {
   int32_t frame0 = 0, frames = 0; // frame range
   int32_t minnode0 = 0;           // its minnode table: minnode[minnode0 .. + frames]
   int32_t seg0 = 0, segments = 0; // its segment tables: seg_*[seg0 .. + segments - 1]
-  int32_t cells = 0, cell0 = 0;   // cells of a trellis row; its cell_b[cell0 .. + cells - 1]
+  int32_t cells = 0, cell0 = 0;   // cells of a row; cell_b, cell_order[cell0 .. + cells - 1]
   int32_t slot0 = 0;              // its first unary column (S + 1 columns: nodes, dummy)
   int64_t dir0 = 0;               // its direction table: dir[dir0 ..]
 };
@@ -68,6 +68,7 @@ struct Problem {
   const int32_t* seg_clo = nullptr;
   const int32_t* seg_cnt = nullptr;
   const uint16_t* cell_b = nullptr; // per cell
+  const int32_t* cell_order = nullptr; // per cell: the trellis's work order (SceneLayout)
   const int32_t* win_lo = nullptr;  // per scene node: first node of its direction window
   const int32_t* win_cnt = nullptr;
   const int32_t* dir_rel = nullptr; // per scene node: its directions at dir[block dir0 + dir_rel]
