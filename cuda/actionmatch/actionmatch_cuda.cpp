@@ -264,6 +264,9 @@ public:
 
     CVIS_RETURN_IF_ERROR(kernels::launch_directions(k, st));
     CVIS_RETURN_IF_ERROR(kernels::launch_unary(k, st));
+    k.cluster = kernels::trellis_cluster(k.npairs, smem);
+    if (stats)
+      stats->blocks_per_pair = k.cluster;
     CVIS_RETURN_IF_ERROR(kernels::launch_trellis(k, smem, st));
     CVIS_CUDA_CHECK(cudaMemcpyAsync(h_out_.get(), out_.get(), down, cudaMemcpyDeviceToHost, st));
     CVIS_CUDA_CHECK(cudaStreamSynchronize(st));

@@ -3,10 +3,21 @@
 #include "actionmatch_kernels.hpp"
 
 #include <algorithm>
+#include <cstdlib>
 
 #include "actionmatch.hpp"
 #include "actionmatch_terms.hpp"
 #include "common/cuda/check.hpp"
+
+// Thread-block clusters (sm_90): the kernels below use them only where compiled for compute_90 or
+// later, and the launcher asks for them only then (ptxVersion); the CPU emulation has none.
+#if !defined(CVIS_EMU)
+#include <cooperative_groups.h>
+#define CVIS_AM_CLUSTERS 1
+#endif
+#if defined(CVIS_AM_CLUSTERS) && defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+#define CVIS_AM_CLUSTER_CODE 1
+#endif
 
 namespace cvis::actionmatch::kernels {
 
@@ -113,6 +124,43 @@ __device__ int64_t warp_sum(int64_t v) {
   return v;
 }
 
+// The block's rank in its cluster of K blocks (0 without clusters).
+__device__ __forceinline__ int cluster_rank(int K) {
+#if defined(CVIS_AM_CLUSTER_CODE)
+  if (K > 1)
+    return static_cast<int>(cooperative_groups::this_cluster().block_rank());
+#endif
+  return 0;
+}
+
+// The barrier between trellis rows: the whole cluster (release/acquire at cluster scope, so the
+// alpha values written into the other blocks' shared memory and the beta tables are visible
+// after it), or the block.
+__device__ __forceinline__ void row_barrier(int K) {
+#if defined(CVIS_AM_CLUSTER_CODE)
+  if (K > 1) {
+    cooperative_groups::this_cluster().sync();
+    return;
+  }
+#endif
+  __syncthreads();
+}
+
+// alpha_r(cell) = v: with a cluster and shared-memory rows, into the copy of every block of the
+// cluster (each reads the previous row locally); otherwise into the one row.
+__device__ __forceinline__ void store_alpha(int64_t* cur, int cell, int64_t v, int K,
+                                            bool shared_rows) {
+#if defined(CVIS_AM_CLUSTER_CODE)
+  if (K > 1 && shared_rows) {
+    cooperative_groups::cluster_group cl = cooperative_groups::this_cluster();
+    for (int j = 0; j < K; ++j)
+      *cl.map_shared_rank(cur + cell, j) = v;
+    return;
+  }
+#endif
+  cur[cell] = v;
+}
+
 // Block-wide minimum of (v, key), smaller key first among equal v; every thread gets it.
 __device__ void block_argmin(int64_t* v, int32_t* key, int64_t* red_v, int32_t* red_k) {
   const int t = threadIdx.x;
@@ -137,7 +185,9 @@ __device__ void block_argmin(int64_t* v, int32_t* key, int64_t* red_v, int32_t* 
 
 __global__ void __launch_bounds__(kTrellisThreads) trellis_kernel(Problem p) {
   extern __shared__ int64_t smem[];
-  const PairInfo pi = p.pairs[blockIdx.x];
+  // A pair is one block, or a cluster of K = p.cluster blocks that share its rows (README.md).
+  const int K = p.cluster, rank = cluster_rank(K), pair = blockIdx.x / K;
+  const PairInfo pi = p.pairs[pair];
   const BlockInfo B = p.blocks[pi.block];
   const int S = B.S, C = B.cells, tid = threadIdx.x, nt = blockDim.x;
   const int g0 = p.model_node0[pi.model], M = p.model_node0[pi.model + 1] - g0;
@@ -206,9 +256,11 @@ __global__ void __launch_bounds__(kTrellisThreads) trellis_kernel(Problem p) {
   // forwards in even rounds and backwards in odd ones, so that every warp gets cells of one kind
   // and of nearly equal candidate counts and the threads' totals stay balanced. The state (dummy,
   // dummy), last in the order, goes to the warp with the least work in the last round.
-  const int rounds = (C + nt - 1) / nt;
-  const int dd0 = (rounds & 1) ? nt - 32 : 0;
-  __syncthreads();
+  // With a cluster, "thread" gt = rank nt + tid of NT = K nt, and every block has started before
+  // any writes into another's shared memory (the barrier).
+  const int NT = K * nt, gt = rank * nt + tid;
+  const bool shared_rows = p.shared_alpha != 0;
+  row_barrier(K);
 
   // Eq. (11) for r = M - 1, eq. (10) down to r = 2: row r reads row r + 1.
   for (int r = M - 1; r >= 2; --r) {
@@ -218,8 +270,8 @@ __global__ void __launch_bounds__(kTrellisThreads) trellis_kernel(Problem p) {
         r == M - 1 ? nullptr : alpha_rows + ((r + 1) & 1) * static_cast<int64_t>(C);
     int64_t* cur = alpha_rows + (r & 1) * static_cast<int64_t>(C);
     uint16_t* beta = p.beta + pi.beta0 + static_cast<int64_t>(r - 2) * C;
-    for (int base = 0, k_round = 0; base < C; base += nt, ++k_round) {
-      const int i = base + ((k_round & 1) ? nt - 1 - tid : tid);
+    for (int base = 0, k_round = 0; base < C; base += NT, ++k_round) {
+      const int i = base + ((k_round & 1) ? NT - 1 - gt : gt);
       if (i >= C)
         continue;
       const int cell = order[i];
@@ -273,15 +325,17 @@ __global__ void __launch_bounds__(kTrellisThreads) trellis_kernel(Problem p) {
           arg = S;
         }
       }
-      cur[cell] = best;
+      store_alpha(cur, cell, best, K, shared_rows);
       beta[cell] = static_cast<uint16_t>(arg);
     }
-    if (dummies && tid >= dd0 && tid < dd0 + 32) {
+    // The warp of the state (dummy, dummy): the one with the least work in the last round.
+    const int dd0 = (((C + NT - 1) / NT) & 1) ? NT - 32 : 0;
+    if (dummies && gt >= dd0 && gt < dd0 + 32) {
       // State (dummy, dummy): every scene node and the dummy are candidates, D = 0; one warp
       // reduces them without a block barrier.
       int64_t best = kInf;
       int32_t arg = S;
-      for (int a = tid - dd0; a <= S; a += 32) {
+      for (int a = gt - dd0; a <= S; a += 32) {
         const int64_t nx = nxt ? nxt[t.cell(a, S)] : 0;
         if (nx == kInf)
           continue;
@@ -292,13 +346,17 @@ __global__ void __launch_bounds__(kTrellisThreads) trellis_kernel(Problem p) {
         }
       }
       warp_argmin(&best, &arg);
-      if (tid == dd0) {
-        cur[C - 1] = best;
+      if (gt == dd0) {
+        store_alpha(cur, C - 1, best, K, shared_rows);
         beta[C - 1] = static_cast<uint16_t>(arg);
       }
     }
-    __syncthreads();
+    row_barrier(K);
   }
+  // The last remote access was before the barrier: the other blocks of a cluster may leave, the
+  // first finishes the pair from its own copy of row 2 and the (global) beta tables.
+  if (rank != 0)
+    return;
 
   // Eq. (13): the best (z_1, z_2) over the cells of row 2, the smallest (z_1, z_2) among equals.
   const int64_t* a2 = alpha_rows + (2 & 1) * static_cast<int64_t>(C);
@@ -319,7 +377,7 @@ __global__ void __launch_bounds__(kTrellisThreads) trellis_kernel(Problem p) {
   block_argmin(&best, &key, red_v, red_k);
   if (best == kInf) { // the same in every thread
     if (tid == 0)
-      p.results[blockIdx.x] = PairResult{};
+      p.results[pair] = PairResult{};
     return;
   }
 
@@ -367,7 +425,7 @@ __global__ void __launch_bounds__(kTrellisThreads) trellis_kernel(Problem p) {
     res.distortion = distortion;
     res.dummies = static_cast<int32_t>(dummy_nodes);
     res.feasible = 1;
-    p.results[blockIdx.x] = res;
+    p.results[pair] = res;
   }
 }
 
@@ -396,7 +454,74 @@ Status launch_unary(const Problem& p, cudaStream_t stream) {
   return Status::Ok();
 }
 
+int trellis_cluster(int pairs, size_t shared_bytes) {
+#if defined(CVIS_AM_CLUSTERS)
+  int dev = 0, clusters = 0, sms = 0;
+  cudaFuncAttributes fa{};
+  if (cudaGetDevice(&dev) != cudaSuccess ||
+      cudaDeviceGetAttribute(&clusters, cudaDevAttrClusterLaunch, dev) != cudaSuccess ||
+      cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess ||
+      cudaFuncGetAttributes(&fa, trellis_kernel) != cudaSuccess) {
+    cudaGetLastError(); // a query failed: no clusters
+    return 1;
+  }
+  if (!clusters || fa.ptxVersion < 90 || pairs <= 0)
+    return 1;
+  // CVIS_ACTIONMATCH_MAX_CLUSTER=N caps K (1: one block per pair), for comparisons.
+  static const int cap = [] {
+    const char* e = std::getenv("CVIS_ACTIONMATCH_MAX_CLUSTER");
+    const int v = e ? std::atoi(e) : kMaxTrellisCluster;
+    return v < 1 ? 1 : v > kMaxTrellisCluster ? kMaxTrellisCluster : v;
+  }();
+  int K = 1;
+  while (2 * K <= cap && 2 * K * pairs <= sms)
+    K *= 2;
+  // Fewer when the device cannot hold one cluster of K such blocks.
+  for (; K > 1; K /= 2) {
+    cudaLaunchConfig_t cfg{};
+    cudaLaunchAttribute attr{};
+    attr.id = cudaLaunchAttributeClusterDimension;
+    attr.val.clusterDim.x = K;
+    attr.val.clusterDim.y = 1;
+    attr.val.clusterDim.z = 1;
+    cfg.gridDim = dim3(K * pairs);
+    cfg.blockDim = dim3(kTrellisThreads);
+    cfg.dynamicSmemBytes = shared_bytes;
+    cfg.attrs = &attr;
+    cfg.numAttrs = 1;
+    int active = 0;
+    if (cudaOccupancyMaxActiveClusters(&active, trellis_kernel, &cfg) == cudaSuccess && active > 0)
+      break;
+    cudaGetLastError();
+  }
+  return K;
+#else
+  (void)pairs;
+  (void)shared_bytes;
+  return 1;
+#endif
+}
+
 Status launch_trellis(const Problem& p, size_t shared_bytes, cudaStream_t stream) {
+#if defined(CVIS_AM_CLUSTERS)
+  if (p.cluster > 1) {
+    cudaLaunchConfig_t cfg{};
+    cudaLaunchAttribute attr{};
+    attr.id = cudaLaunchAttributeClusterDimension;
+    attr.val.clusterDim.x = p.cluster;
+    attr.val.clusterDim.y = 1;
+    attr.val.clusterDim.z = 1;
+    cfg.gridDim = dim3(p.cluster * p.npairs);
+    cfg.blockDim = dim3(kTrellisThreads);
+    cfg.dynamicSmemBytes = shared_bytes;
+    cfg.stream = stream;
+    cfg.attrs = &attr;
+    cfg.numAttrs = 1;
+    CVIS_CUDA_CHECK(cudaLaunchKernelEx(&cfg, trellis_kernel, p));
+    CVIS_CUDA_CHECK_LAUNCH(stream, "trellis_kernel (clusters)");
+    return Status::Ok();
+  }
+#endif
   trellis_kernel<<<p.npairs, kTrellisThreads, shared_bytes, stream>>>(p);
   CVIS_CUDA_CHECK_LAUNCH(stream, "trellis_kernel");
   return Status::Ok();

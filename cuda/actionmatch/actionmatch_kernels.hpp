@@ -84,6 +84,7 @@ struct Problem {
   int32_t* assignment = nullptr;
   // Trellis launch: what lives in shared memory, and the largest sizes over the launch's pairs.
   int32_t shared_tables = 0, shared_alpha = 0, shared_dir = 0, shared_unary = 0;
+  int32_t cluster = 1; // blocks per pair (a thread-block cluster when > 1; trellis_cluster())
   int32_t max_segments = 0, max_nodes = 0, max_cells = 0;
   int64_t max_dirs = 0, max_unary = 0;
 };
@@ -121,11 +122,19 @@ CVIS_HD SharedLayout shared_layout(const Problem& p, int threads) {
 // Raises the trellis kernel's dynamic shared memory limit to `bytes` (cudaFuncSetAttribute).
 Status allow_trellis_shared(size_t bytes);
 
+// Most blocks of one pair's cluster (a portable cluster size).
+inline constexpr int kMaxTrellisCluster = 8;
+
+// Blocks per pair for a trellis launch of `pairs` pairs: the largest power of two <= 8 with K
+// pairs <= the SM count, when the device launches clusters, the kernel was compiled for compute_90
+// or later and one such cluster fits; else 1 (one block per pair).
+int trellis_cluster(int pairs, size_t shared_bytes);
+
 // Ray directions of every scene node's window (the host's detail::scene_directions).
 Status launch_directions(const Problem& p, cudaStream_t stream);
 // lambda1 U of every (model node, scene node or dummy) of every pair (Sect. 3.3).
 Status launch_unary(const Problem& p, cudaStream_t stream);
-// One block per pair: every trellis row (eq. 11, 10) with block-wide barriers between rows, the
+// One block (or cluster of p.cluster blocks) per pair: every trellis row (eq. 11, 10) with block-wide barriers between rows, the
 // final minimisation (eq. 13), the backtracking (eq. 12) and the energy parts.
 Status launch_trellis(const Problem& p, size_t shared_bytes, cudaStream_t stream);
 

@@ -162,11 +162,13 @@ TEST(ActionMatchLayout, CellsAndCandidatesAreTheFeasibleSets) {
     for (int i = 0; i < L.cells; ++i) {
       const int cell = L.cell_order[i];
       ASSERT_TRUE(cell >= 0 && cell < L.cells && !seen[cell]++) << "it " << it;
-      if (i > 0)
+      if (i > 0) {
         ASSERT_LT(rank(L.cell_order[i - 1]), rank(cell)) << "it " << it << " position " << i;
+      }
     }
-    if (p.dummies && L.cells > 0)
+    if (p.dummies && L.cells > 0) {
       EXPECT_EQ(L.cell_order[L.cells - 1], L.cells - 1) << "it " << it;
+    }
   }
 }
 
