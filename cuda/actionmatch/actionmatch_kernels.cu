@@ -4,6 +4,10 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <map>
+#include <mutex>
+#include <tuple>
+#include <utility>
 
 #include "actionmatch.hpp"
 #include "actionmatch_terms.hpp"
@@ -129,6 +133,9 @@ __device__ __forceinline__ int cluster_rank(int K) {
 #if defined(CVIS_AM_CLUSTER_CODE)
   if (K > 1)
     return static_cast<int>(cooperative_groups::this_cluster().block_rank());
+#elif defined(__CUDA_ARCH__)
+  if (K > 1)
+    __trap(); // never asked for (trellis_cluster checks ptxVersion): fail loudly, not wrongly
 #endif
   return 0;
 }
@@ -252,12 +259,12 @@ __global__ void __launch_bounds__(kTrellisThreads) trellis_kernel(Problem p) {
   const uint16_t* cell_b = p.cell_b + B.cell0;
   const int32_t* order = p.cell_order + B.cell0;
   const bool dummies = p.dummies != 0;
-  // Work order (README.md, "Work order"): round k of the cell loop takes order[k nt .. k nt + nt),
+  // Work order (README.md, "Work order"): round k of the cell loop takes order[k NT .. k NT + NT),
   // forwards in even rounds and backwards in odd ones, so that every warp gets cells of one kind
-  // and of nearly equal candidate counts and the threads' totals stay balanced. The state (dummy,
-  // dummy), last in the order, goes to the warp with the least work in the last round.
-  // With a cluster, "thread" gt = rank nt + tid of NT = K nt, and every block has started before
-  // any writes into another's shared memory (the barrier).
+  // and of nearly equal candidate counts and the threads' totals stay balanced; the state (dummy,
+  // dummy), last in the order, is left to one warp after the loop. With a cluster, "thread"
+  // gt = rank nt + tid of NT = K nt, and the barrier makes sure that every block has started before
+  // any writes into another's shared memory.
   const int NT = K * nt, gt = rank * nt + tid;
   const bool shared_rows = p.shared_alpha != 0;
   row_barrier(K);
@@ -278,7 +285,7 @@ __global__ void __launch_bounds__(kTrellisThreads) trellis_kernel(Problem p) {
       const int b = cell_b[cell], k = cell - t.seg_off[b];
       const int c = k < t.seg_cnt[b] ? t.seg_clo[b] + k : S;
       if (b == S && c == S)
-        continue; // the dummy-dummy state: by the last warp below
+        continue; // the dummy-dummy state: by one warp below
       const int fb = b < S ? t.frame[b] : 0, fc = c < S ? t.frame[c] : 0;
       int lo, hi, first, end;
       terms::candidate_frames(b < S, fb, c < S, fc, p.T, p.causality, &lo, &hi);
@@ -454,45 +461,87 @@ Status launch_unary(const Problem& p, cudaStream_t stream) {
   return Status::Ok();
 }
 
+#if defined(CVIS_AM_CLUSTERS)
+namespace {
+
+// The launch configuration of a trellis launch in clusters of K blocks (cfg keeps a pointer to
+// attr).
+void cluster_config(int K, int pairs, size_t shared_bytes, cudaStream_t stream,
+                    cudaLaunchConfig_t* cfg, cudaLaunchAttribute* attr) {
+  *attr = cudaLaunchAttribute{};
+  attr->id = cudaLaunchAttributeClusterDimension;
+  attr->val.clusterDim.x = K;
+  attr->val.clusterDim.y = 1;
+  attr->val.clusterDim.z = 1;
+  *cfg = cudaLaunchConfig_t{};
+  cfg->gridDim = dim3(K * pairs);
+  cfg->blockDim = dim3(kTrellisThreads);
+  cfg->dynamicSmemBytes = shared_bytes;
+  cfg->stream = stream;
+  cfg->attrs = attr;
+  cfg->numAttrs = 1;
+}
+
+// What trellis_cluster asks the runtime, once per device and per (shared bytes, K): the queries
+// (the occupancy one in particular) cost more than a small match() call may take.
+struct ClusterCache {
+  std::mutex mu;
+  std::map<int, std::pair<int, int>> device;          // device -> (max K allowed, SMs)
+  std::map<std::tuple<int, size_t, int>, bool> fits;  // (device, shared bytes, K) -> one fits
+};
+
+} // namespace
+#endif
+
 int trellis_cluster(int pairs, size_t shared_bytes) {
 #if defined(CVIS_AM_CLUSTERS)
-  int dev = 0, clusters = 0, sms = 0;
-  cudaFuncAttributes fa{};
-  if (cudaGetDevice(&dev) != cudaSuccess ||
-      cudaDeviceGetAttribute(&clusters, cudaDevAttrClusterLaunch, dev) != cudaSuccess ||
-      cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess ||
-      cudaFuncGetAttributes(&fa, trellis_kernel) != cudaSuccess) {
-    cudaGetLastError(); // a query failed: no clusters
+  static ClusterCache cache;
+  int dev = 0;
+  if (pairs <= 0 || cudaGetDevice(&dev) != cudaSuccess) {
+    cudaGetLastError();
     return 1;
   }
-  if (!clusters || fa.ptxVersion < 90 || pairs <= 0)
-    return 1;
-  // CVIS_ACTIONMATCH_MAX_CLUSTER=N caps K (1: one block per pair), for comparisons.
-  static const int cap = [] {
-    const char* e = std::getenv("CVIS_ACTIONMATCH_MAX_CLUSTER");
-    const int v = e ? std::atoi(e) : kMaxTrellisCluster;
-    return v < 1 ? 1 : v > kMaxTrellisCluster ? kMaxTrellisCluster : v;
-  }();
+  std::lock_guard<std::mutex> lock(cache.mu);
+  auto d = cache.device.find(dev);
+  if (d == cache.device.end()) {
+    int clusters = 0, sms = 0;
+    cudaFuncAttributes fa{};
+    if (cudaDeviceGetAttribute(&clusters, cudaDevAttrClusterLaunch, dev) != cudaSuccess ||
+        cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess ||
+        cudaFuncGetAttributes(&fa, trellis_kernel) != cudaSuccess) {
+      cudaGetLastError(); // a query failed: no clusters
+      clusters = 0;
+    }
+    // Cluster code exists only in kernels compiled for compute_90 or later (CVIS_AM_CLUSTER_CODE).
+    // CVIS_ACTIONMATCH_MAX_CLUSTER=N caps K (1: one block per pair), for comparisons.
+    int cap = kMaxTrellisCluster;
+    if (const char* e = std::getenv("CVIS_ACTIONMATCH_MAX_CLUSTER"))
+      cap = std::max(1, std::min(kMaxTrellisCluster, std::atoi(e)));
+    if (!clusters || fa.ptxVersion < 90)
+      cap = 1;
+    d = cache.device.emplace(dev, std::make_pair(cap, sms)).first;
+  }
+  const int cap = d->second.first, sms = d->second.second;
   int K = 1;
   while (2 * K <= cap && 2 * K * pairs <= sms)
     K *= 2;
   // Fewer when the device cannot hold one cluster of K such blocks.
   for (; K > 1; K /= 2) {
-    cudaLaunchConfig_t cfg{};
-    cudaLaunchAttribute attr{};
-    attr.id = cudaLaunchAttributeClusterDimension;
-    attr.val.clusterDim.x = K;
-    attr.val.clusterDim.y = 1;
-    attr.val.clusterDim.z = 1;
-    cfg.gridDim = dim3(K * pairs);
-    cfg.blockDim = dim3(kTrellisThreads);
-    cfg.dynamicSmemBytes = shared_bytes;
-    cfg.attrs = &attr;
-    cfg.numAttrs = 1;
-    int active = 0;
-    if (cudaOccupancyMaxActiveClusters(&active, trellis_kernel, &cfg) == cudaSuccess && active > 0)
+    const auto key = std::make_tuple(dev, shared_bytes, K);
+    auto f = cache.fits.find(key);
+    if (f == cache.fits.end()) {
+      cudaLaunchConfig_t cfg;
+      cudaLaunchAttribute attr;
+      cluster_config(K, 1, shared_bytes, nullptr, &cfg, &attr);
+      int active = 0;
+      const bool ok =
+          cudaOccupancyMaxActiveClusters(&active, trellis_kernel, &cfg) == cudaSuccess && active > 0;
+      if (!ok)
+        cudaGetLastError();
+      f = cache.fits.emplace(key, ok).first;
+    }
+    if (f->second)
       break;
-    cudaGetLastError();
   }
   return K;
 #else
@@ -505,18 +554,9 @@ int trellis_cluster(int pairs, size_t shared_bytes) {
 Status launch_trellis(const Problem& p, size_t shared_bytes, cudaStream_t stream) {
 #if defined(CVIS_AM_CLUSTERS)
   if (p.cluster > 1) {
-    cudaLaunchConfig_t cfg{};
-    cudaLaunchAttribute attr{};
-    attr.id = cudaLaunchAttributeClusterDimension;
-    attr.val.clusterDim.x = p.cluster;
-    attr.val.clusterDim.y = 1;
-    attr.val.clusterDim.z = 1;
-    cfg.gridDim = dim3(p.cluster * p.npairs);
-    cfg.blockDim = dim3(kTrellisThreads);
-    cfg.dynamicSmemBytes = shared_bytes;
-    cfg.stream = stream;
-    cfg.attrs = &attr;
-    cfg.numAttrs = 1;
+    cudaLaunchConfig_t cfg;
+    cudaLaunchAttribute attr;
+    cluster_config(p.cluster, p.npairs, shared_bytes, stream, &cfg, &attr);
     CVIS_CUDA_CHECK(cudaLaunchKernelEx(&cfg, trellis_kernel, p));
     CVIS_CUDA_CHECK_LAUNCH(stream, "trellis_kernel (clusters)");
     return Status::Ok();
