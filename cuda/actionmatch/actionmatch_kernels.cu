@@ -115,6 +115,25 @@ __device__ void warp_argmin(int64_t* v, int32_t* key) {
   }
 }
 
+// Minimum of (v, key) over each aligned group of G lanes (G a power of two <= 32), smaller key
+// first among equal v; every lane of the group gets it. Every lane of the warp calls it.
+__device__ void group_argmin(int64_t* v, int32_t* key, int G) {
+  const int lane = threadIdx.x & 31;
+  for (int m = G / 2; m > 0; m >>= 1) {
+    const int src = lane ^ m;
+    const int lo =
+        __shfl_sync(0xFFFFFFFFu, static_cast<int>(static_cast<uint64_t>(*v) & 0xFFFFFFFFu), src);
+    const int hi = __shfl_sync(0xFFFFFFFFu, static_cast<int>(static_cast<uint64_t>(*v) >> 32), src);
+    const int32_t ok = __shfl_sync(0xFFFFFFFFu, *key, src);
+    const int64_t ov = static_cast<int64_t>(
+        (static_cast<uint64_t>(static_cast<uint32_t>(hi)) << 32) | static_cast<uint32_t>(lo));
+    if (ov < *v || (ov == *v && ok < *key)) {
+      *v = ov;
+      *key = ok;
+    }
+  }
+}
+
 // Sum over a warp; every lane gets it.
 __device__ int64_t warp_sum(int64_t v) {
   const int lane = threadIdx.x & 31;
@@ -259,13 +278,19 @@ __global__ void __launch_bounds__(kTrellisThreads) trellis_kernel(Problem p) {
   const uint16_t* cell_b = p.cell_b + B.cell0;
   const int32_t* order = p.cell_order + B.cell0;
   const bool dummies = p.dummies != 0;
-  // Work order (README.md, "Work order"): round k of the cell loop takes order[k NT .. k NT + NT),
-  // forwards in even rounds and backwards in odd ones, so that every warp gets cells of one kind
-  // and of nearly equal candidate counts and the threads' totals stay balanced; the state (dummy,
-  // dummy), last in the order, is left to one warp after the loop. With a cluster, "thread"
+  // Work order (README.md, speed section): round k of the cell loop takes order[k NG .. + NG) (NG
+  // lane groups, below), forwards in even rounds and backwards in odd ones, so that every warp gets
+  // cells of one kind and of nearly equal candidate counts and the totals stay balanced; the state
+  // (dummy, dummy), last in the order, is left to one warp after the loop. With a cluster, "thread"
   // gt = rank nt + tid of NT = K nt, and the barrier makes sure that every block has started before
   // any writes into another's shared memory.
   const int NT = K * nt, gt = rank * nt + tid;
+  // G lanes per cell (README.md): the largest power of two <= 32 with G cells <= NT, so that a
+  // row shorter than the threads still uses them all; the work order is over the NG groups.
+  int G = 1;
+  while (G < 32 && 2 * G * static_cast<int64_t>(C) <= NT)
+    G *= 2;
+  const int NG = NT / G, grp = gt / G, lane = gt & (G - 1);
   const bool shared_rows = p.shared_alpha != 0;
   row_barrier(K);
 
@@ -277,66 +302,73 @@ __global__ void __launch_bounds__(kTrellisThreads) trellis_kernel(Problem p) {
         r == M - 1 ? nullptr : alpha_rows + ((r + 1) & 1) * static_cast<int64_t>(C);
     int64_t* cur = alpha_rows + (r & 1) * static_cast<int64_t>(C);
     uint16_t* beta = p.beta + pi.beta0 + static_cast<int64_t>(r - 2) * C;
-    for (int base = 0, k_round = 0; base < C; base += NT, ++k_round) {
-      const int i = base + ((k_round & 1) ? NT - 1 - gt : gt);
-      if (i >= C)
-        continue;
-      const int cell = order[i];
+    for (int base = 0, k_round = 0; base < C; base += NG, ++k_round) {
+      // Every lane of a warp runs every round (the group reduction below is warp-synchronous).
+      const int i = base + ((k_round & 1) ? NG - 1 - grp : grp);
+      const int cell = i < C ? order[i] : 0;
       const int b = cell_b[cell], k = cell - t.seg_off[b];
       const int c = k < t.seg_cnt[b] ? t.seg_clo[b] + k : S;
-      if (b == S && c == S)
-        continue; // the dummy-dummy state: by one warp below
-      const int fb = b < S ? t.frame[b] : 0, fc = c < S ? t.frame[c] : 0;
-      int lo, hi, first, end;
-      terms::candidate_frames(b < S, fb, c < S, fc, p.T, p.causality, &lo, &hi);
-      terms::nodes_of_frames(lo, hi, t.minnode, B.frame0, B.frames, S, &first, &end);
-      const bool geometry = b < S && c < S;
-      const double* from_b = geometry ? t.rays(b) : nullptr;
-      const double b_to_c = geometry ? from_b[c] : 0.0;
-      // U(a) + D(a, b, c) + alpha_{r+1}(a, b), kInf when alpha_{r+1}(a, b) is.
-      const auto value = [&](int a) -> int64_t {
-        const int64_t nx = nxt ? nxt[t.cell(a, b)] : 0;
-        if (nx == kInf)
-          return kInf;
-        const int64_t dq =
-            geometry ? d_term(row, t, a, b, c, fb, fc, b_to_c, from_b, p.lambda2, p.lambda3) : 0;
-        return Ur[a] + dq + nx;
-      };
+      // The dummy-dummy state is left to one warp below.
+      const bool active = i < C && !(b == S && c == S);
       int64_t best = kInf;
-      int arg = 0;
-      int a = first;
-      // Two independent candidates per iteration (their loads and FP64 chains overlap), compared
-      // in order so that the first minimum is kept.
-      for (; a + 1 < end; a += 2) {
-        const int64_t v0 = value(a), v1 = value(a + 1);
-        if (v0 < best) {
-          best = v0;
-          arg = a;
+      int32_t arg = INT32_MAX;
+      if (active) {
+        const int fb = b < S ? t.frame[b] : 0, fc = c < S ? t.frame[c] : 0;
+        int lo, hi, first, end;
+        terms::candidate_frames(b < S, fb, c < S, fc, p.T, p.causality, &lo, &hi);
+        terms::nodes_of_frames(lo, hi, t.minnode, B.frame0, B.frames, S, &first, &end);
+        const bool geometry = b < S && c < S;
+        const double* from_b = geometry ? t.rays(b) : nullptr;
+        const double b_to_c = geometry ? from_b[c] : 0.0;
+        // U(a) + D(a, b, c) + alpha_{r+1}(a, b), kInf when alpha_{r+1}(a, b) is.
+        const auto value = [&](int a) -> int64_t {
+          const int64_t nx = nxt ? nxt[t.cell(a, b)] : 0;
+          if (nx == kInf)
+            return kInf;
+          const int64_t dq =
+              geometry ? d_term(row, t, a, b, c, fb, fc, b_to_c, from_b, p.lambda2, p.lambda3) : 0;
+          return Ur[a] + dq + nx;
+        };
+        // This lane's candidates first + lane, + G, ...: two independent ones per iteration (their
+        // loads and FP64 chains overlap), compared in increasing order so that the lane keeps its
+        // first minimum.
+        int a = first + lane;
+        for (; a + G < end; a += 2 * G) {
+          const int64_t v0 = value(a), v1 = value(a + G);
+          if (v0 < best) {
+            best = v0;
+            arg = a;
+          }
+          if (v1 < best) {
+            best = v1;
+            arg = a + G;
+          }
         }
-        if (v1 < best) {
-          best = v1;
-          arg = a + 1;
+        if (a < end) {
+          const int64_t v = value(a);
+          if (v < best) {
+            best = v;
+            arg = a;
+          }
+        }
+        if (dummies && lane == 0) { // the dummy, last (its key S is above every node's)
+          const int64_t nx = nxt ? nxt[t.cell(S, b)] : 0;
+          if (nx != kInf && Ur[S] + nx < best) {
+            best = Ur[S] + nx;
+            arg = S;
+          }
         }
       }
-      if (a < end) {
-        const int64_t v = value(a);
-        if (v < best) {
-          best = v;
-          arg = a;
-        }
+      // The group's minimum of (value, candidate): the first minimum over all its candidates.
+      if (G > 1)
+        group_argmin(&best, &arg, G);
+      if (active && lane == 0) {
+        store_alpha(cur, cell, best, K, shared_rows);
+        beta[cell] = static_cast<uint16_t>(best == kInf ? 0 : arg); // 0: as the one-lane loop
       }
-      if (dummies) {
-        const int64_t nx = nxt ? nxt[t.cell(S, b)] : 0;
-        if (nx != kInf && Ur[S] + nx < best) {
-          best = Ur[S] + nx;
-          arg = S;
-        }
-      }
-      store_alpha(cur, cell, best, K, shared_rows);
-      beta[cell] = static_cast<uint16_t>(arg);
     }
     // The warp of the state (dummy, dummy): the one with the least work in the last round.
-    const int dd0 = (((C + NT - 1) / NT) & 1) ? NT - 32 : 0;
+    const int dd0 = (((C + NG - 1) / NG) & 1) ? NT - 32 : 0;
     if (dummies && gt >= dd0 && gt < dd0 + 32) {
       // State (dummy, dummy): every scene node and the dummy are candidates, D = 0; one warp
       // reduces them without a block barrier.
