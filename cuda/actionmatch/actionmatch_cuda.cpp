@@ -213,9 +213,8 @@ public:
                  o_y = pk.plan(ys), o_desc = pk.plan(desc), o_nb = pk.plan(node_block),
                  o_sb = pk.plan(slot_block), o_mn = pk.plan(minnode), o_so = pk.plan(seg_off),
                  o_sc = pk.plan(seg_clo), o_sn = pk.plan(seg_cnt), o_cb = pk.plan(cell_b),
-                 o_co = pk.plan(cell_order),
-                 o_wl = pk.plan(win_lo), o_wc = pk.plan(win_cnt), o_dr = pk.plan(dir_rel),
-                 o_pairs = pk.plan(pairs);
+                 o_co = pk.plan(cell_order), o_wl = pk.plan(win_lo), o_wc = pk.plan(win_cnt),
+                 o_dr = pk.plan(dir_rel), o_pairs = pk.plan(pairs);
     const size_t up = pk.size();
     CVIS_RETURN_IF_ERROR(staging_.reserve(up));
     CVIS_RETURN_IF_ERROR(input_.reserve(up));

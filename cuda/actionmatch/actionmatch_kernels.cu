@@ -518,8 +518,8 @@ void cluster_config(int K, int pairs, size_t shared_bytes, cudaStream_t stream,
 // (the occupancy one in particular) cost more than a small match() call may take.
 struct ClusterCache {
   std::mutex mu;
-  std::map<int, std::pair<int, int>> device;          // device -> (max K allowed, SMs)
-  std::map<std::tuple<int, size_t, int>, bool> fits;  // (device, shared bytes, K) -> one fits
+  std::map<int, std::pair<int, int>> device;         // device -> (max K allowed, SMs)
+  std::map<std::tuple<int, size_t, int>, bool> fits; // (device, shared bytes, K) -> one fits
 };
 
 } // namespace
@@ -567,7 +567,8 @@ int trellis_cluster(int pairs, size_t shared_bytes) {
       cluster_config(K, 1, shared_bytes, nullptr, &cfg, &attr);
       int active = 0;
       const bool ok =
-          cudaOccupancyMaxActiveClusters(&active, trellis_kernel, &cfg) == cudaSuccess && active > 0;
+          cudaOccupancyMaxActiveClusters(&active, trellis_kernel, &cfg) == cudaSuccess &&
+          active > 0;
       if (!ok)
         cudaGetLastError();
       f = cache.fits.emplace(key, ok).first;

@@ -67,9 +67,9 @@ struct Problem {
   const int32_t* seg_off = nullptr; // per segment (b), local cell index
   const int32_t* seg_clo = nullptr;
   const int32_t* seg_cnt = nullptr;
-  const uint16_t* cell_b = nullptr; // per cell
+  const uint16_t* cell_b = nullptr;    // per cell
   const int32_t* cell_order = nullptr; // per cell: the trellis's work order (SceneLayout)
-  const int32_t* win_lo = nullptr;  // per scene node: first node of its direction window
+  const int32_t* win_lo = nullptr;     // per scene node: first node of its direction window
   const int32_t* win_cnt = nullptr;
   const int32_t* dir_rel = nullptr; // per scene node: its directions at dir[block dir0 + dir_rel]
   double* dir = nullptr;
@@ -134,8 +134,9 @@ int trellis_cluster(int pairs, size_t shared_bytes);
 Status launch_directions(const Problem& p, cudaStream_t stream);
 // lambda1 U of every (model node, scene node or dummy) of every pair (Sect. 3.3).
 Status launch_unary(const Problem& p, cudaStream_t stream);
-// One block (or cluster of p.cluster blocks) per pair: every trellis row (eq. 11, 10) with block-wide barriers between rows, the
-// final minimisation (eq. 13), the backtracking (eq. 12) and the energy parts.
+// One block (or cluster of p.cluster blocks) per pair: every trellis row (eq. 11, 10) with
+// block-wide barriers between rows, the final minimisation (eq. 13), the backtracking (eq. 12) and
+// the energy parts.
 Status launch_trellis(const Problem& p, size_t shared_bytes, cudaStream_t stream);
 
 } // namespace cvis::actionmatch::kernels

@@ -245,8 +245,9 @@ int main(int argc, char** argv) {
                 prop.name, prop.major, prop.minor, prop.multiProcessorCount, clock_khz / 1e3,
                 fp64_limit / 1e12, kFp64PerEvaluation, host_threads, runs);
   md += buf;
-  md += "| setup | pairs | trellis cells | evaluations | GPU ms/call | stream ms | ms per block "
-        "(target) | G eval/s | % FP64 limit | blocks/pair | SMs busy | CPU ms | CPU/GPU | exact |\n";
+  md +=
+      "| setup | pairs | trellis cells | evaluations | GPU ms/call | stream ms | ms per block "
+      "(target) | G eval/s | % FP64 limit | blocks/pair | SMs busy | CPU ms | CPU/GPU | exact |\n";
   md += "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n";
   for (const Row& r : rows) {
     const double evals_s = r.stats.evaluations / (r.stream_ms * 1e-3);
@@ -255,17 +256,17 @@ int main(int argc, char** argv) {
     const double busy =
         std::min<double>(static_cast<double>(r.stats.pairs) * per_pair, prop.multiProcessorCount) /
         prop.multiProcessorCount;
-    std::snprintf(buf, sizeof buf,
-                  "| %s | %lld | %lld | %lld | %.3f | %.3f | %.4f%s%s%s | %.2f | %.1f%% | %d | %.0f%% | "
-                  "%s | %s | %s |\n",
-                  r.name.c_str(), static_cast<long long>(r.stats.pairs),
-                  static_cast<long long>(r.stats.cells),
-                  static_cast<long long>(r.stats.evaluations), r.wall_ms, r.stream_ms,
-                  r.wall_ms / r.blocks, r.target.empty() ? "" : " (", r.target.c_str(),
-                  r.target.empty() ? "" : ")", evals_s / 1e9, 100 * frac, per_pair, 100 * busy,
-                  cpu ? std::to_string(r.cpu_ms).substr(0, 8).c_str() : "-",
-                  cpu ? std::to_string(r.cpu_ms / r.wall_ms).substr(0, 6).c_str() : "-",
-                  cpu ? (r.exact ? "yes" : "NO") : "-");
+    std::snprintf(
+        buf, sizeof buf,
+        "| %s | %lld | %lld | %lld | %.3f | %.3f | %.4f%s%s%s | %.2f | %.1f%% | %d | %.0f%% | "
+        "%s | %s | %s |\n",
+        r.name.c_str(), static_cast<long long>(r.stats.pairs),
+        static_cast<long long>(r.stats.cells), static_cast<long long>(r.stats.evaluations),
+        r.wall_ms, r.stream_ms, r.wall_ms / r.blocks, r.target.empty() ? "" : " (",
+        r.target.c_str(), r.target.empty() ? "" : ")", evals_s / 1e9, 100 * frac, per_pair,
+        100 * busy, cpu ? std::to_string(r.cpu_ms).substr(0, 8).c_str() : "-",
+        cpu ? std::to_string(r.cpu_ms / r.wall_ms).substr(0, 6).c_str() : "-",
+        cpu ? (r.exact ? "yes" : "NO") : "-");
     md += buf;
   }
   std::printf("\n%s", md.c_str());
