@@ -170,11 +170,12 @@ bool parse_distance(const std::string& s, Distance* out); // inverse
 // +infinity for an infeasible result.
 double distance(const MatchResult& r, Distance d);
 
-// Work counts of a match() call, the same for both backends.
+// Work counts of a match() call (pairs, cells and evaluations the same for both backends).
 struct MatchStats {
-  int64_t pairs = 0;       // (scene block, model) pairs
-  int64_t cells = 0;       // trellis cells alpha_i(z_{i-1}, z_{i-2}) computed (after pruning)
-  int64_t evaluations = 0; // candidate values z_i examined in the minimisations of eq. (10)
+  int64_t pairs = 0;           // (scene block, model) pairs
+  int64_t cells = 0;           // trellis cells alpha_i(z_{i-1}, z_{i-2}) computed (after pruning)
+  int64_t evaluations = 0;     // candidate values z_i examined in the minimisations of eq. (10)
+  int32_t blocks_per_pair = 0; // CUDA: thread blocks (one cluster) per pair in the last launch
 };
 
 // The energy of one given assignment (kDummy for the dummy), by the definitions (no trellis):

@@ -121,6 +121,7 @@ public:
     std::vector<float> xs, ys;
     std::vector<double> desc;
     std::vector<uint16_t> cell_b;
+    std::vector<int32_t> cell_order;
     int64_t dirs = 0;
     int max_segments = 1, max_nodes = 1, max_cells = 1, max_model_nodes = 0;
     int64_t max_dirs = 1;
@@ -152,6 +153,7 @@ public:
       seg_clo.insert(seg_clo.end(), L.seg_clo.begin(), L.seg_clo.end());
       seg_cnt.insert(seg_cnt.end(), L.seg_cnt.begin(), L.seg_cnt.end());
       cell_b.insert(cell_b.end(), L.cell_b.begin(), L.cell_b.end());
+      cell_order.insert(cell_order.end(), L.cell_order.begin(), L.cell_order.end());
       win_lo.insert(win_lo.end(), L.win_lo.begin(), L.win_lo.end());
       win_cnt.insert(win_cnt.end(), L.win_cnt.begin(), L.win_cnt.end());
       for (int x = 0; x < L.S; ++x)
@@ -211,8 +213,8 @@ public:
                  o_y = pk.plan(ys), o_desc = pk.plan(desc), o_nb = pk.plan(node_block),
                  o_sb = pk.plan(slot_block), o_mn = pk.plan(minnode), o_so = pk.plan(seg_off),
                  o_sc = pk.plan(seg_clo), o_sn = pk.plan(seg_cnt), o_cb = pk.plan(cell_b),
-                 o_wl = pk.plan(win_lo), o_wc = pk.plan(win_cnt), o_dr = pk.plan(dir_rel),
-                 o_pairs = pk.plan(pairs);
+                 o_co = pk.plan(cell_order), o_wl = pk.plan(win_lo), o_wc = pk.plan(win_cnt),
+                 o_dr = pk.plan(dir_rel), o_pairs = pk.plan(pairs);
     const size_t up = pk.size();
     CVIS_RETURN_IF_ERROR(staging_.reserve(up));
     CVIS_RETURN_IF_ERROR(input_.reserve(up));
@@ -244,6 +246,7 @@ public:
     k.seg_clo = at<int32_t>(in, o_sc);
     k.seg_cnt = at<int32_t>(in, o_sn);
     k.cell_b = at<uint16_t>(in, o_cb);
+    k.cell_order = at<int32_t>(in, o_co);
     k.win_lo = at<int32_t>(in, o_wl);
     k.win_cnt = at<int32_t>(in, o_wc);
     k.dir_rel = at<int32_t>(in, o_dr);
@@ -260,6 +263,9 @@ public:
 
     CVIS_RETURN_IF_ERROR(kernels::launch_directions(k, st));
     CVIS_RETURN_IF_ERROR(kernels::launch_unary(k, st));
+    k.cluster = kernels::trellis_cluster(k.npairs, smem);
+    if (stats)
+      stats->blocks_per_pair = k.cluster;
     CVIS_RETURN_IF_ERROR(kernels::launch_trellis(k, smem, st));
     CVIS_CUDA_CHECK(cudaMemcpyAsync(h_out_.get(), out_.get(), down, cudaMemcpyDeviceToHost, st));
     CVIS_CUDA_CHECK(cudaStreamSynchronize(st));

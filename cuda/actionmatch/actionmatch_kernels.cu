@@ -3,10 +3,25 @@
 #include "actionmatch_kernels.hpp"
 
 #include <algorithm>
+#include <cstdlib>
+#include <map>
+#include <mutex>
+#include <tuple>
+#include <utility>
 
 #include "actionmatch.hpp"
 #include "actionmatch_terms.hpp"
 #include "common/cuda/check.hpp"
+
+// Thread-block clusters (sm_90): the kernels below use them only where compiled for compute_90 or
+// later, and the launcher asks for them only then (ptxVersion); the CPU emulation has none.
+#if !defined(CVIS_EMU)
+#include <cooperative_groups.h>
+#define CVIS_AM_CLUSTERS 1
+#endif
+#if defined(CVIS_AM_CLUSTERS) && defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+#define CVIS_AM_CLUSTER_CODE 1
+#endif
 
 namespace cvis::actionmatch::kernels {
 
@@ -100,6 +115,25 @@ __device__ void warp_argmin(int64_t* v, int32_t* key) {
   }
 }
 
+// Minimum of (v, key) over each aligned group of G lanes (G a power of two <= 32), smaller key
+// first among equal v; every lane of the group gets it. Every lane of the warp calls it.
+__device__ void group_argmin(int64_t* v, int32_t* key, int G) {
+  const int lane = threadIdx.x & 31;
+  for (int m = G / 2; m > 0; m >>= 1) {
+    const int src = lane ^ m;
+    const int lo =
+        __shfl_sync(0xFFFFFFFFu, static_cast<int>(static_cast<uint64_t>(*v) & 0xFFFFFFFFu), src);
+    const int hi = __shfl_sync(0xFFFFFFFFu, static_cast<int>(static_cast<uint64_t>(*v) >> 32), src);
+    const int32_t ok = __shfl_sync(0xFFFFFFFFu, *key, src);
+    const int64_t ov = static_cast<int64_t>(
+        (static_cast<uint64_t>(static_cast<uint32_t>(hi)) << 32) | static_cast<uint32_t>(lo));
+    if (ov < *v || (ov == *v && ok < *key)) {
+      *v = ov;
+      *key = ok;
+    }
+  }
+}
+
 // Sum over a warp; every lane gets it.
 __device__ int64_t warp_sum(int64_t v) {
   const int lane = threadIdx.x & 31;
@@ -111,6 +145,46 @@ __device__ int64_t warp_sum(int64_t v) {
                               static_cast<uint32_t>(lo));
   }
   return v;
+}
+
+// The block's rank in its cluster of K blocks (0 without clusters).
+__device__ __forceinline__ int cluster_rank(int K) {
+#if defined(CVIS_AM_CLUSTER_CODE)
+  if (K > 1)
+    return static_cast<int>(cooperative_groups::this_cluster().block_rank());
+#elif defined(__CUDA_ARCH__)
+  if (K > 1)
+    __trap(); // never asked for (trellis_cluster checks ptxVersion): fail loudly, not wrongly
+#endif
+  return 0;
+}
+
+// The barrier between trellis rows: the whole cluster (release/acquire at cluster scope, so the
+// alpha values written into the other blocks' shared memory and the beta tables are visible
+// after it), or the block.
+__device__ __forceinline__ void row_barrier(int K) {
+#if defined(CVIS_AM_CLUSTER_CODE)
+  if (K > 1) {
+    cooperative_groups::this_cluster().sync();
+    return;
+  }
+#endif
+  __syncthreads();
+}
+
+// alpha_r(cell) = v: with a cluster and shared-memory rows, into the copy of every block of the
+// cluster (each reads the previous row locally); otherwise into the one row.
+__device__ __forceinline__ void store_alpha(int64_t* cur, int cell, int64_t v, int K,
+                                            bool shared_rows) {
+#if defined(CVIS_AM_CLUSTER_CODE)
+  if (K > 1 && shared_rows) {
+    cooperative_groups::cluster_group cl = cooperative_groups::this_cluster();
+    for (int j = 0; j < K; ++j)
+      *cl.map_shared_rank(cur + cell, j) = v;
+    return;
+  }
+#endif
+  cur[cell] = v;
 }
 
 // Block-wide minimum of (v, key), smaller key first among equal v; every thread gets it.
@@ -137,7 +211,9 @@ __device__ void block_argmin(int64_t* v, int32_t* key, int64_t* red_v, int32_t* 
 
 __global__ void __launch_bounds__(kTrellisThreads) trellis_kernel(Problem p) {
   extern __shared__ int64_t smem[];
-  const PairInfo pi = p.pairs[blockIdx.x];
+  // A pair is one block, or a cluster of K = p.cluster blocks that share its rows (README.md).
+  const int K = p.cluster, rank = cluster_rank(K), pair = blockIdx.x / K;
+  const PairInfo pi = p.pairs[pair];
   const BlockInfo B = p.blocks[pi.block];
   const int S = B.S, C = B.cells, tid = threadIdx.x, nt = blockDim.x;
   const int g0 = p.model_node0[pi.model], M = p.model_node0[pi.model + 1] - g0;
@@ -200,8 +276,23 @@ __global__ void __launch_bounds__(kTrellisThreads) trellis_kernel(Problem p) {
   int64_t* alpha_rows =
       p.shared_alpha ? reinterpret_cast<int64_t*>(base + sl.alpha) : p.alpha + pi.alpha0;
   const uint16_t* cell_b = p.cell_b + B.cell0;
+  const int32_t* order = p.cell_order + B.cell0;
   const bool dummies = p.dummies != 0;
-  __syncthreads();
+  // Work order (README.md, speed section): round k of the cell loop takes order[k NG .. + NG) (NG
+  // lane groups, below), forwards in even rounds and backwards in odd ones, so that every warp gets
+  // cells of one kind and of nearly equal candidate counts and the totals stay balanced; the state
+  // (dummy, dummy), last in the order, is left to one warp after the loop. With a cluster, "thread"
+  // gt = rank nt + tid of NT = K nt, and the barrier makes sure that every block has started before
+  // any writes into another's shared memory.
+  const int NT = K * nt, gt = rank * nt + tid;
+  // G lanes per cell (README.md): the largest power of two <= 32 with G cells <= NT, so that a
+  // row shorter than the threads still uses them all; the work order is over the NG groups.
+  int G = 1;
+  while (G < 32 && 2 * G * static_cast<int64_t>(C) <= NT)
+    G *= 2;
+  const int NG = NT / G, grp = gt / G, lane = gt & (G - 1);
+  const bool shared_rows = p.shared_alpha != 0;
+  row_barrier(K);
 
   // Eq. (11) for r = M - 1, eq. (10) down to r = 2: row r reads row r + 1.
   for (int r = M - 1; r >= 2; --r) {
@@ -211,66 +302,79 @@ __global__ void __launch_bounds__(kTrellisThreads) trellis_kernel(Problem p) {
         r == M - 1 ? nullptr : alpha_rows + ((r + 1) & 1) * static_cast<int64_t>(C);
     int64_t* cur = alpha_rows + (r & 1) * static_cast<int64_t>(C);
     uint16_t* beta = p.beta + pi.beta0 + static_cast<int64_t>(r - 2) * C;
-    for (int cell = tid; cell < C; cell += nt) {
+    for (int base = 0, k_round = 0; base < C; base += NG, ++k_round) {
+      // Every lane of a warp runs every round (the group reduction below is warp-synchronous).
+      const int i = base + ((k_round & 1) ? NG - 1 - grp : grp);
+      const int cell = i < C ? order[i] : 0;
       const int b = cell_b[cell], k = cell - t.seg_off[b];
       const int c = k < t.seg_cnt[b] ? t.seg_clo[b] + k : S;
-      if (b == S && c == S)
-        continue; // the dummy-dummy state: by the last warp below
-      const int fb = b < S ? t.frame[b] : 0, fc = c < S ? t.frame[c] : 0;
-      int lo, hi, first, end;
-      terms::candidate_frames(b < S, fb, c < S, fc, p.T, p.causality, &lo, &hi);
-      terms::nodes_of_frames(lo, hi, t.minnode, B.frame0, B.frames, S, &first, &end);
-      const bool geometry = b < S && c < S;
-      const double* from_b = geometry ? t.rays(b) : nullptr;
-      const double b_to_c = geometry ? from_b[c] : 0.0;
-      // U(a) + D(a, b, c) + alpha_{r+1}(a, b), kInf when alpha_{r+1}(a, b) is.
-      const auto value = [&](int a) -> int64_t {
-        const int64_t nx = nxt ? nxt[t.cell(a, b)] : 0;
-        if (nx == kInf)
-          return kInf;
-        const int64_t dq =
-            geometry ? d_term(row, t, a, b, c, fb, fc, b_to_c, from_b, p.lambda2, p.lambda3) : 0;
-        return Ur[a] + dq + nx;
-      };
+      // The dummy-dummy state is left to one warp below.
+      const bool active = i < C && !(b == S && c == S);
       int64_t best = kInf;
-      int arg = 0;
-      int a = first;
-      // Two independent candidates per iteration (their loads and FP64 chains overlap), compared
-      // in order so that the first minimum is kept.
-      for (; a + 1 < end; a += 2) {
-        const int64_t v0 = value(a), v1 = value(a + 1);
-        if (v0 < best) {
-          best = v0;
-          arg = a;
+      int32_t arg = INT32_MAX;
+      if (active) {
+        const int fb = b < S ? t.frame[b] : 0, fc = c < S ? t.frame[c] : 0;
+        int lo, hi, first, end;
+        terms::candidate_frames(b < S, fb, c < S, fc, p.T, p.causality, &lo, &hi);
+        terms::nodes_of_frames(lo, hi, t.minnode, B.frame0, B.frames, S, &first, &end);
+        const bool geometry = b < S && c < S;
+        const double* from_b = geometry ? t.rays(b) : nullptr;
+        const double b_to_c = geometry ? from_b[c] : 0.0;
+        // U(a) + D(a, b, c) + alpha_{r+1}(a, b), kInf when alpha_{r+1}(a, b) is.
+        const auto value = [&](int a) -> int64_t {
+          const int64_t nx = nxt ? nxt[t.cell(a, b)] : 0;
+          if (nx == kInf)
+            return kInf;
+          const int64_t dq =
+              geometry ? d_term(row, t, a, b, c, fb, fc, b_to_c, from_b, p.lambda2, p.lambda3) : 0;
+          return Ur[a] + dq + nx;
+        };
+        // This lane's candidates first + lane, + G, ...: two independent ones per iteration (their
+        // loads and FP64 chains overlap), compared in increasing order so that the lane keeps its
+        // first minimum.
+        int a = first + lane;
+        for (; a + G < end; a += 2 * G) {
+          const int64_t v0 = value(a), v1 = value(a + G);
+          if (v0 < best) {
+            best = v0;
+            arg = a;
+          }
+          if (v1 < best) {
+            best = v1;
+            arg = a + G;
+          }
         }
-        if (v1 < best) {
-          best = v1;
-          arg = a + 1;
+        if (a < end) {
+          const int64_t v = value(a);
+          if (v < best) {
+            best = v;
+            arg = a;
+          }
+        }
+        if (dummies && lane == 0) { // the dummy, last (its key S is above every node's)
+          const int64_t nx = nxt ? nxt[t.cell(S, b)] : 0;
+          if (nx != kInf && Ur[S] + nx < best) {
+            best = Ur[S] + nx;
+            arg = S;
+          }
         }
       }
-      if (a < end) {
-        const int64_t v = value(a);
-        if (v < best) {
-          best = v;
-          arg = a;
-        }
+      // The group's minimum of (value, candidate): the first minimum over all its candidates.
+      if (G > 1)
+        group_argmin(&best, &arg, G);
+      if (active && lane == 0) {
+        store_alpha(cur, cell, best, K, shared_rows);
+        beta[cell] = static_cast<uint16_t>(best == kInf ? 0 : arg); // 0: as the one-lane loop
       }
-      if (dummies) {
-        const int64_t nx = nxt ? nxt[t.cell(S, b)] : 0;
-        if (nx != kInf && Ur[S] + nx < best) {
-          best = Ur[S] + nx;
-          arg = S;
-        }
-      }
-      cur[cell] = best;
-      beta[cell] = static_cast<uint16_t>(arg);
     }
-    if (dummies && tid >= nt - 32) {
-      // State (dummy, dummy): every scene node and the dummy are candidates, D = 0; the last warp
-      // (usually the one with the fewest cells) reduces them without a block barrier.
+    // The warp of the state (dummy, dummy): the one with the least work in the last round.
+    const int dd0 = (((C + NG - 1) / NG) & 1) ? NT - 32 : 0;
+    if (dummies && gt >= dd0 && gt < dd0 + 32) {
+      // State (dummy, dummy): every scene node and the dummy are candidates, D = 0; one warp
+      // reduces them without a block barrier.
       int64_t best = kInf;
       int32_t arg = S;
-      for (int a = tid - (nt - 32); a <= S; a += 32) {
+      for (int a = gt - dd0; a <= S; a += 32) {
         const int64_t nx = nxt ? nxt[t.cell(a, S)] : 0;
         if (nx == kInf)
           continue;
@@ -281,13 +385,17 @@ __global__ void __launch_bounds__(kTrellisThreads) trellis_kernel(Problem p) {
         }
       }
       warp_argmin(&best, &arg);
-      if (tid == nt - 32) {
-        cur[C - 1] = best;
+      if (gt == dd0) {
+        store_alpha(cur, C - 1, best, K, shared_rows);
         beta[C - 1] = static_cast<uint16_t>(arg);
       }
     }
-    __syncthreads();
+    row_barrier(K);
   }
+  // The last remote access was before the barrier: the other blocks of a cluster may leave, the
+  // first finishes the pair from its own copy of row 2 and the (global) beta tables.
+  if (rank != 0)
+    return;
 
   // Eq. (13): the best (z_1, z_2) over the cells of row 2, the smallest (z_1, z_2) among equals.
   const int64_t* a2 = alpha_rows + (2 & 1) * static_cast<int64_t>(C);
@@ -308,7 +416,7 @@ __global__ void __launch_bounds__(kTrellisThreads) trellis_kernel(Problem p) {
   block_argmin(&best, &key, red_v, red_k);
   if (best == kInf) { // the same in every thread
     if (tid == 0)
-      p.results[blockIdx.x] = PairResult{};
+      p.results[pair] = PairResult{};
     return;
   }
 
@@ -356,7 +464,7 @@ __global__ void __launch_bounds__(kTrellisThreads) trellis_kernel(Problem p) {
     res.distortion = distortion;
     res.dummies = static_cast<int32_t>(dummy_nodes);
     res.feasible = 1;
-    p.results[blockIdx.x] = res;
+    p.results[pair] = res;
   }
 }
 
@@ -385,7 +493,108 @@ Status launch_unary(const Problem& p, cudaStream_t stream) {
   return Status::Ok();
 }
 
+#if defined(CVIS_AM_CLUSTERS)
+namespace {
+
+// The launch configuration of a trellis launch in clusters of K blocks (cfg keeps a pointer to
+// attr).
+void cluster_config(int K, int pairs, size_t shared_bytes, cudaStream_t stream,
+                    cudaLaunchConfig_t* cfg, cudaLaunchAttribute* attr) {
+  *attr = cudaLaunchAttribute{};
+  attr->id = cudaLaunchAttributeClusterDimension;
+  attr->val.clusterDim.x = K;
+  attr->val.clusterDim.y = 1;
+  attr->val.clusterDim.z = 1;
+  *cfg = cudaLaunchConfig_t{};
+  cfg->gridDim = dim3(K * pairs);
+  cfg->blockDim = dim3(kTrellisThreads);
+  cfg->dynamicSmemBytes = shared_bytes;
+  cfg->stream = stream;
+  cfg->attrs = attr;
+  cfg->numAttrs = 1;
+}
+
+// What trellis_cluster asks the runtime, once per device and per (shared bytes, K): the queries
+// (the occupancy one in particular) cost more than a small match() call may take.
+struct ClusterCache {
+  std::mutex mu;
+  std::map<int, std::pair<int, int>> device;         // device -> (max K allowed, SMs)
+  std::map<std::tuple<int, size_t, int>, bool> fits; // (device, shared bytes, K) -> one fits
+};
+
+} // namespace
+#endif
+
+int trellis_cluster(int pairs, size_t shared_bytes) {
+#if defined(CVIS_AM_CLUSTERS)
+  static ClusterCache cache;
+  int dev = 0;
+  if (pairs <= 0 || cudaGetDevice(&dev) != cudaSuccess) {
+    cudaGetLastError();
+    return 1;
+  }
+  std::lock_guard<std::mutex> lock(cache.mu);
+  auto d = cache.device.find(dev);
+  if (d == cache.device.end()) {
+    int clusters = 0, sms = 0;
+    cudaFuncAttributes fa{};
+    if (cudaDeviceGetAttribute(&clusters, cudaDevAttrClusterLaunch, dev) != cudaSuccess ||
+        cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess ||
+        cudaFuncGetAttributes(&fa, trellis_kernel) != cudaSuccess) {
+      cudaGetLastError(); // a query failed: no clusters
+      clusters = 0;
+    }
+    // Cluster code exists only in kernels compiled for compute_90 or later (CVIS_AM_CLUSTER_CODE).
+    // CVIS_ACTIONMATCH_MAX_CLUSTER=N caps K (1: one block per pair), for comparisons.
+    int cap = kMaxTrellisCluster;
+    if (const char* e = std::getenv("CVIS_ACTIONMATCH_MAX_CLUSTER"))
+      cap = std::max(1, std::min(kMaxTrellisCluster, std::atoi(e)));
+    if (!clusters || fa.ptxVersion < 90)
+      cap = 1;
+    d = cache.device.emplace(dev, std::make_pair(cap, sms)).first;
+  }
+  const int cap = d->second.first, sms = d->second.second;
+  int K = 1;
+  while (2 * K <= cap && 2 * K * pairs <= sms)
+    K *= 2;
+  // Fewer when the device cannot hold one cluster of K such blocks.
+  for (; K > 1; K /= 2) {
+    const auto key = std::make_tuple(dev, shared_bytes, K);
+    auto f = cache.fits.find(key);
+    if (f == cache.fits.end()) {
+      cudaLaunchConfig_t cfg;
+      cudaLaunchAttribute attr;
+      cluster_config(K, 1, shared_bytes, nullptr, &cfg, &attr);
+      int active = 0;
+      const bool ok =
+          cudaOccupancyMaxActiveClusters(&active, trellis_kernel, &cfg) == cudaSuccess &&
+          active > 0;
+      if (!ok)
+        cudaGetLastError();
+      f = cache.fits.emplace(key, ok).first;
+    }
+    if (f->second)
+      break;
+  }
+  return K;
+#else
+  (void)pairs;
+  (void)shared_bytes;
+  return 1;
+#endif
+}
+
 Status launch_trellis(const Problem& p, size_t shared_bytes, cudaStream_t stream) {
+#if defined(CVIS_AM_CLUSTERS)
+  if (p.cluster > 1) {
+    cudaLaunchConfig_t cfg;
+    cudaLaunchAttribute attr;
+    cluster_config(p.cluster, p.npairs, shared_bytes, stream, &cfg, &attr);
+    CVIS_CUDA_CHECK(cudaLaunchKernelEx(&cfg, trellis_kernel, p));
+    CVIS_CUDA_CHECK_LAUNCH(stream, "trellis_kernel (clusters)");
+    return Status::Ok();
+  }
+#endif
   trellis_kernel<<<p.npairs, kTrellisThreads, shared_bytes, stream>>>(p);
   CVIS_CUDA_CHECK_LAUNCH(stream, "trellis_kernel");
   return Status::Ok();

@@ -25,7 +25,7 @@ struct BlockInfo {
   int32_t frame0 = 0, frames = 0; // frame range
   int32_t minnode0 = 0;           // its minnode table: minnode[minnode0 .. + frames]
   int32_t seg0 = 0, segments = 0; // its segment tables: seg_*[seg0 .. + segments - 1]
-  int32_t cells = 0, cell0 = 0;   // cells of a trellis row; its cell_b[cell0 .. + cells - 1]
+  int32_t cells = 0, cell0 = 0;   // cells of a row; cell_b, cell_order[cell0 .. + cells - 1]
   int32_t slot0 = 0;              // its first unary column (S + 1 columns: nodes, dummy)
   int64_t dir0 = 0;               // its direction table: dir[dir0 ..]
 };
@@ -67,8 +67,9 @@ struct Problem {
   const int32_t* seg_off = nullptr; // per segment (b), local cell index
   const int32_t* seg_clo = nullptr;
   const int32_t* seg_cnt = nullptr;
-  const uint16_t* cell_b = nullptr; // per cell
-  const int32_t* win_lo = nullptr;  // per scene node: first node of its direction window
+  const uint16_t* cell_b = nullptr;    // per cell
+  const int32_t* cell_order = nullptr; // per cell: the trellis's work order (SceneLayout)
+  const int32_t* win_lo = nullptr;     // per scene node: first node of its direction window
   const int32_t* win_cnt = nullptr;
   const int32_t* dir_rel = nullptr; // per scene node: its directions at dir[block dir0 + dir_rel]
   double* dir = nullptr;
@@ -83,6 +84,7 @@ struct Problem {
   int32_t* assignment = nullptr;
   // Trellis launch: what lives in shared memory, and the largest sizes over the launch's pairs.
   int32_t shared_tables = 0, shared_alpha = 0, shared_dir = 0, shared_unary = 0;
+  int32_t cluster = 1; // blocks per pair (a thread-block cluster when > 1; trellis_cluster())
   int32_t max_segments = 0, max_nodes = 0, max_cells = 0;
   int64_t max_dirs = 0, max_unary = 0;
 };
@@ -120,12 +122,21 @@ CVIS_HD SharedLayout shared_layout(const Problem& p, int threads) {
 // Raises the trellis kernel's dynamic shared memory limit to `bytes` (cudaFuncSetAttribute).
 Status allow_trellis_shared(size_t bytes);
 
+// Most blocks of one pair's cluster (a portable cluster size).
+inline constexpr int kMaxTrellisCluster = 8;
+
+// Blocks per pair for a trellis launch of `pairs` pairs: the largest power of two <= 8 with K
+// pairs <= the SM count, when the device launches clusters, the kernel was compiled for compute_90
+// or later and one such cluster fits; else 1 (one block per pair).
+int trellis_cluster(int pairs, size_t shared_bytes);
+
 // Ray directions of every scene node's window (the host's detail::scene_directions).
 Status launch_directions(const Problem& p, cudaStream_t stream);
 // lambda1 U of every (model node, scene node or dummy) of every pair (Sect. 3.3).
 Status launch_unary(const Problem& p, cudaStream_t stream);
-// One block per pair: every trellis row (eq. 11, 10) with block-wide barriers between rows, the
-// final minimisation (eq. 13), the backtracking (eq. 12) and the energy parts.
+// One block (or cluster of p.cluster blocks) per pair: every trellis row (eq. 11, 10) with
+// block-wide barriers between rows, the final minimisation (eq. 13), the backtracking (eq. 12) and
+// the energy parts.
 Status launch_trellis(const Problem& p, size_t shared_bytes, cudaStream_t stream);
 
 } // namespace cvis::actionmatch::kernels

@@ -74,17 +74,29 @@ Status scene_layout(const Graph& scene, const Params& p, SceneLayout* out) {
   L.cells = static_cast<int32_t>(cells);
   L.cell_b.resize(L.cells);
   int64_t evals = 0;
+  // Work order by counting sort: key 0..S for geometry cells (S - candidates), S+1..2S+1 for the
+  // others, 2S+2 for (dummy, dummy).
+  std::vector<int32_t> key(L.cells), bucket(2 * static_cast<size_t>(S) + 4, 0);
   for (int b = 0; b < L.segments; ++b) {
     const int n = L.seg_cnt[b] + extra;
     for (int k = 0; k < n; ++k) {
-      L.cell_b[L.seg_off[b] + k] = static_cast<uint16_t>(b);
+      const int cell = L.seg_off[b] + k;
+      L.cell_b[cell] = static_cast<uint16_t>(b);
       const int c = k < L.seg_cnt[b] ? L.seg_clo[b] + k : S;
       int first, end;
       candidates(L, scene.frame.data(), p, b, c, &first, &end);
       evals += end - first + extra;
+      const int cand = end - first;
+      key[cell] = b < S && c < S ? S - cand : b == S && c == S ? 2 * S + 2 : 2 * S + 1 - cand;
+      ++bucket[key[cell] + 1];
     }
   }
   L.evaluations = evals;
+  for (size_t i = 1; i < bucket.size(); ++i)
+    bucket[i] += bucket[i - 1];
+  L.cell_order.resize(L.cells);
+  for (int cell = 0; cell < L.cells; ++cell)
+    L.cell_order[bucket[key[cell]]++] = cell;
 
   // Direction windows: every pair of scene nodes inside one hyperedge is within T - 1 frames.
   L.win_lo.resize(S);

@@ -87,6 +87,16 @@ TARGETS = {
              "cuda/overlay/overlay_cpu.cpp", "cuda/overlay/overlay_cuda.cpp",
              "tests/algo/overlay/test_overlay_gpu.cpp"],
         inc=["tests/algo/overlay"]),
+    "actionmatch": dict(
+        name="test_actionmatch_gpu",
+        cu=["cuda/actionmatch/actionmatch_kernels.cu"],
+        src=["cuda/actionmatch/actionmatch.cpp", "cuda/actionmatch/actionmatch_evaluate.cpp",
+             "cuda/actionmatch/actionmatch_layout.cpp", "cuda/actionmatch/actionmatch_cpu.cpp",
+             "cuda/actionmatch/actionmatch_dict.cpp", "cuda/actionmatch/actionmatch_scene.cpp",
+             "cuda/actionmatch/actionmatch_cuda.cpp",
+             "tests/algo/actionmatch/actionmatch_test_util.cpp",
+             "tests/algo/actionmatch/test_actionmatch_gpu.cpp"],
+        inc=["cuda/actionmatch", "tests/algo/actionmatch"]),
     # The benchmarks' flow and exact checks on tiny inputs (timings mean nothing here).
     "bench_median3d": dict(
         name="bench_median3d", gtest=False,

@@ -6,6 +6,8 @@
 
 #include <cmath>
 #include <random>
+#include <tuple>
+#include <vector>
 
 #include "actionmatch.hpp"
 #include "actionmatch_layout.hpp"
@@ -145,6 +147,28 @@ TEST(ActionMatchLayout, CellsAndCandidatesAreTheFeasibleSets) {
     }
     EXPECT_EQ(L.cells, cells) << "it " << it;
     EXPECT_EQ(L.evaluations, evals) << "it " << it;
+    // The CUDA work order: a permutation of the cells, the three-node cells first, each group by
+    // non-increasing candidate count (increasing cell among equals), the state (dummy, dummy) last.
+    ASSERT_EQ(L.cell_order.size(), static_cast<size_t>(L.cells));
+    std::vector<int> seen(L.cells, 0);
+    const auto rank = [&](int cell) {
+      const int b = L.cell_b[cell], k = cell - L.seg_off[b];
+      const int c = k < L.seg_cnt[b] ? L.seg_clo[b] + k : S;
+      int first, end;
+      detail::candidates(L, s.frame.data(), p, b, c, &first, &end);
+      const int group = b < S && c < S ? 0 : b == S && c == S ? 2 : 1;
+      return std::make_tuple(group, -(end - first), cell);
+    };
+    for (int i = 0; i < L.cells; ++i) {
+      const int cell = L.cell_order[i];
+      ASSERT_TRUE(cell >= 0 && cell < L.cells && !seen[cell]++) << "it " << it;
+      if (i > 0) {
+        ASSERT_LT(rank(L.cell_order[i - 1]), rank(cell)) << "it " << it << " position " << i;
+      }
+    }
+    if (p.dummies && L.cells > 0) {
+      EXPECT_EQ(L.cell_order[L.cells - 1], L.cells - 1) << "it " << it;
+    }
   }
 }
 

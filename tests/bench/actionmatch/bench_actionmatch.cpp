@@ -12,7 +12,9 @@
 // --cpu-threads), as the ratio CPU / GPU; every GPU result is compared with the CPU's (exact).
 // Work: trellis cells and candidate evaluations (MatchStats), evaluations per second, and that
 // rate against the device's FP64 limit (SMs x FP64 lanes per clock x clock / FP64 instructions per
-// evaluation, kFp64PerEvaluation below), and the SMs a launch can occupy (one block per pair).
+// evaluation, kFp64PerEvaluation below), the thread blocks per pair (a cluster on sm_90, 1 before;
+// CVIS_ACTIONMATCH_MAX_CLUSTER=1 forces one block per pair for a comparison) and the SMs a launch
+// can occupy (pairs x blocks per pair, at most all).
 // Usage: bench_actionmatch [--out FILE.md] [--runs N] [--quick] [--no-cpu] [--cpu-threads N]
 //                          [--only ABCD] (a subset of the setups)
 // Exit status: 0 when every check passed, 1 on an error or mismatch.
@@ -243,25 +245,28 @@ int main(int argc, char** argv) {
                 prop.name, prop.major, prop.minor, prop.multiProcessorCount, clock_khz / 1e3,
                 fp64_limit / 1e12, kFp64PerEvaluation, host_threads, runs);
   md += buf;
-  md += "| setup | pairs | trellis cells | evaluations | GPU ms/call | stream ms | ms per block "
-        "(target) | G eval/s | % FP64 limit | SMs busy | CPU ms | CPU/GPU | exact |\n";
-  md += "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n";
+  md +=
+      "| setup | pairs | trellis cells | evaluations | GPU ms/call | stream ms | ms per block "
+      "(target) | G eval/s | % FP64 limit | blocks/pair | SMs busy | CPU ms | CPU/GPU | exact |\n";
+  md += "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n";
   for (const Row& r : rows) {
     const double evals_s = r.stats.evaluations / (r.stream_ms * 1e-3);
     const double frac = evals_s * kFp64PerEvaluation / fp64_limit;
+    const int per_pair = std::max(1, r.stats.blocks_per_pair);
     const double busy =
-        std::min<double>(r.stats.pairs, prop.multiProcessorCount) / prop.multiProcessorCount;
-    std::snprintf(buf, sizeof buf,
-                  "| %s | %lld | %lld | %lld | %.3f | %.3f | %.4f%s%s%s | %.2f | %.1f%% | %.0f%% | "
-                  "%s | %s | %s |\n",
-                  r.name.c_str(), static_cast<long long>(r.stats.pairs),
-                  static_cast<long long>(r.stats.cells),
-                  static_cast<long long>(r.stats.evaluations), r.wall_ms, r.stream_ms,
-                  r.wall_ms / r.blocks, r.target.empty() ? "" : " (", r.target.c_str(),
-                  r.target.empty() ? "" : ")", evals_s / 1e9, 100 * frac, 100 * busy,
-                  cpu ? std::to_string(r.cpu_ms).substr(0, 8).c_str() : "-",
-                  cpu ? std::to_string(r.cpu_ms / r.wall_ms).substr(0, 6).c_str() : "-",
-                  cpu ? (r.exact ? "yes" : "NO") : "-");
+        std::min<double>(static_cast<double>(r.stats.pairs) * per_pair, prop.multiProcessorCount) /
+        prop.multiProcessorCount;
+    std::snprintf(
+        buf, sizeof buf,
+        "| %s | %lld | %lld | %lld | %.3f | %.3f | %.4f%s%s%s | %.2f | %.1f%% | %d | %.0f%% | "
+        "%s | %s | %s |\n",
+        r.name.c_str(), static_cast<long long>(r.stats.pairs),
+        static_cast<long long>(r.stats.cells), static_cast<long long>(r.stats.evaluations),
+        r.wall_ms, r.stream_ms, r.wall_ms / r.blocks, r.target.empty() ? "" : " (",
+        r.target.c_str(), r.target.empty() ? "" : ")", evals_s / 1e9, 100 * frac, per_pair,
+        100 * busy, cpu ? std::to_string(r.cpu_ms).substr(0, 8).c_str() : "-",
+        cpu ? std::to_string(r.cpu_ms / r.wall_ms).substr(0, 6).c_str() : "-",
+        cpu ? (r.exact ? "yes" : "NO") : "-");
     md += buf;
   }
   std::printf("\n%s", md.c_str());
