@@ -95,6 +95,7 @@ public:
   // shot-change rule reads the frame's counts); the outputs are written on `stream`.
   virtual Status process(const ImageView& frame, const ImageView* mask, const ImageView* background,
                          MotionResult* result, StreamHandle stream) = 0;
+  // Forgets the model: the next frames give what a new detector with these parameters gives.
   virtual void reset() = 0;
 };
 

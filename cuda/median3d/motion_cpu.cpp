@@ -35,11 +35,11 @@ public:
     return Status::Ok();
   }
 
+  // As a new detector: the per-pixel state (counts, ages, adoptions, shadows) is cleared at the
+  // next frame too, which the initial fill alone does not do.
   void reset() override {
-    frame_ = 0;
-    fill_ = 0;
-    restart_pending_ = false;
-    rule_.reset();
+    restart_counters();
+    w_ = h_ = 0;
   }
 
   Status process(const ImageView& frame, const ImageView* mask, const ImageView* background,
@@ -250,7 +250,7 @@ private:
       v->assign(static_cast<size_t>(nc_) * npix_, 0);
     adopt_.assign(npix_, -1);
     age_.assign(npix_, 0);
-    reset();
+    restart_counters();
   }
 
   PixelModel model_at(size_t i, uint32_t tau_scale16) const {
@@ -361,6 +361,13 @@ private:
         store_background(d, x, y, true, v);
       }
     }
+  }
+
+  void restart_counters() {
+    frame_ = 0;
+    fill_ = 0;
+    restart_pending_ = false;
+    rule_.reset();
   }
 
   MotionParams p_;

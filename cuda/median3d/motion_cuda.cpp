@@ -37,11 +37,11 @@ public:
     return Status::Ok();
   }
 
+  // As a new detector: the per-pixel state (counts, ages, adoptions, shadows) is cleared at the
+  // next frame too, which the initial fill alone does not do.
   void reset() override {
-    frame_ = 0;
-    fill_ = 0;
-    restart_pending_ = false;
-    rule_.reset();
+    restart_counters();
+    m_.w = m_.h = 0;
   }
 
   Status process(const ImageView& frame, const ImageView* mask, const ImageView* background,
@@ -186,7 +186,7 @@ private:
     CVIS_CUDA_CHECK(cudaMemsetAsync(pl, 0, 4 * nc * px, s));
     m_.w = w;
     m_.h = h;
-    reset();
+    restart_counters();
     return Status::Ok();
   }
 
@@ -232,6 +232,13 @@ private:
       out->pitch[p] = bg_[p].pitch();
     }
     return Status::Ok();
+  }
+
+  void restart_counters() {
+    frame_ = 0;
+    fill_ = 0;
+    restart_pending_ = false;
+    rule_.reset();
   }
 
   MotionParams p_;

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <random>
 #include <vector>
 
@@ -249,6 +250,53 @@ TEST(MotionDetector, FollowsAnIlluminationDropAndRestartsAtACut) {
   EXPECT_LT(fp_dim, static_cast<int64_t>(w) * h * 40 / 100) << "false positives while dimming";
   EXPECT_GE(cut_at, 60);
   EXPECT_LE(cut_at, 63);
+}
+
+// reset() (the element's flush and seek) gives a fresh detector: the same frames after a reset give
+// the same masks, backgrounds and figures as a new detector's, although the model had aged pixels,
+// counts and an adopted stopped object before it.
+TEST(MotionDetector, ResetEqualsAFreshDetector) {
+  const int w = 41, h = 29;
+  const HostImage base = test::make_rgba(test::Pattern::kSmoothNoise, w, h, 21);
+  median3d::MotionParams p;
+  p.history = 7;
+  p.sample_period = 2;
+  auto scene = [&](int t, std::vector<uint8_t>* truth) {
+    std::vector<Square> sq{{std::min(2 + t, 20), 4, 8, {kRed[0], kRed[1], kRed[2]}}}; // stops
+    if (t % 30 > 10)
+      sq.push_back({30 - (t % 30 - 10), 16, 6, {30, 30, 200}});
+    return render(base, sq, 1.0f, t, truth);
+  };
+  // Reset while objects move, while one has just stopped (counts growing), and once it is old.
+  for (int reset_at : {12, 25, 33, 47, 80}) {
+    Status st;
+    auto used = median3d::make_motion_detector(Backend::kCpu, &st);
+    auto fresh = median3d::make_motion_detector(Backend::kCpu, &st);
+    ASSERT_TRUE(used->configure(p).ok() && fresh->configure(p).ok());
+    HostImage m1(PixelFormat::kGRAY8, w, h), m2(PixelFormat::kGRAY8, w, h);
+    HostImage b1(PixelFormat::kGRAY8, w, h), b2(PixelFormat::kGRAY8, w, h);
+    const ImageView mv1 = m1.view(), mv2 = m2.view(), bv1 = b1.view(), bv2 = b2.view();
+    std::vector<uint8_t> truth;
+    median3d::MotionResult r1, r2;
+    for (int t = 0; t < reset_at; ++t)
+      ASSERT_TRUE(used->process(scene(t, &truth).view(), &mv1, &bv1, &r1, nullptr).ok());
+    used->reset();
+    for (int t = reset_at; t < reset_at + 40; ++t) {
+      const HostImage f = scene(t, &truth);
+      ASSERT_TRUE(used->process(f.view(), &mv1, &bv1, &r1, nullptr).ok());
+      ASSERT_TRUE(fresh->process(f.view(), &mv2, &bv2, &r2, nullptr).ok());
+      for (int y = 0; y < h; ++y) {
+        ASSERT_EQ(0, std::memcmp(m1.view().data[0] + y * m1.pitch(0),
+                                 m2.view().data[0] + y * m2.pitch(0), w))
+            << "mask row " << y << " frame " << t << ", reset at " << reset_at;
+        ASSERT_EQ(0, std::memcmp(b1.view().data[0] + y * b1.pitch(0),
+                                 b2.view().data[0] + y * b2.pitch(0), w))
+            << "background row " << y << " frame " << t << ", reset at " << reset_at;
+      }
+      EXPECT_EQ(r1.frame, r2.frame);
+      EXPECT_EQ(r1.blobs, r2.blobs) << t;
+    }
+  }
 }
 
 TEST(BgsubScene, ShadowsStayBackgroundAndObjectsForeground) {

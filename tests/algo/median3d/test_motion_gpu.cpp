@@ -181,8 +181,8 @@ INSTANTIATE_TEST_SUITE_P(Cases, MotionGpu, ::testing::ValuesIn(cases()),
                            return i.param.name;
                          });
 
-// A frame of another size reallocates and restarts; a second process after a reset equals a fresh
-// detector's (device memory reused).
+// A frame of another size reallocates and restarts; after a reset the GPU equals a new CPU
+// detector (device memory reused, the per-pixel state cleared).
 TEST_F(MotionGpu, ResizeAndResetRestart) {
   MotionParams p;
   p.history = 5;
@@ -192,14 +192,15 @@ TEST_F(MotionGpu, ResizeAndResetRestart) {
   auto cpu = make_motion_detector(Backend::kCpu, &s);
   ASSERT_TRUE(gpu && cpu);
   ASSERT_TRUE(gpu->configure(p).ok() && cpu->configure(p).ok());
-  for (int round = 0; round < 3; ++round) {
+  for (int round = 0; round < 4; ++round) {
     const int w = round == 1 ? 40 : 33, h = round == 1 ? 20 : 27;
-    if (round == 2) {
+    if (round == 3) {
       gpu->reset();
-      cpu->reset();
+      cpu = make_motion_detector(Backend::kCpu, &s);
+      ASSERT_TRUE(cpu && cpu->configure(p).ok());
     }
     for (int t = 0; t < 12; ++t) {
-      const HostImage f = motion_frame(PixelFormat::kNV12, w, h, 0, t);
+      const HostImage f = motion_frame(PixelFormat::kNV12, w, h, 0, round == 3 ? t + 5 : t);
       HostImage cm(PixelFormat::kGRAY8, w, h), gm(PixelFormat::kGRAY8, w, h);
       const ImageView cmv = cm.view(), gmv = gm.view();
       MotionResult rc, rg;

@@ -190,8 +190,24 @@ Row run(const char* name, int w, int h, bool color, int frames, int cpu_frames,
       return fail("stream synchronize");
     cudaMemcpy2D(mask_host.data(), w, dmask, dpitch, w, h, cudaMemcpyDeviceToHost);
     row.checked = true;
-    if (mask_host != cmask)
-      return fail("GPU mask differs from the CPU's");
+    if (mask_host != cmask) {
+      // Where and how much, to tell a border or labelling difference from a model one.
+      size_t n = 0, first = 0;
+      for (size_t i = 0; i < cmask.size(); ++i)
+        if (mask_host[i] != cmask[i] && n++ == 0)
+          first = i;
+      size_t cfg = 0, gfg = 0;
+      for (size_t i = 0; i < cmask.size(); ++i) {
+        cfg += cmask[i] != 0;
+        gfg += mask_host[i] != 0;
+      }
+      char e[256];
+      std::snprintf(e, sizeof e,
+                    "GPU mask differs from the CPU's: %zu pixels, first at (%zu, %zu) gpu %d cpu "
+                    "%d; foreground gpu %zu cpu %zu",
+                    n, first % w, first / w, mask_host[first], cmask[first], gfg, cfg);
+      return fail(e);
+    }
   }
   cudaFree(dmask);
   cudaEventDestroy(e0);
