@@ -417,6 +417,9 @@ __global__ void __launch_bounds__(kTrellisThreads) trellis_kernel(Problem p) {
   if (best == kInf) { // the same in every thread
     if (tid == 0)
       p.results[pair] = PairResult{};
+    // The slots are read back with the rest (one copy): written, though nobody reads them.
+    for (int r = tid; r < M; r += nt)
+      p.assignment[pi.assign0 + r] = -1;
     return;
   }
 
