@@ -18,7 +18,8 @@
  * `init-roi-type` (e.g. "foreground" boxes of cudabgsub or cudamedian3d) that persist
  * `init-persistence` frames, from the "track" action signal, or from `model-location` (found by a
  * whole-frame search). A target farther than `lost-threshold` from its model is lost and searched
- * over the whole frame until re-acquired. The model follows the target as a log-Euclidean running
+ * over the whole frame until re-acquired; one started from an init-roi-type box is removed after
+ * `lost-timeout` frames lost in a row (its object, back, is a new box and a new target). The model follows the target as a log-Euclidean running
  * mean of the matched covariances (`update-rate`).
  *
  * mode=detect: every window of the `model-location` template's sizes under `threshold`, after
@@ -30,7 +31,8 @@
  * "lost" (gboolean), "age" (guint64, frames since the target started). Target metas come first
  * among the buffer's ROI metas, in target order, so the first is the first `roi` box. Detections:
  * roi_type "detection" with "distance" and "scale". Element messages (seen with gst-launch-1.0 -m):
- * "cvis-rcdtrack-started", "cvis-rcdtrack-lost", "cvis-rcdtrack-reacquired" with "id", "frame",
+ * "cvis-rcdtrack-started", "cvis-rcdtrack-lost", "cvis-rcdtrack-reacquired",
+ * "cvis-rcdtrack-removed" (lost-timeout) with "id", "frame",
  * "pts", "running-time", "x", "y", "width", "height", "distance".
  *
  * Action signals: "track" (x, y, w, h) starts a target on the next frame and returns its id (-1
@@ -257,6 +259,7 @@ gst_cuda_rcd_track_reset (GstCvisFilter * filter)
     if (st.tracker)
       st.tracker->reset ();
     st.candidates.clear ();
+    st.auto_lost.clear ();
     st.need_initial = true;
     st.frame = 0;
   }
@@ -304,14 +307,17 @@ apply_targets (GstCudaRcdTrack * self, GstBuffer * buf)
   }
   if (st.need_initial) {
     st.tracker->reset ();
+    st.auto_lost.clear ();
     for (size_t k = 0; k < st.roi.size (); k++)
       CVIS_RETURN_IF_ERROR (st.tracker->add_target ((int) k, st.roi[k]));
     if (st.have_model)
       CVIS_RETURN_IF_ERROR (st.tracker->add_target_model ((int) st.roi.size (), st.model));
     st.need_initial = false;
   }
-  for (int id : req.remove)
+  for (int id : req.remove) {
     st.tracker->remove_target (id);
+    st.auto_lost.erase (id);
+  }
   for (const auto & a : req.add) {
     cvis::Status s = st.tracker->add_target (a.first, a.second);
     if (!s.ok ()) {
@@ -345,11 +351,36 @@ apply_targets (GstCudaRcdTrack * self, GstBuffer * buf)
         ids.erase (std::remove (ids.begin (), ids.end (), id), ids.end ());
         continue;
       }
+      st.auto_lost[id] = 0;
       GST_INFO_OBJECT (self, "target %d from %s box %d,%d,%d,%d", id, init_type.c_str (), b.x,
           b.y, b.w, b.h);
     }
   }
   return cvis::Status::Ok ();
+}
+
+/* Targets from init-roi-type boxes lost `timeout` frames in a row are removed: a detector starts
+ * them again when their object comes back, and each lost one costs a whole-frame search. */
+static void
+remove_lost_targets (GstCudaRcdTrack * self, GstBuffer * buf, guint timeout)
+{
+  GstCudaRcdTrackState & st = *self->state;
+  for (const rcd::TargetResult & r : st.results) {
+    auto it = st.auto_lost.find (r.id);
+    if (it == st.auto_lost.end ())
+      continue;
+    it->second = r.lost ? it->second + 1 : 0;
+    if (timeout == 0 || it->second < timeout)
+      continue;
+    st.tracker->remove_target (r.id);
+    st.auto_lost.erase (it);
+    {
+      std::lock_guard < std::mutex > lk (*self->lock);
+      auto & ids = self->requests->ids;
+      ids.erase (std::remove (ids.begin (), ids.end (), r.id), ids.end ());
+    }
+    gst_cuda_rcd_track_post_target (self, buf, GST_CUDA_RCD_TRACK_REMOVED_MESSAGE, r);
+  }
 }
 
 static cvis::Status
@@ -358,11 +389,12 @@ gst_cuda_rcd_track_analyse (GstCvisFilter * filter, GstBuffer * buf, const cvis:
 {
   GstCudaRcdTrack *self = GST_CUDA_RCD_TRACK (filter);
   rcd::Params params;
-  guint version;
+  guint version, lost_timeout;
   {
     std::lock_guard < std::mutex > lk (*self->lock);
     params = self->settings->params;
     version = self->settings->version;
+    lost_timeout = self->settings->lost_timeout;
   }
   std::lock_guard < std::mutex > lk (*self->state_lock);
   GstCudaRcdTrackState & st = *self->state;
@@ -382,6 +414,7 @@ gst_cuda_rcd_track_analyse (GstCvisFilter * filter, GstBuffer * buf, const cvis:
     CVIS_RETURN_IF_ERROR (st.tracker->process (frame, stream, &st.results));
     gst_cuda_rcd_track_attach_tracks (self, buf);
     gst_cuda_rcd_track_post_events (self, buf);
+    remove_lost_targets (self, buf, lost_timeout);
   }
   st.frame++;
   return cvis::Status::Ok ();

@@ -30,5 +30,6 @@ GType gst_cuda_rcd_track_distance_get_type (void);
 #define GST_CUDA_RCD_TRACK_LOST_MESSAGE "cvis-rcdtrack-lost"
 #define GST_CUDA_RCD_TRACK_REACQUIRED_MESSAGE "cvis-rcdtrack-reacquired"
 #define GST_CUDA_RCD_TRACK_STARTED_MESSAGE "cvis-rcdtrack-started"
+#define GST_CUDA_RCD_TRACK_REMOVED_MESSAGE "cvis-rcdtrack-removed"
 
 G_END_DECLS

@@ -95,19 +95,27 @@ gst_cuda_rcd_track_post_events (GstCudaRcdTrack * self, GstBuffer * buf)
     const char *name = r.event == rcd::Event::kLost ? GST_CUDA_RCD_TRACK_LOST_MESSAGE :
         r.event == rcd::Event::kReacquired ? GST_CUDA_RCD_TRACK_REACQUIRED_MESSAGE :
         r.event == rcd::Event::kStarted ? GST_CUDA_RCD_TRACK_STARTED_MESSAGE : NULL;
-    if (!name)
-      continue;
-    GstSegment *seg = &GST_BASE_TRANSFORM (self)->segment;
-    const GstClockTime rt = GST_CLOCK_TIME_IS_VALID (pts) ?
-        gst_segment_to_running_time (seg, GST_FORMAT_TIME, pts) : GST_CLOCK_TIME_NONE;
-    GST_INFO_OBJECT (self, "%s: target %d at frame %" G_GUINT64_FORMAT " (%d,%d,%d,%d), "
-        "distance %.4f", name, r.id, st.frame, r.box.x, r.box.y, r.box.w, r.box.h, r.distance);
-    gst_element_post_message (GST_ELEMENT (self), gst_message_new_element (GST_OBJECT (self),
-            gst_structure_new (name, "id", G_TYPE_INT, r.id, "frame", G_TYPE_UINT64, st.frame,
-                "pts", G_TYPE_UINT64, pts, "running-time", G_TYPE_UINT64, rt,
-                "x", G_TYPE_INT, r.box.x, "y", G_TYPE_INT, r.box.y, "width", G_TYPE_INT, r.box.w,
-                "height", G_TYPE_INT, r.box.h, "distance", G_TYPE_DOUBLE, r.distance, NULL)));
+    if (name)
+      gst_cuda_rcd_track_post_target (self, buf, name, r);
   }
+}
+
+void
+gst_cuda_rcd_track_post_target (GstCudaRcdTrack * self, GstBuffer * buf, const char *name,
+    const rcd::TargetResult & r)
+{
+  GstCudaRcdTrackState & st = *self->state;
+  const GstClockTime pts = GST_BUFFER_PTS (buf);
+  GstSegment *seg = &GST_BASE_TRANSFORM (self)->segment;
+  const GstClockTime rt = GST_CLOCK_TIME_IS_VALID (pts) ?
+      gst_segment_to_running_time (seg, GST_FORMAT_TIME, pts) : GST_CLOCK_TIME_NONE;
+  GST_INFO_OBJECT (self, "%s: target %d at frame %" G_GUINT64_FORMAT " (%d,%d,%d,%d), "
+      "distance %.4f", name, r.id, st.frame, r.box.x, r.box.y, r.box.w, r.box.h, r.distance);
+  gst_element_post_message (GST_ELEMENT (self), gst_message_new_element (GST_OBJECT (self),
+          gst_structure_new (name, "id", G_TYPE_INT, r.id, "frame", G_TYPE_UINT64, st.frame,
+              "pts", G_TYPE_UINT64, pts, "running-time", G_TYPE_UINT64, rt,
+              "x", G_TYPE_INT, r.box.x, "y", G_TYPE_INT, r.box.y, "width", G_TYPE_INT, r.box.w,
+              "height", G_TYPE_INT, r.box.h, "distance", G_TYPE_DOUBLE, r.distance, NULL)));
 }
 
 std::vector < rcd::Box > gst_cuda_rcd_track_init_boxes (GstCudaRcdTrack * self, GstBuffer * buf,

@@ -1,6 +1,7 @@
 /* cudarcdtrack internals shared by the element's source files. */
 #pragma once
 
+#include <map>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -20,6 +21,7 @@ struct GstCudaRcdTrackSettings {
   guint init_min_area = 64;
   guint init_persistence = 3;
   guint max_targets = 64;
+  guint lost_timeout = 30;    /* frames; 0: never */
   std::string model_location;
   guint version = 0;          /* bumped by every change the streaming thread must apply */
 };
@@ -44,6 +46,7 @@ struct GstCudaRcdTrackState {
   guint applied_version = 0;
   int width = 0, height = 0;
   std::vector<GstCudaRcdTrackCandidate> candidates;
+  std::map<int, guint> auto_lost;  /* targets from init-roi-type boxes -> frames lost in a row */
   std::vector<rcd::TargetResult> results;
   std::vector<rcd::Detection> detections;
   guint64 frame = 0;
@@ -74,6 +77,9 @@ void gst_cuda_rcd_track_install_properties (GObjectClass * gobject_class);
 void gst_cuda_rcd_track_attach_tracks (GstCudaRcdTrack * self, GstBuffer * buf);
 void gst_cuda_rcd_track_attach_detections (GstCudaRcdTrack * self, GstBuffer * buf);
 void gst_cuda_rcd_track_post_events (GstCudaRcdTrack * self, GstBuffer * buf);
+/* Posts element message `name` for target `r` on the frame `buf`. */
+void gst_cuda_rcd_track_post_target (GstCudaRcdTrack * self, GstBuffer * buf, const char *name,
+    const rcd::TargetResult & r);
 /* Boxes of roi_type `type` on `buf` that have persisted `persistence` frames with at least
  * `min_area` pixels and overlap no current target: returned once each. */
 std::vector<rcd::Box> gst_cuda_rcd_track_init_boxes (GstCudaRcdTrack * self, GstBuffer * buf,

@@ -13,6 +13,7 @@ enum {
   PROP_INIT_MIN_AREA,
   PROP_INIT_PERSISTENCE,
   PROP_MAX_TARGETS,
+  PROP_LOST_TIMEOUT,
   PROP_FEATURES,
   PROP_DISTANCE,
   PROP_PARTS,
@@ -102,6 +103,9 @@ gst_cuda_rcd_track_set_property (GObject * object, guint prop_id, const GValue *
       break;
     case PROP_MAX_TARGETS:
       s.max_targets = g_value_get_uint (value);
+      break;
+    case PROP_LOST_TIMEOUT:
+      s.lost_timeout = g_value_get_uint (value);
       break;
     case PROP_FEATURES:{
       if (refuse_when_running (self, pspec))
@@ -227,6 +231,9 @@ gst_cuda_rcd_track_get_property (GObject * object, guint prop_id, GValue * value
     case PROP_MAX_TARGETS:
       g_value_set_uint (value, s.max_targets);
       break;
+    case PROP_LOST_TIMEOUT:
+      g_value_set_uint (value, s.lost_timeout);
+      break;
     case PROP_FEATURES:
       g_value_set_string (value, rcd::feature_names (p.features).c_str ());
       break;
@@ -327,6 +334,12 @@ gst_cuda_rcd_track_install_properties (GObjectClass * gobject_class)
       g_param_spec_uint ("max-targets", "Maximum targets",
           "Targets at most (init-roi-type and the track signal start no more)", 1, 4096, 64,
           playing));
+  g_object_class_install_property (gobject_class, PROP_LOST_TIMEOUT,
+      g_param_spec_uint ("lost-timeout", "Lost timeout",
+          "Frames a target started from an init-roi-type box may stay lost before it is removed "
+          "(a cvis-rcdtrack-removed message; 0: kept, searched over the whole frame every frame); "
+          "targets from roi, model-location and the track signal are kept until untracked",
+          0, G_MAXUINT, 30, playing));
   g_object_class_install_property (gobject_class, PROP_FEATURES,
       g_param_spec_string ("features", "Features",
           "Per-pixel features: \"thesis\" (R, G, B, Ix, Iy), \"tuzel\" (x, y, I, |Ix|, |Iy|, "

@@ -259,6 +259,52 @@ TEST_F(RcdTrackElement, InitRoiType) {
   gst_harness_teardown(hs);
 }
 
+// A target started from a foreground box and lost (its object hidden) is removed after
+// lost-timeout frames lost in a row: a removed message, no more metas; 0 keeps it.
+TEST_F(RcdTrackElement, LostTimeoutRemovesTargetsFromInitBoxes) {
+  for (int timeout : {5, 0}) {
+    Scene sc;
+    sc.hide_from = 6;
+    GstHarness* hs = harness("init-roi-type=foreground init-persistence=2 lost-timeout=" +
+                             std::to_string(timeout));
+    GstBus* bus = gst_bus_new();
+    gst_element_set_bus(hs->element, bus);
+    std::vector<int> tracks, lost;
+    for (int t = 0; t < 20; ++t) {
+      rcd::Box b;
+      GstBuffer* in = make_buffer(sc.frame(t, &b), t);
+      if (t < sc.hide_from)
+        gst_buffer_add_video_region_of_interest_meta(in, "foreground", b.x, b.y, b.w, b.h);
+      ASSERT_EQ(gst_harness_push(hs, in), GST_FLOW_OK);
+      GstBuffer* o = gst_harness_pull(hs);
+      int n = 0, l = 0;
+      for (const Track& r : read_rois(o)) {
+        n += r.type == "track";
+        l += r.type == "track" && r.lost;
+      }
+      tracks.push_back(n);
+      lost.push_back(l);
+      gst_buffer_unref(o);
+    }
+    std::vector<std::string> names;
+    for (const auto& m : pop_messages(bus))
+      names.push_back(m.first);
+    // Started at frame 1 (seen twice), lost from frame 6 (hidden), removed after 5 lost frames.
+    const int last = timeout ? 6 + timeout - 1 : 19; // the last frame with the target's meta
+    for (int t = 1; t < 20; ++t) {
+      EXPECT_EQ(tracks[t], t <= last ? 1 : 0) << "timeout " << timeout << " frame " << t;
+      EXPECT_EQ(lost[t], t >= 6 && t <= last ? 1 : 0) << "timeout " << timeout << " frame " << t;
+    }
+    std::vector<std::string> want{"cvis-rcdtrack-started", "cvis-rcdtrack-lost"};
+    if (timeout)
+      want.push_back("cvis-rcdtrack-removed");
+    EXPECT_EQ(names, want) << "timeout " << timeout;
+    gst_element_set_bus(hs->element, nullptr);
+    gst_object_unref(bus);
+    gst_harness_teardown(hs);
+  }
+}
+
 // Hidden for 8 frames: a lost message, lost metas, then a re-acquired message at the new place.
 TEST_F(RcdTrackElement, LostAndReacquiredMessages) {
   Scene sc;
