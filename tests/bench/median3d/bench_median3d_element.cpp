@@ -3,8 +3,10 @@
 //   (a) CUDA memory prepared beforehand on the pipeline's context (what a decoder hands over),
 //   (b) system memory (the element uploads through pinned staging; mask/background downloaded),
 //   (c) the CPU backend (a few frames),
-// with output=background, mask and frame, default window (3x3x15, centered) and 16 bins.
-// Usage: bench_median3d_element [--frames N] [--quick] [--out FILE]   (exit 1 on any error)
+// with output=background, mask and frame, in mode=paper (default window 3x3x15, centered, 16 bins)
+// and mode=motion (the element's default: the motion detector's defaults).
+// Usage: bench_median3d_element [--frames N] [--quick] [--mode paper|motion] [--out FILE]
+// (exit 1 on any error)
 #include <gst/app/gstappsrc.h>
 #include <gst/cuda/gstcudabufferpool.h>
 #include <gst/cuda/gstcudacontext.h>
@@ -24,7 +26,7 @@
 namespace {
 
 struct Row {
-  std::string size, memory, output;
+  std::string mode, size, memory, output;
   int frames = 0;
   double fps = 0;
   std::string error;
@@ -165,6 +167,7 @@ int main(int argc, char** argv) {
   gst_init(&argc, &argv);
   int frames = 1200;
   std::string out_path;
+  std::vector<std::string> modes{"paper", "motion"};
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "--frames" && i + 1 < argc)
@@ -173,6 +176,8 @@ int main(int argc, char** argv) {
       frames = 120;
     else if (a == "--out" && i + 1 < argc)
       out_path = argv[++i];
+    else if (a == "--mode" && i + 1 < argc)
+      modes = {argv[++i]};
     else
       std::fprintf(stderr, "ignoring argument %s\n", a.c_str());
   }
@@ -196,44 +201,48 @@ int main(int argc, char** argv) {
     std::vector<GstBuffer*> cuda_frames = make_frames(16, s.w, s.h, ctx, &err);
     std::vector<GstBuffer*> sys_frames = make_frames(16, s.w, s.h, nullptr, &err);
     const std::string size = std::to_string(s.w) + "x" + std::to_string(s.h);
-    for (const char* output : {"background", "mask", "frame"}) {
-      const std::string props = std::string("output=") + output;
-      struct {
-        const char* memory;
-        const std::vector<GstBuffer*>* f;
-        bool cuda;
-        std::string props;
-        int n;
-      } runs[] = {{"cuda", &cuda_frames, true, props + " backend=cuda", frames},
-                  {"system", &sys_frames, false, props + " backend=cuda", frames},
-                  {"system/cpu", &sys_frames, false, props + " backend=cpu", 20}};
-      for (const auto& rr : runs) {
-        Row r = err.empty() ? run(rr.props, *rr.f, rr.n, s.w, s.h, rr.cuda, ctx) : Row();
-        if (!err.empty())
-          r.error = err;
-        r.size = size;
-        r.memory = rr.memory;
-        r.output = output;
-        if (!r.error.empty())
-          ok = false;
-        std::fprintf(stderr, "  %s %s %s: %.0f fps %s\n", size.c_str(), rr.memory, output, r.fps,
-                     r.error.c_str());
-        rows.push_back(r);
+    for (const std::string& mode : modes)
+      for (const char* output : {"background", "mask", "frame"}) {
+        const std::string props = "mode=" + mode + " output=" + output;
+        struct {
+          const char* memory;
+          const std::vector<GstBuffer*>* f;
+          bool cuda;
+          std::string props;
+          int n;
+        } runs[] = {{"cuda", &cuda_frames, true, props + " backend=cuda", frames},
+                    {"system", &sys_frames, false, props + " backend=cuda", frames},
+                    {"system/cpu", &sys_frames, false, props + " backend=cpu", 20}};
+        for (const auto& rr : runs) {
+          Row r = err.empty() ? run(rr.props, *rr.f, rr.n, s.w, s.h, rr.cuda, ctx) : Row();
+          if (!err.empty())
+            r.error = err;
+          r.mode = mode;
+          r.size = size;
+          r.memory = rr.memory;
+          r.output = output;
+          if (!r.error.empty())
+            ok = false;
+          std::fprintf(stderr, "  %s %s %s %s: %.0f fps %s\n", mode.c_str(), size.c_str(),
+                       rr.memory, output, r.fps, r.error.c_str());
+          rows.push_back(r);
+        }
       }
-    }
     for (GstBuffer* b : cuda_frames)
       gst_buffer_unref(b);
     for (GstBuffer* b : sys_frames)
       gst_buffer_unref(b);
   }
-  std::string table = "cudamedian3d element, NV12, 3x3x15 centered, 16 bins, sliding-histogram\n";
+  std::string table = "cudamedian3d element, NV12; mode=paper: 3x3x15 centered, 16 bins, "
+                      "sliding-histogram; mode=motion: defaults\n";
   char line[256];
-  std::snprintf(line, sizeof line, "%-10s %-11s %-11s %7s %9s  %s\n", "size", "memory", "output",
-                "frames", "fps", "error");
+  std::snprintf(line, sizeof line, "%-7s %-10s %-11s %-11s %7s %9s  %s\n", "mode", "size", "memory",
+                "output", "frames", "fps", "error");
   table += line;
   for (const Row& r : rows) {
-    std::snprintf(line, sizeof line, "%-10s %-11s %-11s %7d %9.1f  %s\n", r.size.c_str(),
-                  r.memory.c_str(), r.output.c_str(), r.frames, r.fps, r.error.c_str());
+    std::snprintf(line, sizeof line, "%-7s %-10s %-11s %-11s %7d %9.1f  %s\n", r.mode.c_str(),
+                  r.size.c_str(), r.memory.c_str(), r.output.c_str(), r.frames, r.fps,
+                  r.error.c_str());
     table += line;
   }
   std::fputs(table.c_str(), stdout);
