@@ -178,8 +178,11 @@ public:
   void reset();
 
   // Starts target `id` (caller's choice, unique) on the next process()ed frame, from that frame's
-  // pixels inside `box` (clipped to the frame; at least 2x2 pixels must remain).
-  Status add_target(int id, const Box& box);
+  // pixels inside `box` (clipped to the frame; at least 2x2 pixels must remain). While lost it is
+  // searched within `lost_radius` target sizes of where it was last seen, or over the whole frame
+  // when `lost_radius` < 0 (a whole-frame search of a small target costs the frame's area over
+  // its step squared windows per scale: a detector that restarts targets makes it unnecessary).
+  Status add_target(int id, const Box& box, double lost_radius = -1.0);
   // Starts target `id` from a model (e.g. a saved one): lost until found by a whole-frame search.
   Status add_target_model(int id, const Model& model);
   // Stops target `id` (also a pending one). False when there is none.

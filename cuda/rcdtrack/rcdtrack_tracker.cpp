@@ -36,6 +36,7 @@ struct Tracker::Target {
   bool located = false;
   double cx = 0, cy = 0, w = 0, h = 0, w0 = 0, h0 = 0, vx = 0, vy = 0;
   bool lost = false;
+  double lost_radius = -1; // < 0: a lost target is searched over the whole frame
   uint64_t age = 0;
   double distance = 0;
   Box box;
@@ -143,7 +144,7 @@ int Tracker::target_count() const {
   return static_cast<int>(impl_->targets.size());
 }
 
-Status Tracker::add_target(int id, const Box& box) {
+Status Tracker::add_target(int id, const Box& box, double lost_radius) {
   if (!configured_)
     return internal_error("add_target before configure");
   for (const Target& t : impl_->targets)
@@ -159,6 +160,7 @@ Status Tracker::add_target(int id, const Box& box) {
   Target t;
   t.id = id;
   t.init = {x0, y0, x1 - x0, y1 - y0};
+  t.lost_radius = lost_radius;
   impl_->targets.push_back(t);
   return Status::Ok();
 }
@@ -242,10 +244,15 @@ Status Tracker::process(const ImageView& frame, StreamHandle stream,
     t.prior = Prior();
     t.prior.w = t.w;
     t.prior.h = t.h;
-    if (t.lost || params_.search_radius < 0.0) {
+    if ((t.lost && t.lost_radius < 0.0) || params_.search_radius < 0.0) {
       area.whole_frame = true;
       t.prior.cx = t.cx;
       t.prior.cy = t.cy;
+    } else if (t.lost) { // around where it was last seen
+      area.cx = t.prior.cx = t.cx;
+      area.cy = t.prior.cy = t.cy;
+      area.rx = t.lost_radius * t.w;
+      area.ry = t.lost_radius * t.h;
     } else {
       area.cx = t.cx + t.vx;
       area.cy = t.cy + t.vy;
@@ -263,7 +270,7 @@ Status Tracker::process(const ImageView& frame, StreamHandle stream,
     t.step = coarse_step(params_.step, t.w, t.h);
     // A whole-frame search of a lost target on a twice coarser grid (auto step): the fine pass
     // still refines the best window, and lost targets otherwise dominate the frame's cost.
-    if (t.lost && params_.step == 0)
+    if (area.whole_frame && t.lost && params_.step == 0)
       t.step = coarse_step(0, 2 * t.w, 2 * t.h);
     if (add_search(&cp, area, t.w, t.h, factors, t.step, params_.parts, width_, height_, g)) {
       t.group = static_cast<int>(cp.groups.size()) - 1;

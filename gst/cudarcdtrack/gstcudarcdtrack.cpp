@@ -18,8 +18,9 @@
  * `init-roi-type` (e.g. "foreground" boxes of cudabgsub or cudamedian3d) that persist
  * `init-persistence` frames, from the "track" action signal, or from `model-location` (found by a
  * whole-frame search). A target farther than `lost-threshold` from its model is lost and searched
- * over the whole frame until re-acquired; one started from an init-roi-type box is removed after
- * `lost-timeout` frames lost in a row (its object, back, is a new box and a new target). The model follows the target as a log-Euclidean running
+ * over the whole frame until re-acquired; one started from an init-roi-type box is searched within
+ * `lost-radius` target sizes of where it was last seen, and removed after `lost-timeout` frames
+ * lost in a row (its object, back, is a new box and a new target). The model follows the target as a log-Euclidean running
  * mean of the matched covariances (`update-rate`).
  *
  * mode=detect: every window of the `model-location` template's sizes under `threshold`, after
@@ -286,6 +287,7 @@ apply_targets (GstCudaRcdTrack * self, GstBuffer * buf)
   GstCudaRcdTrackRequests req;
   std::string init_type;
   guint min_area, persistence, max_targets;
+  gdouble lost_radius;
   {
     std::lock_guard < std::mutex > lk (*self->lock);
     GstCudaRcdTrackRequests & r = *self->requests;
@@ -304,6 +306,7 @@ apply_targets (GstCudaRcdTrack * self, GstBuffer * buf)
     min_area = self->settings->init_min_area;
     persistence = self->settings->init_persistence;
     max_targets = self->settings->max_targets;
+    lost_radius = self->settings->lost_radius;
   }
   if (st.need_initial) {
     st.tracker->reset ();
@@ -342,7 +345,7 @@ apply_targets (GstCudaRcdTrack * self, GstBuffer * buf)
       }
       /* Upstream boxes are data, not settings: one the tracker cannot start from (less than
        * 4x4 pixels inside the frame, e.g. a 2-pixel-wide blob at the border) is skipped. */
-      const cvis::Status added = st.tracker->add_target (id, b);
+      const cvis::Status added = st.tracker->add_target (id, b, lost_radius);
       if (!added.ok ()) {
         GST_DEBUG_OBJECT (self, "%s box %d,%d,%d,%d skipped: %s", init_type.c_str (), b.x, b.y,
             b.w, b.h, added.message ().c_str ());

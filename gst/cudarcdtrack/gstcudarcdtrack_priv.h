@@ -22,6 +22,7 @@ struct GstCudaRcdTrackSettings {
   guint init_persistence = 3;
   guint max_targets = 64;
   guint lost_timeout = 30;    /* frames; 0: never */
+  gdouble lost_radius = 3.0;  /* target sizes; < 0: the whole frame */
   std::string model_location;
   guint version = 0;          /* bumped by every change the streaming thread must apply */
 };

@@ -14,6 +14,7 @@ enum {
   PROP_INIT_PERSISTENCE,
   PROP_MAX_TARGETS,
   PROP_LOST_TIMEOUT,
+  PROP_LOST_RADIUS,
   PROP_FEATURES,
   PROP_DISTANCE,
   PROP_PARTS,
@@ -106,6 +107,9 @@ gst_cuda_rcd_track_set_property (GObject * object, guint prop_id, const GValue *
       break;
     case PROP_LOST_TIMEOUT:
       s.lost_timeout = g_value_get_uint (value);
+      break;
+    case PROP_LOST_RADIUS:
+      s.lost_radius = g_value_get_double (value);
       break;
     case PROP_FEATURES:{
       if (refuse_when_running (self, pspec))
@@ -234,6 +238,9 @@ gst_cuda_rcd_track_get_property (GObject * object, guint prop_id, GValue * value
     case PROP_LOST_TIMEOUT:
       g_value_set_uint (value, s.lost_timeout);
       break;
+    case PROP_LOST_RADIUS:
+      g_value_set_double (value, s.lost_radius);
+      break;
     case PROP_FEATURES:
       g_value_set_string (value, rcd::feature_names (p.features).c_str ());
       break;
@@ -340,6 +347,11 @@ gst_cuda_rcd_track_install_properties (GObjectClass * gobject_class)
           "(a cvis-rcdtrack-removed message; 0: kept, searched over the whole frame every frame); "
           "targets from roi, model-location and the track signal are kept until untracked",
           0, G_MAXUINT, 30, playing));
+  g_object_class_install_property (gobject_class, PROP_LOST_RADIUS,
+      g_param_spec_double ("lost-radius", "Lost search radius",
+          "Targets started from init-roi-type boxes, once lost, are searched within this many "
+          "target sizes of where they were last seen (negative: the whole frame, as the other "
+          "targets); applies to targets started after the change", -1.0, 99.0, 3.0, playing));
   g_object_class_install_property (gobject_class, PROP_FEATURES,
       g_param_spec_string ("features", "Features",
           "Per-pixel features: \"thesis\" (R, G, B, Ix, Iy), \"tuzel\" (x, y, I, |Ix|, |Iy|, "

@@ -305,6 +305,38 @@ TEST_F(RcdTrackElement, LostTimeoutRemovesTargetsFromInitBoxes) {
   }
 }
 
+// A lost target from a foreground box is searched near where it was last seen (lost-radius): its
+// object back far away is not re-acquired; with lost-radius=-1 (whole frame) it is.
+TEST_F(RcdTrackElement, LostRadiusOfTargetsFromInitBoxes) {
+  for (double radius : {0.5, -1.0}) {
+    Scene sc;
+    sc.hide_from = 6;
+    sc.hide_to = 10; // back at (120, 85), about 60 pixels from where it was lost
+    GstHarness* hs = harness("init-roi-type=foreground init-persistence=2 lost-timeout=0 "
+                             "lost-radius=" + std::to_string(radius));
+    GstBus* bus = gst_bus_new();
+    gst_element_set_bus(hs->element, bus);
+    for (int t = 0; t < 16; ++t) {
+      rcd::Box b;
+      GstBuffer* in = make_buffer(sc.frame(t, &b), t);
+      if (t < sc.hide_from)
+        gst_buffer_add_video_region_of_interest_meta(in, "foreground", b.x, b.y, b.w, b.h);
+      ASSERT_EQ(gst_harness_push(hs, in), GST_FLOW_OK);
+      gst_buffer_unref(gst_harness_pull(hs));
+    }
+    std::vector<std::string> names;
+    for (const auto& m : pop_messages(bus))
+      names.push_back(m.first);
+    std::vector<std::string> want{"cvis-rcdtrack-started", "cvis-rcdtrack-lost"};
+    if (radius < 0)
+      want.push_back("cvis-rcdtrack-reacquired");
+    EXPECT_EQ(names, want) << "lost-radius " << radius;
+    gst_element_set_bus(hs->element, nullptr);
+    gst_object_unref(bus);
+    gst_harness_teardown(hs);
+  }
+}
+
 // Hidden for 8 frames: a lost message, lost metas, then a re-acquired message at the new place.
 TEST_F(RcdTrackElement, LostAndReacquiredMessages) {
   Scene sc;
