@@ -128,6 +128,7 @@ __global__ void __launch_bounds__(kRowThreads)
       if (i + 1 < ncells)
         out[i + 1] = before + v0 + v1;
       const int64_t total = shfl_ll(x, 31);
+      __syncwarp(); // every lane has read carry[p] (racecheck: read/write hazard without it)
       if (lane == 0)
         carry[p] += total;
     }
