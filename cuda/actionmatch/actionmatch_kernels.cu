@@ -15,12 +15,16 @@
 
 // Thread-block clusters (sm_90): the kernels below use them only where compiled for compute_90 or
 // later, and the launcher asks for them only then (ptxVersion); the CPU emulation has none.
+// cooperative_groups is included only for that device code: it needs the CCCL headers
+// (cuda/std/...), which some toolkits package apart (Debian trixie's CUDA 12.4: libcu++-dev), and
+// builds for older architectures only (the Jetson and GStreamer 1.26 CI parts: sm_72, sm_87) do
+// without them.
 #if !defined(CVIS_EMU)
-#include <cooperative_groups.h>
 #define CVIS_AM_CLUSTERS 1
 #endif
 #if defined(CVIS_AM_CLUSTERS) && defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
 #define CVIS_AM_CLUSTER_CODE 1
+#include <cooperative_groups.h>
 #endif
 
 namespace cvis::actionmatch::kernels {
