@@ -12,8 +12,11 @@
 #   -> cudaroioverlay -> street-annotated.mp4 and PNG snapshots; a search of the index with a crop
 #   of one person (query.png, search.txt, hit-*.png);
 # - contact-sheet.png: one row of annotated frames per element.
-# Runtime with the CPU reference on 2 cores: about 2 minutes (the street: ~1 minute), plus the
-# first build and the one-time download (96 MB .deb, only the 8 MB clip is kept).
+# Runtime with the CPU reference on 2 cores: the generated parts about 1 minute; the street part is
+# much longer since cudamedian3d's default became mode=motion and cudarcdtrack joined the chain
+# (cudamedian3d alone took 79 s for 150 of the clip's 795 frames on a busy 2-core machine; the
+# whole part was not re-measured); --no-street leaves it out. Plus the first build and the one-time
+# download (96 MB .deb, only the 8 MB clip is kept).
 # Usage: scripts/demo.sh [--backend auto|cpu|cuda] [--no-build] [--no-street]
 #   --no-build: use the plugin already on GST_PLUGIN_PATH (e.g. a GStreamer bundle on a GPU host)
 set -euo pipefail
