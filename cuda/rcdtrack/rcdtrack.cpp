@@ -410,7 +410,10 @@ bool prepare_model(const Layout& layout, const std::vector<double>& cov, ModelDa
   return logdet_n(n, out->ctx_a, &out->ctx_logdet) && inverse_cholesky(n, out->ctx_a, out->ctx_k);
 }
 
-std::unique_ptr<Tracker> make_tracker(Backend backend, Status* status) {
+namespace {
+
+// The engine of a resolved backend; null with *status set when there is none.
+std::unique_ptr<Engine> make_engine(Backend backend, const char* who, Status* status) {
   std::unique_ptr<Engine> e;
   if (backend == Backend::kCpu) {
     e = make_cpu_engine();
@@ -424,34 +427,24 @@ std::unique_ptr<Tracker> make_tracker(Backend backend, Status* status) {
 #endif
   } else {
     if (status)
-      *status = invalid_argument("make_tracker: resolve the backend first");
+      *status = invalid_argument(std::string(who) + ": resolve the backend first");
     return nullptr;
   }
   if (status)
     *status = Status::Ok();
-  return std::make_unique<Tracker>(std::move(e));
+  return e;
+}
+
+} // namespace
+
+std::unique_ptr<Tracker> make_tracker(Backend backend, Status* status) {
+  std::unique_ptr<Engine> e = make_engine(backend, "make_tracker", status);
+  return e ? std::make_unique<Tracker>(std::move(e)) : nullptr;
 }
 
 std::unique_ptr<Detector> make_detector(Backend backend, Status* status) {
-  std::unique_ptr<Engine> e;
-  if (backend == Backend::kCpu) {
-    e = make_cpu_engine();
-  } else if (backend == Backend::kCuda) {
-#ifdef CVIS_HAVE_CUDA
-    e = make_cuda_engine();
-#else
-    if (status)
-      *status = Status(StatusCode::kNoDevice, "this build has no CUDA backend");
-    return nullptr;
-#endif
-  } else {
-    if (status)
-      *status = invalid_argument("make_detector: resolve the backend first");
-    return nullptr;
-  }
-  if (status)
-    *status = Status::Ok();
-  return std::make_unique<Detector>(std::move(e));
+  std::unique_ptr<Engine> e = make_engine(backend, "make_detector", status);
+  return e ? std::make_unique<Detector>(std::move(e)) : nullptr;
 }
 
 } // namespace cvis::rcdtrack

@@ -90,7 +90,6 @@ void
 gst_cuda_rcd_track_post_events (GstCudaRcdTrack * self, GstBuffer * buf)
 {
   GstCudaRcdTrackState & st = *self->state;
-  const GstClockTime pts = GST_BUFFER_PTS (buf);
   for (const rcd::TargetResult & r : st.results) {
     const char *name = r.event == rcd::Event::kLost ? GST_CUDA_RCD_TRACK_LOST_MESSAGE :
         r.event == rcd::Event::kReacquired ? GST_CUDA_RCD_TRACK_REACQUIRED_MESSAGE :
