@@ -21,13 +21,19 @@
 #          -dev packages and plugins, qemu-user, and (with cuda) Debian's arm64 libcudart_static.a
 #          and libcudadevrt.a
 # Environment: CVIS_ENV_DIR      where trees live (default: build-env in the repository; ignored by git)
-#              CVIS_DEBIAN_MIRROR (default http://deb.debian.org/debian)
+#              CVIS_DEBIAN_MIRROR (default http://deb.debian.org/debian; a space-separated list is
+#                                 tried in turn when the archive cannot be reached)
+#              CVIS_ENV_TRIES    attempts per setup step (default 4; waits 15, 60, 120 s between):
+#                                CI once failed on a transient archive error (apt-get update and a
+#                                package download, the same minute, two trees)
 #              CVIS_ENV_PASS     extra variable names to pass into the tree (CI, CVIS_*, CUDA_HOME pass)
 set -euo pipefail
 REPO=$(cd "$(dirname "$0")/../.." && pwd)
 ENV_DIR=${CVIS_ENV_DIR:-$REPO/build-env}
 NAME=trixie
-MIRROR=${CVIS_DEBIAN_MIRROR:-http://deb.debian.org/debian}
+MIRRORS=(${CVIS_DEBIAN_MIRROR:-http://deb.debian.org/debian http://ftp.debian.org/debian})
+MIRROR=${MIRRORS[0]}
+TRIES=${CVIS_ENV_TRIES:-4}
 SUITE=trixie
 CUDA_VER=12.4.127~12.4.1-2      # nvidia-cuda-dev / libcudart12
 CUDA_TK_VER=12.4.131~12.4.1-2   # nvidia-cuda-toolkit / libnvvm4
@@ -72,6 +78,17 @@ PKGS_arm64=(crossbuild-essential-arm64 g++-13-aarch64-linux-gnu qemu-user
 
 log() { echo "trixie-env: $*" >&2; }
 
+# retry STEP CMD...: runs CMD up to TRIES times (the archive or the network may fail for a while).
+retry() {
+  local step=$1 i waits=(15 60 120 120 120); shift
+  for ((i = 1; ; i++)); do
+    "$@" && return 0
+    [ "$i" -lt "$TRIES" ] || { log "$step failed $i times, giving up"; return 1; }
+    log "$step failed (attempt $i of $TRIES); again in ${waits[i-1]:-120} s"
+    sleep "${waits[i-1]:-120}"
+  done
+}
+
 # Runs "$@" in the tree with the repository, /proc and /dev mounted (private mount namespace).
 in_tree() {
   local cwd=$PWD
@@ -103,6 +120,20 @@ in_tree() {
 
 have_set() { [ "$1" = base ] || grep -qx "$1" "$TREE/.cvis-sets" 2>/dev/null; }
 
+# One mmdebstrap attempt, from the next mirror of the list. unsafe-io: no fsync per file (a
+# throwaway tree; several times faster on a busy disk); it stays in the tree's dpkg configuration
+# for the package sets installed later, as apt's Acquire::Retries does for their downloads.
+BOOT_N=0
+bootstrap() {
+  MIRROR=${MIRRORS[BOOT_N % ${#MIRRORS[@]}]}
+  BOOT_N=$((BOOT_N + 1))
+  log "creating $TREE (Debian $SUITE from $MIRROR)"
+  rm -rf "$TREE.new"
+  mmdebstrap --quiet --variant=apt --architectures=amd64 --components="main contrib non-free" \
+    --dpkgopt=force-unsafe-io --aptopt='Acquire::Languages "none"' --aptopt='Acquire::Retries "5"' \
+    --include="$(IFS=,; echo "${PKGS_base[*]}")" "$SUITE" "$TREE.new" "$MIRROR" >&2
+}
+
 create_tree() {
   command -v mmdebstrap >/dev/null || {
     log "installing mmdebstrap on the host"
@@ -118,12 +149,7 @@ create_tree() {
     mv "$TREE.new" "$TREE"
     return
   fi
-  log "creating $TREE (Debian $SUITE from $MIRROR)"
-  # unsafe-io: no fsync per file (a throwaway tree; several times faster on a busy disk); it stays
-  # in the tree's dpkg configuration for the package sets installed later.
-  mmdebstrap --quiet --variant=apt --architectures=amd64 --components="main contrib non-free" \
-    --dpkgopt=force-unsafe-io --aptopt='Acquire::Languages "none"' \
-    --include="$(IFS=,; echo "${PKGS_base[*]}")" "$SUITE" "$TREE.new" "$MIRROR" >&2
+  retry "bootstrap of $TREE" bootstrap
   echo base > "$TREE.new/.cvis-sets"
   mv "$TREE.new" "$TREE"
 }
@@ -133,16 +159,16 @@ install_set() {
   log "installing package set '$set'"
   case "$set" in
     cuda)
-      in_tree bash -c '
+      retry "install of set cuda" in_tree bash -c '
         set -e; export DEBIAN_FRONTEND=noninteractive
         apt-get update -qq
         apt-get install -y -qq --no-install-recommends "$@" >/dev/null
         apt-get clean' bash "${PKGS_cuda[@]}"
-      unpack_debs amd64 "${DEBS_cuda[@]}"
-      unpack_debs amd64 "nvidia-cuda-dev=$CUDA_VER" -- "${FILES_cuda_dev[@]}"
+      retry "download of the CUDA toolkit" unpack_debs amd64 "${DEBS_cuda[@]}"
+      retry "download of nvidia-cuda-dev" unpack_debs amd64 "nvidia-cuda-dev=$CUDA_VER" -- "${FILES_cuda_dev[@]}"
       ;;
     arm64)
-      in_tree bash -c '
+      retry "install of set arm64" in_tree bash -c '
         set -e; export DEBIAN_FRONTEND=noninteractive
         dpkg --add-architecture arm64
         apt-get update -qq
@@ -154,7 +180,7 @@ install_set() {
   # Debian's arm64 libcudart_static.a (and libcudadevrt.a, which nvcc links), once both sets are
   # there: the only arm64 CUDA files needed.
   if { [ "$set" = arm64 ] && have_set cuda; } || { [ "$set" = cuda ] && have_set arm64; }; then
-    unpack_debs arm64 "nvidia-cuda-dev:arm64=$CUDA_VER" -- ./usr/lib/aarch64-linux-gnu/libcudart_static.a \
+    retry "download of nvidia-cuda-dev:arm64" unpack_debs arm64 "nvidia-cuda-dev:arm64=$CUDA_VER" -- ./usr/lib/aarch64-linux-gnu/libcudart_static.a \
       ./usr/lib/aarch64-linux-gnu/libcudadevrt.a
   fi
   echo "$set" >> "$TREE/.cvis-sets"
