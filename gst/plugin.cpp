@@ -9,6 +9,7 @@
 #include <gst/cvis/cvis.h>
 #include <gst/gst.h>
 
+#include "gstcudaactionmatch.h"
 #include "gstcudabgsub.h"
 #include "gstcudacedd.h"
 #include "gstcudamedian3d.h"
@@ -22,6 +23,7 @@ plugin_init (GstPlugin * plugin)
   gst_cvis_filter_plugin_init ();
   gst_cvis_cedd_meta_get_info ();
   gst_cvis_foreground_meta_get_info ();
+  gst_cvis_action_meta_get_info ();
 
   gboolean ok = TRUE;
   ok &= gst_element_register (plugin, "cudacedd", GST_RANK_NONE, GST_TYPE_CUDA_CEDD);
@@ -29,6 +31,8 @@ plugin_init (GstPlugin * plugin)
   ok &= gst_element_register (plugin, "cudamedian3d", GST_RANK_NONE, GST_TYPE_CUDA_MEDIAN3D);
   ok &= gst_element_register (plugin, "cudarcdtrack", GST_RANK_NONE, GST_TYPE_CUDA_RCD_TRACK);
   ok &= gst_element_register (plugin, "cudaroioverlay", GST_RANK_NONE, GST_TYPE_CUDA_ROI_OVERLAY);
+  ok &= gst_element_register (plugin, "cudaactionmatch", GST_RANK_NONE,
+      GST_TYPE_CUDA_ACTION_MATCH);
   return ok;
 }
 

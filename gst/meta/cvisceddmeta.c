@@ -3,6 +3,8 @@
 #include <gst/video/video.h>
 #include <string.h>
 
+#include "cvismeta_priv.h"
+
 #define REGION_INTS 5
 
 /* Sets a GBytes field, taking ownership of `bytes`. */
@@ -22,7 +24,6 @@ cedd_meta_transform (GstBuffer * dest, GstCustomMeta * meta, GstBuffer * src, GQ
   GstStructure *s = gst_custom_meta_get_structure (meta);
   GstCustomMeta *out;
   GstStructure *os;
-  gint i, n;
 
   (void) src;
   (void) user_data;
@@ -33,11 +34,7 @@ cedd_meta_transform (GstBuffer * dest, GstCustomMeta * meta, GstBuffer * src, GQ
     return FALSE;
   os = gst_custom_meta_get_structure (out);
   /* GBytes are immutable and refcounted: the copy shares the descriptor payload. */
-  n = gst_structure_n_fields (s);
-  for (i = 0; i < n; i++) {
-    const gchar *name = gst_structure_nth_field_name (s, i);
-    gst_structure_set_value (os, name, gst_structure_get_value (s, name));
-  }
+  cvis_meta_copy_fields (s, os);
 
   if (GST_VIDEO_META_TRANSFORM_IS_SCALE (type)) {
     GstVideoMetaTransform *t = (GstVideoMetaTransform *) data;

@@ -1,5 +1,7 @@
 #include "gst/cvis/cvisforegroundmeta.h"
 
+#include "cvismeta_priv.h"
+
 /* A whole-buffer copy, or a "scale" to the same size (a colour conversion), keeps the meta (a deep
  * copy of the structure, which refs the mask buffer); anything else (a partial copy, another size)
  * makes the mask not match the frame: dropped. */
@@ -9,7 +11,6 @@ foreground_meta_transform (GstBuffer * dest, GstCustomMeta * meta, GstBuffer * s
 {
   GstStructure *from, *to;
   GstCustomMeta *out;
-  gint i, n;
 
   (void) src;
   (void) user_data;
@@ -29,11 +30,7 @@ foreground_meta_transform (GstBuffer * dest, GstCustomMeta * meta, GstBuffer * s
     return FALSE;
   from = gst_custom_meta_get_structure (meta);
   to = gst_custom_meta_get_structure (out);
-  n = gst_structure_n_fields (from);
-  for (i = 0; i < n; i++) {
-    const gchar *name = gst_structure_nth_field_name (from, i);
-    gst_structure_set_value (to, name, gst_structure_get_value (from, name));
-  }
+  cvis_meta_copy_fields (from, to);
   return TRUE;
 }
 

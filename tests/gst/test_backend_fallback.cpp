@@ -6,9 +6,13 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <string>
+
+#include <unistd.h>
 #include <vector>
 
+#include "actionmatch.hpp"
 #include "test_images.hpp"
 
 namespace {
@@ -36,15 +40,44 @@ TEST_F(BackendFallback, PluginLoadsWithItsElements) {
   }
 }
 
+// What an element needs besides the stream: cudaactionmatch reads luma and a dictionary (one
+// three-node model, written here).
+std::string element_args(const std::string& e, std::string* format) {
+  *format = "RGBA";
+  if (e != "cudaactionmatch")
+    return "";
+  namespace am = cvis::actionmatch;
+  static struct Temp {
+    std::string path;
+    ~Temp() { std::remove(path.c_str()); }
+  } temp;
+  std::string& path = temp.path;
+  if (path.empty()) {
+    am::Dictionary d;
+    am::Model m;
+    m.label = "wave";
+    std::vector<float> desc(d.dim, 0.1f);
+    for (int n = 0; n < 3; ++n)
+      m.graph.add(n, 10.0f + n, 12.0f, desc.data());
+    d.models.push_back(m);
+    path = std::string(g_get_tmp_dir()) + "/cvis-fallback-" + std::to_string(getpid()) + ".cvad";
+    EXPECT_TRUE(am::save_dictionary(path, d).ok());
+  }
+  *format = "GRAY8";
+  return " model-location=" + path;
+}
+
 TEST_F(BackendFallback, AutoRunsOnTheCpuWithoutAGpu) {
   if (cvis::test::gpu_available()) GTEST_SKIP() << "a GPU is usable: auto picks CUDA";
   std::vector<std::string> names = plugin_elements();
   ASSERT_FALSE(names.empty());
   for (const std::string& e : names) {
     SCOPED_TRACE(e);
-    std::string launch =
-        "videotestsrc num-buffers=6 pattern=ball ! video/x-raw,format=RGBA,width=48,height=36 ! " +
-        e + " backend=auto name=under_test ! fakesink";
+    std::string format;
+    const std::string args = element_args(e, &format);
+    std::string launch = "videotestsrc num-buffers=6 pattern=ball ! video/x-raw,format=" + format +
+                         ",width=48,height=36 ! " + e + " backend=auto name=under_test" + args +
+                         " ! fakesink";
     GError* perr = nullptr;
     GstElement* pipe = gst_parse_launch(launch.c_str(), &perr);
     ASSERT_NE(pipe, nullptr) << (perr ? perr->message : "");

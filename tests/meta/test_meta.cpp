@@ -75,7 +75,9 @@ TEST_F(MetaTest, PackUnpackRoundTripAndBitLayout) {
   gst_cvis_cedd_pack(one.data(), packed);
   EXPECT_EQ(packed[1], 5u << 1);
   for (int i = 0; i < GST_CVIS_CEDD_PACKED_SIZE; ++i) {
-    if (i != 1) EXPECT_EQ(packed[i], 0u) << i;
+    if (i != 1) {
+      EXPECT_EQ(packed[i], 0u) << i;
+    }
   }
   one.assign(144, 0);
   one[143] = 7;  // bits 429..431 -> byte 53, bits 5..7
@@ -258,6 +260,79 @@ TEST_F(MetaTest, ForegroundMetaAddGetCopy) {
   gst_buffer_unref(copy);
   gst_buffer_unref(frame);
   gst_buffer_unref(mask);
+}
+
+TEST_F(MetaTest, ActionMetaAddGetCopyScale) {
+  GstBuffer* buf = gst_buffer_new();
+  GstCvisActionInfo in = {};
+  in.label = "boxing";
+  in.model_source = "person01_boxing_d1 frames 10-33";
+  in.model_id = 3;
+  in.distance = 0.125;
+  in.energy = 4.5;
+  in.appearance = 3.25;
+  in.score = 0.5;
+  in.dummies = 2;
+  in.nodes = 117;
+  in.first_frame = 60;
+  in.last_frame = 119;
+  in.start = 2 * GST_SECOND;
+  in.end = 4 * GST_SECOND;
+  in.complete = TRUE;
+  GstCustomMeta* m = gst_buffer_add_cvis_action_meta(buf, &in);
+  ASSERT_NE(m, nullptr);
+  gst_cvis_action_meta_add_point(m, 61, 100.0, 50.0);
+  gst_cvis_action_meta_add_point(m, 64, 110.5, 48.0);
+  GstCvisActionInfo out;
+  ASSERT_TRUE(gst_cvis_action_meta_get(gst_buffer_get_cvis_action_meta(buf), &out));
+  EXPECT_STREQ(out.label, "boxing");
+  EXPECT_STREQ(out.model_source, in.model_source);
+  EXPECT_EQ(out.model_id, 3);
+  EXPECT_EQ(out.distance, 0.125);
+  EXPECT_EQ(out.energy, 4.5);
+  EXPECT_EQ(out.appearance, 3.25);
+  EXPECT_EQ(out.score, 0.5);
+  EXPECT_EQ(out.dummies, 2);
+  EXPECT_EQ(out.nodes, 117);
+  EXPECT_EQ(out.first_frame, 60u);
+  EXPECT_EQ(out.last_frame, 119u);
+  EXPECT_EQ(out.start, 2 * GST_SECOND);
+  EXPECT_EQ(out.end, 4 * GST_SECOND);
+  EXPECT_TRUE(out.complete);
+  EXPECT_EQ(out.n_points, 2u);
+  guint64 f;
+  gdouble x, y;
+  ASSERT_TRUE(gst_cvis_action_meta_get_point(m, 1, &f, &x, &y));
+  EXPECT_EQ(f, 64u);
+  EXPECT_EQ(x, 110.5);
+  EXPECT_EQ(y, 48.0);
+  EXPECT_FALSE(gst_cvis_action_meta_get_point(m, 2, &f, &x, &y));
+
+  GstBuffer* copy = gst_buffer_copy(buf);
+  ASSERT_TRUE(gst_cvis_action_meta_get(gst_buffer_get_cvis_action_meta(copy), &out));
+  EXPECT_EQ(out.n_points, 2u);
+  EXPECT_EQ(out.model_id, 3);
+
+  // Scale 640x480 -> 320x240: the points follow the frame, the rest is kept.
+  GstVideoInfo vi, vo;
+  gst_video_info_set_format(&vi, GST_VIDEO_FORMAT_NV12, 640, 480);
+  gst_video_info_set_format(&vo, GST_VIDEO_FORMAT_NV12, 320, 240);
+  GstVideoMetaTransform t = {&vi, &vo};
+  GstBuffer* scaled = gst_buffer_new();
+  ASSERT_TRUE(gst_cvis_action_meta_get_info()->transform_func(
+      scaled, reinterpret_cast<GstMeta*>(m), buf, gst_video_meta_transform_scale_get_quark(), &t));
+  GstCustomMeta* sm = gst_buffer_get_cvis_action_meta(scaled);
+  ASSERT_TRUE(gst_cvis_action_meta_get(sm, &out));
+  EXPECT_EQ(out.last_frame, 119u);
+  ASSERT_TRUE(gst_cvis_action_meta_get_point(sm, 1, &f, &x, &y));
+  EXPECT_EQ(f, 64u);
+  EXPECT_EQ(x, 55.25);
+  EXPECT_EQ(y, 24.0);
+  ASSERT_TRUE(gst_cvis_action_meta_get_point(m, 1, &f, &x, &y));
+  EXPECT_EQ(x, 110.5);  // the original is untouched
+  gst_buffer_unref(scaled);
+  gst_buffer_unref(copy);
+  gst_buffer_unref(buf);
 }
 
 TEST_F(MetaTest, ForegroundBoxIsARegionOfInterestWithItsArea) {

@@ -214,6 +214,30 @@ class ElementMetas(unittest.TestCase):
             seen_blobs += len(boxes)
         self.assertGreater(seen_blobs, 0, "the ball was never segmented")
 
+    def test_action_meta(self):
+        buf = Gst.Buffer.new()
+        info = GstCvis.ActionInfo()
+        info.label = "walking"
+        info.model_source = "person02_walking_d1 frames 0-23"
+        info.model_id = 4
+        info.score = 0.75
+        info.first_frame, info.last_frame = 30, 89
+        info.complete = True
+        meta = GstCvis.buffer_add_cvis_action_meta(buf, info)
+        GstCvis.action_meta_add_point(meta, 31, 12.0, 20.5)
+        GstCvis.action_meta_add_point(meta, 33, 14.0, 21.5)
+        got = GstCvis.buffer_get_cvis_action_meta(buf)
+        ok, out = GstCvis.action_meta_get(got)
+        self.assertTrue(ok)
+        self.assertEqual((out.label, out.model_id, out.score), ("walking", 4, 0.75))
+        self.assertEqual((out.first_frame, out.last_frame, out.n_points), (30, 89, 2))
+        self.assertEqual(GstCvis.action_meta_get_point(got, 1), (True, 33, 14.0, 21.5))
+        self.assertFalse(GstCvis.action_meta_get_point(got, 2)[0])
+        s = got.get_structure()
+        self.assertEqual(s.get_string("label"), "walking")
+        self.assertEqual(GstCvis.ACTION_META_NAME, "GstCvisActionMeta")
+        self.assertEqual(GstCvis.ACTION_ROI_TYPE, "action")
+
 
 if __name__ == "__main__":
     Gst.init(None)

@@ -2,6 +2,7 @@
 #ifndef __GST_CVIS_H__
 #define __GST_CVIS_H__
 
+#include <gst/cvis/cvisactionmeta.h>
 #include <gst/cvis/cvisanalytics.h>
 #include <gst/cvis/cvisceddmeta.h>
 #include <gst/cvis/cvisforegroundmeta.h>

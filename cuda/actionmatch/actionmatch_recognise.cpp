@@ -1,0 +1,175 @@
+#include "actionmatch_recognise.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "actionmatch_frontend_internal.hpp"
+#include "actionmatch_learn.hpp"
+
+namespace cvis::actionmatch {
+
+Status validate(const RecogniserParams& p) {
+  CVIS_RETURN_IF_ERROR(validate(p.frontend));
+  if (p.block_frames < 10 || p.block_frames > 10000)
+    return invalid_argument("block-frames " + std::to_string(p.block_frames) +
+                            " out of range 10..10000");
+  if (p.overlap < 0 || p.overlap >= p.block_frames)
+    return invalid_argument("overlap " + std::to_string(p.overlap) + " out of range 0.." +
+                            std::to_string(p.block_frames - 1) + " (block-frames - 1)");
+  if (p.min_nodes < 1 || p.min_nodes > kMaxSceneNodes)
+    return invalid_argument("min-nodes out of range");
+  if (static_cast<int64_t>(p.block_frames) * p.frontend.max_points > kMaxSceneNodes)
+    return invalid_argument("block-frames " + std::to_string(p.block_frames) + " x max-points " +
+                            std::to_string(p.frontend.max_points) + " exceeds the " +
+                            std::to_string(kMaxSceneNodes) + " nodes a scene block may have");
+  return Status::Ok();
+}
+
+Status Recogniser::configure(Backend frontend_backend, Backend matcher_backend, int width,
+                             int height, const RecogniserParams& p, const Dictionary& dict) {
+  CVIS_RETURN_IF_ERROR(validate(p));
+  CVIS_RETURN_IF_ERROR(validate(dict));
+  if (dict.dim != kHogDim + kHofDim)
+    return invalid_argument("dictionary: descriptors of dimension " + std::to_string(dict.dim) +
+                            ", the front end computes " + std::to_string(kHogDim + kHofDim));
+  Status st;
+  if (!fe_ || fe_backend_ != frontend_backend) {
+    fe_ = make_frontend(frontend_backend, &st);
+    if (!fe_)
+      return st;
+    fe_backend_ = frontend_backend;
+  }
+  CVIS_RETURN_IF_ERROR(fe_->configure(width, height, p.frontend));
+  if (!matcher_ || matcher_backend_ != matcher_backend) {
+    matcher_ = make_matcher(matcher_backend, &st);
+    if (!matcher_)
+      return st;
+    matcher_backend_ = matcher_backend;
+  }
+  CVIS_RETURN_IF_ERROR(matcher_->configure(dict));
+  p_ = p;
+  dict_ = dict;
+  reset();
+  return Status::Ok();
+}
+
+int Recogniser::lag() const { return fe_ ? fe_->lag() : lag_of(p_); }
+
+int Recogniser::lag_of(const RecogniserParams& p) {
+  return detail::frontend_geometry(p.frontend).lag;
+}
+
+void Recogniser::reset() {
+  if (fe_)
+    fe_->reset();
+  frames_.clear();
+  final_ = 0;
+  next_start_ = 0;
+  last_end_ = -1;
+}
+
+Status Recogniser::push(const ImageView& frame, StreamHandle stream,
+                        std::vector<BlockResult>* out) {
+  if (!fe_ || !matcher_)
+    return invalid_argument("recogniser: push before configure");
+  ready_.clear();
+  CVIS_RETURN_IF_ERROR(fe_->push(frame, stream, &ready_));
+  return take(ready_, stream, out);
+}
+
+Status Recogniser::finish(StreamHandle stream, std::vector<BlockResult>* out) {
+  if (!fe_ || !matcher_)
+    return invalid_argument("recogniser: finish before configure");
+  ready_.clear();
+  Status s = fe_->finish(stream, &ready_);
+  if (s.ok())
+    s = take(ready_, stream, out);
+  const int64_t F = final_, B = p_.block_frames;
+  if (s.ok() && F > 0) {
+    if (last_end_ < 0)
+      s = block(0, F, false, stream, out); // a stream shorter than one block
+    else if (last_end_ < F)
+      s = block(F - B, F, true, stream, out); // the tail the regular blocks left
+  }
+  reset();
+  return s;
+}
+
+Status Recogniser::take(const std::vector<FramePoints>& frames, StreamHandle stream,
+                        std::vector<BlockResult>* out) {
+  const int64_t B = p_.block_frames, step = p_.block_frames - p_.overlap;
+  for (const FramePoints& f : frames) {
+    frames_.push_back(f);
+    final_ = f.frame + 1;
+    while (final_ >= next_start_ + B) {
+      CVIS_RETURN_IF_ERROR(block(next_start_, next_start_ + B, true, stream, out));
+      next_start_ += step;
+    }
+    // Kept: the next regular block's frames and the last B (a tail block at the end).
+    const int64_t keep = std::min(next_start_, final_ - B);
+    while (!frames_.empty() && frames_.front().frame < keep)
+      frames_.pop_front();
+  }
+  return Status::Ok();
+}
+
+// Frames [first, end) as one scene (frames counted from the block's start: the energy depends on
+// frame differences only), matched against every model.
+Status Recogniser::block(int64_t first, int64_t end, bool complete, StreamHandle stream,
+                         std::vector<BlockResult>* out) {
+  BlockResult r;
+  r.first_frame = first;
+  r.last_frame = end - 1;
+  r.complete = complete;
+  last_end_ = end;
+  Graph g;
+  g.dim = dict_.dim;
+  std::vector<int64_t> node_frame;
+  for (const FramePoints& f : frames_) {
+    if (f.frame < first || f.frame >= end)
+      continue;
+    for (size_t i = 0; i < f.points.size(); ++i) {
+      const InterestPoint& ip = f.points[i];
+      g.add(static_cast<int32_t>(f.frame - first), static_cast<float>(ip.x),
+            static_cast<float>(ip.y), f.desc.data() + i * dict_.dim);
+      node_frame.push_back(f.frame);
+    }
+  }
+  r.nodes = g.size();
+  if (r.nodes < p_.min_nodes) {
+    out->push_back(std::move(r));
+    return Status::Ok();
+  }
+  CVIS_RETURN_IF_ERROR(matcher_->match(&g, 1, &results_, nullptr, stream));
+  const int M = static_cast<int>(dict_.models.size());
+  std::vector<double> d(M);
+  int best = -1;
+  for (int m = 0; m < M; ++m) {
+    d[m] = node_distance(results_[m], p_.distance, dict_.models[m].graph.size());
+    if (std::isfinite(d[m]) && (best < 0 || d[m] < d[best]))
+      best = m;
+  }
+  if (best >= 0) {
+    const Model& bm = dict_.models[best];
+    const MatchResult& res = results_[best];
+    double other = std::numeric_limits<double>::infinity();
+    for (int m = 0; m < M; ++m)
+      if (dict_.models[m].label != bm.label)
+        other = std::min(other, d[m]);
+    r.model = best;
+    r.label = bm.label;
+    r.distance = d[best];
+    r.energy = res.energy();
+    r.appearance = res.appearance();
+    r.dummies = res.dummies;
+    r.score = !std::isfinite(other) ? 1.0 : other > 0 ? (other - d[best]) / other : 0.0;
+    for (int32_t n : res.assignment)
+      if (n >= 0)
+        r.points.push_back(MatchedPoint{node_frame[n], g.x[n], g.y[n]});
+  }
+  out->push_back(std::move(r));
+  return Status::Ok();
+}
+
+} // namespace cvis::actionmatch

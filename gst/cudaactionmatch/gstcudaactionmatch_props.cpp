@@ -1,0 +1,204 @@
+/* cudaactionmatch: enum types and properties. */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "gstcudaactionmatch_priv.h"
+#include "gstcvisutils.h"
+
+namespace am = cvis::actionmatch;
+
+enum {
+  PROP_0,
+  PROP_MODEL_LOCATION,
+  PROP_BLOCK_FRAMES,
+  PROP_OVERLAP,
+  PROP_DISTANCE,
+  PROP_MIN_SCORE,
+  PROP_MIN_POINTS,
+  PROP_SIGMA,
+  PROP_TAU,
+  PROP_THRESHOLD,
+  PROP_MAX_POINTS,
+  PROP_CELL_SIZE,
+  PROP_CELL_FRAMES,
+};
+
+GST_CVIS_DEFINE_ENUM_TYPE (gst_cuda_action_match_distance_get_type, "GstCudaActionMatchDistance",
+    {GST_CUDA_ACTION_MATCH_DISTANCE_ENERGY, "The optimum's whole energy", "energy"},
+    {GST_CUDA_ACTION_MATCH_DISTANCE_APPEARANCE,
+        "The optimum's appearance part (the paper's best)", "appearance"})
+
+/* Settings that size the window or the dictionary change only when not streaming. */
+static gboolean
+refuse_when_running (GstCudaActionMatch * self, GParamSpec * pspec)
+{
+  if (GST_STATE (self) <= GST_STATE_READY)
+    return FALSE;
+  g_warning ("cudaactionmatch: '%s' can only be changed in the NULL or READY state", pspec->name);
+  return TRUE;
+}
+
+static void
+gst_cuda_action_match_set_property (GObject * object, guint prop_id, const GValue * value,
+    GParamSpec * pspec)
+{
+  GstCudaActionMatch *self = GST_CUDA_ACTION_MATCH (object);
+  if (prop_id != PROP_MIN_SCORE && refuse_when_running (self, pspec))
+    return;
+  std::lock_guard < std::mutex > lk (*self->lock);
+  GstCudaActionMatchSettings & s = *self->settings;
+  am::RecogniserParams & p = s.params;
+  switch (prop_id) {
+    case PROP_MODEL_LOCATION:{
+      const gchar *v = g_value_get_string (value);
+      s.model_location = v ? v : "";
+      break;
+    }
+    case PROP_BLOCK_FRAMES:
+      p.block_frames = (int) g_value_get_uint (value);
+      break;
+    case PROP_OVERLAP:
+      p.overlap = (int) g_value_get_uint (value);
+      break;
+    case PROP_DISTANCE:
+      p.distance = (am::Distance) g_value_get_enum (value);
+      break;
+    case PROP_MIN_SCORE:
+      s.min_score = g_value_get_double (value);
+      break;
+    case PROP_MIN_POINTS:
+      p.min_nodes = (int) g_value_get_uint (value);
+      break;
+    case PROP_SIGMA:
+      p.frontend.sigma = g_value_get_double (value);
+      break;
+    case PROP_TAU:
+      p.frontend.tau = g_value_get_double (value);
+      break;
+    case PROP_THRESHOLD:
+      p.frontend.threshold = g_value_get_double (value);
+      break;
+    case PROP_MAX_POINTS:
+      p.frontend.max_points = (int) g_value_get_uint (value);
+      break;
+    case PROP_CELL_SIZE:
+      p.frontend.cell_size = g_value_get_double (value);
+      break;
+    case PROP_CELL_FRAMES:
+      p.frontend.cell_frames = (int) g_value_get_uint (value);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+}
+
+static void
+gst_cuda_action_match_get_property (GObject * object, guint prop_id, GValue * value,
+    GParamSpec * pspec)
+{
+  GstCudaActionMatch *self = GST_CUDA_ACTION_MATCH (object);
+  std::lock_guard < std::mutex > lk (*self->lock);
+  const GstCudaActionMatchSettings & s = *self->settings;
+  const am::RecogniserParams & p = s.params;
+  switch (prop_id) {
+    case PROP_MODEL_LOCATION:
+      g_value_set_string (value, s.model_location.c_str ());
+      break;
+    case PROP_BLOCK_FRAMES:
+      g_value_set_uint (value, (guint) p.block_frames);
+      break;
+    case PROP_OVERLAP:
+      g_value_set_uint (value, (guint) p.overlap);
+      break;
+    case PROP_DISTANCE:
+      g_value_set_enum (value, (gint) p.distance);
+      break;
+    case PROP_MIN_SCORE:
+      g_value_set_double (value, s.min_score);
+      break;
+    case PROP_MIN_POINTS:
+      g_value_set_uint (value, (guint) p.min_nodes);
+      break;
+    case PROP_SIGMA:
+      g_value_set_double (value, p.frontend.sigma);
+      break;
+    case PROP_TAU:
+      g_value_set_double (value, p.frontend.tau);
+      break;
+    case PROP_THRESHOLD:
+      g_value_set_double (value, p.frontend.threshold);
+      break;
+    case PROP_MAX_POINTS:
+      g_value_set_uint (value, (guint) p.frontend.max_points);
+      break;
+    case PROP_CELL_SIZE:
+      g_value_set_double (value, p.frontend.cell_size);
+      break;
+    case PROP_CELL_FRAMES:
+      g_value_set_uint (value, (guint) p.frontend.cell_frames);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+}
+
+void
+gst_cuda_action_match_install_properties (GObjectClass * klass)
+{
+  const GParamFlags rw = (GParamFlags) (G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS);
+  const GParamFlags ready = (GParamFlags) (rw | GST_PARAM_MUTABLE_READY);
+  const am::RecogniserParams d;
+  klass->set_property = gst_cuda_action_match_set_property;
+  klass->get_property = gst_cuda_action_match_get_property;
+
+  g_object_class_install_property (klass, PROP_MODEL_LOCATION,
+      g_param_spec_string ("model-location", "Dictionary",
+          "The action dictionary (cvis-action train); read at start", "", ready));
+  g_object_class_install_property (klass, PROP_BLOCK_FRAMES,
+      g_param_spec_uint ("block-frames", "Block frames",
+          "Frames per scene block matched against the models", 10, 10000,
+          (guint) d.block_frames, ready));
+  g_object_class_install_property (klass, PROP_OVERLAP,
+      g_param_spec_uint ("overlap", "Overlap",
+          "Frames shared by consecutive blocks (less than block-frames)", 0, 9999,
+          (guint) d.overlap, ready));
+  g_object_class_install_property (klass, PROP_DISTANCE,
+      g_param_spec_enum ("distance", "Distance", "What is compared between a block and a model",
+          gst_cuda_action_match_distance_get_type (), (gint) d.distance, ready));
+  g_object_class_install_property (klass, PROP_MIN_SCORE,
+      g_param_spec_double ("min-score", "Minimum score",
+          "Blocks whose margin to another class's model is smaller report no action "
+          "(0 = every block with a match)", 0.0, 1.0, 0.0, (GParamFlags) (rw |
+              GST_PARAM_MUTABLE_PLAYING)));
+  g_object_class_install_property (klass, PROP_MIN_POINTS,
+      g_param_spec_uint ("min-points", "Minimum points",
+          "Blocks with fewer interest points report no action", 1, 32767,
+          (guint) d.min_nodes, ready));
+  g_object_class_install_property (klass, PROP_SIGMA,
+      g_param_spec_double ("sigma", "Sigma",
+          "Detector: spatial scale of the Gaussian (pixels); as the dictionary's training",
+          0.5, 8.0, d.frontend.sigma, ready));
+  g_object_class_install_property (klass, PROP_TAU,
+      g_param_spec_double ("tau", "Tau",
+          "Detector: temporal scale of the Gabor pair (frames); as the dictionary's training",
+          0.5, 8.0, d.frontend.tau, ready));
+  g_object_class_install_property (klass, PROP_THRESHOLD,
+      g_param_spec_double ("threshold", "Threshold",
+          "Detector: minimum response (intensities in 0..1); as the dictionary's training",
+          0.0, 1e6, d.frontend.threshold, ready));
+  g_object_class_install_property (klass, PROP_MAX_POINTS,
+      g_param_spec_uint ("max-points", "Maximum points",
+          "Detector: strongest points kept per frame; as the dictionary's training", 1, 64,
+          (guint) d.frontend.max_points, ready));
+  g_object_class_install_property (klass, PROP_CELL_SIZE,
+      g_param_spec_double ("cell-size", "Cell size",
+          "Descriptor: spatial cell (pixels); as the dictionary's training", 2.0, 64.0,
+          d.frontend.cell_size, ready));
+  g_object_class_install_property (klass, PROP_CELL_FRAMES,
+      g_param_spec_uint ("cell-frames", "Cell frames",
+          "Descriptor: temporal cell (frames); as the dictionary's training", 1, 16,
+          (guint) d.frontend.cell_frames, ready));
+}

@@ -1,0 +1,579 @@
+// cudaactionmatch with backend=cpu (cpu suite): the blocks' results equal the library's (front end
+// on the whole clip, cut_blocks, the matcher, the nearest model) on generated action clips, with
+// their metas on the right frames, ROI boxes and messages; latency; EOS with a partial block; reset
+// on flush; frames unchanged (GRAY8 and NV12); properties; bad dictionaries as element errors.
+#include <gst/check/gstharness.h>
+#include <gst/cvis/cvisactionmeta.h>
+#include <gst/gst.h>
+#include <gst/video/video.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include <unistd.h>
+
+#include "actiongen.hpp"
+#include "actionmatch_learn.hpp"
+#include "actionmatch_recognise.hpp"
+
+namespace {
+
+namespace am = cvis::actionmatch;
+
+const GstClockTime kDur = GST_SECOND / 25;
+const int kW = 96, kH = 72;
+
+// A generated clip as GRAY8 frames (tight rows).
+using Gray = std::vector<uint8_t>;
+std::vector<Gray> clip(int subject, int action, int frames, uint64_t seed) {
+  actiongen::ClipSpec c;
+  c.action = action;
+  c.scenario = 1;
+  c.width = kW;
+  c.height = kH;
+  c.frames = frames;
+  c.seed = seed;
+  std::vector<Gray> out;
+  for (const auto& rgb : actiongen::render_clip(actiongen::make_subject(subject, 7), c, {})) {
+    Gray g(static_cast<size_t>(kW) * kH);
+    for (size_t i = 0; i < g.size(); ++i)
+      g[i] = static_cast<uint8_t>((77 * rgb[3 * i] + 150 * rgb[3 * i + 1] + 29 * rgb[3 * i + 2]) >> 8);
+    out.push_back(std::move(g));
+  }
+  return out;
+}
+
+cvis::ImageView view(const Gray& g) {
+  cvis::ImageView v;
+  v.format = cvis::PixelFormat::kGRAY8;
+  v.width = kW;
+  v.height = kH;
+  v.data[0] = const_cast<uint8_t*>(g.data());
+  v.pitch[0] = kW;
+  return v;
+}
+
+// All interest points of a clip by the library's CPU front end.
+am::ClipPoints points(const std::vector<Gray>& frames, const am::FrontEndParams& fp) {
+  cvis::Status st;
+  auto fe = am::make_frontend(cvis::Backend::kCpu, &st);
+  EXPECT_TRUE(fe && fe->configure(kW, kH, fp).ok());
+  am::ClipPoints cp;
+  std::vector<am::FramePoints> ready;
+  for (const Gray& g : frames)
+    EXPECT_TRUE(fe->push(view(g), nullptr, &ready).ok());
+  EXPECT_TRUE(fe->finish(nullptr, &ready).ok());
+  am::append_points(ready, &cp);
+  return cp;
+}
+
+// The test dictionary: two model windows from each of two actions of subject 1.
+// Written once per process to a temporary file, removed at exit.
+struct TempFile {
+  std::string path;
+  ~TempFile() {
+    if (!path.empty())
+      std::remove(path.c_str());
+  }
+};
+
+const std::string& dictionary_path() {
+  static TempFile file;
+  std::string& path = file.path;
+  if (!path.empty())
+    return path;
+  am::Dictionary d;
+  d.params.dummy_cost = 0.6;  // as cvis-action train
+  am::LearnParams lp;
+  for (int action : {0, 5}) {  // boxing, walking
+    am::ClipPoints cp = points(clip(1, action, 70, 100 + action), am::FrontEndParams());
+    cp.label = actiongen::kActions[action];
+    for (am::Model& m : am::cut_models(cp, lp, 2)) {
+      m.label = cp.label;
+      d.models.push_back(std::move(m));
+    }
+  }
+  path = std::string(g_get_tmp_dir()) + "/cvis-test-actions-" + std::to_string(getpid()) + ".cvad";
+  EXPECT_GE(d.models.size(), 2u);
+  EXPECT_TRUE(am::save_dictionary(path, d).ok());
+  return path;
+}
+
+// What the element should report for a clip: the library's blocks and nearest models.
+struct Expected {
+  int64_t first, last;
+  bool complete;
+  int model;
+  double distance, score;
+  std::vector<am::MatchedPoint> pts;
+};
+std::vector<Expected> expected(const std::vector<Gray>& frames, int block, int overlap) {
+  am::Dictionary d;
+  EXPECT_TRUE(am::load_dictionary(dictionary_path(), &d).ok());
+  am::ClipPoints cp = points(frames, am::FrontEndParams());
+  cp.frames = static_cast<int>(frames.size());
+  am::LearnParams lp;
+  lp.block_frames = block;
+  lp.block_step = block - overlap;
+  cvis::Status st;
+  auto matcher = am::make_matcher(cvis::Backend::kCpu, &st);
+  EXPECT_TRUE(matcher && matcher->configure(d).ok());
+  std::vector<Expected> out;
+  const int F = cp.frames;
+  std::vector<int64_t> firsts;
+  if (F <= block) {
+    firsts.push_back(0);
+  } else {
+    for (int s = 0; s + block <= F; s += block - overlap)
+      firsts.push_back(s);
+    if (firsts.back() + block < F)
+      firsts.push_back(F - block);
+  }
+  const std::vector<am::Graph> blocks = am::cut_blocks(cp, lp);
+  EXPECT_EQ(blocks.size(), firsts.size());
+  for (size_t b = 0; b < blocks.size(); ++b) {
+    if (blocks[b].size() < 3)
+      continue;  // the element's min-points
+    std::vector<am::MatchResult> res;
+    EXPECT_TRUE(matcher->match(&blocks[b], 1, &res, nullptr, nullptr).ok());
+    Expected e{firsts[b], std::min<int64_t>(firsts[b] + block, F) - 1, F >= block, -1, 0, 0, {}};
+    double best = std::numeric_limits<double>::infinity();
+    for (size_t m = 0; m < d.models.size(); ++m) {
+      const double v = am::node_distance(res[m], am::Distance::kAppearance,
+                                         d.models[m].graph.size());
+      if (v < best) {
+        best = v;
+        e.model = static_cast<int>(m);
+      }
+    }
+    if (e.model < 0)
+      continue;
+    double other = std::numeric_limits<double>::infinity();
+    for (size_t m = 0; m < d.models.size(); ++m)
+      if (d.models[m].label != d.models[e.model].label)
+        other = std::min(other, am::node_distance(res[m], am::Distance::kAppearance,
+                                                  d.models[m].graph.size()));
+    e.distance = best;
+    e.score = std::isfinite(other) ? (other > 0 ? (other - best) / other : 0.0) : 1.0;
+    for (int32_t n : res[e.model].assignment)
+      if (n >= 0)
+        e.pts.push_back({blocks[b].frame[n], blocks[b].x[n], blocks[b].y[n]});
+    out.push_back(e);
+  }
+  return out;
+}
+
+std::string caps(GstVideoFormat f) {
+  return std::string("video/x-raw,format=") + gst_video_format_to_string(f) +
+         ",width=" + std::to_string(kW) + ",height=" + std::to_string(kH) + ",framerate=25/1";
+}
+
+GstHarness* harness(const std::string& props, GstVideoFormat f = GST_VIDEO_FORMAT_GRAY8) {
+  GstHarness* hs = gst_harness_new_parse(
+      ("cudaactionmatch backend=cpu model-location=" + dictionary_path() + " " + props).c_str());
+  gst_harness_set_caps_str(hs, caps(f).c_str(), caps(f).c_str());
+  return hs;
+}
+
+// A frame as a buffer of format f (GRAY8, or NV12 with neutral chroma), PTS t / 25 s.
+GstBuffer* buffer(const Gray& g, int t, GstVideoFormat f = GST_VIDEO_FORMAT_GRAY8) {
+  GstVideoInfo info;
+  gst_video_info_set_format(&info, f, kW, kH);
+  GstBuffer* buf = gst_buffer_new_allocate(nullptr, GST_VIDEO_INFO_SIZE(&info), nullptr);
+  GstVideoFrame vf;
+  EXPECT_TRUE(gst_video_frame_map(&vf, &info, buf, GST_MAP_WRITE));
+  for (int y = 0; y < kH; ++y)
+    std::memcpy(static_cast<guint8*>(GST_VIDEO_FRAME_PLANE_DATA(&vf, 0)) +
+                    y * GST_VIDEO_FRAME_PLANE_STRIDE(&vf, 0),
+                g.data() + y * kW, kW);
+  if (f == GST_VIDEO_FORMAT_NV12)
+    for (int y = 0; y < kH / 2; ++y)
+      std::memset(static_cast<guint8*>(GST_VIDEO_FRAME_PLANE_DATA(&vf, 1)) +
+                      y * GST_VIDEO_FRAME_PLANE_STRIDE(&vf, 1),
+                  128, kW);
+  gst_video_frame_unmap(&vf);
+  GST_BUFFER_PTS(buf) = t * kDur;
+  GST_BUFFER_DURATION(buf) = kDur;
+  return buf;
+}
+
+struct Got {
+  guint64 frame;  // index of the output buffer carrying the meta
+  GstCvisActionInfo info;
+  std::string label;
+  std::vector<am::MatchedPoint> pts;
+  int rois;
+  GstClockTime pts_of_buffer;
+};
+
+// Pushes frames (then EOS when `eos`) and reads every output: the metas, and that each frame
+// left unchanged in order.
+std::vector<Got> run(GstHarness* hs, const std::vector<Gray>& frames, bool eos,
+                     GstVideoFormat f = GST_VIDEO_FORMAT_GRAY8, guint64* outputs = nullptr) {
+  for (size_t t = 0; t < frames.size(); ++t)
+    EXPECT_EQ(gst_harness_push(hs, buffer(frames[t], static_cast<int>(t), f)), GST_FLOW_OK);
+  if (eos)
+    EXPECT_TRUE(gst_harness_push_event(hs, gst_event_new_eos()));
+  std::vector<Got> got;
+  guint64 n = 0;
+  while (GstBuffer* b = gst_harness_try_pull(hs)) {
+    GstMapInfo mi;
+    EXPECT_TRUE(gst_buffer_map(b, &mi, GST_MAP_READ));
+    EXPECT_EQ(GST_BUFFER_PTS(b), n * kDur);
+    if (n < frames.size())
+      EXPECT_EQ(std::memcmp(mi.data, frames[n].data(), frames[n].size()), 0) << "frame " << n;
+    gst_buffer_unmap(b, &mi);
+    if (GstCustomMeta* m = gst_buffer_get_cvis_action_meta(b)) {
+      Got g;
+      g.frame = n;
+      EXPECT_TRUE(gst_cvis_action_meta_get(m, &g.info));
+      g.label = g.info.label;
+      for (guint i = 0; i < g.info.n_points; ++i) {
+        guint64 fr;
+        gdouble x, y;
+        EXPECT_TRUE(gst_cvis_action_meta_get_point(m, i, &fr, &x, &y));
+        g.pts.push_back({static_cast<int64_t>(fr), static_cast<float>(x), static_cast<float>(y)});
+      }
+      g.rois = 0;
+      gpointer it = nullptr;
+      while (GstMeta* rm = gst_buffer_iterate_meta_filtered(
+                 b, &it, GST_VIDEO_REGION_OF_INTEREST_META_API_TYPE)) {
+        auto* roi = reinterpret_cast<GstVideoRegionOfInterestMeta*>(rm);
+        EXPECT_STREQ(g_quark_to_string(roi->roi_type), GST_CVIS_ACTION_ROI_TYPE);
+        for (const am::MatchedPoint& p : g.pts) {  // the box holds the matched points
+          EXPECT_GE(p.x, roi->x);
+          EXPECT_LT(p.x, roi->x + roi->w);
+          EXPECT_GE(p.y, roi->y);
+          EXPECT_LT(p.y, roi->y + roi->h);
+        }
+        ++g.rois;
+      }
+      g.pts_of_buffer = GST_BUFFER_PTS(b);
+      got.push_back(g);
+    }
+    gst_buffer_unref(b);
+    ++n;
+  }
+  if (outputs)
+    *outputs = n;
+  return got;
+}
+
+void compare(const std::vector<Got>& got, const std::vector<Expected>& exp) {
+  am::Dictionary d;
+  ASSERT_TRUE(am::load_dictionary(dictionary_path(), &d).ok());
+  ASSERT_EQ(got.size(), exp.size());
+  for (size_t i = 0; i < got.size(); ++i) {
+    SCOPED_TRACE("block " + std::to_string(i));
+    const Got& g = got[i];
+    const Expected& e = exp[i];
+    EXPECT_EQ(g.frame, static_cast<guint64>(e.last));  // on the block's last frame
+    EXPECT_EQ(g.info.first_frame, static_cast<guint64>(e.first));
+    EXPECT_EQ(g.info.last_frame, static_cast<guint64>(e.last));
+    EXPECT_EQ(g.info.complete, e.complete);
+    EXPECT_EQ(g.info.model_id, e.model);
+    EXPECT_EQ(g.label, d.models[e.model].label);
+    EXPECT_EQ(g.info.distance, e.distance);  // the same arithmetic: exact
+    EXPECT_EQ(g.info.score, e.score);
+    EXPECT_EQ(g.info.start, e.first * kDur);
+    EXPECT_EQ(g.info.end, (e.last + 1) * kDur);
+    EXPECT_EQ(g.rois, 1);
+    ASSERT_EQ(g.pts.size(), e.pts.size());
+    for (size_t k = 0; k < g.pts.size(); ++k) {
+      EXPECT_EQ(g.pts[k].frame, e.pts[k].frame);
+      EXPECT_EQ(g.pts[k].x, e.pts[k].x);
+      EXPECT_EQ(g.pts[k].y, e.pts[k].y);
+    }
+  }
+}
+
+class ActionMatchElement : public ::testing::Test {
+protected:
+  static void SetUpTestSuite() { gst_init(nullptr, nullptr); }
+};
+
+// Blocks of 30 frames every 20: on the clip the boxing models were cut from (they match their own
+// points: small distances, positive scores) and on another subject's clip of 100 frames (starts
+// 0, 20, 40, 60 and the tail block 70..99).
+class ActionMatchBlocks : public ::testing::TestWithParam<int> {
+protected:
+  static void SetUpTestSuite() { gst_init(nullptr, nullptr); }
+};
+
+TEST_P(ActionMatchBlocks, EqualTheLibrarys) {
+  const bool own = GetParam() == 0;
+  const std::vector<Gray> frames = own ? clip(1, 0, 70, 100) : clip(2, 0, 100, 900);
+  const std::vector<Expected> exp = expected(frames, 30, 10);
+  ASSERT_GE(exp.size(), own ? 3u : 4u);
+  if (own) {
+    const auto best = std::max_element(exp.begin(), exp.end(), [](const Expected& a,
+                                                                   const Expected& b) {
+      return a.pts.size() < b.pts.size();
+    });
+    EXPECT_GE(best->pts.size(), 10u);  // a model window lies inside the block
+    EXPECT_GT(best->score, 0.0);
+    EXPECT_LT(best->model, 2);  // boxing: models 0 and 1
+  }
+  GstHarness* hs = harness("block-frames=30 overlap=10");
+  GstBus* bus = gst_bus_new();
+  gst_element_set_bus(hs->element, bus);
+  guint64 outputs = 0;
+  const std::vector<Got> got = run(hs, frames, true, GST_VIDEO_FORMAT_GRAY8, &outputs);
+  EXPECT_EQ(outputs, frames.size());
+  compare(got, exp);
+  // One message per meta, with the same content.
+  size_t k = 0;
+  while (GstMessage* m = gst_bus_pop_filtered(bus, GST_MESSAGE_ELEMENT)) {
+    const GstStructure* s = gst_message_get_structure(m);
+    if (gst_structure_has_name(s, "cvis-action") && k < got.size()) {
+      guint64 first = 0, last = 0;
+      gint model = -2;
+      EXPECT_TRUE(gst_structure_get_uint64(s, "first-frame", &first));
+      EXPECT_TRUE(gst_structure_get_uint64(s, "last-frame", &last));
+      EXPECT_TRUE(gst_structure_get_int(s, "model-id", &model));
+      EXPECT_EQ(first, got[k].info.first_frame);
+      EXPECT_EQ(last, got[k].info.last_frame);
+      EXPECT_EQ(model, got[k].info.model_id);
+      EXPECT_STREQ(gst_structure_get_string(s, "label"), got[k].label.c_str());
+      const GValue* pts = gst_structure_get_value(s, "points");
+      ASSERT_NE(pts, nullptr);
+      EXPECT_EQ(gst_value_array_get_size(pts), got[k].pts.size());
+      ++k;
+    }
+    gst_message_unref(m);
+  }
+  EXPECT_EQ(k, got.size());
+  gst_element_set_bus(hs->element, nullptr);
+  gst_object_unref(bus);
+  gst_harness_teardown(hs);
+}
+INSTANTIATE_TEST_SUITE_P(Clips, ActionMatchBlocks, ::testing::Values(0, 1));
+
+TEST_F(ActionMatchElement, Nv12GivesTheSameBlocksAsGray8) {
+  const std::vector<Gray> frames = clip(3, 5, 64, 901);
+  GstHarness* a = harness("block-frames=30 overlap=0");
+  GstHarness* b = harness("block-frames=30 overlap=0", GST_VIDEO_FORMAT_NV12);
+  const std::vector<Got> ga = run(a, frames, true);
+  const std::vector<Got> gb = run(b, frames, true, GST_VIDEO_FORMAT_NV12);
+  ASSERT_EQ(ga.size(), gb.size());
+  ASSERT_FALSE(ga.empty());
+  for (size_t i = 0; i < ga.size(); ++i) {
+    EXPECT_EQ(ga[i].frame, gb[i].frame);
+    EXPECT_EQ(ga[i].info.model_id, gb[i].info.model_id);
+    EXPECT_EQ(ga[i].info.distance, gb[i].info.distance);
+  }
+  gst_harness_teardown(a);
+  gst_harness_teardown(b);
+}
+
+TEST_F(ActionMatchElement, ShortStreamIsOnePartialBlockAtEos) {
+  const std::vector<Gray> frames = clip(2, 5, 40, 902);
+  const std::vector<Expected> exp = expected(frames, 60, 30);
+  ASSERT_EQ(exp.size(), 1u);
+  EXPECT_FALSE(exp[0].complete);
+  GstHarness* hs = harness("");
+  // Nothing is final before EOS beyond the lag; no block completes.
+  guint64 before = 0;
+  EXPECT_TRUE(run(hs, frames, false, GST_VIDEO_FORMAT_GRAY8, &before).empty());
+  EXPECT_EQ(before, frames.size() - 6);  // the default lag: 6 frames held
+  ASSERT_TRUE(gst_harness_push_event(hs, gst_event_new_eos()));
+  std::vector<Got> got;
+  guint64 n = before;
+  while (GstBuffer* b = gst_harness_try_pull(hs)) {
+    if (GstCustomMeta* m = gst_buffer_get_cvis_action_meta(b)) {
+      Got g;
+      g.frame = n;
+      ASSERT_TRUE(gst_cvis_action_meta_get(m, &g.info));
+      got.push_back(g);
+    }
+    gst_buffer_unref(b);
+    ++n;
+  }
+  EXPECT_EQ(n, frames.size());
+  ASSERT_EQ(got.size(), 1u);
+  EXPECT_EQ(got[0].frame, frames.size() - 1);
+  EXPECT_FALSE(got[0].info.complete);
+  EXPECT_EQ(got[0].info.first_frame, 0u);
+  EXPECT_EQ(got[0].info.last_frame, frames.size() - 1);
+  EXPECT_EQ(got[0].info.model_id, exp[0].model);
+  EXPECT_EQ(got[0].info.distance, exp[0].distance);
+  gst_harness_teardown(hs);
+}
+
+TEST_F(ActionMatchElement, LatencyIsTheFrontEndsLag) {
+  // lag = max(ceil(2 tau) + 1, cell-frames - 1) frames (the front end's, README.md).
+  struct {
+    const char* props;
+    double tau;
+    int cell_frames, lag;
+  } cases[] = {{"", 2.5, 4, 6}, {"tau=1.5 cell-frames=8", 1.5, 8, 7}, {"tau=4", 4, 4, 9}};
+  for (const auto& c : cases) {
+    am::RecogniserParams p;
+    p.frontend.tau = c.tau;
+    p.frontend.cell_frames = c.cell_frames;
+    EXPECT_EQ(am::Recogniser::lag_of(p), c.lag) << c.props;
+    GstHarness* hs = harness(c.props);
+    gst_harness_set_upstream_latency(hs, 5 * GST_MSECOND);
+    ASSERT_EQ(gst_harness_push(hs, buffer(Gray(kW * kH, 90), 0)), GST_FLOW_OK);
+    GstQuery* q = gst_query_new_latency();
+    ASSERT_TRUE(gst_pad_peer_query(hs->sinkpad, q)) << c.props;
+    gboolean live;
+    GstClockTime min, max;
+    gst_query_parse_latency(q, &live, &min, &max);
+    EXPECT_EQ(min, 5 * GST_MSECOND + c.lag * kDur) << c.props;
+    gst_query_unref(q);
+    gst_harness_teardown(hs);
+  }
+}
+
+TEST_F(ActionMatchElement, FlushStartsAgain) {
+  const std::vector<Gray> frames = clip(2, 0, 70, 903);
+  GstHarness* fresh = harness("block-frames=30 overlap=10");
+  const std::vector<Got> want = run(fresh, frames, true);
+  gst_harness_teardown(fresh);
+  ASSERT_FALSE(want.empty());
+
+  GstHarness* hs = harness("block-frames=30 overlap=10");
+  const std::vector<Gray> other = clip(4, 5, 45, 904);
+  run(hs, other, false);
+  ASSERT_TRUE(gst_harness_push_event(hs, gst_event_new_flush_start()));
+  ASSERT_TRUE(gst_harness_push_event(hs, gst_event_new_flush_stop(TRUE)));
+  GstSegment seg;
+  gst_segment_init(&seg, GST_FORMAT_TIME);
+  ASSERT_TRUE(gst_harness_push_event(hs, gst_event_new_segment(&seg)));
+  while (GstBuffer* b = gst_harness_try_pull(hs))  // nothing held survives the flush
+    gst_buffer_unref(b);
+  const std::vector<Got> got = run(hs, frames, true);
+  ASSERT_EQ(got.size(), want.size());
+  for (size_t i = 0; i < got.size(); ++i) {
+    EXPECT_EQ(got[i].frame, want[i].frame);
+    EXPECT_EQ(got[i].info.first_frame, want[i].info.first_frame);
+    EXPECT_EQ(got[i].info.model_id, want[i].info.model_id);
+    EXPECT_EQ(got[i].info.distance, want[i].info.distance);
+  }
+  gst_harness_teardown(hs);
+}
+
+TEST_F(ActionMatchElement, MinScoreFiltersBlocks) {
+  const std::vector<Gray> frames = clip(1, 0, 70, 100);
+  const std::vector<Expected> exp = expected(frames, 30, 10);
+  double top = 0;
+  for (const Expected& e : exp)
+    top = std::max(top, e.score);
+  ASSERT_GT(top, 0.0);
+  const double cut = top / 2;
+  size_t kept = 0;
+  for (const Expected& e : exp)
+    kept += e.score >= cut;
+  GstHarness* hs = harness("block-frames=30 overlap=10 min-score=" + std::to_string(cut));
+  const std::vector<Got> got = run(hs, frames, true);
+  EXPECT_EQ(got.size(), kept);
+  for (const Got& g : got)
+    EXPECT_GE(g.info.score, cut);
+  gst_harness_teardown(hs);
+}
+
+// Start fails with an element error naming the problem; nothing streams.
+std::string start_error(const std::string& props) {
+  GstElement* e = gst_element_factory_make("cudaactionmatch", nullptr);
+  EXPECT_NE(e, nullptr);
+  GstElement* pipe = gst_pipeline_new(nullptr);
+  GstElement* src = gst_element_factory_make("videotestsrc", nullptr);
+  GstElement* sink = gst_element_factory_make("fakesink", nullptr);
+  gst_bin_add_many(GST_BIN(pipe), src, e, sink, NULL);
+  EXPECT_TRUE(gst_element_link_many(src, e, sink, NULL));
+  gst_util_set_object_arg(G_OBJECT(e), "backend", "cpu");
+  gst_util_set_object_arg(G_OBJECT(src), "num-buffers", "5");
+  if (!props.empty()) {
+    const size_t eq = props.find('=');
+    gst_util_set_object_arg(G_OBJECT(e), props.substr(0, eq).c_str(),
+                            props.substr(eq + 1).c_str());
+  }
+  gst_element_set_state(pipe, GST_STATE_PLAYING);
+  GstBus* bus = gst_element_get_bus(pipe);
+  GstMessage* m = gst_bus_timed_pop_filtered(
+      bus, 20 * GST_SECOND, static_cast<GstMessageType>(GST_MESSAGE_ERROR | GST_MESSAGE_EOS));
+  std::string text = "(no error)";
+  if (m && GST_MESSAGE_TYPE(m) == GST_MESSAGE_ERROR) {
+    GError* err = nullptr;
+    gst_message_parse_error(m, &err, nullptr);
+    text = err->message;
+    g_clear_error(&err);
+  }
+  if (m)
+    gst_message_unref(m);
+  gst_object_unref(bus);
+  gst_element_set_state(pipe, GST_STATE_NULL);
+  gst_object_unref(pipe);
+  return text;
+}
+
+TEST_F(ActionMatchElement, BadDictionariesAreElementErrors) {
+  EXPECT_NE(start_error("").find("model-location"), std::string::npos) << start_error("");
+  const std::string missing = "/nonexistent/actions.cvad";
+  EXPECT_NE(start_error("model-location=" + missing).find(missing), std::string::npos);
+  const std::string junk = std::string(g_get_tmp_dir()) + "/cvis-test-junk.cvad";
+  FILE* f = std::fopen(junk.c_str(), "wb");
+  ASSERT_NE(f, nullptr);
+  std::fputs("this is not a dictionary", f);
+  std::fclose(f);
+  const std::string text = start_error("model-location=" + junk);
+  EXPECT_NE(text.find("not a cvis-action dictionary"), std::string::npos) << text;
+  std::remove(junk.c_str());
+}
+
+TEST_F(ActionMatchElement, BadBlockSettingsAreElementErrors) {
+  // overlap >= block-frames: refused when the stream's caps configure the element.
+  GstHarness* hs = harness("block-frames=20 overlap=20");
+  GstBus* bus = gst_bus_new();
+  gst_element_set_bus(hs->element, bus);
+  EXPECT_NE(gst_harness_push(hs, buffer(Gray(kW * kH, 90), 0)), GST_FLOW_OK);
+  GstMessage* m = gst_bus_pop_filtered(bus, GST_MESSAGE_ERROR);
+  ASSERT_NE(m, nullptr);
+  GError* err = nullptr;
+  gst_message_parse_error(m, &err, nullptr);
+  EXPECT_NE(std::string(err->message).find("overlap"), std::string::npos) << err->message;
+  g_clear_error(&err);
+  gst_message_unref(m);
+  gst_element_set_bus(hs->element, nullptr);
+  gst_object_unref(bus);
+  gst_harness_teardown(hs);
+}
+
+TEST_F(ActionMatchElement, PropertiesRoundTrip) {
+  GstElement* e = gst_element_factory_make("cudaactionmatch", nullptr);
+  ASSERT_NE(e, nullptr);
+  g_object_set(e, "model-location", "/x.cvad", "block-frames", 45u, "overlap", 15u, "min-score",
+               0.25, "min-points", 7u, "sigma", 3.0, "tau", 2.0, "threshold", 2e-4, "max-points",
+               3u, "cell-size", 8.0, "cell-frames", 3u, NULL);
+  gst_util_set_object_arg(G_OBJECT(e), "distance", "energy");
+  gchar* loc = nullptr;
+  guint bf, ov, mp, mx, cf;
+  gdouble ms, sg, tau, th, cs;
+  gint dist;
+  g_object_get(e, "model-location", &loc, "block-frames", &bf, "overlap", &ov, "min-score", &ms,
+               "min-points", &mp, "sigma", &sg, "tau", &tau, "threshold", &th, "max-points", &mx,
+               "cell-size", &cs, "cell-frames", &cf, "distance", &dist, NULL);
+  EXPECT_STREQ(loc, "/x.cvad");
+  EXPECT_EQ(bf, 45u);
+  EXPECT_EQ(ov, 15u);
+  EXPECT_EQ(ms, 0.25);
+  EXPECT_EQ(mp, 7u);
+  EXPECT_EQ(sg, 3.0);
+  EXPECT_EQ(tau, 2.0);
+  EXPECT_EQ(th, 2e-4);
+  EXPECT_EQ(mx, 3u);
+  EXPECT_EQ(cs, 8.0);
+  EXPECT_EQ(cf, 3u);
+  EXPECT_EQ(dist, 0);
+  g_free(loc);
+  gst_object_unref(e);
+}
+
+}  // namespace
