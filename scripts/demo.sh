@@ -11,12 +11,15 @@
 #   (cudarcdtrack init-roi-type=foreground, when the plugin has it) -> CEDD of every box, indexed
 #   -> cudaroioverlay -> street-annotated.mp4 and PNG snapshots; a search of the index with a crop
 #   of one person (query.png, search.txt, hit-*.png);
+# - actions/: a KTH-like dataset rendered by tests/actiongen, a dictionary trained on three of its
+#   subjects (cvis-action train), and cudaactionmatch on the fourth's clips: results.txt and the
+#   recognised actions drawn by cudaroioverlay (walking-0089.png, ...);
 # - contact-sheet.png: one row of annotated frames per element.
-# Runtime with the CPU reference on 2 cores: the generated parts about 1 minute; the street part is
-# much longer since cudamedian3d's default became mode=motion and cudarcdtrack joined the chain
-# (cudamedian3d alone took 79 s for 150 of the clip's 795 frames on a busy 2-core machine; the
-# whole part was not re-measured); --no-street leaves it out. Plus the first build and the one-time
-# download (96 MB .deb, only the 8 MB clip is kept).
+# Runtime with the CPU reference on 2 cores (measured 2026-11-24, plugin already built): 272 s in
+# all, of which the street part (its first 200 frames without a GPU: about 0.7 s per frame for
+# median, tracker and CEDD; CVIS_DEMO_STREET_FRAMES changes it) about 150 s and the actions part
+# (rendering, training, four clips) about 50 s; --no-street leaves the street out. Plus the first
+# build and the one-time download (96 MB .deb, only the 8 MB clip is kept).
 # Usage: scripts/demo.sh [--backend auto|cpu|cuda] [--no-build] [--no-street]
 #   --no-build: use the plugin already on GST_PLUGIN_PATH (e.g. a GStreamer bundle on a GPU host)
 set -euo pipefail
@@ -109,6 +112,7 @@ segment cudamedian3d-annotated cudamedian3d backend="$B" output=frame ! cudaroio
 
 ROWS=("input|$SEG/input-0030.png@frame 30,$SEG/input-0045.png@frame 45,$SEG/input-0060.png@frame 60,$SEG/input-0075.png@frame 75"
   "cudabgsub|$SEG/cudabgsub-annotated-0030.png@frame 30,$SEG/cudabgsub-annotated-0045.png@frame 45,$SEG/cudabgsub-annotated-0060.png@frame 60,$SEG/cudabgsub-annotated-0075.png@frame 75")
+. scripts/demo-actions.sh
 [ $STREET = 1 ] && . scripts/demo-street.sh
 ROWS+=("cudacedd shots|$(ls "$OUTDIR"/shot-*.png | sed 's/.*shot-0*\([0-9][0-9]*\)\.png/&@shot at frame \1/' | paste -sd,)")
 echo "== contact sheet: one row of annotated frames per element"
@@ -117,5 +121,6 @@ echo "== contact sheet: one row of annotated frames per element"
 echo "== done in $(( $(date +%s) - START )) s (backend $B). Files:"
 echo "   $OUTDIR/: $(cd "$OUTDIR" && ls -d -- * | tr '\n' ' ')"
 echo "   $SEG/: $(ls "$SEG" | tr '\n' ' ')"
+[ -d "$OUTDIR/actions" ] && echo "   $OUTDIR/actions/: $(ls "$OUTDIR/actions" | tr '\n' ' ')"
 [ $STREET = 1 ] && [ -d "$OUTDIR/street" ] && echo "   $OUTDIR/street/: $(ls "$OUTDIR/street" | tr '\n' ' ')"
 echo "   look at: $OUTDIR/contact-sheet.png${STREET_MP4:+, $STREET_MP4}"

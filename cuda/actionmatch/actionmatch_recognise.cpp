@@ -154,6 +154,10 @@ Status Recogniser::block(int64_t first, int64_t end, bool complete, StreamHandle
     if (std::isfinite(d[m]) && (best < 0 || d[m] < d[best]))
       best = m;
   }
+  // An optimum that assigns every model node the dummy is no evidence of any class (all models
+  // then cost the same per node): no action.
+  if (best >= 0 && results_[best].dummies >= static_cast<int>(results_[best].assignment.size()))
+    best = -1;
   if (best >= 0) {
     const Model& bm = dict_.models[best];
     const MatchResult& res = results_[best];

@@ -43,7 +43,8 @@ struct BlockResult {
   bool complete = true;  // false: a stream shorter than one block (fewer than block_frames)
   int nodes = 0;         // interest points in the block
   int model = -1;        // index of the nearest model in the dictionary; -1: none (too few
-                         // points, or no feasible match)
+                         // points, no feasible match, or the nearest matches no scene point:
+                         // every model node assigned the dummy)
   std::string label;     // its class
   double distance = 0;   // its distance per model node (the classifier's value)
   double energy = 0, appearance = 0; // its optimum's energy and appearance part

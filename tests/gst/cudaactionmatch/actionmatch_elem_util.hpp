@@ -154,8 +154,8 @@ inline std::vector<Expected> expected(const std::vector<Gray>& frames, int block
         e.model = static_cast<int>(m);
       }
     }
-    if (e.model < 0)
-      continue;
+    if (e.model < 0 || res[e.model].dummies == static_cast<int>(res[e.model].assignment.size()))
+      continue;  // no action (all dummies: no evidence)
     double other = std::numeric_limits<double>::infinity();
     for (size_t m = 0; m < d.models.size(); ++m)
       if (d.models[m].label != d.models[e.model].label)
