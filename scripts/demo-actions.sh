@@ -15,7 +15,7 @@ echo "== actions: rendering 4 subjects x 6 actions (100 frames, 160x120) into $A
 for d in "$AC"/data/*/; do
   a=$(basename "$d")
   mkdir -p "$AC/train/$a"
-  ln -sf "$PWD/$d"person0[123]_* "$AC/train/$a/"
+  ln -sf "$(cd "$d" && pwd)"/person0[123]_* "$AC/train/$a/"
 done
 echo "== actions: cvis-action train (subjects 1-3) -> $AC/actions.cvad"
 "$ACT" train "$AC/train" -o "$AC/actions.cvad" --backend "$B" 2>&1 | tail -n 1
