@@ -91,6 +91,7 @@ FrontEndGeometry frontend_geometry(const FrontEndParams& p) {
   g.cell_frames = p.cell_frames;
   g.lag = std::max(g.radius + 1, g.cell_frames - 1);
   g.smooth_ring = 2 * g.radius + 1;
+  g.response_ring = g.lag - g.radius + 2;
   g.vote_ring = g.lag + g.cell_frames + 1;
   return g;
 }

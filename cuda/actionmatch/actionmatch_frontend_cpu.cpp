@@ -30,7 +30,7 @@ public:
     gaussian_taps(p.sigma, &gauss_);
     gabor_taps(p, &even_, &odd_);
     smooth_.assign(g_.smooth_ring, ref::Image());
-    response_.assign(3, ref::Image());
+    response_.assign(g_.response_ring, ref::Image());
     votes_.assign(g_.vote_ring, ref::Votes());
     reset();
     configured_ = true;
@@ -61,7 +61,7 @@ public:
     ref::votes(s, u, v, static_cast<float>(p_.flow_min), &votes_[n % g_.vote_ring]);
     if (n >= 2 * g_.radius) {
       const int64_t f = n - g_.radius;
-      ref::temporal_response(smooth_, n, g_.radius, even_, odd_, &response_[f % 3]);
+      ref::temporal_response(smooth_, n, g_.radius, even_, odd_, &response_[f % g_.response_ring]);
     }
     const int64_t f = n - g_.lag;
     if (f >= 0)
@@ -90,9 +90,10 @@ private:
     const int64_t r = g_.radius;
     if (f < r || f > last - r)
       return fp; // the Gabor support would leave the stream
-    const ref::Image* prev = f - 1 >= r ? &response_[(f - 1) % 3] : nullptr;
-    const ref::Image* next = f + 1 <= last - r ? &response_[(f + 1) % 3] : nullptr;
-    ref::select_points(prev, response_[f % 3], next, p_, &fp.points);
+    const int ring = g_.response_ring;
+    const ref::Image* prev = f - 1 >= r ? &response_[(f - 1) % ring] : nullptr;
+    const ref::Image* next = f + 1 <= last - r ? &response_[(f + 1) % ring] : nullptr;
+    ref::select_points(prev, response_[f % ring], next, p_, &fp.points);
     for (InterestPoint& ip : fp.points)
       ip.frame = f;
     fp.desc.resize(fp.points.size() * static_cast<size_t>(kHogDim + kHofDim));

@@ -14,6 +14,7 @@ struct FrontEndGeometry {
   int cell_frames = 0; // temporal cell (frames); descriptor frames f - cell_frames .. f + cell_frames - 1
   int lag = 0;         // frame f is final at push f + lag
   int smooth_ring = 0; // S frames kept: 2 r + 1
+  int response_ring = 0; // R frames kept: R_{f-1} .. R_{n-r} when f = n - lag is final: lag - r + 2
   int vote_ring = 0;   // HoG/HoF vote frames kept: lag + cell_frames + 1
 };
 FrontEndGeometry frontend_geometry(const FrontEndParams& p);

@@ -351,6 +351,65 @@ TEST(ActionFrontEnd, StreamContractAndPitch) {
   }
 }
 
+// The streamed points equal those of the whole clip held in memory (every response kept), also
+// when the descriptor's cells reach further ahead than the Gabor filters (lag > r + 1: tau 1.5,
+// cell_frames 8), where a frame's NMS must still read its own neighbours' responses.
+TEST(ActionFrontEnd, StreamedPointsEqualWholeClip) {
+  const std::vector<float> tex = texture(64, 48, 23);
+  std::vector<Frame> frames;
+  for (int t = 0; t < 40; ++t) {
+    Frame a(64, 48, 0);
+    const int ox = 8 + static_cast<int>(16 * (1 + std::sin(2 * kPi * t / 7.0)));
+    const int oy = 6 + (t * 2) % 18;
+    for (int y = 0; y < 48; ++y)
+      for (int x = 0; x < 64; ++x) {
+        const bool bar = x >= ox && x < ox + 8 && y >= 12 && y < 36;
+        const bool blob = (x - 48) * (x - 48) + (y - oy - 6) * (y - oy - 6) < 20;
+        a.at(x, y) = bar || blob ? 220 : static_cast<uint8_t>(tex[static_cast<size_t>(y) * 64 + x] * 0.4f);
+      }
+    frames.push_back(std::move(a));
+  }
+  struct Case {
+    double tau;
+    int cell_frames;
+  };
+  for (const Case c : {Case{2.5, 4}, Case{1.5, 8}, Case{1.0, 16}, Case{0.5, 6}}) {
+    FrontEndParams p;
+    p.tau = c.tau;
+    p.cell_frames = c.cell_frames;
+    p.threshold = 1e-6;
+    p.max_points = 16;
+    const int n = static_cast<int>(frames.size()), r = p.temporal_radius();
+    std::vector<float> gauss, ev, od;
+    gaussian_taps(p.sigma, &gauss);
+    gabor_taps(p, &ev, &od);
+    std::vector<detail::ref::Image> smooth(n), resp(n);
+    for (int t = 0; t < n; ++t) {
+      detail::ref::Image in;
+      detail::ref::load_luma(frames[t].view(), p.normalise_gain, &in);
+      detail::ref::gaussian(in, gauss, &smooth[t]);
+    }
+    for (int f = r; f < n - r; ++f)
+      detail::ref::temporal_response(smooth, f + r, r, ev, od, &resp[f]);
+    const auto out = run(frames, p);
+    ASSERT_EQ(static_cast<int>(out.size()), n);
+    int total = 0;
+    for (int f = r; f < n - r; ++f) {
+      std::vector<InterestPoint> want;
+      detail::ref::select_points(f - 1 >= r ? &resp[f - 1] : nullptr, resp[f],
+                                 f + 1 < n - r ? &resp[f + 1] : nullptr, p, &want);
+      ASSERT_EQ(out[f].points.size(), want.size()) << "tau " << c.tau << " frame " << f;
+      for (size_t i = 0; i < want.size(); ++i) {
+        EXPECT_EQ(out[f].points[i].x, want[i].x) << "tau " << c.tau << " frame " << f;
+        EXPECT_EQ(out[f].points[i].y, want[i].y) << "tau " << c.tau << " frame " << f;
+        EXPECT_EQ(out[f].points[i].response, want[i].response);
+      }
+      total += static_cast<int>(want.size());
+    }
+    EXPECT_GT(total, n) << "tau " << c.tau; // the clip has points to compare
+  }
+}
+
 TEST(ActionFrontEnd, Validation) {
   FrontEndParams p;
   p.sigma = 0.1;
