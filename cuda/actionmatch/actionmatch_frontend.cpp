@@ -71,7 +71,7 @@ std::unique_ptr<FrontEnd> make_frontend(Backend backend, Status* status) {
   if (backend == Backend::kCpu)
     return detail::make_cpu_frontend();
   if (backend == Backend::kCuda) {
-#if defined(CVIS_HAVE_CUDA) && defined(CVIS_ACTION_CUDA_FRONTEND)
+#if defined(CVIS_HAVE_CUDA)
     return detail::make_cuda_frontend();
 #else
     *status = Status(StatusCode::kNoDevice, "actionmatch front end: this build has no CUDA backend");

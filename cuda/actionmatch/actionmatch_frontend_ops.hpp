@@ -13,6 +13,15 @@ namespace cvis::actionmatch::fe {
 
 CVIS_HD int clampi(int v, int lo, int hi) { return v < lo ? lo : (v > hi ? hi : v); }
 
+// The frame's gain factor (normalise_gain) from the exact integer sum of its `pixels` luma bytes:
+// 0.5 / mean brightness (0..1), the mean taken as at least 1/255 (black frames). Double
+// arithmetic, correctly rounded on both sides, then one rounding to float.
+CVIS_HD float gain_scale(uint64_t byte_sum, int64_t pixels) {
+  const double mean = static_cast<double>(byte_sum) / (255.0 * static_cast<double>(pixels));
+  const double floor_mean = 1.0 / 255.0;
+  return static_cast<float>(0.5 / (mean < floor_mean ? floor_mean : mean));
+}
+
 // Bilinear sample of a w x h float image (row pitch in elements) at (x, y), coordinates clamped
 // to the image.
 CVIS_HD float bilinear(const float* img, int pitch, int w, int h, float x, float y) {

@@ -10,10 +10,7 @@ namespace cvis::actionmatch::detail::ref {
 
 using fe::clampi;
 
-float gain_scale(uint64_t byte_sum, int64_t pixels) {
-  const double mean = static_cast<double>(byte_sum) / (255.0 * static_cast<double>(pixels));
-  return static_cast<float>(0.5 / std::max(mean, 1.0 / 255.0));
-}
+float gain_scale(uint64_t byte_sum, int64_t pixels) { return fe::gain_scale(byte_sum, pixels); }
 
 void load_luma(const ImageView& v, bool normalise_gain, Image* out) {
   out->resize(v.width, v.height);

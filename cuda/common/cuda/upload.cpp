@@ -44,4 +44,20 @@ Status HostUploader::upload(const ImageView& host, cudaStream_t stream, ImageVie
   return Status::Ok();
 }
 
+Status HostUploader::reserve(PixelFormat format, int width, int height) {
+  size_t total = 0;
+  for (int p = 0; p < plane_count(format); ++p) {
+    const size_t row = plane_row_bytes(format, p, width);
+    const size_t rows = static_cast<size_t>(plane_rows(format, p, height));
+    total += row * rows;
+    CVIS_RETURN_IF_ERROR(planes_[p].reserve(row, rows));
+  }
+  if (pending_) {
+    // Growing the staging buffer frees the old one, which a copy may still read.
+    CVIS_RETURN_IF_ERROR(::cvis::cuda::event_wait(copied_.get()));
+    pending_ = false;
+  }
+  return staging_.reserve(total);
+}
+
 } // namespace cvis::cuda

@@ -18,6 +18,9 @@ public:
   // calls are safe without a caller sync. Host views pass through unchanged if they are already
   // device views.
   Status upload(const ImageView& host, cudaStream_t stream, ImageView* device);
+  // Allocates the staging and device buffers for images of this format and size now (with no
+  // stream: usable on every stream), so that uploading such images later does not allocate.
+  Status reserve(PixelFormat format, int width, int height);
 
 private:
   PinnedArray<uint8_t> staging_;

@@ -1,0 +1,114 @@
+// Kernels of the front end's CUDA backend (actionmatch_frontend_kernels.cu) and their launchers;
+// only actionmatch_frontend_cuda.cpp includes this header. Float images are packed (pitch = width
+// elements) as in the reference (ref::Image), so that fe::bilinear indexes them the same way.
+// Every launcher enqueues on `stream` and reports the launch status.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <cstdint>
+
+#include "common/status.hpp"
+
+namespace cvis::actionmatch::kernels {
+
+// Longest filters: the Gaussian of sigma 8 (2 ceil(24) + 1 taps), the Gabor pair of tau 8
+// (2 ceil(16) + 1 taps).
+inline constexpr int kMaxTaps = 49;
+inline constexpr int kMaxGabor = 33;
+inline constexpr int kMaxPoints = 64;
+inline constexpr int kDescDim = 162;
+
+struct Taps {
+  int n = 0; // odd
+  float t[kMaxTaps] = {};
+};
+
+// A local maximum of R, or a kept point.
+struct Candidate {
+  float r;
+  int32_t y, x;
+};
+
+// Device scalars of one push: the luma byte sum and the number of NMS candidates.
+struct Counters {
+  unsigned long long byte_sum;
+  int32_t candidates, pad;
+};
+
+// What a final frame sends back to the host (one copy): the number of candidates, the kept points
+// (strongest first) and their descriptors.
+struct FrameResult {
+  int32_t candidates, pad;
+  Candidate points[kMaxPoints];
+  float desc[kMaxPoints * kDescDim];
+};
+
+// Sum of the w x h luma bytes into c->byte_sum (integer atomics: exact, any order).
+Status launch_luma_sum(const uint8_t* luma, size_t pitch, int w, int h, Counters* c,
+                       cudaStream_t stream);
+// out = byte * (1/255) * gain, gain = fe::gain_scale(c->byte_sum) when `normalise`, else 1.
+Status launch_load(const uint8_t* luma, size_t pitch, int w, int h, bool normalise,
+                   const Counters* c, float* out, cudaStream_t stream);
+
+// `count` (<= 3) separable passes at once. rows: out_k(x, y) = sum_j taps[j] in_k(clamp(step x +
+// j - r), y), out w_out x h; cols: out_k(x, y) = sum_j taps[j] in_k(x, clamp(step y + j - r)),
+// out w x h_out. The input is w_in x h (rows) or w x h_in (cols). step 2 decimates (pyramid).
+struct Pass {
+  const float* in[3];
+  float* out[3];
+  int count;
+  int w_in, h_in, w_out, h_out, step;
+};
+Status launch_rows(const Pass& p, const Taps& taps, cudaStream_t stream);
+Status launch_cols(const Pass& p, const Taps& taps, cudaStream_t stream);
+
+// Products of the central-difference gradient of P (w x h): ixx, ixy, iyy.
+Status launch_lk_gradient(const float* P, int w, int h, float* ixx, float* ixy, float* iyy,
+                          cudaStream_t stream);
+// Initial flow of a level: 2 x the coarser level's flow at (x/2, y/2), or 0 (coarse = nullptr).
+Status launch_lk_prolong(const float* cu, const float* cv, int cw, float* u, float* v, int w,
+                         int h, cudaStream_t stream);
+// bx = Ix (C(x + u) - P), by = Iy (C(x + u) - P).
+Status launch_lk_mismatch(const float* P, const float* C, const float* u, const float* v, int w,
+                          int h, float* bx, float* by, cudaStream_t stream);
+// Vertical box sums (radius r) of the row sums hbx, hby, then fe::lk_update of (u, v).
+Status launch_lk_update(const float* g11, const float* g12, const float* g22, const float* hbx,
+                        const float* hby, int w, int h, int r, float* u, float* v,
+                        cudaStream_t stream);
+
+// HoG votes of S and HoF votes of (u, v) (zero flow when u is nullptr).
+Status launch_votes(const float* S, const float* u, const float* v, int w, int h, float flow_min,
+                    uint8_t* hog_bin, float* hog_w, uint8_t* hof_bin, float* hof_w,
+                    cudaStream_t stream);
+
+// R = E^2 + O^2 from the 2 r + 1 smoothed frames at frames[k] (oldest first).
+struct Gabor {
+  int n = 0;
+  float even[kMaxGabor] = {}, odd[kMaxGabor] = {};
+  const float* frames[kMaxGabor] = {};
+};
+Status launch_response(const Gabor& g, int w, int h, float* R, cudaStream_t stream);
+
+// 3-D local maxima of `cur` above `threshold` (prev / next may be null) appended to `cand` with
+// c->candidates as the counter (c->candidates must be 0 before).
+Status launch_nms(const float* prev, const float* cur, const float* next, int w, int h,
+                  int radius, float threshold, Candidate* cand, Counters* c, cudaStream_t stream);
+// The `max_points` first candidates in fe::point_before order, into out->points (by rank), and
+// the candidate count into out->candidates. `capacity` bounds the launch (the most candidates).
+Status launch_rank(const Candidate* cand, const Counters* c, int capacity, int max_points,
+                   FrameResult* out, cudaStream_t stream);
+
+// Descriptor of each kept point of frame f: the votes of frames f - cell_frames ..
+// f + cell_frames - 1 within first..last (vote-ring slot = frame % ring).
+struct DescArgs {
+  const uint8_t* hog_bin;
+  const float* hog_w;
+  const uint8_t* hof_bin;
+  const float* hof_w;
+  int w, h, ring, cell, cell_frames, max_points;
+  int64_t f, first, last;
+};
+Status launch_descriptors(const DescArgs& a, FrameResult* out, cudaStream_t stream);
+
+} // namespace cvis::actionmatch::kernels
