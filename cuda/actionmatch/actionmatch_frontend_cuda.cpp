@@ -261,7 +261,8 @@ private:
     a.last = last;
     CVIS_RETURN_IF_ERROR(kernels::launch_descriptors(a, res, st));
     kernels::FrameResult* h = host_result_.get();
-    const size_t head = offsetof(kernels::FrameResult, desc);
+    const size_t head =
+        offsetof(kernels::FrameResult, points) + sizeof(kernels::Candidate) * p_.max_points;
     CVIS_CUDA_CHECK(cudaMemcpyAsync(h, res, head, cudaMemcpyDeviceToHost, st));
     const size_t desc_bytes = sizeof(float) * kernels::kDescDim * p_.max_points;
     CVIS_CUDA_CHECK(

@@ -214,8 +214,12 @@ __global__ void rank_kernel(const Candidate* cand, const Counters* c, int max_po
   __shared__ Candidate tile[kRankThreads];
   const int count = c->candidates;
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i == 0)
+  if (i == 0) {
     out->candidates = count;
+    out->pad = 0;
+  }
+  if (i >= min(count, max_points) && i < max_points)
+    out->points[i] = Candidate{0.0f, 0, 0}; // slots without a point go back to the host too
   if (blockIdx.x * blockDim.x >= count)
     return; // the whole block is past the candidates
   const bool mine = i < count;
@@ -241,8 +245,11 @@ __global__ void descriptor_kernel(DescArgs a, FrameResult* out) {
   __shared__ float d[kDescDim];
   const int kept = min(out->candidates, a.max_points);
   const int pt = blockIdx.x;
-  if (pt >= kept)
+  if (pt >= kept) {
+    for (int i = threadIdx.x; i < kDescDim; i += blockDim.x)
+      out->desc[pt * kDescDim + i] = 0.0f; // copied back with the others
     return;
+  }
   const int x = out->points[pt].x, y = out->points[pt].y;
   const int c = a.cell, ct = a.cell_frames;
   const int x0 = x - (3 * c) / 2, y0 = y - (3 * c) / 2;

@@ -97,6 +97,13 @@ TARGETS = {
              "tests/algo/actionmatch/actionmatch_test_util.cpp",
              "tests/algo/actionmatch/test_actionmatch_gpu.cpp"],
         inc=["cuda/actionmatch", "tests/algo/actionmatch"]),
+    "actionmatch_frontend": dict(
+        name="test_actionmatch_frontend_gpu",
+        cu=["cuda/actionmatch/actionmatch_frontend_kernels.cu"],
+        src=["cuda/actionmatch/actionmatch_frontend.cpp", "cuda/actionmatch/actionmatch_frontend_cpu.cpp",
+             "cuda/actionmatch/actionmatch_frontend_ref.cpp", "cuda/actionmatch/actionmatch_frontend_cuda.cpp",
+             "tests/algo/actionmatch/test_actionmatch_frontend_gpu.cpp"],
+        inc=["cuda/actionmatch", "tests/algo/actionmatch"]),
     # The benchmarks' flow and exact checks on tiny inputs (timings mean nothing here).
     "bench_median3d": dict(
         name="bench_median3d", gtest=False,
