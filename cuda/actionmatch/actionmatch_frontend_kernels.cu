@@ -52,28 +52,36 @@ __global__ void load_kernel(const uint8_t* luma, size_t pitch, int w, int h, int
       static_cast<float>(luma[static_cast<size_t>(y) * pitch + x]) * (1.0f / 255.0f) * g;
 }
 
+// Image z of a pass, by constant indices (a dynamic index would copy the pointers to local memory).
+__device__ __forceinline__ const float* pass_in(const Pass& p, int z) {
+  return z == 0 ? p.in[0] : (z == 1 ? p.in[1] : p.in[2]);
+}
+__device__ __forceinline__ float* pass_out(const Pass& p, int z) {
+  return z == 0 ? p.out[0] : (z == 1 ? p.out[1] : p.out[2]);
+}
+
 __global__ void rows_kernel(Pass p, Taps t) {
   const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
   if (x >= p.w_out || y >= p.h_in)
     return;
-  const float* in = p.in[blockIdx.z] + static_cast<size_t>(y) * p.w_in;
+  const float* in = pass_in(p, blockIdx.z) + static_cast<size_t>(y) * p.w_in;
   const int r = t.n / 2, cx = p.step * x;
   float acc = 0.0f;
   for (int k = 0; k < t.n; ++k)
     acc = acc + t.t[k] * in[clampi(cx + k - r, 0, p.w_in - 1)];
-  p.out[blockIdx.z][static_cast<size_t>(y) * p.w_out + x] = acc;
+  pass_out(p, blockIdx.z)[static_cast<size_t>(y) * p.w_out + x] = acc;
 }
 
 __global__ void cols_kernel(Pass p, Taps t) {
   const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
   if (x >= p.w_in || y >= p.h_out)
     return;
-  const float* in = p.in[blockIdx.z] + x;
+  const float* in = pass_in(p, blockIdx.z) + x;
   const int r = t.n / 2, cy = p.step * y;
   float acc = 0.0f;
   for (int k = 0; k < t.n; ++k)
     acc = acc + t.t[k] * in[static_cast<size_t>(clampi(cy + k - r, 0, p.h_in - 1)) * p.w_in];
-  p.out[blockIdx.z][static_cast<size_t>(y) * p.w_in + x] = acc;
+  pass_out(p, blockIdx.z)[static_cast<size_t>(y) * p.w_in + x] = acc;
 }
 
 // Central differences as in ref::lk_flow and ref::votes.
@@ -270,8 +278,16 @@ __global__ void descriptor_kernel(DescArgs a, FrameResult* out) {
             continue;
           const size_t i = base + static_cast<size_t>(py) * a.w + px;
           const int hb = a.hog_bin[i], fb = a.hof_bin[i];
-          hog[hb] = hog[hb] + a.hog_w[i];
-          hof[fb] = hof[fb] + a.hof_w[i];
+          const float hw = a.hog_w[i], fw = a.hof_w[i];
+          // Constant indices keep the bins in registers; each bin sees the reference's additions.
+#pragma unroll
+          for (int b = 0; b < kHogBins; ++b)
+            if (hb == b)
+              hog[b] = hog[b] + hw;
+#pragma unroll
+          for (int b = 0; b < kHofBins; ++b)
+            if (fb == b)
+              hof[b] = hof[b] + fw;
         }
       }
     }

@@ -134,6 +134,14 @@ TARGETS = {
              "tests/bench/cedd/bench_cedd.cpp"],
         inc=[],
         args=["--quick", "--sizes", "64x48,200x120,37x23", "--batch", "9"]),
+    "bench_actionmatch_frontend": dict(
+        name="bench_actionmatch_frontend", gtest=False,
+        cu=["cuda/actionmatch/actionmatch_frontend_kernels.cu"],
+        src=["cuda/actionmatch/actionmatch_frontend.cpp", "cuda/actionmatch/actionmatch_frontend_cpu.cpp",
+             "cuda/actionmatch/actionmatch_frontend_ref.cpp", "cuda/actionmatch/actionmatch_frontend_cuda.cpp",
+             "tests/bench/actionmatch/bench_actionmatch_frontend.cpp"],
+        inc=["cuda/actionmatch"],
+        args=["--quick"]),
 }
 
 # Inline PTX the emulator knows: instruction -> function in emu::ptx (one output, one input).
