@@ -66,8 +66,7 @@ public:
     // Local maxima are more than nms_radius apart in x or y, so this many fit in any frame.
     cand_capacity_ = ((w_ + p.nms_radius) / (p.nms_radius + 1)) *
                      ((h_ + p.nms_radius) / (p.nms_radius + 1));
-    CVIS_RETURN_IF_ERROR(in_.reserve(N));
-    CVIS_RETURN_IF_ERROR(scratch_.reserve(9 * N));
+    CVIS_RETURN_IF_ERROR(scratch_.reserve(8 * N));
     CVIS_RETURN_IF_ERROR(smooth_.reserve(g_.smooth_ring * N));
     CVIS_RETURN_IF_ERROR(response_.reserve(g_.response_ring * N));
     CVIS_RETURN_IF_ERROR(pyr_.reserve(2 * total));
@@ -138,21 +137,6 @@ private:
   }
   float* scratch(int k) const { return scratch_.get() + k * npix(); }
 
-  // Separable filtering of `count` images at once (rows then columns, through scratch 6..8).
-  Status separable(const float* const* in, float* const* out, int count, int w, int h,
-                   const Taps& taps, cudaStream_t st) {
-    Pass rows{{}, {}, count, w, h, w, h, 1};
-    Pass cols = rows;
-    for (int k = 0; k < count; ++k) {
-      rows.in[k] = in[k];
-      rows.out[k] = scratch(6 + k);
-      cols.in[k] = scratch(6 + k);
-      cols.out[k] = out[k];
-    }
-    CVIS_RETURN_IF_ERROR(kernels::launch_rows(rows, taps, st));
-    return kernels::launch_cols(cols, taps, st);
-  }
-
   // Everything of frame n that does not wait for later frames: S_n, its pyramid, the flow from
   // frame n - 1, the votes, and R_{n-r} once 2 r + 1 frames are in.
   Status enter_frame(int64_t n, const uint8_t* luma, size_t pitch, cudaStream_t st) {
@@ -161,19 +145,16 @@ private:
       CVIS_CUDA_CHECK(cudaMemsetAsync(&c->byte_sum, 0, sizeof(c->byte_sum), st));
       CVIS_RETURN_IF_ERROR(kernels::launch_luma_sum(luma, pitch, w_, h_, c, st));
     }
-    CVIS_RETURN_IF_ERROR(kernels::launch_load(luma, pitch, w_, h_, p_.normalise_gain, c,
-                                              in_.get(), st));
-    const float* in[1] = {in_.get()};
-    float* s[1] = {smooth(n)};
-    float* p0[1] = {pyramid(n, 0)};
-    CVIS_RETURN_IF_ERROR(separable(in, s, 1, w_, h_, gauss_, st));
-    CVIS_RETURN_IF_ERROR(separable(in, p0, 1, w_, h_, binomial_, st));
+    CVIS_RETURN_IF_ERROR(kernels::launch_load_rows(luma, pitch, w_, h_, p_.normalise_gain, c,
+                                                   gauss_, binomial_, scratch(6), scratch(7), st));
+    const Pass first{{scratch(6), scratch(7)}, {smooth(n), pyramid(n, 0)}, 2, w_, h_, w_, h_, 1};
+    CVIS_RETURN_IF_ERROR(kernels::launch_cols(first, gauss_, binomial_, st));
     for (int l = 1; l < p_.flow_levels; ++l) {
       // Blur of level l - 1 sampled at even coordinates = the passes evaluated there only.
       Pass rows{{pyramid(n, l - 1)}, {scratch(0)}, 1, lw_[l - 1], lh_[l - 1], lw_[l], lh_[l - 1], 2};
       Pass cols{{scratch(0)}, {pyramid(n, l)}, 1, lw_[l], lh_[l - 1], lw_[l], lh_[l], 2};
-      CVIS_RETURN_IF_ERROR(kernels::launch_rows(rows, binomial_, st));
-      CVIS_RETURN_IF_ERROR(kernels::launch_cols(cols, binomial_, st));
+      CVIS_RETURN_IF_ERROR(kernels::launch_rows(rows, binomial_, binomial_, st));
+      CVIS_RETURN_IF_ERROR(kernels::launch_cols(cols, binomial_, binomial_, st));
     }
     const float* u = nullptr;
     const float* v = nullptr;
@@ -206,23 +187,21 @@ private:
       const float* C = pyramid(n, l);
       const int w = lw_[l], h = lh_[l];
       const bool coarsest = l == p_.flow_levels - 1;
-      CVIS_RETURN_IF_ERROR(kernels::launch_lk_prolong(coarsest ? nullptr : U + lo_[l + 1],
-                                                      coarsest ? nullptr : V + lo_[l + 1],
-                                                      coarsest ? 0 : lw_[l + 1], U + lo_[l],
-                                                      V + lo_[l], w, h, st));
-      CVIS_RETURN_IF_ERROR(
-          kernels::launch_lk_gradient(P, w, h, scratch(0), scratch(1), scratch(2), st));
-      const float* prod[3] = {scratch(0), scratch(1), scratch(2)};
-      float* G[3] = {scratch(3), scratch(4), scratch(5)};
-      CVIS_RETURN_IF_ERROR(separable(prod, G, 3, w, h, box_, st));
+      const int rad = p_.flow_radius;
+      float* u = U + lo_[l];
+      float* v = V + lo_[l];
+      CVIS_RETURN_IF_ERROR(kernels::launch_lk_tensor_rows(
+          P, w, h, rad, coarsest ? nullptr : U + lo_[l + 1], coarsest ? nullptr : V + lo_[l + 1],
+          coarsest ? 0 : lw_[l + 1], u, v, scratch(0), scratch(1), scratch(2), st));
+      const Pass cols{{scratch(0), scratch(1), scratch(2)}, {scratch(3), scratch(4), scratch(5)},
+                      3, w, h, w, h, 1};
+      CVIS_RETURN_IF_ERROR(kernels::launch_cols(cols, box_, box_, st));
       for (int it = 0; it < p_.flow_iterations; ++it) {
-        CVIS_RETURN_IF_ERROR(kernels::launch_lk_mismatch(P, C, U + lo_[l], V + lo_[l], w, h,
-                                                         scratch(0), scratch(1), st));
-        Pass rows{{scratch(0), scratch(1)}, {scratch(6), scratch(7)}, 2, w, h, w, h, 1};
-        CVIS_RETURN_IF_ERROR(kernels::launch_rows(rows, box_, st));
-        CVIS_RETURN_IF_ERROR(kernels::launch_lk_update(G[0], G[1], G[2], scratch(6), scratch(7),
-                                                       w, h, p_.flow_radius, U + lo_[l],
-                                                       V + lo_[l], st));
+        CVIS_RETURN_IF_ERROR(kernels::launch_lk_mismatch_rows(P, C, u, v, w, h, rad, scratch(6),
+                                                              scratch(7), st));
+        CVIS_RETURN_IF_ERROR(kernels::launch_lk_update(scratch(3), scratch(4), scratch(5),
+                                                       scratch(6), scratch(7), w, h, rad, u, v,
+                                                       st));
       }
     }
     return Status::Ok();
@@ -292,7 +271,7 @@ private:
   size_t lo_[5] = {};
   size_t pyr_total_ = 0;
   int cand_capacity_ = 0;
-  cuda::DeviceArray<float> in_, scratch_, smooth_, response_, pyr_, flow_, weights_;
+  cuda::DeviceArray<float> scratch_, smooth_, response_, pyr_, flow_, weights_;
   cuda::DeviceArray<uint8_t> bins_;
   cuda::DeviceArray<kernels::Candidate> cand_;
   cuda::DeviceArray<kernels::Counters> counters_;

@@ -1,6 +1,9 @@
-// Kernels of the front end's CUDA backend. Each output value is computed by one thread with the
+// Kernels of the front end's CUDA backend, first part: the per-frame image work (gain, separable
+// passes, pyramid, Lucas-Kanade, votes). Each output value is computed by one thread with the
 // reference's loop (actionmatch_frontend_ref.cpp) and the fe:: operations, so the bits are the
-// CPU's (the library builds with --fmad=false); integer atomics only (byte sum, candidate count).
+// CPU's (the library builds with --fmad=false); integer atomics only (the byte sum). Row sums of
+// values that are costly to form (the flow's products) go through a shared-memory tile of the
+// block's rows; the second part is actionmatch_frontend_kernels_points.cu.
 #include "actionmatch_frontend_kernels.hpp"
 
 #include <algorithm>
@@ -16,6 +19,8 @@ namespace {
 
 using fe::clampi;
 using cuda::div_up;
+using cuda::kTileH;
+using cuda::kTileW;
 using cuda::tile_block;
 using cuda::tile_grid;
 
@@ -41,15 +46,27 @@ __global__ void luma_sum_kernel(const uint8_t* luma, size_t pitch, int w, int h,
   }
 }
 
-__global__ void load_kernel(const uint8_t* luma, size_t pitch, int w, int h, int normalise,
-                            const Counters* c, float* out) {
+// The luma pixel x of row `row` as the reference loads it (ref::load_luma).
+__device__ __forceinline__ float luma_value(const uint8_t* row, int x, float g) {
+  return static_cast<float>(row[x]) * (1.0f / 255.0f) * g;
+}
+
+// Rows pass of the loaded frame with t0 (z = 0: the Gaussian) and t1 (z = 1: the binomial), the
+// frame converted on the fly (the same value for every tap that reads it).
+__global__ void load_rows_kernel(const uint8_t* luma, size_t pitch, int w, int h, int normalise,
+                                 const Counters* c, Taps t0, Taps t1, float* out0, float* out1) {
   const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
   if (x >= w || y >= h)
     return;
   const float g =
       normalise ? fe::gain_scale(c->byte_sum, static_cast<int64_t>(w) * h) : 1.0f;
-  out[static_cast<size_t>(y) * w + x] =
-      static_cast<float>(luma[static_cast<size_t>(y) * pitch + x]) * (1.0f / 255.0f) * g;
+  const uint8_t* row = luma + static_cast<size_t>(y) * pitch;
+  const bool second = blockIdx.z == 1;
+  const int n = second ? t1.n : t0.n, r = n / 2;
+  float acc = 0.0f;
+  for (int k = 0; k < n; ++k)
+    acc = acc + (second ? t1.t[k] : t0.t[k]) * luma_value(row, clampi(x + k - r, 0, w - 1), g);
+  (second ? out1 : out0)[static_cast<size_t>(y) * w + x] = acc;
 }
 
 // Image z of a pass, by constant indices (a dynamic index would copy the pointers to local memory).
@@ -60,27 +77,31 @@ __device__ __forceinline__ float* pass_out(const Pass& p, int z) {
   return z == 0 ? p.out[0] : (z == 1 ? p.out[1] : p.out[2]);
 }
 
-__global__ void rows_kernel(Pass p, Taps t) {
+// Image 0 filtered with t0, the others with t1.
+__global__ void rows_kernel(Pass p, Taps t0, Taps t1) {
   const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
   if (x >= p.w_out || y >= p.h_in)
     return;
   const float* in = pass_in(p, blockIdx.z) + static_cast<size_t>(y) * p.w_in;
-  const int r = t.n / 2, cx = p.step * x;
+  const bool first = blockIdx.z == 0;
+  const int n = first ? t0.n : t1.n, r = n / 2, cx = p.step * x;
   float acc = 0.0f;
-  for (int k = 0; k < t.n; ++k)
-    acc = acc + t.t[k] * in[clampi(cx + k - r, 0, p.w_in - 1)];
+  for (int k = 0; k < n; ++k)
+    acc = acc + (first ? t0.t[k] : t1.t[k]) * in[clampi(cx + k - r, 0, p.w_in - 1)];
   pass_out(p, blockIdx.z)[static_cast<size_t>(y) * p.w_out + x] = acc;
 }
 
-__global__ void cols_kernel(Pass p, Taps t) {
+__global__ void cols_kernel(Pass p, Taps t0, Taps t1) {
   const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
   if (x >= p.w_in || y >= p.h_out)
     return;
   const float* in = pass_in(p, blockIdx.z) + x;
-  const int r = t.n / 2, cy = p.step * y;
+  const bool first = blockIdx.z == 0;
+  const int n = first ? t0.n : t1.n, r = n / 2, cy = p.step * y;
   float acc = 0.0f;
-  for (int k = 0; k < t.n; ++k)
-    acc = acc + t.t[k] * in[static_cast<size_t>(clampi(cy + k - r, 0, p.h_in - 1)) * p.w_in];
+  for (int k = 0; k < n; ++k)
+    acc = acc + (first ? t0.t[k] : t1.t[k]) *
+                    in[static_cast<size_t>(clampi(cy + k - r, 0, p.h_in - 1)) * p.w_in];
   pass_out(p, blockIdx.z)[static_cast<size_t>(y) * p.w_in + x] = acc;
 }
 
@@ -94,48 +115,76 @@ __device__ __forceinline__ void gradient(const float* P, int w, int h, int x, in
         0.5f;
 }
 
-__global__ void lk_gradient_kernel(const float* P, int w, int h, float* ixx, float* ixy,
-                                   float* iyy) {
-  const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
-  if (x >= w || y >= h)
-    return;
-  float ix, iy;
-  gradient(P, w, h, x, y, &ix, &iy);
-  const size_t i = static_cast<size_t>(y) * w + x;
-  ixx[i] = ix * ix;
-  ixy[i] = ix * iy;
-  iyy[i] = iy * iy;
+constexpr int kHalo = 2 * kMaxFlowRadius;
+
+// The tile's row sums (ref box(), radius r) of per-pixel values: vals[j] holds the value at column
+// clamp(x0 - r + j) of the thread's row, so thread x sums vals[x - x0 .. x - x0 + 2 r].
+__device__ __forceinline__ float box_row(const float* vals, int r) {
+  float acc = 0.0f;
+  for (int k = 0; k <= 2 * r; ++k)
+    acc = acc + 1.0f * vals[threadIdx.x + k];
+  return acc;
 }
 
-__global__ void lk_prolong_kernel(const float* cu, const float* cv, int cw, float* u, float* v,
-                                  int w, int h) {
-  const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
+// Per level: the initial flow (2 x the coarser level's at (x/2, y/2), or 0 when cu is null) and the
+// row sums of the structure tensor's products Ix Ix, Ix Iy, Iy Iy of P.
+__global__ void lk_tensor_rows_kernel(const float* P, int w, int h, int r, const float* cu,
+                                      const float* cv, int cw, float* u, float* v, float* hxx,
+                                      float* hxy, float* hyy) {
+  __shared__ float s[3][kTileH][kTileW + kHalo];
+  const int x0 = blockIdx.x * kTileW, y = blockIdx.y * kTileH + threadIdx.y, x = x0 + threadIdx.x;
+  if (y < h) {
+    for (int j = threadIdx.x; j < kTileW + 2 * r; j += kTileW) {
+      float ix, iy;
+      gradient(P, w, h, clampi(x0 - r + j, 0, w - 1), y, &ix, &iy);
+      s[0][threadIdx.y][j] = ix * ix;
+      s[1][threadIdx.y][j] = ix * iy;
+      s[2][threadIdx.y][j] = iy * iy;
+    }
+  }
+  __syncthreads();
   if (x >= w || y >= h)
     return;
   const size_t i = static_cast<size_t>(y) * w + x;
-  if (!cu) {
+  hxx[i] = box_row(s[0][threadIdx.y], r);
+  hxy[i] = box_row(s[1][threadIdx.y], r);
+  hyy[i] = box_row(s[2][threadIdx.y], r);
+  if (cu) {
+    const size_t j = static_cast<size_t>(y / 2) * cw + x / 2;
+    u[i] = 2.0f * cu[j];
+    v[i] = 2.0f * cv[j];
+  } else {
     u[i] = 0.0f;
     v[i] = 0.0f;
-    return;
   }
-  const size_t j = static_cast<size_t>(y / 2) * cw + x / 2;
-  u[i] = 2.0f * cu[j];
-  v[i] = 2.0f * cv[j];
 }
 
-__global__ void lk_mismatch_kernel(const float* P, const float* C, const float* u, const float* v,
-                                   int w, int h, float* bx, float* by) {
-  const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
+// Row sums of the mismatch bx = Ix (C(x + u) - P), by = Iy (C(x + u) - P), each pixel warped by
+// its own flow.
+__global__ void lk_mismatch_rows_kernel(const float* P, const float* C, const float* u,
+                                        const float* v, int w, int h, int r, float* hbx,
+                                        float* hby) {
+  __shared__ float s[2][kTileH][kTileW + kHalo];
+  const int x0 = blockIdx.x * kTileW, y = blockIdx.y * kTileH + threadIdx.y, x = x0 + threadIdx.x;
+  if (y < h) {
+    for (int j = threadIdx.x; j < kTileW + 2 * r; j += kTileW) {
+      const int xs = clampi(x0 - r + j, 0, w - 1);
+      const size_t i = static_cast<size_t>(y) * w + xs;
+      float ix, iy;
+      gradient(P, w, h, xs, y, &ix, &iy);
+      const float warped =
+          fe::bilinear(C, w, w, h, static_cast<float>(xs) + u[i], static_cast<float>(y) + v[i]);
+      const float t = warped - P[i];
+      s[0][threadIdx.y][j] = ix * t;
+      s[1][threadIdx.y][j] = iy * t;
+    }
+  }
+  __syncthreads();
   if (x >= w || y >= h)
     return;
   const size_t i = static_cast<size_t>(y) * w + x;
-  float ix, iy;
-  gradient(P, w, h, x, y, &ix, &iy);
-  const float warped =
-      fe::bilinear(C, w, w, h, static_cast<float>(x) + u[i], static_cast<float>(y) + v[i]);
-  const float t = warped - P[i];
-  bx[i] = ix * t;
-  by[i] = iy * t;
+  hbx[i] = box_row(s[0][threadIdx.y], r);
+  hby[i] = box_row(s[1][threadIdx.y], r);
 }
 
 __global__ void lk_update_kernel(const float* g11, const float* g12, const float* g22,
@@ -176,145 +225,6 @@ __global__ void votes_kernel(const float* S, const float* u, const float* v, int
   hof_w[i] = wt;
 }
 
-__global__ void response_kernel(Gabor g, int n, float* R) {
-  const int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i >= n)
-    return;
-  float e = 0.0f, o = 0.0f;
-  for (int k = 0; k < g.n; ++k) {
-    const float sv = g.frames[k][i];
-    e = e + g.even[k] * sv;
-    o = o + g.odd[k] * sv;
-  }
-  R[i] = e * e + o * o;
-}
-
-__global__ void nms_kernel(const float* prev, const float* cur, const float* next, int w, int h,
-                           int rs, float thr, Candidate* cand, Counters* c) {
-  const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
-  if (x >= w || y >= h)
-    return;
-  const float r = cur[static_cast<size_t>(y) * w + x];
-  if (!(r > thr))
-    return;
-  const float* frames[3] = {prev, cur, next};
-  for (int t = 0; t < 3; ++t) {
-    if (!frames[t])
-      continue;
-    for (int yy = max(0, y - rs); yy <= min(h - 1, y + rs); ++yy)
-      for (int xx = max(0, x - rs); xx <= min(w - 1, x + rs); ++xx) {
-        if (t == 1 && yy == y && xx == x)
-          continue;
-        if (!fe::beats(r, frames[t][static_cast<size_t>(yy) * w + xx], 1, y, x, t, yy, xx))
-          return;
-      }
-  }
-  const int k = atomicAdd(&c->candidates, 1);
-  cand[k] = Candidate{r, y, x};
-}
-
-constexpr int kRankThreads = 256;
-
-// Rank of a candidate = the candidates before it (a total order: positions differ), so every kept
-// point lands in its own slot whatever order the NMS appended them in.
-__global__ void rank_kernel(const Candidate* cand, const Counters* c, int max_points,
-                            FrameResult* out) {
-  __shared__ Candidate tile[kRankThreads];
-  const int count = c->candidates;
-  const int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i == 0) {
-    out->candidates = count;
-    out->pad = 0;
-  }
-  if (i >= min(count, max_points) && i < max_points)
-    out->points[i] = Candidate{0.0f, 0, 0}; // slots without a point go back to the host too
-  if (blockIdx.x * blockDim.x >= count)
-    return; // the whole block is past the candidates
-  const bool mine = i < count;
-  Candidate me = mine ? cand[i] : Candidate{0.0f, 0, 0};
-  int rank = 0;
-  for (int base = 0; base < count; base += kRankThreads) {
-    __syncthreads();
-    if (base + static_cast<int>(threadIdx.x) < count)
-      tile[threadIdx.x] = cand[base + threadIdx.x];
-    __syncthreads();
-    const int n = min(kRankThreads, count - base);
-    if (mine && rank < max_points)
-      for (int j = 0; j < n; ++j)
-        rank += fe::point_before(tile[j].r, tile[j].y, tile[j].x, me.r, me.y, me.x) ? 1 : 0;
-  }
-  if (mine && rank < max_points)
-    out->points[rank] = me;
-}
-
-// One block per kept point; thread `cell` < 18 sums its cell's votes in the reference's order,
-// then thread 0 normalises the two parts.
-__global__ void descriptor_kernel(DescArgs a, FrameResult* out) {
-  __shared__ float d[kDescDim];
-  const int kept = min(out->candidates, a.max_points);
-  const int pt = blockIdx.x;
-  if (pt >= kept) {
-    for (int i = threadIdx.x; i < kDescDim; i += blockDim.x)
-      out->desc[pt * kDescDim + i] = 0.0f; // copied back with the others
-    return;
-  }
-  const int x = out->points[pt].x, y = out->points[pt].y;
-  const int c = a.cell, ct = a.cell_frames;
-  const int x0 = x - (3 * c) / 2, y0 = y - (3 * c) / 2;
-  const int cell = threadIdx.x;
-  if (cell < kCellsT * kCellsY * kCellsX) {
-    const int t = cell / (kCellsY * kCellsX), cy = cell / kCellsX % kCellsY, cx = cell % kCellsX;
-    float hog[kHogBins] = {0.0f, 0.0f, 0.0f, 0.0f};
-    float hof[kHofBins] = {0.0f, 0.0f, 0.0f, 0.0f, 0.0f};
-    for (int64_t fr = a.f - ct + t * ct; fr < a.f + t * ct; ++fr) {
-      if (fr < a.first || fr > a.last)
-        continue;
-      const size_t base = static_cast<size_t>(fr % a.ring) * a.w * a.h;
-      for (int py = y0 + cy * c; py < y0 + (cy + 1) * c; ++py) {
-        if (py < 0 || py >= a.h)
-          continue;
-        for (int px = x0 + cx * c; px < x0 + (cx + 1) * c; ++px) {
-          if (px < 0 || px >= a.w)
-            continue;
-          const size_t i = base + static_cast<size_t>(py) * a.w + px;
-          const int hb = a.hog_bin[i], fb = a.hof_bin[i];
-          const float hw = a.hog_w[i], fw = a.hof_w[i];
-          // Constant indices keep the bins in registers; each bin sees the reference's additions.
-#pragma unroll
-          for (int b = 0; b < kHogBins; ++b)
-            if (hb == b)
-              hog[b] = hog[b] + hw;
-#pragma unroll
-          for (int b = 0; b < kHofBins; ++b)
-            if (fb == b)
-              hof[b] = hof[b] + fw;
-        }
-      }
-    }
-    for (int b = 0; b < kHogBins; ++b)
-      d[cell * kHogBins + b] = hog[b];
-    for (int b = 0; b < kHofBins; ++b)
-      d[kHogDim + cell * kHofBins + b] = hof[b];
-  }
-  __syncthreads();
-  if (threadIdx.x == 0) {
-    const int parts[2][2] = {{0, kHogDim}, {kHogDim, kHogDim + kHofDim}};
-    for (int p = 0; p < 2; ++p) {
-      float ss = 0.0f;
-      for (int i = parts[p][0]; i < parts[p][1]; ++i)
-        ss = ss + d[i] * d[i];
-      if (ss > 0.0f) {
-        const float s = 0.70710678f / sqrtf(ss);
-        for (int i = parts[p][0]; i < parts[p][1]; ++i)
-          d[i] = d[i] * s;
-      }
-    }
-  }
-  __syncthreads();
-  for (int i = threadIdx.x; i < kDescDim; i += blockDim.x)
-    out->desc[pt * kDescDim + i] = d[i];
-}
-
 } // namespace
 
 #define LAUNCH_CHECK(name) CVIS_CUDA_CHECK_LAUNCH(stream, name)
@@ -327,44 +237,41 @@ Status launch_luma_sum(const uint8_t* luma, size_t pitch, int w, int h, Counters
   return Status::Ok();
 }
 
-Status launch_load(const uint8_t* luma, size_t pitch, int w, int h, bool normalise,
-                   const Counters* c, float* out, cudaStream_t stream) {
-  load_kernel<<<tile_grid(w, h), tile_block(), 0, stream>>>(luma, pitch, w, h, normalise ? 1 : 0,
-                                                            c, out);
-  LAUNCH_CHECK("load_kernel");
+Status launch_load_rows(const uint8_t* luma, size_t pitch, int w, int h, bool normalise,
+                        const Counters* c, const Taps& t0, const Taps& t1, float* out0,
+                        float* out1, cudaStream_t stream) {
+  load_rows_kernel<<<tile_grid(w, h, 2), tile_block(), 0, stream>>>(
+      luma, pitch, w, h, normalise ? 1 : 0, c, t0, t1, out0, out1);
+  LAUNCH_CHECK("load_rows_kernel");
   return Status::Ok();
 }
 
-Status launch_rows(const Pass& p, const Taps& taps, cudaStream_t stream) {
-  rows_kernel<<<tile_grid(p.w_out, p.h_in, p.count), tile_block(), 0, stream>>>(p, taps);
+Status launch_rows(const Pass& p, const Taps& t0, const Taps& t1, cudaStream_t stream) {
+  rows_kernel<<<tile_grid(p.w_out, p.h_in, p.count), tile_block(), 0, stream>>>(p, t0, t1);
   LAUNCH_CHECK("rows_kernel");
   return Status::Ok();
 }
 
-Status launch_cols(const Pass& p, const Taps& taps, cudaStream_t stream) {
-  cols_kernel<<<tile_grid(p.w_in, p.h_out, p.count), tile_block(), 0, stream>>>(p, taps);
+Status launch_cols(const Pass& p, const Taps& t0, const Taps& t1, cudaStream_t stream) {
+  cols_kernel<<<tile_grid(p.w_in, p.h_out, p.count), tile_block(), 0, stream>>>(p, t0, t1);
   LAUNCH_CHECK("cols_kernel");
   return Status::Ok();
 }
 
-Status launch_lk_gradient(const float* P, int w, int h, float* ixx, float* ixy, float* iyy,
-                          cudaStream_t stream) {
-  lk_gradient_kernel<<<tile_grid(w, h), tile_block(), 0, stream>>>(P, w, h, ixx, ixy, iyy);
-  LAUNCH_CHECK("lk_gradient_kernel");
+Status launch_lk_tensor_rows(const float* P, int w, int h, int r, const float* cu,
+                             const float* cv, int cw, float* u, float* v, float* hxx, float* hxy,
+                             float* hyy, cudaStream_t stream) {
+  lk_tensor_rows_kernel<<<tile_grid(w, h), tile_block(), 0, stream>>>(P, w, h, r, cu, cv, cw, u,
+                                                                      v, hxx, hxy, hyy);
+  LAUNCH_CHECK("lk_tensor_rows_kernel");
   return Status::Ok();
 }
 
-Status launch_lk_prolong(const float* cu, const float* cv, int cw, float* u, float* v, int w,
-                         int h, cudaStream_t stream) {
-  lk_prolong_kernel<<<tile_grid(w, h), tile_block(), 0, stream>>>(cu, cv, cw, u, v, w, h);
-  LAUNCH_CHECK("lk_prolong_kernel");
-  return Status::Ok();
-}
-
-Status launch_lk_mismatch(const float* P, const float* C, const float* u, const float* v, int w,
-                          int h, float* bx, float* by, cudaStream_t stream) {
-  lk_mismatch_kernel<<<tile_grid(w, h), tile_block(), 0, stream>>>(P, C, u, v, w, h, bx, by);
-  LAUNCH_CHECK("lk_mismatch_kernel");
+Status launch_lk_mismatch_rows(const float* P, const float* C, const float* u, const float* v,
+                               int w, int h, int r, float* hbx, float* hby, cudaStream_t stream) {
+  lk_mismatch_rows_kernel<<<tile_grid(w, h), tile_block(), 0, stream>>>(P, C, u, v, w, h, r, hbx,
+                                                                        hby);
+  LAUNCH_CHECK("lk_mismatch_rows_kernel");
   return Status::Ok();
 }
 
@@ -383,35 +290,6 @@ Status launch_votes(const float* S, const float* u, const float* v, int w, int h
   votes_kernel<<<tile_grid(w, h), tile_block(), 0, stream>>>(S, u, v, w, h, flow_min, hog_bin,
                                                              hog_w, hof_bin, hof_w);
   LAUNCH_CHECK("votes_kernel");
-  return Status::Ok();
-}
-
-Status launch_response(const Gabor& g, int w, int h, float* R, cudaStream_t stream) {
-  const int n = w * h;
-  response_kernel<<<div_up(n, 256), 256, 0, stream>>>(g, n, R);
-  LAUNCH_CHECK("response_kernel");
-  return Status::Ok();
-}
-
-Status launch_nms(const float* prev, const float* cur, const float* next, int w, int h,
-                  int radius, float threshold, Candidate* cand, Counters* c, cudaStream_t stream) {
-  nms_kernel<<<tile_grid(w, h), tile_block(), 0, stream>>>(prev, cur, next, w, h, radius,
-                                                           threshold, cand, c);
-  LAUNCH_CHECK("nms_kernel");
-  return Status::Ok();
-}
-
-Status launch_rank(const Candidate* cand, const Counters* c, int capacity, int max_points,
-                   FrameResult* out, cudaStream_t stream) {
-  rank_kernel<<<div_up(capacity, kRankThreads), kRankThreads, 0, stream>>>(cand, c, max_points,
-                                                                           out);
-  LAUNCH_CHECK("rank_kernel");
-  return Status::Ok();
-}
-
-Status launch_descriptors(const DescArgs& a, FrameResult* out, cudaStream_t stream) {
-  descriptor_kernel<<<a.max_points, 32, 0, stream>>>(a, out);
-  LAUNCH_CHECK("descriptor_kernel");
   return Status::Ok();
 }
 

@@ -47,32 +47,36 @@ struct FrameResult {
 // Sum of the w x h luma bytes into c->byte_sum (integer atomics: exact, any order).
 Status launch_luma_sum(const uint8_t* luma, size_t pitch, int w, int h, Counters* c,
                        cudaStream_t stream);
-// out = byte * (1/255) * gain, gain = fe::gain_scale(c->byte_sum) when `normalise`, else 1.
-Status launch_load(const uint8_t* luma, size_t pitch, int w, int h, bool normalise,
-                   const Counters* c, float* out, cudaStream_t stream);
+// Rows pass of the loaded frame (byte * (1/255) * gain, gain = fe::gain_scale(c->byte_sum) when
+// `normalise`, else 1) with t0 into out0 and with t1 into out1 (w x h each).
+Status launch_load_rows(const uint8_t* luma, size_t pitch, int w, int h, bool normalise,
+                        const Counters* c, const Taps& t0, const Taps& t1, float* out0,
+                        float* out1, cudaStream_t stream);
 
-// `count` (<= 3) separable passes at once. rows: out_k(x, y) = sum_j taps[j] in_k(clamp(step x +
-// j - r), y), out w_out x h; cols: out_k(x, y) = sum_j taps[j] in_k(x, clamp(step y + j - r)),
-// out w x h_out. The input is w_in x h (rows) or w x h_in (cols). step 2 decimates (pyramid).
+// `count` (<= 3) separable passes at once, image 0 with t0 and the others with t1.
+// rows: out_k(x, y) = sum_j taps[j] in_k(clamp(step x + j - r), y), out w_out x h_in;
+// cols: out_k(x, y) = sum_j taps[j] in_k(x, clamp(step y + j - r)), out w_in x h_out.
+// The input is w_in x h_in; step 2 decimates (pyramid).
 struct Pass {
   const float* in[3];
   float* out[3];
   int count;
   int w_in, h_in, w_out, h_out, step;
 };
-Status launch_rows(const Pass& p, const Taps& taps, cudaStream_t stream);
-Status launch_cols(const Pass& p, const Taps& taps, cudaStream_t stream);
+Status launch_rows(const Pass& p, const Taps& t0, const Taps& t1, cudaStream_t stream);
+Status launch_cols(const Pass& p, const Taps& t0, const Taps& t1, cudaStream_t stream);
 
-// Products of the central-difference gradient of P (w x h): ixx, ixy, iyy.
-Status launch_lk_gradient(const float* P, int w, int h, float* ixx, float* ixy, float* iyy,
-                          cudaStream_t stream);
-// Initial flow of a level: 2 x the coarser level's flow at (x/2, y/2), or 0 (coarse = nullptr).
-Status launch_lk_prolong(const float* cu, const float* cv, int cw, float* u, float* v, int w,
-                         int h, cudaStream_t stream);
-// bx = Ix (C(x + u) - P), by = Iy (C(x + u) - P).
-Status launch_lk_mismatch(const float* P, const float* C, const float* u, const float* v, int w,
-                          int h, float* bx, float* by, cudaStream_t stream);
-// Vertical box sums (radius r) of the row sums hbx, hby, then fe::lk_update of (u, v).
+// Lucas-Kanade on one pyramid level (w x h), window radius r <= kMaxFlowRadius.
+inline constexpr int kMaxFlowRadius = 7;
+// Initial flow (u, v) = 2 x the coarser level's flow (cu, cv; cw wide) at (x/2, y/2), or 0 when
+// cu is null; and the row sums (hxx, hxy, hyy) of the products of P's central-difference gradient.
+Status launch_lk_tensor_rows(const float* P, int w, int h, int r, const float* cu,
+                             const float* cv, int cw, float* u, float* v, float* hxx, float* hxy,
+                             float* hyy, cudaStream_t stream);
+// Row sums of bx = Ix (C(x + u) - P), by = Iy (C(x + u) - P).
+Status launch_lk_mismatch_rows(const float* P, const float* C, const float* u, const float* v,
+                               int w, int h, int r, float* hbx, float* hby, cudaStream_t stream);
+// Column sums of the row sums hbx, hby, then fe::lk_update of (u, v) with the tensor sums g.
 Status launch_lk_update(const float* g11, const float* g12, const float* g22, const float* hbx,
                         const float* hby, int w, int h, int r, float* u, float* v,
                         cudaStream_t stream);

@@ -99,7 +99,8 @@ TARGETS = {
         inc=["cuda/actionmatch", "tests/algo/actionmatch"]),
     "actionmatch_frontend": dict(
         name="test_actionmatch_frontend_gpu",
-        cu=["cuda/actionmatch/actionmatch_frontend_kernels.cu"],
+        cu=["cuda/actionmatch/actionmatch_frontend_kernels.cu",
+            "cuda/actionmatch/actionmatch_frontend_kernels_points.cu"],
         src=["cuda/actionmatch/actionmatch_frontend.cpp", "cuda/actionmatch/actionmatch_frontend_cpu.cpp",
              "cuda/actionmatch/actionmatch_frontend_ref.cpp", "cuda/actionmatch/actionmatch_frontend_cuda.cpp",
              "tests/algo/actionmatch/test_actionmatch_frontend_gpu.cpp"],
@@ -136,7 +137,8 @@ TARGETS = {
         args=["--quick", "--sizes", "64x48,200x120,37x23", "--batch", "9"]),
     "bench_actionmatch_frontend": dict(
         name="bench_actionmatch_frontend", gtest=False,
-        cu=["cuda/actionmatch/actionmatch_frontend_kernels.cu"],
+        cu=["cuda/actionmatch/actionmatch_frontend_kernels.cu",
+            "cuda/actionmatch/actionmatch_frontend_kernels_points.cu"],
         src=["cuda/actionmatch/actionmatch_frontend.cpp", "cuda/actionmatch/actionmatch_frontend_cpu.cpp",
              "cuda/actionmatch/actionmatch_frontend_ref.cpp", "cuda/actionmatch/actionmatch_frontend_cuda.cpp",
              "tests/bench/actionmatch/bench_actionmatch_frontend.cpp"],
