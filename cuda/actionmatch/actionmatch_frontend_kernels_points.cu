@@ -76,7 +76,9 @@ __global__ void rank_kernel(const Candidate* cand, const Counters* c, int max_po
   Candidate me = mine ? cand[i] : Candidate{0.0f, 0, 0};
   int rank = 0;
   for (int base = 0; base < count; base += kRankThreads) {
-    __syncthreads();
+    // Stop once every candidate of the block has max_points before it (uniform: a barrier).
+    if (!__syncthreads_or(mine && rank < max_points))
+      break;
     if (base + static_cast<int>(threadIdx.x) < count)
       tile[threadIdx.x] = cand[base + threadIdx.x];
     __syncthreads();

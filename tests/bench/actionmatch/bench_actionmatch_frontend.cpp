@@ -99,11 +99,8 @@ CostModel cost_model(int w, int h, const FrontEndParams& p) {
     m.bytes += N;
     m.launches += 2; // memset + sum
   }
-  k(N, 0.25, 1, 2);            // load
-  k(N, 1, 1, 2 * gt);          // Gaussian rows
-  k(N, 1, 1, 2 * gt);          // Gaussian columns
-  k(N, 1, 1, 10);              // binomial rows
-  k(N, 1, 1, 10);              // binomial columns
+  k(N, 0.25, 2, 2 * gt + 10);  // load + Gaussian and binomial rows
+  k(N, 2, 2, 2 * gt + 10);     // their columns
   double level = N;
   for (int l = 1; l < p.flow_levels; ++l) {
     k(level / 2, 2, 1, 10); // decimating rows
@@ -112,17 +109,14 @@ CostModel cost_model(int w, int h, const FrontEndParams& p) {
   }
   level = N;
   for (int l = 0; l < p.flow_levels; ++l, level /= 4) {
-    k(level, 0.5, 2, 1);           // prolong
-    k(level, 1, 3, 8);             // gradient products
-    k(level, 3, 3, 2 * bt);        // box rows (3 images)
-    k(level, 3, 3, 2 * bt);        // box columns
+    k(level, 1.25, 5, 8 + 6 * bt); // prolongation, gradient products and their row sums
+    k(level, 3, 3, 6 * bt);        // their column sums
     for (int it = 0; it < p.flow_iterations; ++it) {
-      k(level, 4 + 2, 2, 20);      // mismatch: P, C (bilinear), u, v
-      k(level, 2, 2, 2 * bt);      // box rows (2 images)
-      k(level, 7, 2, 4 * bt + 20); // box columns + update
+      k(level, 4 + 2, 2, 24 + 4 * bt); // warp, mismatch and row sums: P, C (bilinear), u, v
+      k(level, 7, 2, 4 * bt + 20);     // column sums + update
     }
   }
-  k(N, 3, 0.5 + 2 * 0.25, 20);          // votes (bins are bytes)
+  k(N, 3, 2 + 2 * 0.25, 20);            // votes (bins are bytes)
   k(N, 2 * r + 1, 1, 4 * (2 * r + 1) + 3); // Gabor response
   const double win = (2 * p.nms_radius + 1) * (2 * p.nms_radius + 1);
   k(N, 3, 0, 3 * win);                  // NMS (window reads come from cache: 3 frames once)
