@@ -1,11 +1,13 @@
-// Kernels of the front end's CUDA backend (actionmatch_frontend_kernels.cu) and their launchers;
-// only actionmatch_frontend_cuda.cpp includes this header. Float images are packed (pitch = width
+// Kernels of the front end's CUDA backend (actionmatch_frontend_kernels.cu: the image work;
+// actionmatch_frontend_kernels_points.cu: response, points, descriptors) and their launchers; only
+// actionmatch_frontend_cuda.cpp includes this header. Float images are packed (pitch = width
 // elements) as in the reference (ref::Image), so that fe::bilinear indexes them the same way.
 // Every launcher enqueues on `stream` and reports the launch status.
 #pragma once
 
 #include <cuda_runtime_api.h>
 
+#include <cstddef>
 #include <cstdint>
 
 #include "common/status.hpp"
