@@ -36,10 +36,6 @@ Status Recogniser::configure(Backend frontend_backend, Backend matcher_backend, 
   Status st;
   if (!fe_ || fe_backend_ != frontend_backend) {
     fe_ = make_frontend(frontend_backend, &st);
-    if (!fe_ && frontend_backend == Backend::kCuda && st.code() == StatusCode::kNoDevice) {
-      frontend_backend = Backend::kCpu; // this build has the CUDA matcher but no CUDA front end
-      fe_ = make_frontend(frontend_backend, &st);
-    }
     if (!fe_)
       return st;
     fe_backend_ = frontend_backend;

@@ -61,10 +61,8 @@ struct BlockResult {
 class Recogniser {
 public:
   // Frame size, parameters, dictionary (validated; models uploaded by the CUDA matcher). May be
-  // called again; forgets the stream. A build without the CUDA front end runs the front end on the
-  // CPU when kCuda is asked for it (frontend_backend() says which: push() then takes host frames
-  // only). Errors: kInvalidArgument, kNoDevice (matcher backend not built), kCudaError /
-  // kOutOfMemory.
+  // called again; forgets the stream. Errors: kInvalidArgument, kNoDevice (CUDA backend not
+  // built), kCudaError / kOutOfMemory.
   Status configure(Backend frontend_backend, Backend matcher_backend, int width, int height,
                    const RecogniserParams& p, const Dictionary& dict);
   // Frames between a push and the last result that frame can complete (the front end's lag).

@@ -127,9 +127,6 @@ gst_cuda_action_match_configure (GstCvisFilter * filter, const GstVideoInfo * in
   gst_cvis_temporal_filter_set_frame_output (GST_CVIS_TEMPORAL_FILTER (self), TRUE);
   gst_cuda_action_match_reset (filter);
   st.configured = true;
-  if (st.rec.frontend_backend () != backend)
-    GST_WARNING_OBJECT (self, "this build has no CUDA front end: interest points are computed on "
-        "the CPU (matching on the GPU)");
   GST_INFO_OBJECT (self, "%s %dx%d, blocks of %d frames every %d, lag %d, %zu models",
       cvis::backend_name (backend), st.width, st.height, p.block_frames,
       p.block_frames - p.overlap, st.rec.lag (), st.dict.models.size ());

@@ -36,16 +36,7 @@ gst_cuda_action_match_push (GstCvisTemporalFilter * filter, GstBuffer * inbuf,
     st.stamps_base++;
   }
   st.out.clear ();
-  if (in.space == cvis::MemorySpace::kDevice &&
-      st.rec.frontend_backend () == cvis::Backend::kCpu) {
-    /* A build without the CUDA front end: its CPU front end reads a host copy of the frame. */
-    GstCvisFrame host;
-    CVIS_RETURN_IF_ERROR (host.map_host (GST_CVIS_FILTER (filter), inbuf,
-            gst_cvis_filter_get_in_info (GST_CVIS_FILTER (filter)), GST_MAP_READ));
-    CVIS_RETURN_IF_ERROR (st.rec.push (host.view (), stream, &st.out));
-  } else {
-    CVIS_RETURN_IF_ERROR (st.rec.push (in, stream, &st.out));
-  }
+  CVIS_RETURN_IF_ERROR (st.rec.push (in, stream, &st.out));
   for (am::BlockResult & r : st.out)
     st.pending.push_back (std::move (r));
   return cvis::Status::Ok ();
