@@ -4,12 +4,13 @@
 # compute-sanitizer over the gpu suite. Logs go to $OUT/results.tgz; a summary is printed last.
 # Usage: scripts/gpu/run.sh PARTS [NAME_GLOB]
 #        scripts/gpu/run.sh soak [SECONDS] [STREAMS]     (a short soak: bench_streams --soak)
-#   PARTS: tests, sanitize, bench, pipelines, soak or all (= tests,bench,pipelines), or several
+#   PARTS: tests, sanitize, bench, pipelines, soak, actions or all (= tests,bench,pipelines), or several
 #   joined by commas, e.g. tests,sanitize (one device call).
 #   NAME_GLOB selects test/benchmark binaries by name (default: all), e.g. 'bench_bgsub*'.
 #   CVIS_JOBS: test and sanitizer runs at once (default 6; benchmarks always run one at a time).
 #   BENCH_SKIP: a glob of benchmarks left out (e.g. 'bench_streams'); BENCH_ARGS: more arguments.
 #   SOAK_SECS, SOAK_STREAMS: the soak part's length and streams (default 240 s, 8).
+#   actions: gen_actions renders a dataset and cvis-action eval runs on it (ACT_GEN, ACT_EVALS).
 #   sanitize: every gpu-suite binary (.device/gpu-tests.txt) under each compute-sanitizer tool,
 #   with CVIS_SANITIZER=1 (the tests' small cases) and a time limit per run, then one table of
 #   error counts per tool and binary. SAN_TOOLS (default "memcheck racecheck synccheck
@@ -193,6 +194,30 @@ if want soak; then
     --out "$R/soak.md" > "$R/soak.log" 2>&1
   log "== soak rc=$? (${secs} s)"
   tail -n 40 "$R/soak.log" >> "$SUMMARY"
+fi
+
+if want actions; then
+  # Leave-one-subject-out accuracy of cvis-action on a dataset gen_actions renders here (the CPU
+  # has too few cores to match it). ACT_GEN: gen_actions arguments; ACT_EVALS: option sets for
+  # cvis-action eval separated by ';' (one eval each, sharing the point cache).
+  A=/tmp/cvis-actions
+  gen_args=${ACT_GEN:---subjects 25 --scenarios 4 --frames 100 --size 160x120 --seed 7}
+  start=$(date +%s)
+  # shellcheck disable=SC2086
+  "$BIN/gen_actions" "$A/clips" $gen_args --jobs "$(nproc)" > "$R/actions-gen.log" 2>&1
+  log "== actions: gen_actions $gen_args rc=$? ($(( $(date +%s) - start )) s, $(find "$A/clips" -name '*.avi' | wc -l) clips)"
+  i=0
+  IFS=';' read -ra sets <<< "${ACT_EVALS:-}"
+  [ ${#sets[@]} = 0 ] && sets=("")
+  for args in "${sets[@]}"; do
+    i=$((i + 1))
+    start=$(date +%s)
+    # shellcheck disable=SC2086
+    "$BIN/cvis-action" eval "$A/clips" --cache "$A/cache" --verbose $args > "$R/actions-eval-$i.log" 2>&1
+    log "== actions: cvis-action eval $args rc=$? ($(( $(date +%s) - start )) s)"
+    grep -A 9 '^confusion' "$R/actions-eval-$i.log" | tee -a "$SUMMARY"
+    cp "$SUMMARY" "$OUT/summary.txt"
+  done
 fi
 
 cp "$SUMMARY" "$OUT/summary.txt"

@@ -223,8 +223,9 @@ inline std::vector<Got> run(GstHarness* hs, const std::vector<Gray>& frames, boo
     const int i = static_cast<int>(t);
     EXPECT_EQ(gst_harness_push(hs, make ? make(i) : buffer(frames[t], i, f)), GST_FLOW_OK);
   }
-  if (eos)
+  if (eos) {
     EXPECT_TRUE(gst_harness_push_event(hs, gst_event_new_eos()));
+  }
   std::vector<Got> got;
   guint64 n = 0;
   while (GstBuffer* b = gst_harness_try_pull(hs)) {

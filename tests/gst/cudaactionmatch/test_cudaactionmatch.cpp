@@ -28,8 +28,9 @@ TEST_P(ActionMatchBlocks, EqualTheLibrarys) {
                                    : GetParam() == 1 ? clip(1, 5, 70, 105)
                                                      : clip(2, 0, 100, 900);
   const std::vector<Expected> exp = expected(frames, 30, 10);
-  if (own)
+  if (own) {
     ASSERT_GE(exp.size(), 2u);
+  }
   if (own) {
     const auto best = std::max_element(exp.begin(), exp.end(), [](const Expected& a,
                                                                    const Expected& b) {
