@@ -10,6 +10,7 @@
 #   CVIS_JOBS: test and sanitizer runs at once (default 6; benchmarks always run one at a time).
 #   BENCH_SKIP: a glob of benchmarks left out (e.g. 'bench_streams'); BENCH_ARGS: more arguments.
 #   SOAK_SECS, SOAK_STREAMS: the soak part's length and streams (default 240 s, 8).
+#   ACTION_DICT: a cudaactionmatch dictionary; pipelines then also time the element with it.
 #   actions: gen_actions renders a dataset and cvis-action eval runs on it (ACT_GEN, ACT_EVALS).
 #   sanitize: every gpu-suite binary (.device/gpu-tests.txt) under each compute-sanitizer tool,
 #   with CVIS_SANITIZER=1 (the tests' small cases) and a time limit per run, then one table of
@@ -111,7 +112,8 @@ if want pipelines; then
            "cudamedian3d mode=paper output=mask ! fakesink sync=false" \
            "cudamedian3d mode=paper output=frame ! fakesink sync=false" \
            "cudamedian3d output=mask ! fakesink sync=false" \
-           "cudamedian3d output=frame ! fakesink sync=false"; do
+           "cudamedian3d output=frame ! fakesink sync=false" \
+           ${ACTION_DICT:+"cudaactionmatch model-location=$ACTION_DICT ! fakesink sync=false"}; do
     times=""
     for i in 1 2 3; do
       out=$(gst-launch-1.0 filesrc location="$clip" ! qtdemux ! h264parse ! nvh264dec ! $p 2>&1)

@@ -5,7 +5,8 @@
 // at 640x480 and 1920x1080, in one run. Reports frames/s over the whole stream (appsrc -> EOS,
 // sync=false; blocks of 60 frames every 30 are matched as they complete). The dictionary: two
 // model windows from each of 25 rendered 160x120 clips (the CPU front end), 50 models.
-// Usage: bench_actionmatch_element [--frames N] [--quick] [--out FILE]
+// Usage: bench_actionmatch_element [--frames N] [--quick] [--out FILE] [--keep-dict PATH]
+// (--keep-dict: the dictionary is written to PATH and kept, for timing decode pipelines with it).
 #include <gst/app/gstappsink.h>
 #include <gst/app/gstappsrc.h>
 #include <gst/cuda/gstcudacontext.h>
@@ -46,7 +47,7 @@ std::vector<std::vector<uint8_t>> gray_clip(int subject, int action, int w, int 
   return out;
 }
 
-std::string make_dictionary() {
+std::string make_dictionary(const char* keep) {
   am::Dictionary d;
   d.params.dummy_cost = 0.6;  // as cvis-action train
   am::LearnParams lp;
@@ -75,7 +76,8 @@ std::string make_dictionary() {
         d.models.push_back(std::move(m));
     }
   }
-  const std::string path = "/tmp/bench-actions-" + std::to_string(getpid()) + ".cvad";
+  const std::string path =
+      keep ? keep : "/tmp/bench-actions-" + std::to_string(getpid()) + ".cvad";
   st = am::save_dictionary(path, d);
   fprintf(stderr, "dictionary: %zu models (%s)\n", d.models.size(), st.to_string().c_str());
   return path;
@@ -201,6 +203,7 @@ int main(int argc, char** argv) {
   gst_init(&argc, &argv);
   int frames = 600;
   const char* out_path = nullptr;
+  const char* keep_dict = nullptr;
   for (int i = 1; i < argc; ++i) {
     if (!strcmp(argv[i], "--frames") && i + 1 < argc)
       frames = atoi(argv[++i]);
@@ -208,8 +211,10 @@ int main(int argc, char** argv) {
       frames = 150;
     else if (!strcmp(argv[i], "--out") && i + 1 < argc)
       out_path = argv[++i];
+    else if (!strcmp(argv[i], "--keep-dict") && i + 1 < argc)
+      keep_dict = argv[++i];
   }
-  const std::string dict = make_dictionary();
+  const std::string dict = make_dictionary(keep_dict);
   const std::string el = "cudaactionmatch model-location=" + dict;
   std::vector<Row> rows;
   int failures = 0;
@@ -260,7 +265,8 @@ int main(int argc, char** argv) {
     if (ctx)
       gst_object_unref(ctx);
   }
-  std::remove(dict.c_str());
+  if (!keep_dict)
+    std::remove(dict.c_str());
   std::string table = "| size | path | frames | blocks reported | frames/s | vs CPU |\n"
                       "|---|---|---|---|---|---|\n";
   for (const Row& r : rows) {
