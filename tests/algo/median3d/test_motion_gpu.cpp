@@ -167,12 +167,15 @@ TEST_P(MotionGpu, EqualsTheCpuReference) {
   }
   // The sequence exercises what it is meant to (on the CPU side: equal on both).
   EXPECT_GT(busy, 10) << c.name;
-  if (c.p.blobs)
+  if (c.p.blobs) {
     EXPECT_GT(with_blobs, 10) << c.name;
-  if (c.p.illumination)
+  }
+  if (c.p.illumination) {
     EXPECT_GT(gains, 2) << c.name;
-  if (c.p.shot_change && c.frames > 55)
+  }
+  if (c.p.shot_change && c.frames > 55) {
     EXPECT_GE(cuts, 1) << c.name; // the mirror (the defaults also call the 70% step a cut)
+  }
   RecordProperty("shadow_frames", shadows);
 }
 

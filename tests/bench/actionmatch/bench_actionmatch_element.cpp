@@ -17,6 +17,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -47,6 +48,14 @@ std::vector<std::vector<uint8_t>> gray_clip(int subject, int action, int w, int 
   return out;
 }
 
+// The CPU front end building the dictionary must not fail: a benchmark of nothing is no result.
+void must(const cvis::Status& st) {
+  if (!st.ok()) {
+    std::fprintf(stderr, "bench_actionmatch_element: front end: %s\n", st.message().c_str());
+    std::exit(1);
+  }
+}
+
 std::string make_dictionary(const char* keep) {
   am::Dictionary d;
   d.params.dummy_cost = 0.6;  // as cvis-action train
@@ -56,7 +65,7 @@ std::string make_dictionary(const char* keep) {
   for (int k = 0; k < 25 && d.models.size() < 50; ++k) {
     const int action = k % 6;
     const auto frames = gray_clip(1 + k / 6, action, 160, 120, 60);
-    fe->configure(160, 120, am::FrontEndParams());
+    must(fe->configure(160, 120, am::FrontEndParams()));
     std::vector<am::FramePoints> ready;
     for (const auto& g : frames) {
       cvis::ImageView v;
@@ -65,9 +74,9 @@ std::string make_dictionary(const char* keep) {
       v.height = 120;
       v.data[0] = const_cast<uint8_t*>(g.data());
       v.pitch[0] = 160;
-      fe->push(v, nullptr, &ready);
+      must(fe->push(v, nullptr, &ready));
     }
-    fe->finish(nullptr, &ready);
+    must(fe->finish(nullptr, &ready));
     am::ClipPoints cp;
     am::append_points(ready, &cp);
     for (am::Model& m : am::cut_models(cp, lp, 2)) {

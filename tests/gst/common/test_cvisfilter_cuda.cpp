@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "cedd_test_util.hpp"
+#include "cuda_frame_io.hpp"
 #include "test_images.hpp"
 
 using namespace cedd_test;
@@ -58,20 +59,15 @@ protected:
     return pool;
   }
 
-  // `frame` (system memory RGBA) copied into a buffer of `pool` through a CPU map.
+  // `frame` (system memory RGBA) copied into a buffer of `pool` on the device.
   static GstBuffer* to_cuda(GstBufferPool* pool, GstBuffer* frame, int w, int h, int t) {
-    GstBuffer* buf = nullptr;
-    EXPECT_EQ(gst_buffer_pool_acquire_buffer(pool, &buf, nullptr), GST_FLOW_OK);
     GstVideoInfo info;
     gst_video_info_set_format(&info, GST_VIDEO_FORMAT_RGBA, w, h);
-    GstVideoFrame src, dst;
-    EXPECT_TRUE(gst_video_frame_map(&src, &info, frame, GST_MAP_READ));
-    EXPECT_TRUE(gst_video_frame_map(&dst, &info, buf, GST_MAP_WRITE));
-    gst_video_frame_copy(&dst, &src);
-    gst_video_frame_unmap(&dst);
-    gst_video_frame_unmap(&src);
-    GST_BUFFER_PTS(buf) = t * GST_SECOND / 30;
-    GST_BUFFER_DURATION(buf) = GST_SECOND / 30;
+    GstBuffer* buf = cvis_test::cuda_copy_of(pool, frame, info);
+    if (buf) {
+      GST_BUFFER_PTS(buf) = t * GST_SECOND / 30;
+      GST_BUFFER_DURATION(buf) = GST_SECOND / 30;
+    }
     return buf;
   }
 

@@ -9,6 +9,7 @@
 #include <gst/cuda/gstcudautils.h>
 
 #include "actionmatch_elem_util.hpp"
+#include "cuda_frame_io.hpp"
 #include "test_images.hpp"
 
 namespace {
@@ -62,25 +63,13 @@ protected:
     return pool;
   }
 
-  // Frame t as NV12 in the pool's CUDA memory (neutral chroma).
+  // Frame t as NV12 in the pool's CUDA memory (neutral chroma), copied on the device.
   static GstBuffer* pool_buffer(GstBufferPool* pool, const Gray& g, int t) {
-    GstBuffer* buf = nullptr;
-    EXPECT_EQ(gst_buffer_pool_acquire_buffer(pool, &buf, nullptr), GST_FLOW_OK);
     GstVideoInfo info;
     gst_video_info_set_format(&info, GST_VIDEO_FORMAT_NV12, kW, kH);
-    GstVideoFrame vf;
-    EXPECT_TRUE(gst_video_frame_map(&vf, &info, buf, GST_MAP_WRITE));
-    for (int y = 0; y < kH; ++y)
-      std::memcpy(static_cast<guint8*>(GST_VIDEO_FRAME_PLANE_DATA(&vf, 0)) +
-                      y * GST_VIDEO_FRAME_PLANE_STRIDE(&vf, 0),
-                  g.data() + y * kW, kW);
-    for (int y = 0; y < kH / 2; ++y)
-      std::memset(static_cast<guint8*>(GST_VIDEO_FRAME_PLANE_DATA(&vf, 1)) +
-                      y * GST_VIDEO_FRAME_PLANE_STRIDE(&vf, 1),
-                  128, kW);
-    gst_video_frame_unmap(&vf);
-    GST_BUFFER_PTS(buf) = t * kDur;
-    GST_BUFFER_DURATION(buf) = kDur;
+    GstBuffer* sys = buffer(g, t, GST_VIDEO_FORMAT_NV12);
+    GstBuffer* buf = cvis_test::cuda_copy_of(pool, sys, info);
+    gst_buffer_unref(sys);
     return buf;
   }
 
@@ -89,6 +78,8 @@ protected:
 
 TEST_F(ActionMatchElementCuda, SameBlocksAsTheCpuBackendAndTheLibrary) {
   for (int which : {0, 1}) {
+    if (which == 1 && cvis::test::sanitizer_run())
+      break; // compute-sanitizer: the models' own clip only (both memories)
     // The models' own clip (matched points, positive scores) and another subject's.
     const std::vector<Gray> frames = which == 0 ? clip(1, 0, 70, 100) : clip(2, 5, 100, 905);
     const std::vector<Expected> exp = expected(frames, 30, 10);

@@ -144,8 +144,11 @@ TEST_F(BgSubElementCuda, DecodePipelineRunsToEos) {
     GTEST_SKIP() << "set CVIS_TEST_H264 to an .mp4 (H.264)";
   for (const char* tail :
        {"cudabgsub backend=cuda ! fakesink", "cudabgsub backend=cuda output=frame ! fakesink"}) {
-    const std::string launch =
-        std::string("filesrc location=") + media + " ! qtdemux ! h264parse ! nvh264dec ! " + tail;
+    // Under compute-sanitizer the first 10 frames (the whole 1080p clip takes past the limit).
+    const std::string launch = std::string("filesrc location=") + media +
+                               " ! qtdemux ! h264parse ! nvh264dec ! " +
+                               (cvis::test::sanitizer_run() ? "identity eos-after=10 ! " : "") +
+                               tail;
     GError* err = nullptr;
     GstElement* pipe = gst_parse_launch(launch.c_str(), &err);
     ASSERT_NE(pipe, nullptr) << (err ? err->message : "");

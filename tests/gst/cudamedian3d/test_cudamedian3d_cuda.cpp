@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "cuda_frame_io.hpp"
 #include "median3d_elem_util.hpp"
 #include "test_images.hpp"
 
@@ -46,22 +47,14 @@ protected:
     return hs;
   }
 
-  // Frame t in CUDA memory: written through a CPU map, uploaded when the element maps it.
+  // Frame t in CUDA memory, copied on the device from the system-memory frame.
   GstBuffer* cuda_buffer(GstBufferPool* pool, GstVideoFormat f, int w, int h, uint32_t seed,
                          int t) {
-    GstBuffer* buf = nullptr;
-    EXPECT_EQ(gst_buffer_pool_acquire_buffer(pool, &buf, nullptr), GST_FLOW_OK);
-    if (!buf)
-      return nullptr;
     GstVideoInfo info;
     gst_video_info_set_format(&info, f, w, h);
-    GstVideoFrame vf;
-    EXPECT_TRUE(gst_video_frame_map(&vf, &info, buf, GST_MAP_WRITE));
-    fill_frame(&vf, f, w, h, seed, t);
-    gst_video_frame_unmap(&vf);
-    GST_BUFFER_PTS(buf) = t * kDur;
-    GST_BUFFER_DURATION(buf) = kDur;
-    GST_BUFFER_OFFSET(buf) = t;
+    GstBuffer* sys = make_buffer(f, w, h, seed, t);
+    GstBuffer* buf = cvis_test::cuda_copy_of(pool, sys, info);
+    gst_buffer_unref(sys);
     return buf;
   }
 
@@ -81,6 +74,13 @@ protected:
 
   GstCudaContext* ctx_ = nullptr;
 };
+
+// The image of an output buffer (CUDA or system memory), packed plane by plane.
+std::vector<uint8_t> pixels(GstBuffer* buf, GstVideoFormat f, int w, int h) {
+  GstVideoInfo info;
+  gst_video_info_set_format(&info, f, w, h);
+  return cvis_test::visible_bytes(buf, info);
+}
 
 bool caps_are_cuda(GstPad* pad) {
   GstCaps* caps = gst_pad_get_current_caps(pad);
@@ -139,9 +139,9 @@ TEST_F(Median3dElementCuda, EveryOutputEqualsTheCpuLibraryInBothMemories) {
           ASSERT_TRUE(b) << what << " output " << j;
           EXPECT_EQ(GST_BUFFER_PTS(b), j * kDur) << what;
           if (std::string(out) == "background") {
-            EXPECT_EQ(read_buffer(b, c.f, c.w, c.h), e.background[j]) << what << " #" << j;
+            EXPECT_EQ(pixels(b, c.f, c.w, c.h), e.background[j]) << what << " #" << j;
           } else if (mask) {
-            EXPECT_EQ(read_buffer(b, GST_VIDEO_FORMAT_GRAY8, c.w, c.h), e.mask[j]) << what;
+            EXPECT_EQ(pixels(b, GST_VIDEO_FORMAT_GRAY8, c.w, c.h), e.mask[j]) << what;
             EXPECT_TRUE(same_blobs(roi_boxes(b), e.blobs[j])) << what;
           } else {
             GstCustomMeta* m = gst_buffer_get_cvis_foreground_meta(b);
@@ -156,7 +156,7 @@ TEST_F(Median3dElementCuda, EveryOutputEqualsTheCpuLibraryInBothMemories) {
             ASSERT_TRUE(vm) << what;
             EXPECT_EQ(vm->format, GST_VIDEO_FORMAT_GRAY8);
             EXPECT_EQ(vm->stride[0], fi.stride);
-            EXPECT_EQ(read_buffer(fi.mask, GST_VIDEO_FORMAT_GRAY8, c.w, c.h), e.mask[j]) << what;
+            EXPECT_EQ(pixels(fi.mask, GST_VIDEO_FORMAT_GRAY8, c.w, c.h), e.mask[j]) << what;
             EXPECT_DOUBLE_EQ(fi.fraction,
                              static_cast<double>(e.result[j].foreground) / (c.w * c.h));
             EXPECT_TRUE(same_blobs(roi_boxes(b), e.blobs[j])) << what << " #" << j;
@@ -205,9 +205,9 @@ TEST_F(Median3dElementCuda, MotionModeEqualsTheCpuLibraryInBothMemories) {
         ASSERT_TRUE(b) << what << " no output for frame " << j;
         const std::string at = what + " #" + std::to_string(j);
         if (std::string(out) == "background") {
-          EXPECT_EQ(read_buffer(b, f, w, h), e.background[j]) << at;
+          EXPECT_EQ(pixels(b, f, w, h), e.background[j]) << at;
         } else if (std::string(out) == "mask") {
-          EXPECT_EQ(read_buffer(b, GST_VIDEO_FORMAT_GRAY8, w, h), e.mask[j]) << at;
+          EXPECT_EQ(pixels(b, GST_VIDEO_FORMAT_GRAY8, w, h), e.mask[j]) << at;
           EXPECT_TRUE(same_blobs(roi_boxes(b), e.result[j].blobs)) << at;
         } else {
           GstCustomMeta* m = gst_buffer_get_cvis_foreground_meta(b);
@@ -215,7 +215,7 @@ TEST_F(Median3dElementCuda, MotionModeEqualsTheCpuLibraryInBothMemories) {
           GstCvisForegroundInfo fi;
           ASSERT_TRUE(gst_cvis_foreground_meta_get(m, &fi));
           EXPECT_EQ(fi.cuda_memory, cuda_in) << at;
-          EXPECT_EQ(read_buffer(fi.mask, GST_VIDEO_FORMAT_GRAY8, w, h), e.mask[j]) << at;
+          EXPECT_EQ(pixels(fi.mask, GST_VIDEO_FORMAT_GRAY8, w, h), e.mask[j]) << at;
           EXPECT_TRUE(same_blobs(roi_boxes(b), e.result[j].blobs)) << at;
         }
         gst_buffer_unref(b);

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "cuda_frame_io.hpp"
 #include "rcdtrack_elem_util.hpp"
 #include "test_images.hpp"
 
@@ -83,22 +84,23 @@ protected:
     return pool;
   }
 
-  // Frame t in `pool`'s memory (CUDA), or in system memory when pool is null.
+  // Frame t in `pool`'s memory (CUDA: copied on the device), or in system memory when pool is
+  // null.
   GstBuffer* buffer(GstBufferPool* pool, GstVideoFormat f, const HostImage& img, int t) {
     GstVideoInfo info;
     gst_video_info_set_format(&info, f, img.width(), img.height());
-    GstBuffer* buf = nullptr;
-    if (pool)
-      EXPECT_EQ(gst_buffer_pool_acquire_buffer(pool, &buf, nullptr), GST_FLOW_OK);
-    else
-      buf = gst_buffer_new_allocate(nullptr, GST_VIDEO_INFO_SIZE(&info), nullptr);
+    GstBuffer* buf = gst_buffer_new_allocate(nullptr, GST_VIDEO_INFO_SIZE(&info), nullptr);
     GstVideoFrame vf;
     EXPECT_TRUE(gst_video_frame_map(&vf, &info, buf, GST_MAP_WRITE));
     fill(&vf, img);
     gst_video_frame_unmap(&vf);
     GST_BUFFER_PTS(buf) = t * kDur;
     GST_BUFFER_DURATION(buf) = kDur;
-    return buf;
+    if (!pool)
+      return buf;
+    GstBuffer* dev = cvis_test::cuda_copy_of(pool, buf, info);
+    gst_buffer_unref(buf);
+    return dev;
   }
 
   GstCudaContext* ctx_ = nullptr;

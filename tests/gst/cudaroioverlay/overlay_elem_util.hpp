@@ -16,9 +16,7 @@
 #include "gstcvisutils.h"
 #include "overlay/overlay.hpp"
 
-#ifdef CVIS_HAVE_CUDA
-#include <gst/cuda/gstcudamemory.h>
-#endif
+#include "cuda_frame_io.hpp"
 
 namespace overlay_test {
 
@@ -44,31 +42,15 @@ inline GstBuffer* make_frame(GstVideoFormat f, int w, int h, guint32 seed) {
   return buf;
 }
 
-// A system-memory copy of `b` (any memory, e.g. CUDA memory downloaded by the map) in the default
-// layout, with a GstVideoMeta of that layout (and no other metadata). The source layout is the buffer's GstVideoMeta, else a CUDA
-// memory's own (pitched) layout, else the default one: a plain byte copy would carry the pitch.
+// A system-memory copy of `b` (system or CUDA memory, laid out by its GstVideoMeta, else by the
+// CUDA memory's own pitched layout, else the default one) in the default layout, with a
+// GstVideoMeta of that layout and no other metadata. CUDA memory is read by device copies of the
+// visible bytes (cuda_frame_io.hpp).
 inline GstBuffer* system_copy(GstBuffer* b, GstVideoFormat f, int w, int h) {
-  GstVideoInfo src_info, dst_info;
-  gst_video_info_set_format(&src_info, f, w, h);
-  dst_info = src_info;
-#ifdef CVIS_HAVE_CUDA
-  GstMemory* mem = gst_buffer_peek_memory(b, 0);
-  if (!gst_buffer_get_video_meta(b) && gst_is_cuda_memory(mem)) {
-    const GstVideoInfo& ci = GST_CUDA_MEMORY_CAST(mem)->info;
-    for (guint p = 0; p < GST_VIDEO_INFO_N_PLANES(&src_info); ++p) {
-      src_info.offset[p] = ci.offset[p];
-      src_info.stride[p] = ci.stride[p];
-    }
-    src_info.size = gst_buffer_get_size(b);
-  }
-#endif
+  GstVideoInfo info;
+  gst_video_info_set_format(&info, f, w, h);
   GstBuffer* out = make_frame(f, w, h, 0);
-  GstVideoFrame s, d;
-  EXPECT_TRUE(gst_video_frame_map(&s, &src_info, b, GST_MAP_READ));
-  EXPECT_TRUE(gst_video_frame_map(&d, &dst_info, out, GST_MAP_WRITE));
-  EXPECT_TRUE(gst_video_frame_copy(&d, &s));
-  gst_video_frame_unmap(&d);
-  gst_video_frame_unmap(&s);
+  EXPECT_TRUE(cvis_test::copy_visible(out, b, info));
   return out;
 }
 

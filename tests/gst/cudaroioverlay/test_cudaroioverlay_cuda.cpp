@@ -112,7 +112,7 @@ struct Capture {
 GstPadProbeReturn capture(GstPad*, GstPadProbeInfo* info, gpointer data) {
   Capture* c = static_cast<Capture*>(data);
   GstBuffer* b = GST_PAD_PROBE_INFO_BUFFER(info);
-  c->frame = system_copy(b, GST_VIDEO_FORMAT_NV12, c->w, c->h); // CUDA memory: downloaded
+  c->frame = system_copy(b, GST_VIDEO_FORMAT_NV12, c->w, c->h); // CUDA memory: device copies
   GstCvisForegroundInfo fi;
   GstCustomMeta* fm = gst_buffer_get_cvis_foreground_meta(b);
   if (fm && gst_cvis_foreground_meta_get(fm, &fi))
