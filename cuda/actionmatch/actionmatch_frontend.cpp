@@ -30,7 +30,20 @@ Status validate(const FrontEndParams& p) {
   CVIS_RETURN_IF_ERROR(range("flow-iterations", p.flow_iterations, 1, 8));
   CVIS_RETURN_IF_ERROR(range("flow-radius", p.flow_radius, 1, 7));
   CVIS_RETURN_IF_ERROR(range("flow-min", p.flow_min, 0, 10));
+  if (p.flow_histogram != FlowHistogram::kPaper && p.flow_histogram != FlowHistogram::kSpeed)
+    return invalid_argument("front end: unknown flow histogram");
+  CVIS_RETURN_IF_ERROR(range("speed-split", p.speed_split, kMinSpeedSplit, kMaxSpeedSplit));
   return Status::Ok();
+}
+
+int descriptor_dim(const FrontEndParams& p) {
+  return p.flow_histogram == FlowHistogram::kSpeed ? kSpeedDescriptorDim : kPaperDescriptorDim;
+}
+
+void describe(const FrontEndParams& p, Dictionary* d) {
+  d->dim = descriptor_dim(p);
+  d->flow = p.flow_histogram;
+  d->speed_split = p.flow_histogram == FlowHistogram::kSpeed ? p.speed_split : 0.0;
 }
 
 void gaussian_taps(double sigma, std::vector<float>* taps) {
@@ -93,6 +106,10 @@ FrontEndGeometry frontend_geometry(const FrontEndParams& p) {
   g.smooth_ring = 2 * g.radius + 1;
   g.response_ring = g.lag - g.radius + 2;
   g.vote_ring = g.lag + g.cell_frames + 1;
+  g.hof_bins = p.flow_histogram == FlowHistogram::kSpeed ? kHofSpeedBins : kHofBins;
+  g.dim = kHogDim + kCells * g.hof_bins;
+  g.speed_split = p.flow_histogram == FlowHistogram::kSpeed ? static_cast<float>(p.speed_split)
+                                                            : 0.0f;
   return g;
 }
 

@@ -12,7 +12,9 @@
 //   flow  (u, v)_n from frame n-1 to n: dense pyramidal Lucas-Kanade;
 //   descriptor of a point: 3x3 spatial x 2 temporal cells around it, per cell a 4-bin histogram of
 //   the orientation of grad S (HoG) and a 5-bin histogram of the flow (4 directions + "no motion",
-//   HoF): 72 + 90 = 162 values, each part L2-normalised and scaled by 1/sqrt(2).
+//   HoF): 72 + 90 = 162 values, each part L2-normalised and scaled by 1/sqrt(2). With
+//   FlowHistogram::kSpeed the HoF has 9 bins per cell (4 directions below the speed split,
+//   "no motion", 4 directions at or above it): 72 + 162 = 234 values.
 // This header includes no CUDA header.
 #pragma once
 
@@ -28,11 +30,13 @@
 namespace cvis::actionmatch {
 
 // Descriptor layout (kPaperDescriptorDim = 162 values): HoG first, cell-major
-// (t, y, x) with 4 orientation bins per cell, then HoF, cell-major with 5 bins per cell.
+// (t, y, x) with 4 orientation bins per cell, then HoF, cell-major with 5 bins per cell
+// (kHofSpeedBins = 9 with FlowHistogram::kSpeed: kSpeedDescriptorDim = 234 values).
 inline constexpr int kCellsX = 3, kCellsY = 3, kCellsT = 2;
-inline constexpr int kHogBins = 4, kHofBins = 5;
-inline constexpr int kHogDim = kCellsX * kCellsY * kCellsT * kHogBins; // 72
-inline constexpr int kHofDim = kCellsX * kCellsY * kCellsT * kHofBins; // 90
+inline constexpr int kCells = kCellsX * kCellsY * kCellsT;
+inline constexpr int kHogBins = 4, kHofBins = 5, kHofSpeedBins = 9;
+inline constexpr int kHogDim = kCells * kHogBins; // 72
+inline constexpr int kHofDim = kCells * kHofBins; // 90
 
 // Detector and descriptor parameters. Defaults were chosen on held-out generated subjects
 // (README.md "Front end": how).
@@ -51,11 +55,19 @@ struct FrontEndParams {
   double flow_min = 0.1;    // pixels/frame: slower pixels vote "no motion" (HoF bin 5)
   bool normalise_gain = true; // divide each frame by its mean brightness (x 0.5): global
                               // illumination changes (flicker, auto gain) give no response
+  // HoF binning: the paper's (direction only after normalisation) or split by speed, so that
+  // fast and slow motion in the same direction (running, jogging) differ.
+  FlowHistogram flow_histogram = FlowHistogram::kPaper;
+  double speed_split = 2.0; // pixels/frame, kMinSpeedSplit..kMaxSpeedSplit (used with kSpeed)
 
   int temporal_radius() const; // half-length of the Gabor filters: ceil(2 tau)
   double frequency() const;    // omega, or its default
 };
 Status validate(const FrontEndParams& p);
+// Values per descriptor: kPaperDescriptorDim, or kSpeedDescriptorDim with FlowHistogram::kSpeed.
+int descriptor_dim(const FrontEndParams& p);
+// The flow histogram fields of a dictionary made with these parameters (speed_split 0 for kPaper).
+void describe(const FrontEndParams& p, Dictionary* d);
 
 // One interest point: frame number, integer pixel position, detector response.
 struct InterestPoint {
@@ -64,11 +76,12 @@ struct InterestPoint {
   float response = 0;
 };
 
-// The points of one frame, strongest first, with their descriptors (kPaperDescriptorDim each).
+// The points of one frame, strongest first, with their descriptors (`dim` values each).
 struct FramePoints {
   int64_t frame = 0;
+  int dim = kPaperDescriptorDim; // descriptor_dim() of the front end's parameters
   std::vector<InterestPoint> points;
-  std::vector<float> desc; // points.size() * kPaperDescriptorDim
+  std::vector<float> desc; // points.size() * dim
 };
 
 // Interest points and descriptors of a stream. Frames are numbered from 0 in push order after

@@ -58,7 +58,7 @@ public:
       ref::lk_flow(prev_pyr_, pyr, p_, &u, &v);
     }
     prev_pyr_ = std::move(pyr);
-    ref::votes(s, u, v, static_cast<float>(p_.flow_min), &votes_[n % g_.vote_ring]);
+    ref::votes(s, u, v, static_cast<float>(p_.flow_min), g_.speed_split, &votes_[n % g_.vote_ring]);
     if (n >= 2 * g_.radius) {
       const int64_t f = n - g_.radius;
       ref::temporal_response(smooth_, n, g_.radius, even_, odd_, &response_[f % g_.response_ring]);
@@ -87,6 +87,7 @@ private:
   FramePoints final_frame(int64_t f, int64_t last) const {
     FramePoints fp;
     fp.frame = f;
+    fp.dim = g_.dim;
     const int64_t r = g_.radius;
     if (f < r || f > last - r)
       return fp; // the Gabor support would leave the stream
@@ -96,11 +97,11 @@ private:
     ref::select_points(prev, response_[f % ring], next, p_, &fp.points);
     for (InterestPoint& ip : fp.points)
       ip.frame = f;
-    fp.desc.resize(fp.points.size() * static_cast<size_t>(kHogDim + kHofDim));
+    fp.desc.resize(fp.points.size() * static_cast<size_t>(g_.dim));
     const int64_t first = std::max<int64_t>(0, last - g_.vote_ring + 1);
     for (size_t i = 0; i < fp.points.size(); ++i) {
       ref::descriptor(votes_, g_, f, fp.points[i].x, fp.points[i].y, first, last,
-                      &fp.desc[i * (kHogDim + kHofDim)]);
+                      &fp.desc[i * g_.dim]);
     }
     return fp;
   }

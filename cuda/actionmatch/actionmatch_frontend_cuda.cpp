@@ -46,7 +46,7 @@ public:
     gaussian_taps(p.sigma, &gauss);
     gabor_taps(p, &even, &odd);
     if (static_cast<int>(gauss.size()) > kernels::kMaxTaps ||
-        static_cast<int>(even.size()) > kernels::kMaxGabor)
+        static_cast<int>(even.size()) > kernels::kMaxGabor || g_.dim > kernels::kMaxDescDim)
       return internal_error("front end cuda: filter longer than the kernels' tables");
     gauss_ = make_taps(gauss);
     binomial_ = make_taps({0.0625f, 0.25f, 0.375f, 0.25f, 0.0625f});
@@ -166,7 +166,8 @@ private:
     const size_t slot = (n % g_.vote_ring) * npix();
     const size_t ring = g_.vote_ring * npix();
     CVIS_RETURN_IF_ERROR(kernels::launch_votes(smooth(n), u, v, w_, h_,
-                                               static_cast<float>(p_.flow_min), bins_.get() + slot,
+                                               static_cast<float>(p_.flow_min), g_.speed_split,
+                                               bins_.get() + slot,
                                                weights_.get() + slot, bins_.get() + ring + slot,
                                                weights_.get() + ring + slot, st));
     if (n >= 2 * g_.radius) {
@@ -211,6 +212,7 @@ private:
   // final_frame); waits for the stream when the frame can carry points.
   Status final_frame(int64_t f, int64_t last, cudaStream_t st, FramePoints* fp) {
     fp->frame = f;
+    fp->dim = g_.dim;
     const int64_t r = g_.radius;
     if (f < r || f > last - r)
       return Status::Ok();
@@ -235,6 +237,8 @@ private:
     a.cell = g_.cell;
     a.cell_frames = g_.cell_frames;
     a.max_points = p_.max_points;
+    a.hof_bins = g_.hof_bins;
+    a.dim = g_.dim;
     a.f = f;
     a.first = std::max<int64_t>(0, last - g_.vote_ring + 1);
     a.last = last;
@@ -243,7 +247,7 @@ private:
     const size_t head =
         offsetof(kernels::FrameResult, points) + sizeof(kernels::Candidate) * p_.max_points;
     CVIS_CUDA_CHECK(cudaMemcpyAsync(h, res, head, cudaMemcpyDeviceToHost, st));
-    const size_t desc_bytes = sizeof(float) * kernels::kDescDim * p_.max_points;
+    const size_t desc_bytes = sizeof(float) * g_.dim * p_.max_points;
     CVIS_CUDA_CHECK(
         cudaMemcpyAsync(h->desc, res->desc, desc_bytes, cudaMemcpyDeviceToHost, st));
     CVIS_CUDA_CHECK(cudaEventRecord(done_.get(), st));
@@ -257,7 +261,7 @@ private:
       ip.y = h->points[i].y;
       ip.response = h->points[i].r;
     }
-    fp->desc.assign(h->desc, h->desc + static_cast<size_t>(kept) * kernels::kDescDim);
+    fp->desc.assign(h->desc, h->desc + static_cast<size_t>(kept) * g_.dim);
     return Status::Ok();
   }
 

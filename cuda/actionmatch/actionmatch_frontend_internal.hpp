@@ -16,6 +16,9 @@ struct FrontEndGeometry {
   int smooth_ring = 0; // S frames kept: 2 r + 1
   int response_ring = 0; // R frames kept: R_{f-1} .. R_{n-r} when f = n - lag is final: lag - r + 2
   int vote_ring = 0;   // HoG/HoF vote frames kept: lag + cell_frames + 1
+  int hof_bins = 0;    // HoF bins per cell: kHofBins, or kHofSpeedBins (speed split)
+  int dim = 0;         // values per descriptor
+  float speed_split = 0; // fe::hof_vote's split (0: none, the paper's bins)
 };
 FrontEndGeometry frontend_geometry(const FrontEndParams& p);
 

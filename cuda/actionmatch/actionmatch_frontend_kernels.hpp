@@ -19,7 +19,8 @@ namespace cvis::actionmatch::kernels {
 inline constexpr int kMaxTaps = 49;
 inline constexpr int kMaxGabor = 33;
 inline constexpr int kMaxPoints = 64;
-inline constexpr int kDescDim = 162;
+inline constexpr int kMaxDescDim = 234; // kSpeedDescriptorDim; FrameResult rows are `dim` apart
+inline constexpr int kMaxHofBins = 9;
 
 struct Taps {
   int n = 0; // odd
@@ -43,7 +44,7 @@ struct Counters {
 struct FrameResult {
   int32_t candidates, pad;
   Candidate points[kMaxPoints];
-  float desc[kMaxPoints * kDescDim];
+  float desc[kMaxPoints * kMaxDescDim]; // kept points x dim, packed
 };
 
 // Sum of the w x h luma bytes into c->byte_sum (integer atomics: exact, any order).
@@ -83,9 +84,9 @@ Status launch_lk_update(const float* g11, const float* g12, const float* g22, co
                         const float* hby, int w, int h, int r, float* u, float* v,
                         cudaStream_t stream);
 
-// HoG votes of S and HoF votes of (u, v) (zero flow when u is nullptr).
+// HoG votes of S and HoF votes of (u, v) (zero flow when u is nullptr; fe::hof_vote's split).
 Status launch_votes(const float* S, const float* u, const float* v, int w, int h, float flow_min,
-                    uint8_t* hog_bin, float* hog_w, uint8_t* hof_bin, float* hof_w,
+                    float split, uint8_t* hog_bin, float* hog_w, uint8_t* hof_bin, float* hof_w,
                     cudaStream_t stream);
 
 // R = E^2 + O^2 from the 2 r + 1 smoothed frames at frames[k] (oldest first).
@@ -113,6 +114,7 @@ struct DescArgs {
   const uint8_t* hof_bin;
   const float* hof_w;
   int w, h, ring, cell, cell_frames, max_points;
+  int hof_bins, dim; // HoF bins per cell (<= kMaxHofBins), values per descriptor
   int64_t f, first, last;
 };
 Status launch_descriptors(const DescArgs& a, FrameResult* out, cudaStream_t stream);

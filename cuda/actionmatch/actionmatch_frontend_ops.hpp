@@ -61,7 +61,10 @@ CVIS_HD void hog_vote(float gx, float gy, uint8_t* bin, float* weight) {
 
 // HoF vote of a flow vector: 4 direction bins of 90 degrees centred on right, down, left, up, by
 // comparisons; vectors shorter than `flow_min` vote for bin 4 ("no motion") with weight flow_min.
-CVIS_HD void hof_vote(float u, float v, float flow_min, uint8_t* bin, float* weight) {
+// With `split` > 0, vectors at least `split` long vote for the direction bins 5..8 instead (the
+// speed class is a comparison of the magnitude both backends compute identically).
+CVIS_HD void hof_vote(float u, float v, float flow_min, float split, uint8_t* bin,
+                      float* weight) {
   const float m = sqrtf(u * u + v * v);
   if (m < flow_min) {
     *bin = 4;
@@ -69,10 +72,11 @@ CVIS_HD void hof_vote(float u, float v, float flow_min, uint8_t* bin, float* wei
     return;
   }
   const float au = u < 0.0f ? -u : u, av = v < 0.0f ? -v : v;
+  const uint8_t fast = split > 0.0f && m >= split ? 5 : 0;
   if (au >= av)
-    *bin = u > 0.0f ? 0 : 2;
+    *bin = static_cast<uint8_t>(fast + (u > 0.0f ? 0 : 2));
   else
-    *bin = v > 0.0f ? 1 : 3;
+    *bin = static_cast<uint8_t>(fast + (v > 0.0f ? 1 : 3));
   *weight = m;
 }
 

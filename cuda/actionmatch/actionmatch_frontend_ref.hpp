@@ -41,8 +41,10 @@ void pyramid(const Image& frame, int levels, std::vector<Image>* pyr);
 // Dense pyramidal Lucas-Kanade from `prev` to `cur` (README.md: warped-image variant).
 void lk_flow(const std::vector<Image>& prev, const std::vector<Image>& cur,
              const FrontEndParams& p, Image* u, Image* v);
-// HoG votes of grad S (central differences) and HoF votes of the flow.
-void votes(const Image& s, const Image& u, const Image& v, float flow_min, Votes* out);
+// HoG votes of grad S (central differences) and HoF votes of the flow (fe::hof_vote; split 0:
+// the paper's bins).
+void votes(const Image& s, const Image& u, const Image& v, float flow_min, float split,
+           Votes* out);
 // R_f = E^2 + O^2 for f = n - radius from the ring of smoothed frames (slot = frame % ring size).
 void temporal_response(const std::vector<Image>& smooth, int64_t n, int radius,
                        const std::vector<float>& even, const std::vector<float>& odd, Image* r);
@@ -50,7 +52,7 @@ void temporal_response(const std::vector<Image>& smooth, int64_t n, int radius,
 // max_points first (fe::point_before order).
 void select_points(const Image* prev, const Image& cur, const Image* next,
                    const FrontEndParams& p, std::vector<InterestPoint>* out);
-// The 162 values of the point (f, x, y) from the vote ring (slot = frame % ring size); frames
+// The g.dim values of the point (f, x, y) from the vote ring (slot = frame % ring size); frames
 // outside first..last are skipped.
 void descriptor(const std::vector<Votes>& ring, const FrontEndGeometry& g, int64_t f, int x, int y,
                 int64_t first, int64_t last, float* out);

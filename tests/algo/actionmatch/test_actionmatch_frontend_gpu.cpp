@@ -1,5 +1,5 @@
 // GPU tests of the action front end: the CUDA backend returns exactly the CPU backend's frames
-// (frame numbers, points in order, responses and the 162 descriptor values compared as bits) on
+// (frame numbers, points in order, responses and the 162 or 234 descriptor values compared as bits) on
 // seeded clips of moving, blinking and oscillating shapes over texture, for parameter sets across
 // the ranges, odd sizes with padded pitch, GRAY8 / NV12 / I420, host and device memory, a
 // non-blocking stream, reset() and reconfiguration, short clips flushed by finish(), and a wrong
@@ -226,6 +226,14 @@ std::vector<Named> parameter_sets() {
   add("normalise_gain off", [](FrontEndParams& p) { p.normalise_gain = false; });
   add("cell 3, cell_frames 1, flow_min 0",
       [](FrontEndParams& p) { p.cell_size = 3, p.cell_frames = 1, p.flow_min = 0; });
+  // The clip's shapes move about 1 to 2 pixels per frame: both speed classes get votes.
+  add("speed histogram, split 1", [](FrontEndParams& p) {
+    p.flow_histogram = FlowHistogram::kSpeed, p.speed_split = 1;
+  });
+  add("speed histogram, split 0.3, max_points 64", [](FrontEndParams& p) {
+    p.flow_histogram = FlowHistogram::kSpeed, p.speed_split = 0.3, p.max_points = 64,
+    p.threshold = 1e-6;
+  });
   return v;
 }
 
