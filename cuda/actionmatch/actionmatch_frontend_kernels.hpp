@@ -1,5 +1,6 @@
 // Kernels of the front end's CUDA backend (actionmatch_frontend_kernels.cu: the image work;
-// actionmatch_frontend_kernels_points.cu: response, points, descriptors) and their launchers; only
+// actionmatch_frontend_kernels_points.cu: response, points, descriptors;
+// actionmatch_frontend_kernels_harris.cu: the Harris detector) and their launchers; only
 // actionmatch_frontend_cuda.cpp includes this header. Float images are packed (pitch = width
 // elements) as in the reference (ref::Image), so that fe::bilinear indexes them the same way.
 // Every launcher enqueues on `stream` and reports the launch status.
@@ -96,6 +97,25 @@ struct Gabor {
   const float* frames[kMaxGabor] = {};
 };
 Status launch_response(const Gabor& g, int w, int h, float* R, cudaStream_t stream);
+
+// Harris, first step: L = sum_k even[k] frames[k] and Lt = sum_k odd[k] frames[k] (the temporal
+// Gaussian and its derivative in the Gabor pair's slots).
+Status launch_harris_temporal(const Gabor& g, int w, int h, float* L, float* Lt,
+                              cudaStream_t stream);
+// Harris, second step: the six products (fe::harris_products) of L's central differences and Lt,
+// into out[0..5].
+Status launch_harris_products(const float* L, const float* Lt, int w, int h, float sigma,
+                              float tau, float* const out[6], cudaStream_t stream);
+// Harris, last step: mu_c = sum_j taps[j] ring[(slot[j] * 6 + c) * w * h + i], then
+// R = fe::harris_response(mu, k).
+struct HarrisSum {
+  int n = 0;
+  float taps[kMaxGabor] = {};
+  int slot[kMaxGabor] = {};
+  const float* ring = nullptr;
+  float k = 0;
+};
+Status launch_harris_response(const HarrisSum& a, int w, int h, float* R, cudaStream_t stream);
 
 // 3-D local maxima of `cur` above `threshold` (prev / next may be null) appended to `cand` with
 // c->candidates as the counter (c->candidates must be 0 before).

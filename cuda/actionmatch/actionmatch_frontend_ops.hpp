@@ -80,6 +80,29 @@ CVIS_HD void hof_vote(float u, float v, float flow_min, float split, uint8_t* bi
   *weight = m;
 }
 
+// Harris: the second-moment products (xx, xy, xt, yy, yt, tt) of the scale-normalised gradient
+// (sigma Lx, sigma Ly, tau Lt), Lx and Ly central differences of L from its four neighbours.
+CVIS_HD void harris_products(float left, float right, float up, float down, float lt, float sigma,
+                             float tau, float* v) {
+  const float gx = (right - left) * 0.5f * sigma, gy = (down - up) * 0.5f * sigma;
+  const float gt = lt * tau;
+  v[0] = gx * gx;
+  v[1] = gx * gy;
+  v[2] = gx * gt;
+  v[3] = gy * gy;
+  v[4] = gy * gt;
+  v[5] = gt * gt;
+}
+
+// Harris: H = det mu - k trace^3 mu of the symmetric mu = [a b c; b d e; c e f] given as
+// (a, b, c, d, e, f), by cofactors along the first row.
+CVIS_HD float harris_response(const float* mu, float k) {
+  const float a = mu[0], b = mu[1], c = mu[2], d = mu[3], e = mu[4], f = mu[5];
+  const float det = a * (d * f - e * e) - b * (b * f - e * c) + c * (b * e - d * c);
+  const float tr = a + d + f;
+  return det - k * (tr * tr * tr);
+}
+
 // One Lucas-Kanade update from the window sums of the structure tensor (g11, g12, g22) and of the
 // mismatch (b1 = sum Ix It, b2 = sum Iy It); no update where the tensor is near singular
 // (textureless or aperture-limited windows), steps limited to 2 pixels per iteration.

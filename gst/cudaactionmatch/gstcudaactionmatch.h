@@ -28,6 +28,14 @@ typedef enum {
 
 GType gst_cuda_action_match_flow_histogram_get_type (void);
 
+/* The interest point detector (values follow cvis::actionmatch::Detector). */
+typedef enum {
+  GST_CUDA_ACTION_MATCH_DETECTOR_PERIODIC = 0, /* Dollar et al.: Gaussian x temporal Gabor pair */
+  GST_CUDA_ACTION_MATCH_DETECTOR_HARRIS = 1,   /* Laptev: space-time Harris corners */
+} GstCudaActionMatchDetector;
+
+GType gst_cuda_action_match_detector_get_type (void);
+
 /* Element messages (structure names). */
 #define GST_CUDA_ACTION_MATCH_MESSAGE "cvis-action"
 

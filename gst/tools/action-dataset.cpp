@@ -89,6 +89,11 @@ std::string cache_key(const FrontEndParams& p) {
                   p.speed_split);
     key += b;
   }
+  if (p.detector != actionmatch::Detector::kPeriodic) {
+    std::snprintf(b, sizeof b, " detector %s %.9g %.9g", actionmatch::detector_name(p.detector),
+                  p.harris_k, p.harris_scale);
+    key += b;
+  }
   return key;
 }
 

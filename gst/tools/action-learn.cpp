@@ -138,6 +138,19 @@ bool parse_options(int argc, char** argv, bool train, Options* o, std::string* e
       if (!num(kMinSpeedSplit, kMaxSpeedSplit))
         return false;
       o->fp.speed_split = v;
+    } else if (s == "--detector") {
+      if (!parse_detector(value, &o->fp.detector)) {
+        *err = "--detector: periodic or harris";
+        return false;
+      }
+    } else if (s == "--harris-k") {
+      if (!num(0, 0.1))
+        return false;
+      o->fp.harris_k = v;
+    } else if (s == "--harris-scale") {
+      if (!num(1, 4))
+        return false;
+      o->fp.harris_scale = v;
     } else if (s == "--model-frames") {
       if (!num(3, 200))
         return false;

@@ -6,6 +6,7 @@
 #include <random>
 #include <vector>
 
+#include "actionmatch_frontend.hpp"
 #include "common/image.hpp"
 
 namespace cvis::actionmatch::test {
@@ -49,6 +50,22 @@ inline std::vector<float> texture(int w, int h, uint32_t seed) {
                     ay * ((1 - ax) * G(ix, iy + 1) + ax * G(ix + 1, iy + 1)));
     }
   return t;
+}
+
+// Every final frame of the CPU front end over `frames` (configure, every push, finish); an empty
+// result when a call fails.
+inline std::vector<FramePoints> run_cpu(std::vector<Frame>& frames, const FrontEndParams& p) {
+  Status st;
+  auto fe = make_frontend(Backend::kCpu, &st);
+  std::vector<FramePoints> out;
+  if (!st.ok() || !fe->configure(frames[0].w, frames[0].h, p).ok())
+    return {};
+  for (Frame& f : frames)
+    if (!fe->push(f.view(), nullptr, &out).ok())
+      return {};
+  if (!fe->finish(nullptr, &out).ok())
+    return {};
+  return out;
 }
 
 } // namespace cvis::actionmatch::test
