@@ -38,6 +38,20 @@ namespace cvis::actionmatch {
 // HoG (72) + HoF (90) values of the paper's descriptors (Laptev's STIP code: 3x3x2 cells, 4
 // gradient and 5 flow orientation bins). Any dimension in 1..kMaxDim is accepted.
 inline constexpr int kPaperDescriptorDim = 162;
+// HoG (72) + speed-split HoF (18 cells x 9 bins = 162): FlowHistogram::kSpeed.
+inline constexpr int kSpeedDescriptorDim = 234;
+
+// How a descriptor's flow part bins the flow (actionmatch_frontend.hpp; README.md "Front end").
+// A dictionary records it: descriptors of different kinds are not comparable.
+enum class FlowHistogram : uint32_t {
+  kPaper = 0, // 4 directions + "no motion" per cell, L2-normalised: direction only
+  kSpeed = 1, // 4 directions slower than the split, "no motion", 4 directions faster: the
+              // normalised histogram keeps how much of the motion is fast
+};
+const char* flow_histogram_name(FlowHistogram h); // "paper", "speed"
+bool parse_flow_histogram(const std::string& s, FlowHistogram* out);
+// Limits of the speed split (pixels per frame).
+inline constexpr double kMinSpeedSplit = 0.1, kMaxSpeedSplit = 20.0;
 
 // Limits (validated; they keep every fixed-point sum inside int64, README.md "Exact arithmetic").
 inline constexpr int kMaxDim = 4096;
@@ -121,12 +135,20 @@ struct Dictionary {
   int dim = kPaperDescriptorDim;
   Params params;
   std::vector<Model> models;
+  // The descriptors' flow histogram and its speed split (pixels/frame; 0 with kPaper).
+  FlowHistogram flow = FlowHistogram::kPaper;
+  double speed_split = 0;
 };
-// Every model valid and of dimension `dim`, params valid.
+// Every model valid and of dimension `dim`, params valid; with FlowHistogram::kSpeed, dim
+// kSpeedDescriptorDim and speed_split in kMinSpeedSplit..kMaxSpeedSplit, with kPaper speed_split 0.
 Status validate(const Dictionary& d);
+// The flow histogram fields alone (flow, speed_split, and dim against them).
+Status validate_descriptor_kind(const Dictionary& d);
 
-// The binary dictionary file (FORMAT.md): version 1, little-endian, CRC-32 protected.
-inline constexpr uint32_t kDictionaryVersion = 1;
+// The binary dictionary file (FORMAT.md): little-endian, CRC-32 protected. Version 2 adds the flow
+// histogram to the header; the writer writes version 1 when the flow histogram is the paper's (so
+// older builds read those files), the reader reads both.
+inline constexpr uint32_t kDictionaryVersion = 2;
 // Serialises a valid dictionary. Errors: those of validate().
 Status serialize_dictionary(const Dictionary& d, std::vector<uint8_t>* out);
 // Parses and validates a whole file image. On error *out is left empty and the message names what

@@ -1,4 +1,4 @@
-// The binary dictionary file, version 1 (FORMAT.md): writer, and a reader that checks every field
+// The binary dictionary file, versions 1 and 2 (FORMAT.md): writer, and a reader that checks every field
 // before it uses it, so a truncated, corrupt or foreign file is an error naming what is wrong.
 #include <cerrno>
 #include <cstdio>
@@ -12,7 +12,8 @@ namespace cvis::actionmatch {
 namespace {
 
 constexpr char kMagic[8] = {'C', 'V', 'I', 'S', 'A', 'C', 'T', 'D'};
-constexpr size_t kHeaderBytes = 80;
+constexpr size_t kHeaderBytes = 80;   // version 1
+constexpr size_t kHeaderBytesV2 = 96; // version 2: + flow histogram, reserved, speed split
 constexpr size_t kCrcOffset = 24;
 constexpr uint32_t kFlagDummies = 1u;
 constexpr uint32_t kMaxModels = 1000000;
@@ -173,18 +174,19 @@ Status parse(const uint8_t* data, size_t size, Dictionary* out) {
   Reader rd(data, size);
   rd.str(8);
   const uint32_t version = rd.u32();
-  if (version != kDictionaryVersion) {
+  if (version < 1 || version > kDictionaryVersion) {
     return io_error("unsupported dictionary version " + std::to_string(version) +
-                    " (this build reads version " + std::to_string(kDictionaryVersion) + ")");
+                    " (this build reads versions 1.." + std::to_string(kDictionaryVersion) + ")");
   }
-  if (size < kHeaderBytes) {
+  const size_t header_expected = version == 1 ? kHeaderBytes : kHeaderBytesV2;
+  if (size < header_expected) {
     return io_error("truncated header: " + std::to_string(size) + " of " +
-                    std::to_string(kHeaderBytes) + " bytes");
+                    std::to_string(header_expected) + " bytes");
   }
   const uint32_t header_bytes = rd.u32();
-  if (header_bytes != kHeaderBytes) {
-    return io_error("header size " + std::to_string(header_bytes) + ", version 1 has " +
-                    std::to_string(kHeaderBytes));
+  if (header_bytes != header_expected) {
+    return io_error("header size " + std::to_string(header_bytes) + ", version " +
+                    std::to_string(version) + " has " + std::to_string(header_expected));
   }
   const uint64_t file_bytes = rd.u64();
   if (file_bytes > size) {
@@ -228,6 +230,19 @@ Status parse(const uint8_t* data, size_t size, Dictionary* out) {
   Status v = validate(d.params);
   if (!v.ok())
     return io_error("header: " + v.message());
+  if (version >= 2) {
+    const uint32_t flow = rd.u32();
+    if (flow > static_cast<uint32_t>(FlowHistogram::kSpeed))
+      return io_error("header: flow histogram " + std::to_string(flow) + " unknown (0..1)");
+    d.flow = static_cast<FlowHistogram>(flow);
+    const uint32_t reserved = rd.u32();
+    if (reserved != 0)
+      return io_error("header: reserved field " + std::to_string(reserved) + " (must be 0)");
+    d.speed_split = rd.f64();
+    v = validate_descriptor_kind(d);
+    if (!v.ok())
+      return io_error("header: " + v.message());
+  }
   // Every model takes at least this much: check before allocating for a corrupt count.
   const uint64_t least = 4 + 1 + 4 + 4 + uint64_t{kMinModelNodes} * (12 + 4 * uint64_t{dim});
   if (least * models > rd.left()) {
@@ -265,8 +280,10 @@ Status serialize_dictionary(const Dictionary& d, std::vector<uint8_t>* out) {
   std::vector<uint8_t> buf;
   Writer w(&buf);
   buf.insert(buf.end(), kMagic, kMagic + 8);
-  w.u32(kDictionaryVersion);
-  w.u32(kHeaderBytes);
+  // Version 1 where it says everything (the paper's flow histogram): older builds read those.
+  const bool v1 = d.flow == FlowHistogram::kPaper;
+  w.u32(v1 ? 1u : 2u);
+  w.u32(static_cast<uint32_t>(v1 ? kHeaderBytes : kHeaderBytesV2));
   w.u64(0); // file size, set below
   w.u32(0); // checksum, set below
   w.u32(static_cast<uint32_t>(d.dim));
@@ -278,6 +295,11 @@ Status serialize_dictionary(const Dictionary& d, std::vector<uint8_t>* out) {
   w.f64(d.params.lambda2);
   w.f64(d.params.lambda3);
   w.f64(d.params.dummy_cost);
+  if (!v1) {
+    w.u32(static_cast<uint32_t>(d.flow));
+    w.u32(0);
+    w.f64(d.speed_split);
+  }
   for (const Model& m : d.models) {
     w.u32(static_cast<uint32_t>(m.label.size()));
     w.bytes(m.label);

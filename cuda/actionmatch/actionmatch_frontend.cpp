@@ -9,6 +9,27 @@ namespace cvis::actionmatch {
 
 int FrontEndParams::temporal_radius() const { return static_cast<int>(std::ceil(2.0 * tau)); }
 
+int FrontEndParams::integration_radius() const {
+  return static_cast<int>(std::ceil(2.0 * harris_scale * tau));
+}
+
+int FrontEndParams::detector_radius() const {
+  return detector == Detector::kHarris ? temporal_radius() + integration_radius()
+                                       : temporal_radius();
+}
+
+const char* detector_name(Detector d) { return d == Detector::kHarris ? "harris" : "periodic"; }
+
+bool parse_detector(const std::string& s, Detector* out) {
+  if (s == "periodic")
+    *out = Detector::kPeriodic;
+  else if (s == "harris")
+    *out = Detector::kHarris;
+  else
+    return false;
+  return true;
+}
+
 double FrontEndParams::frequency() const { return omega > 0 ? omega : 1.0 / (2.0 * tau); }
 
 Status validate(const FrontEndParams& p) {
@@ -30,7 +51,29 @@ Status validate(const FrontEndParams& p) {
   CVIS_RETURN_IF_ERROR(range("flow-iterations", p.flow_iterations, 1, 8));
   CVIS_RETURN_IF_ERROR(range("flow-radius", p.flow_radius, 1, 7));
   CVIS_RETURN_IF_ERROR(range("flow-min", p.flow_min, 0, 10));
+  if (p.flow_histogram != FlowHistogram::kPaper && p.flow_histogram != FlowHistogram::kSpeed)
+    return invalid_argument("front end: unknown flow histogram");
+  CVIS_RETURN_IF_ERROR(range("speed-split", p.speed_split, kMinSpeedSplit, kMaxSpeedSplit));
+  if (p.detector != Detector::kPeriodic && p.detector != Detector::kHarris)
+    return invalid_argument("front end: unknown detector");
+  CVIS_RETURN_IF_ERROR(range("harris-k", p.harris_k, 0, 0.1));
+  CVIS_RETURN_IF_ERROR(range("harris-scale", p.harris_scale, 1, 4));
+  if (p.detector == Detector::kHarris) {
+    // The kernels' tap tables hold Gaussians up to std 8 (README.md "Harris").
+    CVIS_RETURN_IF_ERROR(range("harris-scale x sigma", p.harris_scale * p.sigma, 0.5, 8));
+    CVIS_RETURN_IF_ERROR(range("harris-scale x tau", p.harris_scale * p.tau, 0.5, 8));
+  }
   return Status::Ok();
+}
+
+int descriptor_dim(const FrontEndParams& p) {
+  return p.flow_histogram == FlowHistogram::kSpeed ? kSpeedDescriptorDim : kPaperDescriptorDim;
+}
+
+void describe(const FrontEndParams& p, Dictionary* d) {
+  d->dim = descriptor_dim(p);
+  d->flow = p.flow_histogram;
+  d->speed_split = p.flow_histogram == FlowHistogram::kSpeed ? p.speed_split : 0.0;
 }
 
 void gaussian_taps(double sigma, std::vector<float>* taps) {
@@ -66,6 +109,37 @@ void gabor_taps(const FrontEndParams& p, std::vector<float>* even, std::vector<f
   }
 }
 
+namespace {
+
+// Gaussian of std `s` sampled at -r..r, normalised to sum 1 (double), and the derivative taps
+// k g(k) normalised so that sum_k dg(k) k = 1: the correlation with a ramp gives its slope
+// exactly, whatever the truncation at r.
+void sampled_gaussian(double s, int r, std::vector<float>* g, std::vector<float>* dg) {
+  std::vector<double> v(2 * r + 1);
+  double sum = 0, moment = 0;
+  for (int k = -r; k <= r; ++k) {
+    sum += v[k + r] = std::exp(-0.5 * k * k / (s * s));
+    moment += static_cast<double>(k) * k * v[k + r];
+  }
+  g->resize(v.size());
+  if (dg)
+    dg->resize(v.size());
+  for (int k = -r; k <= r; ++k) {
+    (*g)[k + r] = static_cast<float>(v[k + r] / sum);
+    if (dg)
+      (*dg)[k + r] = static_cast<float>(k * v[k + r] / moment);
+  }
+}
+
+} // namespace
+
+void harris_taps(const FrontEndParams& p, std::vector<float>* smooth, std::vector<float>* deriv,
+                 std::vector<float>* space, std::vector<float>* time) {
+  sampled_gaussian(p.tau, p.temporal_radius(), smooth, deriv);
+  gaussian_taps(p.harris_scale * p.sigma, space);
+  sampled_gaussian(p.harris_scale * p.tau, p.integration_radius(), time, nullptr);
+}
+
 std::unique_ptr<FrontEnd> make_frontend(Backend backend, Status* status) {
   *status = Status::Ok();
   if (backend == Backend::kCpu)
@@ -86,13 +160,19 @@ namespace detail {
 
 FrontEndGeometry frontend_geometry(const FrontEndParams& p) {
   FrontEndGeometry g;
-  g.radius = p.temporal_radius();
+  g.radius = p.detector_radius();
   g.cell = static_cast<int>(std::lround(p.cell_size));
   g.cell_frames = p.cell_frames;
   g.lag = std::max(g.radius + 1, g.cell_frames - 1);
-  g.smooth_ring = 2 * g.radius + 1;
+  g.harris = p.detector == Detector::kHarris;
+  g.smooth_ring = 2 * p.temporal_radius() + 1;
+  g.harris_ring = g.harris ? 2 * p.integration_radius() + 1 : 0;
   g.response_ring = g.lag - g.radius + 2;
   g.vote_ring = g.lag + g.cell_frames + 1;
+  g.hof_bins = p.flow_histogram == FlowHistogram::kSpeed ? kHofSpeedBins : kHofBins;
+  g.dim = kHogDim + kCells * g.hof_bins;
+  g.speed_split = p.flow_histogram == FlowHistogram::kSpeed ? static_cast<float>(p.speed_split)
+                                                            : 0.0f;
   return g;
 }
 

@@ -7,17 +7,23 @@
 //   S_n   = G_sigma * I_n                                  (2-D Gaussian, separable)
 //   E, O  = sum_k h_ev(k) S_{n-k}, sum_k h_od(k) S_{n-k}   (temporal quadrature Gabor pair)
 //   R     = E^2 + O^2                                      (periodic detector, Dollar et al.)
+//   or, with Detector::kHarris (Laptev's space-time Harris), from L = g_tau * S_n (temporal
+//   Gaussian): scale-normalised gradients (sigma Lx, sigma Ly, tau Lt), their second-moment
+//   matrix mu integrated by a Gaussian of harris_scale x (sigma, tau), R = det mu - k trace^3 mu;
 //   points: 3-D local maxima of R (3 frames x (2r+1)^2 pixels) above `threshold`, the
 //   `max_points` strongest per frame;
 //   flow  (u, v)_n from frame n-1 to n: dense pyramidal Lucas-Kanade;
 //   descriptor of a point: 3x3 spatial x 2 temporal cells around it, per cell a 4-bin histogram of
 //   the orientation of grad S (HoG) and a 5-bin histogram of the flow (4 directions + "no motion",
-//   HoF): 72 + 90 = 162 values, each part L2-normalised and scaled by 1/sqrt(2).
+//   HoF): 72 + 90 = 162 values, each part L2-normalised and scaled by 1/sqrt(2). With
+//   FlowHistogram::kSpeed the HoF has 9 bins per cell (4 directions below the speed split,
+//   "no motion", 4 directions at or above it): 72 + 162 = 234 values.
 // This header includes no CUDA header.
 #pragma once
 
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "actionmatch.hpp"
@@ -28,11 +34,21 @@
 namespace cvis::actionmatch {
 
 // Descriptor layout (kPaperDescriptorDim = 162 values): HoG first, cell-major
-// (t, y, x) with 4 orientation bins per cell, then HoF, cell-major with 5 bins per cell.
+// (t, y, x) with 4 orientation bins per cell, then HoF, cell-major with 5 bins per cell
+// (kHofSpeedBins = 9 with FlowHistogram::kSpeed: kSpeedDescriptorDim = 234 values).
 inline constexpr int kCellsX = 3, kCellsY = 3, kCellsT = 2;
-inline constexpr int kHogBins = 4, kHofBins = 5;
-inline constexpr int kHogDim = kCellsX * kCellsY * kCellsT * kHogBins; // 72
-inline constexpr int kHofDim = kCellsX * kCellsY * kCellsT * kHofBins; // 90
+inline constexpr int kCells = kCellsX * kCellsY * kCellsT;
+inline constexpr int kHogBins = 4, kHofBins = 5, kHofSpeedBins = 9;
+inline constexpr int kHogDim = kCells * kHogBins; // 72
+inline constexpr int kHofDim = kCells * kHofBins; // 90
+
+// The interest point detector.
+enum class Detector : int {
+  kPeriodic = 0, // Dollar et al.: spatial Gaussian, temporal Gabor pair (the default)
+  kHarris = 1,   // Laptev: space-time Harris corners (the paper's best results used it)
+};
+const char* detector_name(Detector d); // "periodic", "harris"
+bool parse_detector(const std::string& s, Detector* out);
 
 // Detector and descriptor parameters. Defaults were chosen on held-out generated subjects
 // (README.md "Front end": how).
@@ -51,11 +67,29 @@ struct FrontEndParams {
   double flow_min = 0.1;    // pixels/frame: slower pixels vote "no motion" (HoF bin 5)
   bool normalise_gain = true; // divide each frame by its mean brightness (x 0.5): global
                               // illumination changes (flicker, auto gain) give no response
+  // HoF binning: the paper's (direction only after normalisation) or split by speed, so that
+  // fast and slow motion in the same direction (running, jogging) differ.
+  FlowHistogram flow_histogram = FlowHistogram::kPaper;
+  double speed_split = 2.0; // pixels/frame, kMinSpeedSplit..kMaxSpeedSplit (used with kSpeed)
+  Detector detector = Detector::kPeriodic;
+  double harris_k = 0.005;    // Harris: weight of trace^3, 0..0.1 (Laptev: 0.005)
+  double harris_scale = 2.0;  // Harris: integration scale / (sigma, tau), 1..4; harris_scale x
+                              // sigma and harris_scale x tau at most 8
 
-  int temporal_radius() const; // half-length of the Gabor filters: ceil(2 tau)
+  int temporal_radius() const; // half-length of the Gabor filters and of the Harris temporal
+                               // smoothing: ceil(2 tau)
+  int integration_radius() const; // Harris: half-length of the temporal integration,
+                                  // ceil(2 harris_scale tau)
+  // Frames the response of a frame reaches on either side: temporal_radius() (periodic), or
+  // temporal_radius() + integration_radius() (Harris).
+  int detector_radius() const;
   double frequency() const;    // omega, or its default
 };
 Status validate(const FrontEndParams& p);
+// Values per descriptor: kPaperDescriptorDim, or kSpeedDescriptorDim with FlowHistogram::kSpeed.
+int descriptor_dim(const FrontEndParams& p);
+// The flow histogram fields of a dictionary made with these parameters (speed_split 0 for kPaper).
+void describe(const FrontEndParams& p, Dictionary* d);
 
 // One interest point: frame number, integer pixel position, detector response.
 struct InterestPoint {
@@ -64,11 +98,12 @@ struct InterestPoint {
   float response = 0;
 };
 
-// The points of one frame, strongest first, with their descriptors (kPaperDescriptorDim each).
+// The points of one frame, strongest first, with their descriptors (`dim` values each).
 struct FramePoints {
   int64_t frame = 0;
+  int dim = kPaperDescriptorDim; // descriptor_dim() of the front end's parameters
   std::vector<InterestPoint> points;
-  std::vector<float> desc; // points.size() * kPaperDescriptorDim
+  std::vector<float> desc; // points.size() * dim
 };
 
 // Interest points and descriptors of a stream. Frames are numbered from 0 in push order after
@@ -104,5 +139,12 @@ std::unique_ptr<FrontEnd> make_frontend(Backend backend, Status* status);
 // (2 temporal_radius() + 1 taps; index k holds the tap of frame offset k - radius).
 void gaussian_taps(double sigma, std::vector<float>* taps);
 void gabor_taps(const FrontEndParams& p, std::vector<float>* even, std::vector<float>* odd);
+// The Harris detector's taps: the temporal Gaussian `smooth` (std tau, sum 1) and the derivative
+// of Gaussian `deriv` (antisymmetric, sum_k deriv[k] (k - radius) = 1, so that sum_k deriv[k]
+// S_{m-radius+k} is dS/dt on a ramp; tap k weighs frame offset k - radius), both
+// 2 temporal_radius() + 1 long; the integration Gaussians `space` (std harris_scale sigma, 2 ceil(3 harris_scale sigma) + 1
+// taps) and `time` (std harris_scale tau, 2 integration_radius() + 1 taps), each of sum 1.
+void harris_taps(const FrontEndParams& p, std::vector<float>* smooth, std::vector<float>* deriv,
+                 std::vector<float>* space, std::vector<float>* time);
 
 } // namespace cvis::actionmatch

@@ -29,7 +29,9 @@ public:
     g_ = frontend_geometry(p);
     gaussian_taps(p.sigma, &gauss_);
     gabor_taps(p, &even_, &odd_);
+    harris_taps(p, &h_smooth_, &h_deriv_, &h_space_, &h_time_);
     smooth_.assign(g_.smooth_ring, ref::Image());
+    products_.assign(g_.harris_ring, ref::Products());
     response_.assign(g_.response_ring, ref::Image());
     votes_.assign(g_.vote_ring, ref::Votes());
     reset();
@@ -58,8 +60,21 @@ public:
       ref::lk_flow(prev_pyr_, pyr, p_, &u, &v);
     }
     prev_pyr_ = std::move(pyr);
-    ref::votes(s, u, v, static_cast<float>(p_.flow_min), &votes_[n % g_.vote_ring]);
-    if (n >= 2 * g_.radius) {
+    ref::votes(s, u, v, static_cast<float>(p_.flow_min), g_.speed_split, &votes_[n % g_.vote_ring]);
+    if (g_.harris) {
+      // Products of frame m = n - rl (its temporal smoothing needs S up to n), then R of frame
+      // m - R once the integration window m - 2 R .. m is in.
+      const int rl = p_.temporal_radius();
+      if (n >= 2 * rl) {
+        const int64_t m = n - rl;
+        ref::harris_products(smooth_, n, rl, h_smooth_, h_deriv_, h_space_,
+                             static_cast<float>(p_.sigma), static_cast<float>(p_.tau),
+                             &products_[m % g_.harris_ring]);
+        if (n >= 2 * g_.radius)
+          ref::harris_response(products_, m, h_time_, static_cast<float>(p_.harris_k),
+                               &response_[(n - g_.radius) % g_.response_ring]);
+      }
+    } else if (n >= 2 * g_.radius) {
       const int64_t f = n - g_.radius;
       ref::temporal_response(smooth_, n, g_.radius, even_, odd_, &response_[f % g_.response_ring]);
     }
@@ -87,6 +102,7 @@ private:
   FramePoints final_frame(int64_t f, int64_t last) const {
     FramePoints fp;
     fp.frame = f;
+    fp.dim = g_.dim;
     const int64_t r = g_.radius;
     if (f < r || f > last - r)
       return fp; // the Gabor support would leave the stream
@@ -96,11 +112,11 @@ private:
     ref::select_points(prev, response_[f % ring], next, p_, &fp.points);
     for (InterestPoint& ip : fp.points)
       ip.frame = f;
-    fp.desc.resize(fp.points.size() * static_cast<size_t>(kHogDim + kHofDim));
+    fp.desc.resize(fp.points.size() * static_cast<size_t>(g_.dim));
     const int64_t first = std::max<int64_t>(0, last - g_.vote_ring + 1);
     for (size_t i = 0; i < fp.points.size(); ++i) {
       ref::descriptor(votes_, g_, f, fp.points[i].x, fp.points[i].y, first, last,
-                      &fp.desc[i * (kHogDim + kHofDim)]);
+                      &fp.desc[i * g_.dim]);
     }
     return fp;
   }
@@ -110,6 +126,8 @@ private:
   FrontEndParams p_;
   FrontEndGeometry g_;
   std::vector<float> gauss_, even_, odd_;
+  std::vector<float> h_smooth_, h_deriv_, h_space_, h_time_; // Harris taps
+  std::vector<ref::Products> products_;                      // Harris: integrated products ring
   std::vector<ref::Image> smooth_, response_;
   std::vector<ref::Votes> votes_;
   std::vector<ref::Image> prev_pyr_;

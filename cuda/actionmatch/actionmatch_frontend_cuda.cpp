@@ -46,7 +46,7 @@ public:
     gaussian_taps(p.sigma, &gauss);
     gabor_taps(p, &even, &odd);
     if (static_cast<int>(gauss.size()) > kernels::kMaxTaps ||
-        static_cast<int>(even.size()) > kernels::kMaxGabor)
+        static_cast<int>(even.size()) > kernels::kMaxGabor || g_.dim > kernels::kMaxDescDim)
       return internal_error("front end cuda: filter longer than the kernels' tables");
     gauss_ = make_taps(gauss);
     binomial_ = make_taps({0.0625f, 0.25f, 0.375f, 0.25f, 0.0625f});
@@ -55,6 +55,22 @@ public:
     gabor_.n = static_cast<int>(even.size());
     std::copy(even.begin(), even.end(), gabor_.even);
     std::copy(odd.begin(), odd.end(), gabor_.odd);
+    if (g_.harris) {
+      // The temporal Gaussian and its derivative take the Gabor pair's slots.
+      std::vector<float> space, time;
+      harris_taps(p, &even, &odd, &space, &time);
+      if (static_cast<int>(space.size()) > kernels::kMaxTaps ||
+          static_cast<int>(time.size()) > kernels::kMaxGabor ||
+          static_cast<int>(even.size()) > kernels::kMaxGabor)
+        return internal_error("front end cuda: Harris filter longer than the kernels' tables");
+      std::copy(even.begin(), even.end(), gabor_.even);
+      std::copy(odd.begin(), odd.end(), gabor_.odd);
+      space_ = make_taps(space);
+      harris_ = kernels::HarrisSum();
+      harris_.n = static_cast<int>(time.size());
+      std::copy(time.begin(), time.end(), harris_.taps);
+      harris_.k = static_cast<float>(p.harris_k);
+    }
 
     pyramid_sizes(w_, h_, p.flow_levels, lw_, lh_);
     size_t total = 0;
@@ -66,7 +82,9 @@ public:
     // Local maxima are more than nms_radius apart in x or y, so this many fit in any frame.
     cand_capacity_ = ((w_ + p.nms_radius) / (p.nms_radius + 1)) *
                      ((h_ + p.nms_radius) / (p.nms_radius + 1));
-    CVIS_RETURN_IF_ERROR(scratch_.reserve(8 * N));
+    CVIS_RETURN_IF_ERROR(scratch_.reserve((g_.harris ? 9 : 8) * N));
+    if (g_.harris)
+      CVIS_RETURN_IF_ERROR(products_.reserve(6 * static_cast<size_t>(g_.harris_ring) * N));
     CVIS_RETURN_IF_ERROR(smooth_.reserve(g_.smooth_ring * N));
     CVIS_RETURN_IF_ERROR(response_.reserve(g_.response_ring * N));
     CVIS_RETURN_IF_ERROR(pyr_.reserve(2 * total));
@@ -166,9 +184,12 @@ private:
     const size_t slot = (n % g_.vote_ring) * npix();
     const size_t ring = g_.vote_ring * npix();
     CVIS_RETURN_IF_ERROR(kernels::launch_votes(smooth(n), u, v, w_, h_,
-                                               static_cast<float>(p_.flow_min), bins_.get() + slot,
+                                               static_cast<float>(p_.flow_min), g_.speed_split,
+                                               bins_.get() + slot,
                                                weights_.get() + slot, bins_.get() + ring + slot,
                                                weights_.get() + ring + slot, st));
+    if (g_.harris)
+      return harris(n, st);
     if (n >= 2 * g_.radius) {
       kernels::Gabor g = gabor_;
       for (int k = 0; k < g.n; ++k)
@@ -176,6 +197,42 @@ private:
       CVIS_RETURN_IF_ERROR(kernels::launch_response(g, w_, h_, response(n - g_.radius), st));
     }
     return Status::Ok();
+  }
+
+  // The Harris steps of CpuFrontEnd::push: the integrated products of frame m = n - rl into the
+  // product ring, then R of frame m - R once the integration window is in.
+  Status harris(int64_t n, cudaStream_t st) {
+    const int rl = p_.temporal_radius();
+    if (n < 2 * rl)
+      return Status::Ok();
+    const int64_t m = n - rl;
+    kernels::Gabor g = gabor_;
+    for (int k = 0; k < g.n; ++k)
+      g.frames[k] = smooth(n - 2 * rl + k);
+    CVIS_RETURN_IF_ERROR(kernels::launch_harris_temporal(g, w_, h_, scratch(0), scratch(1), st));
+    float* const prod[6] = {scratch(2), scratch(3), scratch(4), scratch(5), scratch(6), scratch(7)};
+    CVIS_RETURN_IF_ERROR(kernels::launch_harris_products(
+        scratch(0), scratch(1), w_, h_, static_cast<float>(p_.sigma), static_cast<float>(p_.tau),
+        prod, st));
+    float* slot = products_.get() + static_cast<size_t>(m % g_.harris_ring) * 6 * npix();
+    for (int half = 0; half < 2; ++half) { // the passes take 3 images at a time
+      const Pass rows{{prod[3 * half], prod[3 * half + 1], prod[3 * half + 2]},
+                      {scratch(0), scratch(1), scratch(8)}, 3, w_, h_, w_, h_, 1};
+      const Pass cols{{scratch(0), scratch(1), scratch(8)},
+                      {slot + (3 * half) * npix(), slot + (3 * half + 1) * npix(),
+                       slot + (3 * half + 2) * npix()},
+                      3, w_, h_, w_, h_, 1};
+      CVIS_RETURN_IF_ERROR(kernels::launch_rows(rows, space_, space_, st));
+      CVIS_RETURN_IF_ERROR(kernels::launch_cols(cols, space_, space_, st));
+    }
+    if (n < 2 * g_.radius)
+      return Status::Ok();
+    kernels::HarrisSum a = harris_;
+    const int R = harris_.n / 2;
+    for (int j = 0; j < a.n; ++j)
+      a.slot[j] = static_cast<int>((m - 2 * R + j) % g_.harris_ring);
+    a.ring = products_.get();
+    return kernels::launch_harris_response(a, w_, h_, response(n - g_.radius), st);
   }
 
   // Pyramidal Lucas-Kanade from frame n - 1 to n (ref::lk_flow); the result is level 0 of flow_.
@@ -211,6 +268,7 @@ private:
   // final_frame); waits for the stream when the frame can carry points.
   Status final_frame(int64_t f, int64_t last, cudaStream_t st, FramePoints* fp) {
     fp->frame = f;
+    fp->dim = g_.dim;
     const int64_t r = g_.radius;
     if (f < r || f > last - r)
       return Status::Ok();
@@ -235,6 +293,8 @@ private:
     a.cell = g_.cell;
     a.cell_frames = g_.cell_frames;
     a.max_points = p_.max_points;
+    a.hof_bins = g_.hof_bins;
+    a.dim = g_.dim;
     a.f = f;
     a.first = std::max<int64_t>(0, last - g_.vote_ring + 1);
     a.last = last;
@@ -243,7 +303,7 @@ private:
     const size_t head =
         offsetof(kernels::FrameResult, points) + sizeof(kernels::Candidate) * p_.max_points;
     CVIS_CUDA_CHECK(cudaMemcpyAsync(h, res, head, cudaMemcpyDeviceToHost, st));
-    const size_t desc_bytes = sizeof(float) * kernels::kDescDim * p_.max_points;
+    const size_t desc_bytes = sizeof(float) * g_.dim * p_.max_points;
     CVIS_CUDA_CHECK(
         cudaMemcpyAsync(h->desc, res->desc, desc_bytes, cudaMemcpyDeviceToHost, st));
     CVIS_CUDA_CHECK(cudaEventRecord(done_.get(), st));
@@ -257,7 +317,7 @@ private:
       ip.y = h->points[i].y;
       ip.response = h->points[i].r;
     }
-    fp->desc.assign(h->desc, h->desc + static_cast<size_t>(kept) * kernels::kDescDim);
+    fp->desc.assign(h->desc, h->desc + static_cast<size_t>(kept) * g_.dim);
     return Status::Ok();
   }
 
@@ -265,13 +325,15 @@ private:
   bool configured_ = false;
   FrontEndParams p_;
   FrontEndGeometry g_;
-  Taps gauss_, binomial_, box_;
+  Taps gauss_, binomial_, box_, space_;
   kernels::Gabor gabor_;
+  kernels::HarrisSum harris_;
   int lw_[5] = {}, lh_[5] = {};
   size_t lo_[5] = {};
   size_t pyr_total_ = 0;
   int cand_capacity_ = 0;
   cuda::DeviceArray<float> scratch_, smooth_, response_, pyr_, flow_, weights_;
+  cuda::DeviceArray<float> products_; // Harris: 6 integrated products x harris_ring frames
   cuda::DeviceArray<uint8_t> bins_;
   cuda::DeviceArray<kernels::Candidate> cand_;
   cuda::DeviceArray<kernels::Counters> counters_;

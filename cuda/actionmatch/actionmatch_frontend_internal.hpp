@@ -9,13 +9,18 @@ namespace cvis::actionmatch::detail {
 
 // Sizes derived from the parameters, the same for both backends.
 struct FrontEndGeometry {
-  int radius = 0;      // Gabor half-length r (frames): R_f needs S_{f-r} .. S_{f+r}
+  int radius = 0;      // detector_radius() r (frames): R_f needs S_{f-r} .. S_{f+r}
+  bool harris = false; // Detector::kHarris
   int cell = 0;        // spatial cell (pixels)
   int cell_frames = 0; // temporal cell (frames); descriptor frames f - cell_frames .. f + cell_frames - 1
   int lag = 0;         // frame f is final at push f + lag
-  int smooth_ring = 0; // S frames kept: 2 r + 1
+  int smooth_ring = 0; // S frames kept: 2 temporal_radius() + 1
+  int harris_ring = 0; // Harris: frames of the 6 integrated products kept, 2 integration_radius() + 1
   int response_ring = 0; // R frames kept: R_{f-1} .. R_{n-r} when f = n - lag is final: lag - r + 2
   int vote_ring = 0;   // HoG/HoF vote frames kept: lag + cell_frames + 1
+  int hof_bins = 0;    // HoF bins per cell: kHofBins, or kHofSpeedBins (speed split)
+  int dim = 0;         // values per descriptor
+  float speed_split = 0; // fe::hof_vote's split (0: none, the paper's bins)
 };
 FrontEndGeometry frontend_geometry(const FrontEndParams& p);
 

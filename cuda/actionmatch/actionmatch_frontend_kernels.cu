@@ -207,8 +207,8 @@ __global__ void lk_update_kernel(const float* g11, const float* g12, const float
 }
 
 __global__ void votes_kernel(const float* S, const float* u, const float* v, int w, int h,
-                             float flow_min, uint8_t* hog_bin, float* hog_w, uint8_t* hof_bin,
-                             float* hof_w) {
+                             float flow_min, float split, uint8_t* hog_bin, float* hog_w,
+                             uint8_t* hof_bin, float* hof_w) {
   const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
   if (x >= w || y >= h)
     return;
@@ -220,7 +220,7 @@ __global__ void votes_kernel(const float* S, const float* u, const float* v, int
   fe::hog_vote(gx, gy, &b, &wt);
   hog_bin[i] = b;
   hog_w[i] = wt;
-  fe::hof_vote(u ? u[i] : 0.0f, u ? v[i] : 0.0f, flow_min, &b, &wt);
+  fe::hof_vote(u ? u[i] : 0.0f, u ? v[i] : 0.0f, flow_min, split, &b, &wt);
   hof_bin[i] = b;
   hof_w[i] = wt;
 }
@@ -285,10 +285,10 @@ Status launch_lk_update(const float* g11, const float* g12, const float* g22, co
 }
 
 Status launch_votes(const float* S, const float* u, const float* v, int w, int h, float flow_min,
-                    uint8_t* hog_bin, float* hog_w, uint8_t* hof_bin, float* hof_w,
+                    float split, uint8_t* hog_bin, float* hog_w, uint8_t* hof_bin, float* hof_w,
                     cudaStream_t stream) {
-  votes_kernel<<<tile_grid(w, h), tile_block(), 0, stream>>>(S, u, v, w, h, flow_min, hog_bin,
-                                                             hog_w, hof_bin, hof_w);
+  votes_kernel<<<tile_grid(w, h), tile_block(), 0, stream>>>(S, u, v, w, h, flow_min, split,
+                                                             hog_bin, hog_w, hof_bin, hof_w);
   LAUNCH_CHECK("votes_kernel");
   return Status::Ok();
 }

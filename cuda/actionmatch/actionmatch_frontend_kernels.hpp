@@ -1,5 +1,6 @@
 // Kernels of the front end's CUDA backend (actionmatch_frontend_kernels.cu: the image work;
-// actionmatch_frontend_kernels_points.cu: response, points, descriptors) and their launchers; only
+// actionmatch_frontend_kernels_points.cu: response, points, descriptors;
+// actionmatch_frontend_kernels_harris.cu: the Harris detector) and their launchers; only
 // actionmatch_frontend_cuda.cpp includes this header. Float images are packed (pitch = width
 // elements) as in the reference (ref::Image), so that fe::bilinear indexes them the same way.
 // Every launcher enqueues on `stream` and reports the launch status.
@@ -19,7 +20,8 @@ namespace cvis::actionmatch::kernels {
 inline constexpr int kMaxTaps = 49;
 inline constexpr int kMaxGabor = 33;
 inline constexpr int kMaxPoints = 64;
-inline constexpr int kDescDim = 162;
+inline constexpr int kMaxDescDim = 234; // kSpeedDescriptorDim; FrameResult rows are `dim` apart
+inline constexpr int kMaxHofBins = 9;
 
 struct Taps {
   int n = 0; // odd
@@ -43,7 +45,7 @@ struct Counters {
 struct FrameResult {
   int32_t candidates, pad;
   Candidate points[kMaxPoints];
-  float desc[kMaxPoints * kDescDim];
+  float desc[kMaxPoints * kMaxDescDim]; // kept points x dim, packed
 };
 
 // Sum of the w x h luma bytes into c->byte_sum (integer atomics: exact, any order).
@@ -83,9 +85,9 @@ Status launch_lk_update(const float* g11, const float* g12, const float* g22, co
                         const float* hby, int w, int h, int r, float* u, float* v,
                         cudaStream_t stream);
 
-// HoG votes of S and HoF votes of (u, v) (zero flow when u is nullptr).
+// HoG votes of S and HoF votes of (u, v) (zero flow when u is nullptr; fe::hof_vote's split).
 Status launch_votes(const float* S, const float* u, const float* v, int w, int h, float flow_min,
-                    uint8_t* hog_bin, float* hog_w, uint8_t* hof_bin, float* hof_w,
+                    float split, uint8_t* hog_bin, float* hog_w, uint8_t* hof_bin, float* hof_w,
                     cudaStream_t stream);
 
 // R = E^2 + O^2 from the 2 r + 1 smoothed frames at frames[k] (oldest first).
@@ -95,6 +97,25 @@ struct Gabor {
   const float* frames[kMaxGabor] = {};
 };
 Status launch_response(const Gabor& g, int w, int h, float* R, cudaStream_t stream);
+
+// Harris, first step: L = sum_k even[k] frames[k] and Lt = sum_k odd[k] frames[k] (the temporal
+// Gaussian and its derivative in the Gabor pair's slots).
+Status launch_harris_temporal(const Gabor& g, int w, int h, float* L, float* Lt,
+                              cudaStream_t stream);
+// Harris, second step: the six products (fe::harris_products) of L's central differences and Lt,
+// into out[0..5].
+Status launch_harris_products(const float* L, const float* Lt, int w, int h, float sigma,
+                              float tau, float* const out[6], cudaStream_t stream);
+// Harris, last step: mu_c = sum_j taps[j] ring[(slot[j] * 6 + c) * w * h + i], then
+// R = fe::harris_response(mu, k).
+struct HarrisSum {
+  int n = 0;
+  float taps[kMaxGabor] = {};
+  int slot[kMaxGabor] = {};
+  const float* ring = nullptr;
+  float k = 0;
+};
+Status launch_harris_response(const HarrisSum& a, int w, int h, float* R, cudaStream_t stream);
 
 // 3-D local maxima of `cur` above `threshold` (prev / next may be null) appended to `cand` with
 // c->candidates as the counter (c->candidates must be 0 before).
@@ -113,6 +134,7 @@ struct DescArgs {
   const uint8_t* hof_bin;
   const float* hof_w;
   int w, h, ring, cell, cell_frames, max_points;
+  int hof_bins, dim; // HoF bins per cell (<= kMaxHofBins), values per descriptor
   int64_t f, first, last;
 };
 Status launch_descriptors(const DescArgs& a, FrameResult* out, cudaStream_t stream);

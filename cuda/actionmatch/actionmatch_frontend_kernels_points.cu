@@ -94,22 +94,26 @@ __global__ void rank_kernel(const Candidate* cand, const Counters* c, int max_po
 // One block per kept point; thread `cell` < 18 sums its cell's votes in the reference's order,
 // then thread 0 normalises the two parts.
 __global__ void descriptor_kernel(DescArgs a, FrameResult* out) {
-  __shared__ float d[kDescDim];
+  __shared__ float d[kMaxDescDim];
   const int kept = min(out->candidates, a.max_points);
   const int pt = blockIdx.x;
+  float* dst = out->desc + static_cast<size_t>(pt) * a.dim;
   if (pt >= kept) {
-    for (int i = threadIdx.x; i < kDescDim; i += blockDim.x)
-      out->desc[pt * kDescDim + i] = 0.0f; // copied back with the others
+    for (int i = threadIdx.x; i < a.dim; i += blockDim.x)
+      dst[i] = 0.0f; // copied back with the others
     return;
   }
   const int x = out->points[pt].x, y = out->points[pt].y;
   const int c = a.cell, ct = a.cell_frames;
   const int x0 = x - (3 * c) / 2, y0 = y - (3 * c) / 2;
   const int cell = threadIdx.x;
-  if (cell < kCellsT * kCellsY * kCellsX) {
+  if (cell < kCells) {
     const int t = cell / (kCellsY * kCellsX), cy = cell / kCellsX % kCellsY, cx = cell % kCellsX;
     float hog[kHogBins] = {0.0f, 0.0f, 0.0f, 0.0f};
-    float hof[kHofBins] = {0.0f, 0.0f, 0.0f, 0.0f, 0.0f};
+    float hof[kMaxHofBins];
+#pragma unroll
+    for (int b = 0; b < kMaxHofBins; ++b)
+      hof[b] = 0.0f;
     for (int64_t fr = a.f - ct + t * ct; fr < a.f + t * ct; ++fr) {
       if (fr < a.first || fr > a.last)
         continue;
@@ -129,7 +133,7 @@ __global__ void descriptor_kernel(DescArgs a, FrameResult* out) {
             if (hb == b)
               hog[b] = hog[b] + hw;
 #pragma unroll
-          for (int b = 0; b < kHofBins; ++b)
+          for (int b = 0; b < kMaxHofBins; ++b)
             if (fb == b)
               hof[b] = hof[b] + fw;
         }
@@ -137,12 +141,14 @@ __global__ void descriptor_kernel(DescArgs a, FrameResult* out) {
     }
     for (int b = 0; b < kHogBins; ++b)
       d[cell * kHogBins + b] = hog[b];
-    for (int b = 0; b < kHofBins; ++b)
-      d[kHogDim + cell * kHofBins + b] = hof[b];
+#pragma unroll
+    for (int b = 0; b < kMaxHofBins; ++b)
+      if (b < a.hof_bins)
+        d[kHogDim + cell * a.hof_bins + b] = hof[b];
   }
   __syncthreads();
   if (threadIdx.x == 0) {
-    const int parts[2][2] = {{0, kHogDim}, {kHogDim, kHogDim + kHofDim}};
+    const int parts[2][2] = {{0, kHogDim}, {kHogDim, a.dim}};
     for (int p = 0; p < 2; ++p) {
       float ss = 0.0f;
       for (int i = parts[p][0]; i < parts[p][1]; ++i)
@@ -155,8 +161,8 @@ __global__ void descriptor_kernel(DescArgs a, FrameResult* out) {
     }
   }
   __syncthreads();
-  for (int i = threadIdx.x; i < kDescDim; i += blockDim.x)
-    out->desc[pt * kDescDim + i] = d[i];
+  for (int i = threadIdx.x; i < a.dim; i += blockDim.x)
+    dst[i] = d[i];
 }
 
 } // namespace

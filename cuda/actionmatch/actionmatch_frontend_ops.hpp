@@ -61,7 +61,10 @@ CVIS_HD void hog_vote(float gx, float gy, uint8_t* bin, float* weight) {
 
 // HoF vote of a flow vector: 4 direction bins of 90 degrees centred on right, down, left, up, by
 // comparisons; vectors shorter than `flow_min` vote for bin 4 ("no motion") with weight flow_min.
-CVIS_HD void hof_vote(float u, float v, float flow_min, uint8_t* bin, float* weight) {
+// With `split` > 0, vectors at least `split` long vote for the direction bins 5..8 instead (the
+// speed class is a comparison of the magnitude both backends compute identically).
+CVIS_HD void hof_vote(float u, float v, float flow_min, float split, uint8_t* bin,
+                      float* weight) {
   const float m = sqrtf(u * u + v * v);
   if (m < flow_min) {
     *bin = 4;
@@ -69,11 +72,35 @@ CVIS_HD void hof_vote(float u, float v, float flow_min, uint8_t* bin, float* wei
     return;
   }
   const float au = u < 0.0f ? -u : u, av = v < 0.0f ? -v : v;
+  const uint8_t fast = split > 0.0f && m >= split ? 5 : 0;
   if (au >= av)
-    *bin = u > 0.0f ? 0 : 2;
+    *bin = static_cast<uint8_t>(fast + (u > 0.0f ? 0 : 2));
   else
-    *bin = v > 0.0f ? 1 : 3;
+    *bin = static_cast<uint8_t>(fast + (v > 0.0f ? 1 : 3));
   *weight = m;
+}
+
+// Harris: the second-moment products (xx, xy, xt, yy, yt, tt) of the scale-normalised gradient
+// (sigma Lx, sigma Ly, tau Lt), Lx and Ly central differences of L from its four neighbours.
+CVIS_HD void harris_products(float left, float right, float up, float down, float lt, float sigma,
+                             float tau, float* v) {
+  const float gx = (right - left) * 0.5f * sigma, gy = (down - up) * 0.5f * sigma;
+  const float gt = lt * tau;
+  v[0] = gx * gx;
+  v[1] = gx * gy;
+  v[2] = gx * gt;
+  v[3] = gy * gy;
+  v[4] = gy * gt;
+  v[5] = gt * gt;
+}
+
+// Harris: H = det mu - k trace^3 mu of the symmetric mu = [a b c; b d e; c e f] given as
+// (a, b, c, d, e, f), by cofactors along the first row.
+CVIS_HD float harris_response(const float* mu, float k) {
+  const float a = mu[0], b = mu[1], c = mu[2], d = mu[3], e = mu[4], f = mu[5];
+  const float det = a * (d * f - e * e) - b * (b * f - e * c) + c * (b * e - d * c);
+  const float tr = a + d + f;
+  return det - k * (tr * tr * tr);
 }
 
 // One Lucas-Kanade update from the window sums of the structure tensor (g11, g12, g22) and of the

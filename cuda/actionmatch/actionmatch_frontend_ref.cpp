@@ -134,7 +134,8 @@ void lk_flow(const std::vector<Image>& prev, const std::vector<Image>& cur,
   *v = std::move(vv);
 }
 
-void votes(const Image& s, const Image& u, const Image& v, float flow_min, Votes* out) {
+void votes(const Image& s, const Image& u, const Image& v, float flow_min, float split,
+           Votes* out) {
   const int w = s.w, h = s.h;
   const size_t n = static_cast<size_t>(w) * h;
   out->w = w;
@@ -149,7 +150,7 @@ void votes(const Image& s, const Image& u, const Image& v, float flow_min, Votes
       const float gx = (s.at(clampi(x + 1, 0, w - 1), y) - s.at(clampi(x - 1, 0, w - 1), y)) * 0.5f;
       const float gy = (s.at(x, clampi(y + 1, 0, h - 1)) - s.at(x, clampi(y - 1, 0, h - 1))) * 0.5f;
       fe::hog_vote(gx, gy, &out->hog_bin[i], &out->hog_w[i]);
-      fe::hof_vote(u.p[i], v.p[i], flow_min, &out->hof_bin[i], &out->hof_w[i]);
+      fe::hof_vote(u.p[i], v.p[i], flow_min, split, &out->hof_bin[i], &out->hof_w[i]);
     }
 }
 
@@ -213,13 +214,13 @@ void descriptor(const std::vector<Votes>& ring, const FrontEndGeometry& g, int64
                 int64_t first, int64_t last, float* out) {
   const int c = g.cell, ct = g.cell_frames, n = static_cast<int>(ring.size());
   const int x0 = x - (3 * c) / 2, y0 = y - (3 * c) / 2;
-  std::fill(out, out + kHogDim + kHofDim, 0.0f);
+  std::fill(out, out + g.dim, 0.0f);
   for (int t = 0; t < kCellsT; ++t)
     for (int cy = 0; cy < kCellsY; ++cy)
       for (int cx = 0; cx < kCellsX; ++cx) {
         const int cell = (t * kCellsY + cy) * kCellsX + cx;
         float* hog = out + cell * kHogBins;
-        float* hof = out + kHogDim + cell * kHofBins;
+        float* hof = out + kHogDim + cell * g.hof_bins;
         for (int64_t fr = f - ct + t * ct; fr < f + t * ct; ++fr) {
           if (fr < first || fr > last)
             continue;
@@ -238,7 +239,7 @@ void descriptor(const std::vector<Votes>& ring, const FrontEndGeometry& g, int64
         }
       }
   // Each part L2-normalised, scaled by 1/sqrt(2): the whole vector has norm 1 (or 0).
-  const int parts[2][2] = {{0, kHogDim}, {kHogDim, kHogDim + kHofDim}};
+  const int parts[2][2] = {{0, kHogDim}, {kHogDim, g.dim}};
   for (const auto& part : parts) {
     float ss = 0.0f;
     for (int i = part[0]; i < part[1]; ++i)

@@ -9,8 +9,9 @@
 namespace cvis::actionmatch {
 
 void append_points(const std::vector<FramePoints>& frames, ClipPoints* clip) {
-  const int dim = kHogDim + kHofDim;
-  clip->graph.dim = dim;
+  if (!frames.empty())
+    clip->graph.dim = frames.front().dim;
+  const int dim = clip->graph.dim;
   for (const FramePoints& fp : frames) {
     for (size_t i = 0; i < fp.points.size(); ++i) {
       const InterestPoint& ip = fp.points[i];

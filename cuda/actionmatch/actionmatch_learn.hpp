@@ -22,11 +22,12 @@ struct ClipPoints {
   int subject = 0;    // person number
   int scenario = 0;   // d number
   int frames = 0;     // frames in the clip
-  Graph graph;        // all points (kPaperDescriptorDim)
+  Graph graph;        // all points (the front end's descriptor_dim())
   std::vector<float> response;
 };
 
-// Appends the points of final frames (FrontEnd output) to a clip.
+// Appends the points of final frames (FrontEnd output) to a clip; the clip's graph takes the
+// frames' descriptor dimension.
 void append_points(const std::vector<FramePoints>& frames, ClipPoints* clip);
 
 // Model-making and block parameters.

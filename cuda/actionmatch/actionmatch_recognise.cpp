@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <limits>
 
 #include "actionmatch_frontend_internal.hpp"
@@ -30,9 +31,20 @@ Status Recogniser::configure(Backend frontend_backend, Backend matcher_backend, 
                              int height, const RecogniserParams& p, const Dictionary& dict) {
   CVIS_RETURN_IF_ERROR(validate(p));
   CVIS_RETURN_IF_ERROR(validate(dict));
-  if (dict.dim != kHogDim + kHofDim)
+  Dictionary made;
+  describe(p.frontend, &made);
+  if (dict.flow != made.flow || dict.speed_split != made.speed_split) {
+    char buf[256];
+    std::snprintf(buf, sizeof buf,
+                  "dictionary: made with the %s flow histogram (speed split %g), the front end "
+                  "is set to the %s one (speed split %g)",
+                  flow_histogram_name(dict.flow), dict.speed_split,
+                  flow_histogram_name(made.flow), made.speed_split);
+    return invalid_argument(buf);
+  }
+  if (dict.dim != made.dim)
     return invalid_argument("dictionary: descriptors of dimension " + std::to_string(dict.dim) +
-                            ", the front end computes " + std::to_string(kHogDim + kHofDim));
+                            ", the front end computes " + std::to_string(made.dim));
   Status st;
   if (!fe_ || fe_backend_ != frontend_backend) {
     fe_ = make_frontend(frontend_backend, &st);

@@ -22,12 +22,29 @@ enum {
   PROP_MAX_POINTS,
   PROP_CELL_SIZE,
   PROP_CELL_FRAMES,
+  PROP_FLOW_HISTOGRAM,
+  PROP_SPEED_SPLIT,
+  PROP_DETECTOR,
+  PROP_HARRIS_K,
+  PROP_HARRIS_SCALE,
 };
 
 GST_CVIS_DEFINE_ENUM_TYPE (gst_cuda_action_match_distance_get_type, "GstCudaActionMatchDistance",
     {GST_CUDA_ACTION_MATCH_DISTANCE_ENERGY, "The optimum's whole energy", "energy"},
     {GST_CUDA_ACTION_MATCH_DISTANCE_APPEARANCE,
         "The optimum's appearance part (the paper's best)", "appearance"})
+
+GST_CVIS_DEFINE_ENUM_TYPE (gst_cuda_action_match_flow_histogram_get_type,
+    "GstCudaActionMatchFlowHistogram",
+    {GST_CUDA_ACTION_MATCH_FLOW_HISTOGRAM_PAPER,
+        "4 flow directions + no motion per cell (the paper's 162 values)", "paper"},
+    {GST_CUDA_ACTION_MATCH_FLOW_HISTOGRAM_SPEED,
+        "Flow directions split at speed-split (234 values): keeps the speed", "speed"})
+
+GST_CVIS_DEFINE_ENUM_TYPE (gst_cuda_action_match_detector_get_type, "GstCudaActionMatchDetector",
+    {GST_CUDA_ACTION_MATCH_DETECTOR_PERIODIC,
+        "Periodic detector: spatial Gaussian, temporal Gabor pair (Dollar et al.)", "periodic"},
+    {GST_CUDA_ACTION_MATCH_DETECTOR_HARRIS, "Space-time Harris corners (Laptev)", "harris"})
 
 /* Settings that size the window or the dictionary change only when not streaming. */
 static gboolean
@@ -88,6 +105,21 @@ gst_cuda_action_match_set_property (GObject * object, guint prop_id, const GValu
     case PROP_CELL_FRAMES:
       p.frontend.cell_frames = (int) g_value_get_uint (value);
       break;
+    case PROP_FLOW_HISTOGRAM:
+      p.frontend.flow_histogram = (am::FlowHistogram) g_value_get_enum (value);
+      break;
+    case PROP_SPEED_SPLIT:
+      p.frontend.speed_split = g_value_get_double (value);
+      break;
+    case PROP_DETECTOR:
+      p.frontend.detector = (am::Detector) g_value_get_enum (value);
+      break;
+    case PROP_HARRIS_K:
+      p.frontend.harris_k = g_value_get_double (value);
+      break;
+    case PROP_HARRIS_SCALE:
+      p.frontend.harris_scale = g_value_get_double (value);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
@@ -138,6 +170,21 @@ gst_cuda_action_match_get_property (GObject * object, guint prop_id, GValue * va
       break;
     case PROP_CELL_FRAMES:
       g_value_set_uint (value, (guint) p.frontend.cell_frames);
+      break;
+    case PROP_FLOW_HISTOGRAM:
+      g_value_set_enum (value, (gint) p.frontend.flow_histogram);
+      break;
+    case PROP_SPEED_SPLIT:
+      g_value_set_double (value, p.frontend.speed_split);
+      break;
+    case PROP_DETECTOR:
+      g_value_set_enum (value, (gint) p.frontend.detector);
+      break;
+    case PROP_HARRIS_K:
+      g_value_set_double (value, p.frontend.harris_k);
+      break;
+    case PROP_HARRIS_SCALE:
+      g_value_set_double (value, p.frontend.harris_scale);
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -201,4 +248,27 @@ gst_cuda_action_match_install_properties (GObjectClass * klass)
       g_param_spec_uint ("cell-frames", "Cell frames",
           "Descriptor: temporal cell (frames); as the dictionary's training", 1, 16,
           (guint) d.frontend.cell_frames, ready));
+  g_object_class_install_property (klass, PROP_FLOW_HISTOGRAM,
+      g_param_spec_enum ("flow-histogram", "Flow histogram",
+          "Descriptor: how the flow is binned; must be the dictionary's (it records it)",
+          gst_cuda_action_match_flow_histogram_get_type (), (gint) d.frontend.flow_histogram,
+          ready));
+  g_object_class_install_property (klass, PROP_SPEED_SPLIT,
+      g_param_spec_double ("speed-split", "Speed split",
+          "Descriptor: flow speed (pixels/frame) between the slow and fast bins of "
+          "flow-histogram=speed; must be the dictionary's", am::kMinSpeedSplit,
+          am::kMaxSpeedSplit, d.frontend.speed_split, ready));
+  g_object_class_install_property (klass, PROP_DETECTOR,
+      g_param_spec_enum ("detector", "Detector",
+          "Detector: the interest point detector; as the dictionary's training",
+          gst_cuda_action_match_detector_get_type (), (gint) d.frontend.detector, ready));
+  g_object_class_install_property (klass, PROP_HARRIS_K,
+      g_param_spec_double ("harris-k", "Harris k",
+          "Detector (harris): weight of trace^3 in det - k trace^3; as the dictionary's training",
+          0.0, 0.1, d.frontend.harris_k, ready));
+  g_object_class_install_property (klass, PROP_HARRIS_SCALE,
+      g_param_spec_double ("harris-scale", "Harris integration scale",
+          "Detector (harris): integration scale over (sigma, tau); harris-scale x sigma and "
+          "x tau at most 8; as the dictionary's training", 1.0, 4.0, d.frontend.harris_scale,
+          ready));
 }

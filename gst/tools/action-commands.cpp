@@ -131,9 +131,13 @@ int cmd_inspect(int argc, char** argv) {
   if (!s.ok())
     return fail(s.message());
   const actionmatch::Params& p = d.params;
+  // The version the writer uses for this content (version 2 only for what version 1 cannot say).
+  const unsigned version = d.flow == actionmatch::FlowHistogram::kPaper ? 1u : 2u;
   if (a.json) {
-    std::printf("{\"dictionary\": %s, \"version\": %u, \"dim\": %d, ",
-                json_string(a.positional[0]).c_str(), actionmatch::kDictionaryVersion, d.dim);
+    std::printf("{\"dictionary\": %s, \"version\": %u, \"dim\": %d, \"flow_histogram\": \"%s\", "
+                "\"speed_split\": %.9g, ",
+                json_string(a.positional[0]).c_str(), version, d.dim,
+                actionmatch::flow_histogram_name(d.flow), d.speed_split);
     print_params_json(p);
     std::printf(", \"models\": [");
     for (size_t i = 0; i < d.models.size(); ++i) {
@@ -147,7 +151,10 @@ int cmd_inspect(int argc, char** argv) {
     return kExitOk;
   }
   std::printf("dictionary %s: version %u, %zu models, descriptor dim %d\n", a.positional[0].c_str(),
-              actionmatch::kDictionaryVersion, d.models.size(), d.dim);
+              version, d.models.size(), d.dim);
+  if (d.flow != actionmatch::FlowHistogram::kPaper)
+    std::printf("descriptor: %s flow histogram, speed split %g pixels/frame\n",
+                actionmatch::flow_histogram_name(d.flow), d.speed_split);
   std::printf("parameters: lambda1 %g, lambda2 %g, lambda3 %g, T %d%s, causality %s, dummies %s, "
               "W_d %g\n",
               p.lambda1, p.lambda2, p.lambda3, p.T, p.T == 0 ? " (no limit)" : "",

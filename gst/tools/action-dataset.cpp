@@ -82,7 +82,19 @@ std::string cache_key(const FrontEndParams& p) {
                 static_cast<int>(p.normalise_gain), p.sigma,
                 p.tau, p.omega, p.threshold, p.nms_radius, p.max_points, p.cell_size,
                 p.cell_frames, p.flow_levels, p.flow_iterations, p.flow_radius, p.flow_min);
-  return b;
+  std::string key = b;
+  // Appended only for non-default kinds, so that existing caches of the paper's front end hit.
+  if (p.flow_histogram != actionmatch::FlowHistogram::kPaper) {
+    std::snprintf(b, sizeof b, " hof %s %.9g", actionmatch::flow_histogram_name(p.flow_histogram),
+                  p.speed_split);
+    key += b;
+  }
+  if (p.detector != actionmatch::Detector::kPeriodic) {
+    std::snprintf(b, sizeof b, " detector %s %.9g %.9g", actionmatch::detector_name(p.detector),
+                  p.harris_k, p.harris_scale);
+    key += b;
+  }
+  return key;
 }
 
 std::string cache_path(const std::string& dir, const ClipFile& c) {
@@ -93,6 +105,7 @@ bool read_cache(const std::string& path, const std::string& key, ClipPoints* out
   std::ifstream in(path, std::ios::binary);
   if (!in)
     return false;
+  const int dim = out->graph.dim;
   std::string line;
   if (!std::getline(in, line) || line != key)
     return false;
@@ -101,7 +114,6 @@ bool read_cache(const std::string& path, const std::string& key, ClipPoints* out
   in.read(reinterpret_cast<char*>(&n), 4);
   if (!in || n < 0 || frames < 0)
     return false;
-  const int dim = actionmatch::kPaperDescriptorDim;
   std::vector<float> d(dim);
   for (int i = 0; i < n; ++i) {
     int32_t f;
@@ -150,12 +162,12 @@ bool clip_points(const ClipFile& clip, const FrontEndParams& fp, Backend backend
   out->label = clip.label;
   out->subject = clip.subject;
   out->scenario = clip.scenario;
-  out->graph.dim = actionmatch::kPaperDescriptorDim;
+  out->graph.dim = actionmatch::descriptor_dim(fp);
   const std::string key = cache_key(fp);
   if (!cache_dir.empty() && read_cache(cache_path(cache_dir, clip), key, out))
     return true;
   out->graph = actionmatch::Graph();
-  out->graph.dim = actionmatch::kPaperDescriptorDim;
+  out->graph.dim = actionmatch::descriptor_dim(fp);
   out->response.clear();
 
   gchar* uri = gst_filename_to_uri(clip.path.c_str(), nullptr);

@@ -129,6 +129,28 @@ bool parse_options(int argc, char** argv, bool train, Options* o, std::string* e
       if (!num(1, 16))
         return false;
       o->fp.cell_frames = static_cast<int>(v);
+    } else if (s == "--flow-histogram") {
+      if (!parse_flow_histogram(value, &o->fp.flow_histogram)) {
+        *err = "--flow-histogram: paper or speed";
+        return false;
+      }
+    } else if (s == "--speed-split") {
+      if (!num(kMinSpeedSplit, kMaxSpeedSplit))
+        return false;
+      o->fp.speed_split = v;
+    } else if (s == "--detector") {
+      if (!parse_detector(value, &o->fp.detector)) {
+        *err = "--detector: periodic or harris";
+        return false;
+      }
+    } else if (s == "--harris-k") {
+      if (!num(0, 0.1))
+        return false;
+      o->fp.harris_k = v;
+    } else if (s == "--harris-scale") {
+      if (!num(1, 4))
+        return false;
+      o->fp.harris_scale = v;
     } else if (s == "--model-frames") {
       if (!num(3, 200))
         return false;
@@ -308,7 +330,7 @@ int cmd_train(int argc, char** argv) {
     return fail(err);
   const std::vector<int> chosen = select_without(w, -1, o.lp);
   Dictionary d;
-  d.dim = kPaperDescriptorDim;
+  describe(o.fp, &d);
   d.params = o.mp;
   for (int k : chosen)
     d.models.push_back(w.cands[k]);

@@ -36,6 +36,8 @@ const char* kUsage =
     "        [--cache DIR] (points of each clip, keyed by the front-end parameters)\n"
     "        [--sigma S] [--tau T] [--threshold R] [--max-points K] [--cell-size P]\n"
     "        [--cell-frames F] [--model-frames F] [--windows N] [--prototypes N]\n"
+    "        [--flow-histogram paper|speed] [--speed-split V] (HoF bins split at V pixels/frame)\n"
+    "        [--detector periodic|harris] [--harris-k K] [--harris-scale S]\n"
     "        [--block-frames F] [--overlap F] [--dummy-cost W] [--lambda2 L] [--T T]\n"
     "        [--aggregate mean|min] (a clip's distance to a model over its blocks)\n"
     "        [--verbose] (eval: per-subject accuracy)\n"

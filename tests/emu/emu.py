@@ -100,9 +100,11 @@ TARGETS = {
     "actionmatch_frontend": dict(
         name="test_actionmatch_frontend_gpu",
         cu=["cuda/actionmatch/actionmatch_frontend_kernels.cu",
-            "cuda/actionmatch/actionmatch_frontend_kernels_points.cu"],
+            "cuda/actionmatch/actionmatch_frontend_kernels_points.cu",
+            "cuda/actionmatch/actionmatch_frontend_kernels_harris.cu"],
         src=["cuda/actionmatch/actionmatch_frontend.cpp", "cuda/actionmatch/actionmatch_frontend_cpu.cpp",
-             "cuda/actionmatch/actionmatch_frontend_ref.cpp", "cuda/actionmatch/actionmatch_frontend_cuda.cpp",
+             "cuda/actionmatch/actionmatch_frontend_ref.cpp", "cuda/actionmatch/actionmatch_frontend_ref_harris.cpp",
+             "cuda/actionmatch/actionmatch_frontend_cuda.cpp",
              "tests/algo/actionmatch/test_actionmatch_frontend_gpu.cpp"],
         inc=["cuda/actionmatch", "tests/algo/actionmatch"]),
     # The benchmarks' flow and exact checks on tiny inputs (timings mean nothing here).
@@ -138,9 +140,11 @@ TARGETS = {
     "bench_actionmatch_frontend": dict(
         name="bench_actionmatch_frontend", gtest=False,
         cu=["cuda/actionmatch/actionmatch_frontend_kernels.cu",
-            "cuda/actionmatch/actionmatch_frontend_kernels_points.cu"],
+            "cuda/actionmatch/actionmatch_frontend_kernels_points.cu",
+            "cuda/actionmatch/actionmatch_frontend_kernels_harris.cu"],
         src=["cuda/actionmatch/actionmatch_frontend.cpp", "cuda/actionmatch/actionmatch_frontend_cpu.cpp",
-             "cuda/actionmatch/actionmatch_frontend_ref.cpp", "cuda/actionmatch/actionmatch_frontend_cuda.cpp",
+             "cuda/actionmatch/actionmatch_frontend_ref.cpp", "cuda/actionmatch/actionmatch_frontend_ref_harris.cpp",
+             "cuda/actionmatch/actionmatch_frontend_cuda.cpp",
              "tests/bench/actionmatch/bench_actionmatch_frontend.cpp"],
         inc=["cuda/actionmatch"],
         args=["--quick"]),

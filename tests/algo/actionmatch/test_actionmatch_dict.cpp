@@ -32,7 +32,8 @@ Dictionary small_dictionary(Rng& rng, int models, int dim) {
 }
 
 bool same(const Dictionary& a, const Dictionary& b) {
-  if (a.dim != b.dim || a.models.size() != b.models.size())
+  if (a.dim != b.dim || a.models.size() != b.models.size() || a.flow != b.flow ||
+      a.speed_split != b.speed_split)
     return false;
   const Params &p = a.params, &q = b.params;
   if (p.lambda1 != q.lambda1 || p.lambda2 != q.lambda2 || p.lambda3 != q.lambda3 ||
@@ -67,12 +68,55 @@ TEST(ActionMatchDictionary, RoundTrip) {
   EXPECT_TRUE(same(d, loaded));
   std::remove(path.c_str());
   EXPECT_EQ(std::string(bytes.begin(), bytes.begin() + 8), "CVISACTD");
-  EXPECT_EQ(bytes[8], kDictionaryVersion);
+  EXPECT_EQ(bytes[8], 1); // the paper's flow histogram: version 1, readable by older builds
   EXPECT_EQ(bytes[12], 80);
   uint64_t size = 0;
   for (int i = 0; i < 8; ++i)
     size |= uint64_t{bytes[16 + i]} << (8 * i);
   EXPECT_EQ(size, bytes.size());
+}
+
+// The speed flow histogram needs version 2 (96-byte header): round trip, layout, every flipped
+// bit of the added fields rejected, and the fields' validation.
+TEST(ActionMatchDictionary, Version2FlowHistogram) {
+  Rng rng(25);
+  Dictionary d = small_dictionary(rng, 3, kSpeedDescriptorDim);
+  d.flow = FlowHistogram::kSpeed;
+  d.speed_split = 1.5;
+  std::vector<uint8_t> bytes;
+  ASSERT_TRUE(serialize_dictionary(d, &bytes).ok());
+  EXPECT_EQ(bytes[8], 2);
+  EXPECT_EQ(bytes[12], 96);
+  EXPECT_EQ(bytes[80], 1); // flow histogram
+  Dictionary back;
+  Status s = parse_dictionary(bytes.data(), bytes.size(), &back);
+  ASSERT_TRUE(s.ok()) << s.to_string();
+  EXPECT_TRUE(same(d, back));
+  for (size_t byte = 80; byte < 96; ++byte)
+    for (int bit = 0; bit < 8; ++bit) {
+      std::vector<uint8_t> bad = bytes;
+      bad[byte] ^= static_cast<uint8_t>(1u << bit);
+      Dictionary x;
+      s = parse_dictionary(bad.data(), bad.size(), &x);
+      ASSERT_FALSE(s.ok()) << "byte " << byte << " bit " << bit << " accepted";
+      // A field check names the header; a split still in range is caught by the checksum.
+      EXPECT_TRUE(s.message().find("header") != std::string::npos ||
+                  s.message().find("checksum") != std::string::npos)
+          << s.message();
+    }
+  Dictionary wrong = d;
+  wrong.dim = kPaperDescriptorDim;
+  for (Model& m : wrong.models) {
+    m.graph.dim = wrong.dim;
+    m.graph.desc.resize(static_cast<size_t>(m.graph.size()) * wrong.dim);
+  }
+  EXPECT_FALSE(validate(wrong).ok()) << "speed histogram with 162 values";
+  wrong = d;
+  wrong.speed_split = 0;
+  EXPECT_FALSE(validate(wrong).ok());
+  wrong = d;
+  wrong.flow = FlowHistogram::kPaper;
+  EXPECT_FALSE(validate(wrong).ok()) << "paper histogram with a speed split";
 }
 
 TEST(ActionMatchDictionary, EveryTruncationRejected) {

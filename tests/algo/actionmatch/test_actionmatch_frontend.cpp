@@ -12,54 +12,16 @@
 #include "actionmatch_frontend.hpp"
 #include "actionmatch_frontend_ops.hpp"
 #include "actionmatch_frontend_ref.hpp"
+#include "frontend_frames.hpp"
 
 using namespace cvis;
 using namespace cvis::actionmatch;
+using cvis::actionmatch::test::Frame;
+using cvis::actionmatch::test::texture;
 
 namespace {
 
 constexpr double kPi = 3.14159265358979323846;
-
-// A GRAY8 frame with row padding.
-struct Frame {
-  int w, h, pitch;
-  std::vector<uint8_t> px;
-  Frame(int width, int height, int pad) : w(width), h(height), pitch(width + pad) {
-    px.assign(static_cast<size_t>(pitch) * h, 0);
-  }
-  uint8_t& at(int x, int y) { return px[static_cast<size_t>(y) * pitch + x]; }
-  ImageView view() {
-    ImageView v;
-    v.format = PixelFormat::kGRAY8;
-    v.width = w;
-    v.height = h;
-    v.data[0] = px.data();
-    v.pitch[0] = pitch;
-    return v;
-  }
-};
-
-// Smooth random texture (seeded), 0..255.
-std::vector<float> texture(int w, int h, uint32_t seed) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> u(0, 1);
-  const int gw = w / 4 + 3, gh = h / 4 + 3;
-  std::vector<float> g(static_cast<size_t>(gw) * gh);
-  for (float& v : g)
-    v = u(rng);
-  std::vector<float> t(static_cast<size_t>(w) * h);
-  for (int y = 0; y < h; ++y)
-    for (int x = 0; x < w; ++x) {
-      const float fx = x / 4.0f, fy = y / 4.0f;
-      const int ix = static_cast<int>(fx), iy = static_cast<int>(fy);
-      const float ax = fx - ix, ay = fy - iy;
-      auto G = [&](int a, int b) { return g[static_cast<size_t>(b) * gw + a]; };
-      t[static_cast<size_t>(y) * w + x] =
-          255.0f * ((1 - ay) * ((1 - ax) * G(ix, iy) + ax * G(ix + 1, iy)) +
-                    ay * ((1 - ax) * G(ix, iy + 1) + ax * G(ix + 1, iy + 1)));
-    }
-  return t;
-}
 
 // Runs the CPU front end over `frames` and returns every final frame.
 std::vector<FramePoints> run(std::vector<Frame>& frames, const FrontEndParams& p) {
@@ -262,7 +224,17 @@ TEST(ActionFrontEnd, VoteBins) {
     int bin;
   } hof[] = {{1, 0.2f, 0}, {0.2f, 1, 1}, {-1, 0.5f, 2}, {0.1f, -1, 3}, {0.01f, 0.02f, 4}};
   for (const auto& c : hof) {
-    fe::hof_vote(c.u, c.v, 0.1f, &b, &w);
+    fe::hof_vote(c.u, c.v, 0.1f, 0.0f, &b, &w);
+    EXPECT_EQ(b, c.bin) << c.u << "," << c.v;
+  }
+  // Speed split at 2 pixels/frame: at or above it, the direction bins 5..8; "no motion" stays 4.
+  const struct {
+    float u, v;
+    int bin;
+  } fast[] = {{1.9f, 0.2f, 0}, {2, 0, 5}, {0.2f, 3, 6}, {-3, 0.5f, 7}, {0.1f, -1.99f, 3},
+              {0.5f, -2.5f, 8}, {0.01f, 0.02f, 4}};
+  for (const auto& c : fast) {
+    fe::hof_vote(c.u, c.v, 0.1f, 2.0f, &b, &w);
     EXPECT_EQ(b, c.bin) << c.u << "," << c.v;
   }
 }

@@ -1,6 +1,6 @@
 // GPU tests of the action front end: the CUDA backend returns exactly the CPU backend's frames
-// (frame numbers, points in order, responses and the 162 descriptor values compared as bits) on
-// seeded clips of moving, blinking and oscillating shapes over texture, for parameter sets across
+// (frame numbers, points in order, responses and the 162 or 234 descriptor values compared as bits;
+// periodic and Harris detectors) on seeded clips of moving, blinking and oscillating shapes over texture, for parameter sets across
 // the ranges, odd sizes with padded pitch, GRAY8 / NV12 / I420, host and device memory, a
 // non-blocking stream, reset() and reconfiguration, short clips flushed by finish(), and a wrong
 // frame size in the middle of a stream. Skips without a GPU (fails with CVIS_REQUIRE_GPU=1);
@@ -226,6 +226,22 @@ std::vector<Named> parameter_sets() {
   add("normalise_gain off", [](FrontEndParams& p) { p.normalise_gain = false; });
   add("cell 3, cell_frames 1, flow_min 0",
       [](FrontEndParams& p) { p.cell_size = 3, p.cell_frames = 1, p.flow_min = 0; });
+  // The clip's shapes move about 1 to 2 pixels per frame: both speed classes get votes.
+  add("speed histogram, split 1", [](FrontEndParams& p) {
+    p.flow_histogram = FlowHistogram::kSpeed, p.speed_split = 1;
+  });
+  add("speed histogram, split 0.3, max_points 64", [](FrontEndParams& p) {
+    p.flow_histogram = FlowHistogram::kSpeed, p.speed_split = 0.3, p.max_points = 64,
+    p.threshold = 1e-6;
+  });
+  // Harris: an appearing blob of contrast 0.55 gives H = 1.6e-8 (test_actionmatch_frontend_harris).
+  add("harris, tau 1.5", [](FrontEndParams& p) {
+    p.detector = Detector::kHarris, p.tau = 1.5, p.threshold = 1e-9;
+  });
+  add("harris, sigma 1, tau 1, scale 3, k 0.02, speed histogram", [](FrontEndParams& p) {
+    p.detector = Detector::kHarris, p.sigma = 1, p.tau = 1, p.harris_scale = 3,
+    p.harris_k = 0.02, p.threshold = 1e-9, p.flow_histogram = FlowHistogram::kSpeed;
+  });
   return v;
 }
 
