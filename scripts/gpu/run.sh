@@ -11,7 +11,8 @@
 #   BENCH_SKIP: a glob of benchmarks left out (e.g. 'bench_streams'); BENCH_ARGS: more arguments.
 #   SOAK_SECS, SOAK_STREAMS: the soak part's length and streams (default 240 s, 8).
 #   ACTION_DICT: a cudaactionmatch dictionary; pipelines then also time the element with it.
-#   actions: gen_actions renders a dataset and cvis-action eval runs on it (ACT_GEN, ACT_EVALS).
+#   actions: gen_actions renders a dataset and cvis-action eval runs on it (ACT_GEN, ACT_EVALS,
+#   ACT_JOBS evals at once).
 #   sanitize: every gpu-suite binary (.device/gpu-tests.txt) under each compute-sanitizer tool,
 #   with CVIS_SANITIZER=1 (the tests' small cases) and a time limit per run, then one table of
 #   error counts per tool and binary. SAN_TOOLS (default "memcheck racecheck synccheck
@@ -211,15 +212,30 @@ if want actions; then
   i=0
   IFS=';' read -ra sets <<< "${ACT_EVALS:-}"
   [ ${#sets[@]} = 0 ] && sets=("")
-  for args in "${sets[@]}"; do
-    i=$((i + 1))
+  # ACT_JOBS evals at once (default 1); concurrent ones each get their own point cache (two evals
+  # with the same front-end settings would otherwise write the same cache entry at once).
+  act_jobs=${ACT_JOBS:-1}
+  act_one() {
+    local i=$1 args=$2 cache=$A/cache start rc
+    [ "$act_jobs" -gt 1 ] && cache=$A/cache-$i
     start=$(date +%s)
     # shellcheck disable=SC2086
-    "$BIN/cvis-action" eval "$A/clips" --cache "$A/cache" --verbose $args > "$R/actions-eval-$i.log" 2>&1
-    log "== actions: cvis-action eval $args rc=$? ($(( $(date +%s) - start )) s)"
-    grep -A 9 '^confusion' "$R/actions-eval-$i.log" | tee -a "$SUMMARY"
-    cp "$SUMMARY" "$OUT/summary.txt"
+    "$BIN/cvis-action" eval "$A/clips" --cache "$cache" --verbose $args > "$R/actions-eval-$i.log" 2>&1
+    rc=$?
+    # Logged as each ends: a call cut off by its limit still reports the finished ones.
+    log "== actions: eval $i: $args rc=$rc ($(( $(date +%s) - start )) s): $(grep '^accuracy' "$R/actions-eval-$i.log" | tail -n 1)"
+  }
+  for args in "${sets[@]}"; do
+    i=$((i + 1))
+    while [ "$(jobs -rp | wc -l)" -ge "$act_jobs" ]; do wait -n; done
+    act_one "$i" "$args" &
   done
+  wait
+  for k in $(seq 1 "$i"); do
+    log "== actions: eval $k, confusion:"
+    grep -A 9 '^confusion' "$R/actions-eval-$k.log" | tee -a "$SUMMARY"
+  done
+  cp "$SUMMARY" "$OUT/summary.txt"
 fi
 
 cp "$SUMMARY" "$OUT/summary.txt"
