@@ -131,13 +131,21 @@ __global__ void __launch_bounds__(kReduceThreads)
   DevResult* res = &results[blockIdx.x];
   const int64_t n = static_cast<int64_t>(G.blocks) * kMaxTopK;
   const DevHit* c = cand + static_cast<int64_t>(G.first_block) * kMaxTopK;
+  // The whole result is copied back: the parts, features and planes this pass leaves out are
+  // written too (zeros; ordered before the real values by the barriers of the loop below).
+  for (int i = threadIdx.x; i < kMaxParts * kMaxFeatures * kMaxFeatures; i += kReduceThreads)
+    (&res->cov[0][0])[i] = 0.0;
+  for (int p = threadIdx.x; p <= kMaxPlanes; p += kReduceThreads)
+    res->sums[p] = 0;
   for (int r = 0; r < kMaxTopK; ++r) {
     double bs = HUGE_VAL, bd = HUGE_VAL;
     int64_t bi = int64_t(1) << 62;
     if (r < G.top_k) {
       for (int64_t e = threadIdx.x; e < n; e += kReduceThreads) {
+        if (e % kMaxTopK >= G.top_k)
+          continue; // slots the search kernel does not write for this top_k
         const DevHit h = c[e];
-        if (h.index < 0 || e % kMaxTopK >= G.top_k)
+        if (h.index < 0)
           continue;
         bool dup = false;
         for (int q = 0; q < r; ++q)

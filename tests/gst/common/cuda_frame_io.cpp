@@ -92,8 +92,12 @@ bool copy_rows(guint8* dst, size_t dst_pitch, const guint8* src, size_t src_pitc
 #else
   if (!gst_cuda_context_push(ctx))
     return false;
-  const cudaError_t e = cudaMemcpy2D(dst, dst_pitch, src, src_pitch, sh.row_bytes, sh.rows,
-                                     cudaMemcpyDefault);
+  cudaError_t e = cudaMemcpy2D(dst, dst_pitch, src, src_pitch, sh.row_bytes, sh.rows,
+                               cudaMemcpyDefault);
+  // From pageable memory the copy may return before its DMA ends, and the elements read on
+  // non-blocking streams that do not wait for the legacy one.
+  if (e == cudaSuccess)
+    e = cudaStreamSynchronize(cudaStreamLegacy);
   gst_cuda_context_pop(nullptr);
   return e == cudaSuccess;
 #endif
