@@ -1,5 +1,5 @@
-// Kernels of the CUDA backend: ray directions, unary terms, and the trellis (one block per (scene
-// block, model) pair, all rows in one launch with __syncthreads between them).
+// Kernels of the CUDA backend: the prologue (ray directions, unary terms), and the trellis (one
+// block per (scene block, model) pair, all rows in one launch with __syncthreads between them).
 #include "actionmatch_kernels.hpp"
 
 #include <algorithm>
@@ -34,40 +34,79 @@ namespace {
 using terms::kInf;
 static_assert(kTrellisThreads >= kMaxModelNodes, "the backtracking stores z in red_k");
 
-__global__ void directions_kernel(Problem p) {
-  const int x = blockIdx.x * blockDim.x + threadIdx.x;
+// The prologue's shape: blocks of 32 x 8 threads; the first ceil(scene_nodes / 8) blocks take
+// 8 scene nodes each (a lane per ray of the node's window), the others unary tiles of 32 columns
+// x 8 model nodes, the descriptors read kUnaryChunk values at a time.
+constexpr int kPrologueX = 32, kPrologueY = 8, kUnaryChunk = 32;
+
+__device__ void directions_block(const Problem& p, int dblock) {
+  const int x = dblock * kPrologueY + threadIdx.y;
   if (x >= p.scene_nodes)
     return;
   const BlockInfo B = p.blocks[p.node_block[x]];
   double* out = p.dir + B.dir0 + p.dir_rel[x];
   const int first = B.node0 + p.win_lo[x], n = p.win_cnt[x];
   const float x0 = p.x[x], y0 = p.y[x];
-  for (int k = 0; k < n; ++k)
+  for (int k = threadIdx.x; k < n; k += kPrologueX)
     out[k] = terms::ray(x0, y0, p.x[first + k], p.y[first + k]);
 }
 
-// Thread (slot, model node): column `slot` is a scene node or a block's dummy column. Model nodes
-// beyond the grid's y extent (65535 blocks) are covered by striding.
-__global__ void unary_kernel(Problem p) {
-  const int slot = blockIdx.x * blockDim.x + threadIdx.x;
-  if (slot >= p.slots)
-    return;
-  const int s = p.slot_block[slot];
-  const BlockInfo B = p.blocks[s];
-  const int a = slot - B.slot0;
-  for (int g = blockIdx.y * blockDim.y + threadIdx.y; g < p.model_nodes;
-       g += gridDim.y * blockDim.y) {
-    const int m = p.node_model[g], r = g - p.model_node0[m];
-    const PairInfo& pi = p.pairs[s * p.nmodels + m];
-    int64_t* out = p.unary + pi.unary0 + static_cast<int64_t>(r) * (B.S + 1) + a;
-    if (a == B.S) {
-      *out = p.dummy_q;
-      continue;
-    }
-    *out =
-        terms::unary_q(p.model_desc + static_cast<int64_t>(g) * p.dim,
-                       p.scene_desc + static_cast<int64_t>(B.node0 + a) * p.dim, p.dim, p.lambda1);
+// Tile `tile`: columns (unary slots) [32 tx0, + 32) x model nodes [8 ty0, + 8). Thread (tx, ty)
+// sums its (model node, column) value term by term in index order, reading both descriptors from
+// shared memory (the scene's transposed, so that the 32 lanes of a warp read 32 banks, the
+// model's broadcast): the same operations as terms::unary_q, hence the same bits.
+__device__ void unary_tile(const Problem& p, int tile) {
+  __shared__ float sc[kUnaryChunk][kPrologueX + 1];
+  __shared__ float md[kPrologueY][kUnaryChunk];
+  __shared__ int node_of[kPrologueX]; // scene node of each column of the tile, -1: dummy or none
+  const int tiles_x = (p.slots + kPrologueX - 1) / kPrologueX;
+  const int tx = threadIdx.x, ty = threadIdx.y;
+  const int slot0 = (tile % tiles_x) * kPrologueX, g0 = (tile / tiles_x) * kPrologueY;
+  const int slot = slot0 + tx, g = g0 + ty;
+  int s = 0, a = 0;
+  BlockInfo B;
+  if (slot < p.slots) {
+    s = p.slot_block[slot];
+    B = p.blocks[s];
+    a = slot - B.slot0;
   }
+  if (ty == 0)
+    node_of[tx] = slot < p.slots && a < B.S ? B.node0 + a : -1;
+  double sum = 0.0;
+  for (int k0 = 0; k0 < p.dim; k0 += kUnaryChunk) {
+    const int kn = p.dim - k0 < kUnaryChunk ? p.dim - k0 : kUnaryChunk;
+    __syncthreads(); // node_of written; the previous chunk read
+    // Coalesced: a warp reads 32 consecutive values of one descriptor.
+    for (int j = ty; j < kPrologueX; j += kPrologueY) {
+      const int n = node_of[j];
+      sc[tx][j] = n >= 0 && tx < kn ? p.scene_desc[static_cast<int64_t>(n) * p.dim + k0 + tx] : 0.f;
+    }
+    md[ty][tx] = g < p.model_nodes && tx < kn
+                     ? p.model_desc[static_cast<int64_t>(g) * p.dim + k0 + tx]
+                     : 0.f;
+    __syncthreads();
+    for (int k = 0; k < kn; ++k)
+      sum = terms::unary_add(sum, md[ty][k], sc[k][tx]);
+  }
+  if (slot >= p.slots || g >= p.model_nodes)
+    return;
+  const int m = p.node_model[g], r = g - p.model_node0[m];
+  const PairInfo& pi = p.pairs[s * p.nmodels + m];
+  int64_t* out = p.unary + pi.unary0 + static_cast<int64_t>(r) * (B.S + 1) + a;
+  *out = a == B.S ? p.dummy_q : terms::unary_finish(sum, p.lambda1);
+}
+
+// Blocks [0, dir_blocks): directions; the rest stride over the unary tiles (block-uniform, so
+// the tiles' barriers are reached by every thread of a block).
+__global__ void __launch_bounds__(kPrologueX* kPrologueY)
+    prologue_kernel(Problem p, int dir_blocks, int unary_tiles) {
+  if (static_cast<int>(blockIdx.x) < dir_blocks) {
+    directions_block(p, blockIdx.x);
+    return;
+  }
+  const int stride = gridDim.x - dir_blocks;
+  for (int tile = blockIdx.x - dir_blocks; tile < unary_tiles; tile += stride)
+    unary_tile(p, tile);
 }
 
 // The tables of one scene block the trellis reads per candidate.
@@ -483,20 +522,16 @@ Status allow_trellis_shared(size_t bytes) {
   return Status::Ok();
 }
 
-Status launch_directions(const Problem& p, cudaStream_t stream) {
-  if (p.scene_nodes == 0)
-    return Status::Ok();
-  const int threads = 128;
-  directions_kernel<<<(p.scene_nodes + threads - 1) / threads, threads, 0, stream>>>(p);
-  CVIS_CUDA_CHECK_LAUNCH(stream, "directions_kernel");
-  return Status::Ok();
-}
-
-Status launch_unary(const Problem& p, cudaStream_t stream) {
-  const dim3 block(32, 8);
-  const dim3 grid((p.slots + 31) / 32, std::min((p.model_nodes + 7) / 8, 65535));
-  unary_kernel<<<grid, block, 0, stream>>>(p);
-  CVIS_CUDA_CHECK_LAUNCH(stream, "unary_kernel");
+Status launch_prologue(const Problem& p, cudaStream_t stream) {
+  const int dir_blocks = (p.scene_nodes + kPrologueY - 1) / kPrologueY;
+  const int64_t tiles = static_cast<int64_t>((p.slots + kPrologueX - 1) / kPrologueX) *
+                        ((p.model_nodes + kPrologueY - 1) / kPrologueY);
+  if (tiles > INT32_MAX)
+    return Status(StatusCode::kInvalidArgument, "actionmatch: too many unary tiles in one call");
+  const int unary_blocks = static_cast<int>(std::min<int64_t>(tiles, 1 << 20));
+  prologue_kernel<<<dir_blocks + unary_blocks, dim3(kPrologueX, kPrologueY), 0, stream>>>(
+      p, dir_blocks, static_cast<int>(tiles));
+  CVIS_CUDA_CHECK_LAUNCH(stream, "prologue_kernel");
   return Status::Ok();
 }
 

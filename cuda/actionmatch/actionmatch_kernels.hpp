@@ -53,14 +53,14 @@ struct Problem {
   const int32_t* model_node0 = nullptr; // nmodels + 1
   const int32_t* node_model = nullptr;  // per model node
   const ModelRow* rows = nullptr;       // per model node
-  const double* model_desc = nullptr;   // per model node, dim values
+  const float* model_desc = nullptr;    // per model node, dim values (Graph's floats)
   // Scene blocks (node indices in the tables below are local to the block).
   int32_t nblocks = 0, scene_nodes = 0, slots = 0;
   const BlockInfo* blocks = nullptr;
   const int32_t* frame = nullptr; // per scene node
   const float* x = nullptr;
   const float* y = nullptr;
-  const double* scene_desc = nullptr;  // per scene node, dim values
+  const float* scene_desc = nullptr;   // per scene node, dim values
   const int32_t* node_block = nullptr; // per scene node
   const int32_t* slot_block = nullptr; // per unary column
   const int32_t* minnode = nullptr;
@@ -130,10 +130,11 @@ inline constexpr int kMaxTrellisCluster = 8;
 // or later and one such cluster fits; else 1 (one block per pair).
 int trellis_cluster(int pairs, size_t shared_bytes);
 
-// Ray directions of every scene node's window (the host's detail::scene_directions).
-Status launch_directions(const Problem& p, cudaStream_t stream);
-// lambda1 U of every (model node, scene node or dummy) of every pair (Sect. 3.3).
-Status launch_unary(const Problem& p, cudaStream_t stream);
+// One launch before the trellis: the ray directions of every scene node's window (the host's
+// detail::scene_directions; one thread per ray) and lambda1 U of every (model node, scene node or
+// dummy) of every pair (Sect. 3.3; descriptor tiles staged in shared memory, each value summed in
+// index order as terms::unary_q does).
+Status launch_prologue(const Problem& p, cudaStream_t stream);
 // One block (or cluster of p.cluster blocks) per pair: every trellis row (eq. 11, 10) with
 // block-wide barriers between rows, the final minimisation (eq. 13), the backtracking (eq. 12) and
 // the energy parts.
