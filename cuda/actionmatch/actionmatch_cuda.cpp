@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <cstring>
 #include <vector>
 
@@ -60,6 +61,9 @@ private:
 };
 
 thread_local CudaMatchProfile* g_profile = nullptr;
+
+// Entries of the angle tables of one call (16 bytes each: 1 GiB).
+constexpr int64_t kMaxAngleTable = int64_t{1} << 26;
 
 using Clock = std::chrono::steady_clock;
 double ms_between(Clock::time_point a, Clock::time_point b) {
@@ -147,7 +151,8 @@ public:
     node_block_.clear();
     slot_block_.clear();
     dir_rel_.clear();
-    int64_t dirs = 0, max_dirs = 1;
+    int64_t dirs = 0, max_dirs = 1, tris = 0, max_tri = 1;
+    bool use_tri = std::getenv("CVIS_ACTIONMATCH_NO_ANGLE_TABLE") == nullptr;
     int32_t nodes = 0, minnodes = 0, segments = 0, cells = 0, slots = 0;
     int max_segments = 1, max_nodes = 1, max_cells = 1;
     for (int s = 0; s < count; ++s) {
@@ -164,6 +169,10 @@ public:
       B.cell0 = cells;
       B.slot0 = slots;
       B.dir0 = dirs;
+      B.tri0 = tris;
+      use_tri = use_tri && L.triples >= 0;
+      tris += std::max<int64_t>(L.triples, 0);
+      max_tri = std::max(max_tri, L.triples);
       nodes += L.S;
       minnodes += static_cast<int32_t>(L.minnode.size());
       segments += L.segments;
@@ -203,6 +212,9 @@ public:
     if (assign > INT32_MAX) {
       return invalid_argument("too many (block, model) pairs in one call: split the blocks");
     }
+    // The angle table replaces per-candidate work of every row; beyond kMaxAngleTable (scenes
+    // without a closeness limit T, say) the trellis reads the ray directions instead.
+    use_tri = use_tri && tris <= kMaxAngleTable;
     // Shared memory: the scene tables, the alpha rows, the block's ray directions and the pair's
     // unary table, in this order of benefit, each staged there when it still fits.
     k.max_segments = max_segments;
@@ -210,8 +222,12 @@ public:
     k.max_cells = max_cells;
     k.max_dirs = max_dirs;
     k.max_unary = static_cast<int64_t>(max_model_nodes_) * (max_nodes + 1);
-    k.shared_tables = k.shared_alpha = k.shared_dir = k.shared_unary = 0;
-    for (int32_t* flag : {&k.shared_tables, &k.shared_alpha, &k.shared_dir, &k.shared_unary}) {
+    k.max_tri = use_tri ? max_tri : 0;
+    k.shared_tables = k.shared_alpha = k.shared_tri = k.shared_dir = k.shared_unary = 0;
+    for (int32_t* flag :
+         {&k.shared_tables, &k.shared_alpha, &k.shared_tri, &k.shared_dir, &k.shared_unary}) {
+      if (flag == &k.shared_tri && !use_tri)
+        continue;
       *flag = 1;
       if (kernels::shared_layout(k, kernels::kTrellisThreads).bytes >
           static_cast<size_t>(shared_limit_))
@@ -260,6 +276,8 @@ public:
         [&](const Graph&, const SceneLayout& L) { pk.add(L.win_lo.data(), L.win_lo.size()); });
     const size_t o_wc = per_block(
         [&](const Graph&, const SceneLayout& L) { pk.add(L.win_cnt.data(), L.win_cnt.size()); });
+    const size_t o_to = per_block(
+        [&](const Graph&, const SceneLayout& L) { pk.add(L.tri_off.data(), L.tri_off.size()); });
     const size_t o_dr = pk.array(dir_rel_), o_pairs = pk.array(pairs_);
     const size_t up = pk.size();
     // The previous call's copies are done (it waited for its stream), so the staging is free.
@@ -267,6 +285,8 @@ public:
     CVIS_RETURN_IF_ERROR(input_.reserve(up));
     pk.fill(staging_.get());
     CVIS_RETURN_IF_ERROR(dir_.reserve(std::max<int64_t>(dirs, 1)));
+    if (use_tri)
+      CVIS_RETURN_IF_ERROR(tri_.reserve(std::max<int64_t>(tris, 1)));
     CVIS_RETURN_IF_ERROR(unary_.reserve(unary));
     CVIS_RETURN_IF_ERROR(beta_.reserve(std::max<int64_t>(beta, 1)));
     if (!k.shared_alpha)
@@ -303,6 +323,11 @@ public:
     k.beta = beta_.get();
     k.alpha = k.shared_alpha ? nullptr : alpha_.get();
     k.total_dirs = dirs;
+    k.use_tri = use_tri;
+    k.total_cells = cells;
+    k.tri_off = at<int32_t>(in, o_to);
+    k.tri = use_tri ? tri_.get() : nullptr;
+    k.total_tri = tris;
     k.results = reinterpret_cast<kernels::PairResult*>(out_.get());
     k.assignment =
         reinterpret_cast<int32_t*>(out_.get() + pairs_.size() * sizeof(kernels::PairResult));
@@ -377,6 +402,7 @@ public:
     input_.release();
     staging_.release();
     dir_.release();
+    tri_.release();
     unary_.release();
     beta_.release();
     alpha_.release();
@@ -412,6 +438,7 @@ private:
   cuda::DeviceArray<double> dir_;
   cuda::DeviceArray<int64_t> unary_, alpha_;
   cuda::DeviceArray<uint16_t> beta_;
+  cuda::DeviceArray<kernels::SceneAngles> tri_;
   int max_model_nodes_ = 0;
   // Per-call scratch, kept so that its capacity is reused.
   std::vector<SceneLayout> layouts_;

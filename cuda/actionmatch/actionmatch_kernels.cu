@@ -51,6 +51,46 @@ __device__ void directions_block(const Problem& p, int dblock) {
     out[k] = terms::ray(x0, y0, p.x[first + k], p.y[first + k]);
 }
 
+// Angle table of 32 cells (8 lanes per cell, a lane per 8th candidate): the angles d_term would
+// compute from the direction table, by the same terms::ray and terms::angle_at, hence the same
+// bits (the rays are recomputed here: the direction table is made by this same launch).
+__device__ void angles_block(const Problem& p, int tblock) {
+  const int tid = threadIdx.y * kPrologueX + threadIdx.x;
+  const int cg = tblock * (kPrologueX * kPrologueY / 8) + tid / 8, lane = tid % 8;
+  if (cg >= p.total_cells)
+    return;
+  // The block of cell cg: the last with cell0 <= cg (blocks without cells share their cell0).
+  int lo = 0, hi = p.nblocks - 1;
+  while (lo < hi) {
+    const int mid = (lo + hi + 1) / 2;
+    if (p.blocks[mid].cell0 <= cg)
+      lo = mid;
+    else
+      hi = mid - 1;
+  }
+  const BlockInfo B = p.blocks[lo];
+  const int S = B.S, cell = cg - B.cell0;
+  const int b = p.cell_b[cg], k = cell - p.seg_off[B.seg0 + b];
+  if (b == S || k >= p.seg_cnt[B.seg0 + b])
+    return; // a dummy member: no distortion term
+  const int c = p.seg_clo[B.seg0 + b] + k;
+  const int32_t* frame = p.frame + B.node0;
+  int flo, fhi, first, end;
+  terms::candidate_frames(true, frame[b], true, frame[c], p.T, p.causality, &flo, &fhi);
+  terms::nodes_of_frames(flo, fhi, p.minnode + B.minnode0, B.frame0, B.frames, S, &first, &end);
+  const float* x = p.x + B.node0;
+  const float* y = p.y + B.node0;
+  SceneAngles* out = p.tri + B.tri0 + p.tri_off[cg];
+  const double b_to_c = terms::ray(x[b], y[b], x[c], y[c]);
+  for (int a = first + lane; a < end; a += 8) {
+    SceneAngles v;
+    v.mid = terms::angle_at(terms::ray(x[b], y[b], x[a], y[a]), b_to_c);
+    v.last =
+        terms::angle_at(terms::ray(x[a], y[a], x[b], y[b]), terms::ray(x[a], y[a], x[c], y[c]));
+    out[a - first] = v;
+  }
+}
+
 // Tile `tile`: columns (unary slots) [32 tx0, + 32) x model nodes [8 ty0, + 8). Thread (tx, ty)
 // sums its (model node, column) value term by term in index order, reading both descriptors from
 // shared memory (the scene's transposed, so that the 32 lanes of a warp read 32 banks, the
@@ -96,16 +136,22 @@ __device__ void unary_tile(const Problem& p, int tile) {
   *out = a == B.S ? p.dummy_q : terms::unary_finish(sum, p.lambda1);
 }
 
-// Blocks [0, dir_blocks): directions; the rest stride over the unary tiles (block-uniform, so
-// the tiles' barriers are reached by every thread of a block).
+// Blocks [0, dir_blocks): directions; [dir_blocks, tri_blocks): angle tables; the rest stride
+// over the unary tiles (block-uniform, so the tiles' barriers are reached by every thread of a
+// block).
 __global__ void __launch_bounds__(kPrologueX* kPrologueY)
-    prologue_kernel(Problem p, int dir_blocks, int unary_tiles) {
-  if (static_cast<int>(blockIdx.x) < dir_blocks) {
-    directions_block(p, blockIdx.x);
+    prologue_kernel(Problem p, int dir_blocks, int tri_blocks, int unary_tiles) {
+  const int bx = blockIdx.x;
+  if (bx < dir_blocks) {
+    directions_block(p, bx);
     return;
   }
-  const int stride = gridDim.x - dir_blocks;
-  for (int tile = blockIdx.x - dir_blocks; tile < unary_tiles; tile += stride)
+  if (bx < tri_blocks) {
+    angles_block(p, bx - dir_blocks);
+    return;
+  }
+  const int stride = gridDim.x - tri_blocks;
+  for (int tile = bx - tri_blocks; tile < unary_tiles; tile += stride)
     unary_tile(p, tile);
 }
 
@@ -252,7 +298,9 @@ __device__ void block_argmin(int64_t* v, int32_t* key, int64_t* red_v, int32_t* 
   __syncthreads(); // red_* may be reused right after
 }
 
-__global__ void __launch_bounds__(kTrellisThreads) trellis_kernel(Problem p) {
+// kTri: the distortion terms take the scene angles from the block's angle table (computed once
+// per call) instead of from three ray directions per candidate (d_term); the same bits.
+template <bool kTri> __global__ void __launch_bounds__(kTrellisThreads) trellis_kernel(Problem p) {
   extern __shared__ int64_t smem[];
   // A pair is one block, or a cluster of K = p.cluster blocks that share its rows (README.md).
   const int K = p.cluster, rank = cluster_rank(K), pair = blockIdx.x / K;
@@ -300,6 +348,14 @@ __global__ void __launch_bounds__(kTrellisThreads) trellis_kernel(Problem p) {
     t.frame = fr;
     t.win_lo = wl;
     t.dir_rel = dr;
+  }
+  const SceneAngles* tri = kTri ? p.tri + B.tri0 : nullptr;
+  if (kTri && p.shared_tri) {
+    const int64_t end = pi.block + 1 < p.nblocks ? p.blocks[pi.block + 1].tri0 : p.total_tri;
+    SceneAngles* d = reinterpret_cast<SceneAngles*>(base + sl.tri);
+    for (int64_t i = tid; i < end - B.tri0; i += nt)
+      d[i] = tri[i];
+    tri = d;
   }
   if (p.shared_dir) {
     // The block's table ends where the next block's starts (or at the end of all).
@@ -363,13 +419,22 @@ __global__ void __launch_bounds__(kTrellisThreads) trellis_kernel(Problem p) {
         const bool geometry = b < S && c < S;
         const double* from_b = geometry ? t.rays(b) : nullptr;
         const double b_to_c = geometry ? from_b[c] : 0.0;
+        // This cell's angles, indexed by the candidate.
+        const SceneAngles* ang =
+            kTri && geometry ? tri + p.tri_off[B.cell0 + cell] - first : nullptr;
         // U(a) + D(a, b, c) + alpha_{r+1}(a, b), kInf when alpha_{r+1}(a, b) is.
         const auto value = [&](int a) -> int64_t {
           const int64_t nx = nxt ? nxt[t.cell(a, b)] : 0;
           if (nx == kInf)
             return kInf;
-          const int64_t dq =
-              geometry ? d_term(row, t, a, b, c, fb, fc, b_to_c, from_b, p.lambda2, p.lambda3) : 0;
+          int64_t dq = 0;
+          if (kTri && geometry) {
+            const SceneAngles g = ang[a];
+            dq = terms::distortion_q(row.gap1, row.gap2, row.mid, row.last, t.frame[a] - fb,
+                                     fb - fc, g.mid, g.last, p.lambda2, p.lambda3);
+          } else if (!kTri && geometry) {
+            dq = d_term(row, t, a, b, c, fb, fc, b_to_c, from_b, p.lambda2, p.lambda3);
+          }
           return Ur[a] + dq + nx;
         };
         // This lane's candidates first + lane, + G, ...: two independent ones per iteration (their
@@ -517,20 +582,25 @@ __global__ void __launch_bounds__(kTrellisThreads) trellis_kernel(Problem p) {
 } // namespace
 
 Status allow_trellis_shared(size_t bytes) {
-  CVIS_CUDA_CHECK(cudaFuncSetAttribute(trellis_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                       static_cast<int>(bytes)));
+  CVIS_CUDA_CHECK(cudaFuncSetAttribute(
+      trellis_kernel<true>, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(bytes)));
+  CVIS_CUDA_CHECK(cudaFuncSetAttribute(
+      trellis_kernel<false>, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(bytes)));
   return Status::Ok();
 }
 
 Status launch_prologue(const Problem& p, cudaStream_t stream) {
   const int dir_blocks = (p.scene_nodes + kPrologueY - 1) / kPrologueY;
+  const int cells_per_block = kPrologueX * kPrologueY / 8;
+  const int tri_blocks =
+      dir_blocks + (p.use_tri ? (p.total_cells + cells_per_block - 1) / cells_per_block : 0);
   const int64_t tiles = static_cast<int64_t>((p.slots + kPrologueX - 1) / kPrologueX) *
                         ((p.model_nodes + kPrologueY - 1) / kPrologueY);
   if (tiles > INT32_MAX)
     return Status(StatusCode::kInvalidArgument, "actionmatch: too many unary tiles in one call");
   const int unary_blocks = static_cast<int>(std::min<int64_t>(tiles, 1 << 20));
-  prologue_kernel<<<dir_blocks + unary_blocks, dim3(kPrologueX, kPrologueY), 0, stream>>>(
-      p, dir_blocks, static_cast<int>(tiles));
+  prologue_kernel<<<tri_blocks + unary_blocks, dim3(kPrologueX, kPrologueY), 0, stream>>>(
+      p, dir_blocks, tri_blocks, static_cast<int>(tiles));
   CVIS_CUDA_CHECK_LAUNCH(stream, "prologue_kernel");
   return Status::Ok();
 }
@@ -582,7 +652,7 @@ int trellis_cluster(int pairs, size_t shared_bytes) {
     cudaFuncAttributes fa{};
     if (cudaDeviceGetAttribute(&clusters, cudaDevAttrClusterLaunch, dev) != cudaSuccess ||
         cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess ||
-        cudaFuncGetAttributes(&fa, trellis_kernel) != cudaSuccess) {
+        cudaFuncGetAttributes(&fa, trellis_kernel<true>) != cudaSuccess) {
       cudaGetLastError(); // a query failed: no clusters
       clusters = 0;
     }
@@ -609,7 +679,7 @@ int trellis_cluster(int pairs, size_t shared_bytes) {
       cluster_config(K, 1, shared_bytes, nullptr, &cfg, &attr);
       int active = 0;
       const bool ok =
-          cudaOccupancyMaxActiveClusters(&active, trellis_kernel, &cfg) == cudaSuccess &&
+          cudaOccupancyMaxActiveClusters(&active, trellis_kernel<true>, &cfg) == cudaSuccess &&
           active > 0;
       if (!ok)
         cudaGetLastError();
@@ -632,12 +702,18 @@ Status launch_trellis(const Problem& p, size_t shared_bytes, cudaStream_t stream
     cudaLaunchConfig_t cfg;
     cudaLaunchAttribute attr;
     cluster_config(p.cluster, p.npairs, shared_bytes, stream, &cfg, &attr);
-    CVIS_CUDA_CHECK(cudaLaunchKernelEx(&cfg, trellis_kernel, p));
+    if (p.use_tri)
+      CVIS_CUDA_CHECK(cudaLaunchKernelEx(&cfg, trellis_kernel<true>, p));
+    else
+      CVIS_CUDA_CHECK(cudaLaunchKernelEx(&cfg, trellis_kernel<false>, p));
     CVIS_CUDA_CHECK_LAUNCH(stream, "trellis_kernel (clusters)");
     return Status::Ok();
   }
 #endif
-  trellis_kernel<<<p.npairs, kTrellisThreads, shared_bytes, stream>>>(p);
+  if (p.use_tri)
+    trellis_kernel<true><<<p.npairs, kTrellisThreads, shared_bytes, stream>>>(p);
+  else
+    trellis_kernel<false><<<p.npairs, kTrellisThreads, shared_bytes, stream>>>(p);
   CVIS_CUDA_CHECK_LAUNCH(stream, "trellis_kernel");
   return Status::Ok();
 }
