@@ -149,6 +149,8 @@ public:
     // and layouts in place.
     blocks_.resize(count);
     node_block_.clear();
+    seg_base_.clear();
+    seg_end_.clear();
     slot_block_.clear();
     dir_rel_.clear();
     int64_t dirs = 0, max_dirs = 1, tris = 0, max_tri = 1;
@@ -182,6 +184,10 @@ public:
       slot_block_.insert(slot_block_.end(), L.S + 1, s);
       for (int x = 0; x < L.S; ++x)
         dir_rel_.push_back(static_cast<int32_t>(L.dir_off[x]));
+      for (int b = 0; b < L.segments; ++b) {
+        seg_base_.push_back(L.seg_off[b] - L.seg_clo[b]);
+        seg_end_.push_back(L.seg_off[b] + L.seg_cnt[b]);
+      }
       dirs += L.dir_off[L.S];
       max_dirs = std::max(max_dirs, L.dir_off[L.S]);
       max_segments = std::max(max_segments, L.segments);
@@ -261,12 +267,7 @@ public:
     const size_t o_nb = pk.array(node_block_), o_sb = pk.array(slot_block_);
     const size_t o_mn = per_block(
         [&](const Graph&, const SceneLayout& L) { pk.add(L.minnode.data(), L.minnode.size()); });
-    const size_t o_so = per_block(
-        [&](const Graph&, const SceneLayout& L) { pk.add(L.seg_off.data(), L.seg_off.size()); });
-    const size_t o_sc = per_block(
-        [&](const Graph&, const SceneLayout& L) { pk.add(L.seg_clo.data(), L.seg_clo.size()); });
-    const size_t o_sn = per_block(
-        [&](const Graph&, const SceneLayout& L) { pk.add(L.seg_cnt.data(), L.seg_cnt.size()); });
+    const size_t o_sgb = pk.array(seg_base_), o_sge = pk.array(seg_end_);
     const size_t o_cb = per_block(
         [&](const Graph&, const SceneLayout& L) { pk.add(L.cell_b.data(), L.cell_b.size()); });
     const size_t o_co = per_block([&](const Graph&, const SceneLayout& L) {
@@ -308,9 +309,8 @@ public:
     k.node_block = at<int32_t>(in, o_nb);
     k.slot_block = at<int32_t>(in, o_sb);
     k.minnode = at<int32_t>(in, o_mn);
-    k.seg_off = at<int32_t>(in, o_so);
-    k.seg_clo = at<int32_t>(in, o_sc);
-    k.seg_cnt = at<int32_t>(in, o_sn);
+    k.seg_base = at<int32_t>(in, o_sgb);
+    k.seg_end = at<int32_t>(in, o_sge);
     k.cell_b = at<uint16_t>(in, o_cb);
     k.cell_order = at<int32_t>(in, o_co);
     k.win_lo = at<int32_t>(in, o_wl);
@@ -444,7 +444,7 @@ private:
   std::vector<SceneLayout> layouts_;
   std::vector<kernels::BlockInfo> blocks_;
   std::vector<kernels::PairInfo> pairs_;
-  std::vector<int32_t> node_block_, slot_block_, dir_rel_;
+  std::vector<int32_t> node_block_, slot_block_, dir_rel_, seg_base_, seg_end_;
   Packer packer_;
   cudaEvent_t events_[5] = {};
 };

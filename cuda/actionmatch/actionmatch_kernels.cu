@@ -70,10 +70,10 @@ __device__ void angles_block(const Problem& p, int tblock) {
   }
   const BlockInfo B = p.blocks[lo];
   const int S = B.S, cell = cg - B.cell0;
-  const int b = p.cell_b[cg], k = cell - p.seg_off[B.seg0 + b];
-  if (b == S || k >= p.seg_cnt[B.seg0 + b])
+  const int b = p.cell_b[cg];
+  if (b == S || cell >= p.seg_end[B.seg0 + b])
     return; // a dummy member: no distortion term
-  const int c = p.seg_clo[B.seg0 + b] + k;
+  const int c = cell - p.seg_base[B.seg0 + b];
   const int32_t* frame = p.frame + B.node0;
   int flo, fhi, first, end;
   terms::candidate_frames(true, frame[b], true, frame[c], p.T, p.causality, &flo, &fhi);
@@ -157,9 +157,8 @@ __global__ void __launch_bounds__(kPrologueX* kPrologueY)
 
 // The tables of one scene block the trellis reads per candidate.
 struct Tables {
-  const int32_t* seg_off;
-  const int32_t* seg_clo;
-  const int32_t* seg_cnt;
+  const int32_t* seg_base;
+  const int32_t* seg_end;
   const int32_t* frame;
   const int32_t* win_lo;
   const int32_t* dir_rel;
@@ -167,9 +166,7 @@ struct Tables {
   const double* dir;
   int S;
 
-  __device__ int cell(int b, int c) const {
-    return seg_off[b] + (c == S ? seg_cnt[b] : c - seg_clo[b]);
-  }
+  __device__ int cell(int b, int c) const { return c == S ? seg_end[b] : seg_base[b] + c; }
   // Directions from node x, indexed by the target node.
   __device__ const double* rays(int x) const { return dir + dir_rel[x] - win_lo[x]; }
 };
@@ -317,34 +314,30 @@ template <bool kTri> __global__ void __launch_bounds__(kTrellisThreads) trellis_
   Tables t;
   t.S = S;
   t.minnode = p.minnode + B.minnode0;
-  t.seg_off = p.seg_off + B.seg0;
-  t.seg_clo = p.seg_clo + B.seg0;
-  t.seg_cnt = p.seg_cnt + B.seg0;
+  t.seg_base = p.seg_base + B.seg0;
+  t.seg_end = p.seg_end + B.seg0;
   t.frame = p.frame + B.node0;
   t.win_lo = p.win_lo + B.node0;
   t.dir_rel = p.dir_rel + B.node0;
   t.dir = p.dir + B.dir0;
   const int64_t* U = p.unary + pi.unary0;
   if (p.shared_tables) {
-    int32_t* so = reinterpret_cast<int32_t*>(base + sl.tables);
-    int32_t* sc = so + p.max_segments;
-    int32_t* sn = sc + p.max_segments;
-    int32_t* fr = sn + p.max_segments;
+    int32_t* sb = reinterpret_cast<int32_t*>(base + sl.tables);
+    int32_t* se = sb + p.max_segments;
+    int32_t* fr = se + p.max_segments;
     int32_t* wl = fr + p.max_nodes;
     int32_t* dr = wl + p.max_nodes;
     for (int i = tid; i < B.segments; i += nt) {
-      so[i] = t.seg_off[i];
-      sc[i] = t.seg_clo[i];
-      sn[i] = t.seg_cnt[i];
+      sb[i] = t.seg_base[i];
+      se[i] = t.seg_end[i];
     }
     for (int i = tid; i < S; i += nt) {
       fr[i] = t.frame[i];
       wl[i] = t.win_lo[i];
       dr[i] = t.dir_rel[i];
     }
-    t.seg_off = so;
-    t.seg_clo = sc;
-    t.seg_cnt = sn;
+    t.seg_base = sb;
+    t.seg_end = se;
     t.frame = fr;
     t.win_lo = wl;
     t.dir_rel = dr;
@@ -405,8 +398,8 @@ template <bool kTri> __global__ void __launch_bounds__(kTrellisThreads) trellis_
       // Every lane of a warp runs every round (the group reduction below is warp-synchronous).
       const int i = base + ((k_round & 1) ? NG - 1 - grp : grp);
       const int cell = i < C ? order[i] : 0;
-      const int b = cell_b[cell], k = cell - t.seg_off[b];
-      const int c = k < t.seg_cnt[b] ? t.seg_clo[b] + k : S;
+      const int b = cell_b[cell];
+      const int c = cell < t.seg_end[b] ? cell - t.seg_base[b] : S;
       // The dummy-dummy state is left to one warp below.
       const bool active = i < C && !(b == S && c == S);
       int64_t best = kInf;
@@ -422,9 +415,12 @@ template <bool kTri> __global__ void __launch_bounds__(kTrellisThreads) trellis_
         // This cell's angles, indexed by the candidate.
         const SceneAngles* ang =
             kTri && geometry ? tri + p.tri_off[B.cell0 + cell] - first : nullptr;
+        // The cell (a, b) of row r + 1 is next_of[a] + next_add (Tables::cell with b fixed).
+        const int32_t* next_of = b < S ? t.seg_base : t.seg_end;
+        const int next_add = b < S ? b : 0;
         // U(a) + D(a, b, c) + alpha_{r+1}(a, b), kInf when alpha_{r+1}(a, b) is.
         const auto value = [&](int a) -> int64_t {
-          const int64_t nx = nxt ? nxt[t.cell(a, b)] : 0;
+          const int64_t nx = nxt ? nxt[next_of[a] + next_add] : 0;
           if (nx == kInf)
             return kInf;
           int64_t dq = 0;
@@ -512,8 +508,8 @@ template <bool kTri> __global__ void __launch_bounds__(kTrellisThreads) trellis_
   for (int cell = tid; cell < C; cell += nt) {
     if (a2[cell] == kInf)
       continue;
-    const int b = cell_b[cell], k = cell - t.seg_off[b];
-    const int c = k < t.seg_cnt[b] ? t.seg_clo[b] + k : S;
+    const int b = cell_b[cell];
+    const int c = cell < t.seg_end[b] ? cell - t.seg_base[b] : S;
     const int64_t v = U[c] + U[(S + 1) + b] + a2[cell];
     const int32_t kk = c * 65536 + b;
     if (v < best || (v == best && kk < key)) {

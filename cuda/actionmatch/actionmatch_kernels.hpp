@@ -71,9 +71,11 @@ struct Problem {
   const int32_t* node_block = nullptr; // per scene node
   const int32_t* slot_block = nullptr; // per unary column
   const int32_t* minnode = nullptr;
-  const int32_t* seg_off = nullptr; // per segment (b), local cell index
-  const int32_t* seg_clo = nullptr;
-  const int32_t* seg_cnt = nullptr;
+  // Per segment b (SceneLayout's seg_off, seg_clo, seg_cnt folded): the cell of (b, c) is
+  // seg_base[b] + c for a scene node c, seg_end[b] for the dummy; cells of b from seg_end[b] on
+  // have c = dummy. Local cell indices.
+  const int32_t* seg_base = nullptr;
+  const int32_t* seg_end = nullptr;
   const uint16_t* cell_b = nullptr;    // per cell
   const int32_t* cell_order = nullptr; // per cell: the trellis's work order (SceneLayout)
   const int32_t* win_lo = nullptr;     // per scene node: first node of its direction window
@@ -117,7 +119,7 @@ CVIS_HD SharedLayout shared_layout(const Problem& p, int threads) {
   size_t at = static_cast<size_t>(threads) * (8 + 4);
   l.tables = at;
   if (p.shared_tables)
-    at += 4 * (3 * static_cast<size_t>(p.max_segments) + 3 * static_cast<size_t>(p.max_nodes));
+    at += 4 * (2 * static_cast<size_t>(p.max_segments) + 3 * static_cast<size_t>(p.max_nodes));
   at = (at + 15) / 16 * 16;
   l.tri = at;
   if (p.shared_tri)
