@@ -196,7 +196,7 @@ public:
     }
     // Pairs, block-major, and the sizes of their scratch.
     pairs_.resize(static_cast<size_t>(count) * nm);
-    int64_t unary = 0, beta = 0, alpha = 0;
+    int64_t unary = 0, beta = 0, alpha = 0, max_beta = 0;
     int64_t assign = 0;
     for (int s = 0; s < count; ++s) {
       for (int m = 0; m < nm; ++m) {
@@ -211,6 +211,7 @@ public:
         assign += M;
         unary += static_cast<int64_t>(M) * (blocks_[s].S + 1);
         beta += static_cast<int64_t>(M - 2) * blocks_[s].cells;
+        max_beta = std::max(max_beta, static_cast<int64_t>(M - 2) * blocks_[s].cells);
         alpha += 2 * static_cast<int64_t>(blocks_[s].cells);
       }
     }
@@ -221,17 +222,20 @@ public:
     // The angle table replaces per-candidate work of every row; beyond kMaxAngleTable (scenes
     // without a closeness limit T, say) the trellis reads the ray directions instead.
     use_tri = use_tri && tris <= kMaxAngleTable;
-    // Shared memory: the scene tables, the alpha rows, the block's ray directions and the pair's
-    // unary table, in this order of benefit, each staged there when it still fits.
+    // Shared memory: the scene tables, the alpha rows, the block's angle table and ray directions,
+    // the pair's unary table and argmin tables, in this order of benefit, each staged there when
+    // it still fits.
     k.max_segments = max_segments;
     k.max_nodes = max_nodes;
     k.max_cells = max_cells;
     k.max_dirs = max_dirs;
     k.max_unary = static_cast<int64_t>(max_model_nodes_) * (max_nodes + 1);
     k.max_tri = use_tri ? max_tri : 0;
-    k.shared_tables = k.shared_alpha = k.shared_tri = k.shared_dir = k.shared_unary = 0;
-    for (int32_t* flag :
-         {&k.shared_tables, &k.shared_alpha, &k.shared_tri, &k.shared_dir, &k.shared_unary}) {
+    k.max_beta = max_beta;
+    k.shared_tables = k.shared_alpha = k.shared_tri = k.shared_dir = k.shared_unary =
+        k.shared_beta = 0;
+    for (int32_t* flag : {&k.shared_tables, &k.shared_alpha, &k.shared_tri, &k.shared_dir,
+                          &k.shared_unary, &k.shared_beta}) {
       if (flag == &k.shared_tri && !use_tri)
         continue;
       *flag = 1;
@@ -289,7 +293,7 @@ public:
     if (use_tri)
       CVIS_RETURN_IF_ERROR(tri_.reserve(std::max<int64_t>(tris, 1)));
     CVIS_RETURN_IF_ERROR(unary_.reserve(unary));
-    CVIS_RETURN_IF_ERROR(beta_.reserve(std::max<int64_t>(beta, 1)));
+    CVIS_RETURN_IF_ERROR(beta_.reserve(k.shared_beta ? 1 : std::max<int64_t>(beta, 1)));
     if (!k.shared_alpha)
       CVIS_RETURN_IF_ERROR(alpha_.reserve(alpha));
     const size_t down =

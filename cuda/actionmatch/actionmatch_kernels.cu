@@ -273,6 +273,20 @@ __device__ __forceinline__ void store_alpha(int64_t* cur, int cell, int64_t v, i
   cur[cell] = v;
 }
 
+// beta_r(cell) = v: into the argmin tables of the pair's first block, which backtracks (its shared
+// memory, through distributed shared memory from the other blocks of a cluster), or the global
+// ones.
+__device__ __forceinline__ void store_beta(uint16_t* row, int cell, uint16_t v, int K,
+                                           bool shared_beta) {
+#if defined(CVIS_AM_CLUSTER_CODE)
+  if (K > 1 && shared_beta) {
+    *cooperative_groups::this_cluster().map_shared_rank(row + cell, 0) = v;
+    return;
+  }
+#endif
+  row[cell] = v;
+}
+
 // Block-wide minimum of (v, key), smaller key first among equal v; every thread gets it.
 __device__ void block_argmin(int64_t* v, int32_t* key, int64_t* red_v, int32_t* red_k) {
   const int t = threadIdx.x;
@@ -384,6 +398,11 @@ template <bool kTri> __global__ void __launch_bounds__(kTrellisThreads) trellis_
     G *= 2;
   const int NG = NT / G, grp = gt / G, lane = gt & (G - 1);
   const bool shared_rows = p.shared_alpha != 0;
+  // The argmin tables: in shared memory (when they fit) the backtracking's chain of M - 2
+  // dependent reads stays on the SM instead of going to L2.
+  const bool shared_beta = p.shared_beta != 0;
+  uint16_t* beta_rows =
+      shared_beta ? reinterpret_cast<uint16_t*>(base + sl.beta) : p.beta + pi.beta0;
   row_barrier(K);
 
   // Eq. (11) for r = M - 1, eq. (10) down to r = 2: row r reads row r + 1.
@@ -393,7 +412,7 @@ template <bool kTri> __global__ void __launch_bounds__(kTrellisThreads) trellis_
     const int64_t* nxt =
         r == M - 1 ? nullptr : alpha_rows + ((r + 1) & 1) * static_cast<int64_t>(C);
     int64_t* cur = alpha_rows + (r & 1) * static_cast<int64_t>(C);
-    uint16_t* beta = p.beta + pi.beta0 + static_cast<int64_t>(r - 2) * C;
+    uint16_t* beta = beta_rows + static_cast<int64_t>(r - 2) * C;
     for (int base = 0, k_round = 0; base < C; base += NG, ++k_round) {
       // Every lane of a warp runs every round (the group reduction below is warp-synchronous).
       const int i = base + ((k_round & 1) ? NG - 1 - grp : grp);
@@ -468,7 +487,8 @@ template <bool kTri> __global__ void __launch_bounds__(kTrellisThreads) trellis_
         group_argmin(&best, &arg, G);
       if (active && lane == 0) {
         store_alpha(cur, cell, best, K, shared_rows);
-        beta[cell] = static_cast<uint16_t>(best == kInf ? 0 : arg); // 0: as the one-lane loop
+        // 0 for an infeasible cell: as the one-lane loop.
+        store_beta(beta, cell, static_cast<uint16_t>(best == kInf ? 0 : arg), K, shared_beta);
       }
     }
     // The warp of the state (dummy, dummy): the one with the least work in the last round.
@@ -491,13 +511,13 @@ template <bool kTri> __global__ void __launch_bounds__(kTrellisThreads) trellis_
       warp_argmin(&best, &arg);
       if (gt == dd0) {
         store_alpha(cur, C - 1, best, K, shared_rows);
-        beta[C - 1] = static_cast<uint16_t>(arg);
+        store_beta(beta, C - 1, static_cast<uint16_t>(arg), K, shared_beta);
       }
     }
     row_barrier(K);
   }
   // The last remote access was before the barrier: the other blocks of a cluster may leave, the
-  // first finishes the pair from its own copy of row 2 and the (global) beta tables.
+  // first finishes the pair from its own copy of row 2 and the beta tables.
   if (rank != 0)
     return;
 
@@ -535,7 +555,7 @@ template <bool kTri> __global__ void __launch_bounds__(kTrellisThreads) trellis_
     z[0] = zc;
     z[1] = zb;
     for (int r = 2; r < M; ++r) {
-      const int za = p.beta[pi.beta0 + static_cast<int64_t>(r - 2) * C + t.cell(zb, zc)];
+      const int za = beta_rows[static_cast<int64_t>(r - 2) * C + t.cell(zb, zc)];
       z[r] = za;
       zc = zb;
       zb = za;

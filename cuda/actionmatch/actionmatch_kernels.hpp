@@ -97,10 +97,12 @@ struct Problem {
   PairResult* results = nullptr;
   int32_t* assignment = nullptr;
   // Trellis launch: what lives in shared memory, and the largest sizes over the launch's pairs.
-  int32_t shared_tables = 0, shared_alpha = 0, shared_tri = 0, shared_dir = 0, shared_unary = 0;
+  int32_t shared_tables = 0, shared_alpha = 0, shared_tri = 0, shared_dir = 0, shared_unary = 0,
+          shared_beta = 0;
   int32_t cluster = 1; // blocks per pair (a thread-block cluster when > 1; trellis_cluster())
   int32_t max_segments = 0, max_nodes = 0, max_cells = 0;
   int64_t max_dirs = 0, max_unary = 0, max_tri = 0;
+  int64_t max_beta = 0; // the largest (M - 2) x cells of a pair
 };
 
 // Threads of a trellis block (power of two; at least kMaxModelNodes, the backtracking keeps the
@@ -109,10 +111,10 @@ inline constexpr int kTrellisThreads = 1024;
 
 // Byte offsets of the trellis kernel's dynamic shared memory: the reduction scratch (always),
 // then, when chosen, the scene tables (int32), the block's angle table (16-byte aligned), its ray
-// directions, the pair's unary table and the two alpha rows. Used by the host to size the launch
-// and by the kernel.
+// directions, the pair's unary table, the two alpha rows and the pair's argmin tables (uint16).
+// Used by the host to size the launch and by the kernel.
 struct SharedLayout {
-  size_t tables = 0, tri = 0, dir = 0, unary = 0, alpha = 0, bytes = 0;
+  size_t tables = 0, tri = 0, dir = 0, unary = 0, alpha = 0, beta = 0, bytes = 0;
 };
 CVIS_HD SharedLayout shared_layout(const Problem& p, int threads) {
   SharedLayout l;
@@ -133,6 +135,9 @@ CVIS_HD SharedLayout shared_layout(const Problem& p, int threads) {
   l.alpha = at;
   if (p.shared_alpha)
     at += 16 * static_cast<size_t>(p.max_cells);
+  l.beta = at;
+  if (p.shared_beta)
+    at += 2 * static_cast<size_t>(p.max_beta);
   l.bytes = at;
   return l;
 }
