@@ -1,5 +1,6 @@
-// Kernels of the CUDA backend: the prologue (ray directions, unary terms), and the trellis (one
-// block per (scene block, model) pair, all rows in one launch with __syncthreads between them).
+// Kernels of the CUDA backend: the prologue (ray directions, angle tables, unary terms), and the
+// trellis (one block or cluster per (scene block, model) pair, all rows in one launch with a
+// barrier between them).
 #include "actionmatch_kernels.hpp"
 
 #include <algorithm>
@@ -35,8 +36,9 @@ using terms::kInf;
 static_assert(kTrellisThreads >= kMaxModelNodes, "the backtracking stores z in red_k");
 
 // The prologue's shape: blocks of 32 x 8 threads; the first ceil(scene_nodes / 8) blocks take
-// 8 scene nodes each (a lane per ray of the node's window), the others unary tiles of 32 columns
-// x 8 model nodes, the descriptors read kUnaryChunk values at a time.
+// 8 scene nodes each (a lane per ray of the node's window), the next (with the angle table) 32
+// trellis cells each, the others unary tiles of 32 columns x 8 model nodes, the descriptors read
+// kUnaryChunk values at a time.
 constexpr int kPrologueX = 32, kPrologueY = 8, kUnaryChunk = 32;
 
 __device__ void directions_block(const Problem& p, int dblock) {
