@@ -1,14 +1,19 @@
 // The CUDA backend: models uploaded once by configure(); per match() call the scene blocks and
-// their layouts go up in one copy, three launches (directions, unary terms, trellis of every pair)
-// and one copy of the results come back, then the stream is synchronised.
+// their layouts go up in one copy, two launches (the prologue: ray directions and unary terms; the
+// trellis of every pair) and one copy of the results come back, then the stream is synchronised.
+// Device and pinned buffers only grow, and the host's scratch vectors are members, so that a call
+// of the size of the previous one allocates nothing but its results.
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
+#include <chrono>
+#include <cstdlib>
 #include <cstring>
 #include <vector>
 
 #include "actionmatch_internal.hpp"
 #include "actionmatch_kernels.hpp"
+#include "actionmatch_profile.hpp"
 #include "actionmatch_terms.hpp"
 #include "common/cuda/device_buffer.hpp"
 
@@ -16,18 +21,29 @@ namespace cvis::actionmatch::detail {
 
 namespace {
 
-// Host arrays packed (16-byte aligned pieces) into one pinned staging buffer, copied up in one
-// call: plan() every array first, then fill() them in the same order.
+// Host arrays packed into one pinned staging buffer and copied up in one call: begin() an array
+// (16-byte aligned), add() its pieces (e.g. one per scene block), then fill() copies every piece
+// in order.
 class Packer {
 public:
-  template <typename T> size_t plan(const std::vector<T>& v) {
-    const size_t off = (size_ + 15) / 16 * 16;
-    size_ = off + v.size() * sizeof(T);
-    sources_.push_back({v.data(), v.size() * sizeof(T), off});
+  void clear() {
+    sources_.clear();
+    size_ = 0;
+  }
+  size_t begin() {
+    size_ = (size_ + 15) / 16 * 16;
+    return size_;
+  }
+  template <typename T> void add(const T* data, size_t n) {
+    sources_.push_back({data, n * sizeof(T), size_});
+    size_ += n * sizeof(T);
+  }
+  template <typename T> size_t array(const std::vector<T>& v) {
+    const size_t off = begin();
+    add(v.data(), v.size());
     return off;
   }
   size_t size() const { return size_; }
-  // Copies every planned array into `dst` (size() bytes).
   void fill(uint8_t* dst) const {
     for (const Source& s : sources_) {
       if (s.bytes)
@@ -44,6 +60,16 @@ private:
   size_t size_ = 0;
 };
 
+thread_local CudaMatchProfile* g_profile = nullptr;
+
+// Entries of the angle tables of one call (16 bytes each: 1 GiB).
+constexpr int64_t kMaxAngleTable = int64_t{1} << 26;
+
+using Clock = std::chrono::steady_clock;
+double ms_between(Clock::time_point a, Clock::time_point b) {
+  return std::chrono::duration<double, std::milli>(b - a).count();
+}
+
 template <typename T> const T* at(const uint8_t* base, size_t off) {
   return reinterpret_cast<const T*>(base + off);
 }
@@ -57,7 +83,7 @@ public:
     CVIS_RETURN_IF_ERROR(prepare(params, models, &P));
     std::vector<int32_t> node0{0}, node_model;
     std::vector<kernels::ModelRow> rows;
-    std::vector<double> desc;
+    std::vector<float> desc;
     for (size_t m = 0; m < P.models.size(); ++m) {
       const Graph& g = P.models[m].graph;
       const ModelRows& mr = P.rows[m];
@@ -69,8 +95,8 @@ public:
       node0.push_back(node0.back() + g.size());
     }
     Packer pk;
-    const size_t o_node0 = pk.plan(node0), o_nm = pk.plan(node_model), o_rows = pk.plan(rows),
-                 o_desc = pk.plan(desc);
+    const size_t o_node0 = pk.array(node0), o_nm = pk.array(node_model), o_rows = pk.array(rows),
+                 o_desc = pk.array(desc);
     std::vector<uint8_t> bytes(pk.size());
     pk.fill(bytes.data());
     CVIS_RETURN_IF_ERROR(models_.reserve(bytes.size()));
@@ -94,70 +120,74 @@ public:
     k.model_node0 = at<int32_t>(base, o_node0);
     k.node_model = at<int32_t>(base, o_nm);
     k.rows = at<kernels::ModelRow>(base, o_rows);
-    k.model_desc = at<double>(base, o_desc);
+    k.model_desc = at<float>(base, o_desc);
     int dev = 0;
     CVIS_CUDA_CHECK(cudaGetDevice(&dev));
     CVIS_CUDA_CHECK(
         cudaDeviceGetAttribute(&shared_limit_, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
+    max_model_nodes_ = 0;
+    for (const Model& m : P.models)
+      max_model_nodes_ = std::max(max_model_nodes_, m.graph.size());
     P_ = std::move(P);
     return Status::Ok();
   }
 
   Status match(const Graph* scenes, int count, std::vector<MatchResult>* results, MatchStats* stats,
                StreamHandle stream) override {
-    std::vector<SceneLayout> layouts;
-    CVIS_RETURN_IF_ERROR(prepare_scenes(P_, scenes, count, &layouts, stats));
+    CudaMatchProfile* const prof = g_profile;
+    const Clock::time_point t0 = Clock::now();
+    CVIS_RETURN_IF_ERROR(prepare_scenes(P_, scenes, count, &layouts_, stats));
     const int nm = static_cast<int>(P_.models.size());
-    results->assign(static_cast<size_t>(count) * nm, MatchResult());
+    results->resize(static_cast<size_t>(count) * nm);
     if (count == 0)
       return Status::Ok();
     cudaStream_t st = static_cast<cudaStream_t>(stream);
     kernels::Problem k = base_;
+    const Clock::time_point t1 = Clock::now();
 
-    // Concatenated scene arrays and tables.
-    std::vector<kernels::BlockInfo> blocks(count);
-    std::vector<int32_t> frame, node_block, slot_block, minnode, seg_off, seg_clo, seg_cnt, win_lo,
-        win_cnt, dir_rel;
-    std::vector<float> xs, ys;
-    std::vector<double> desc;
-    std::vector<uint16_t> cell_b;
-    std::vector<int32_t> cell_order;
-    int64_t dirs = 0;
-    int max_segments = 1, max_nodes = 1, max_cells = 1, max_model_nodes = 0;
-    int64_t max_dirs = 1;
-    for (const Model& m : P_.models)
-      max_model_nodes = std::max(max_model_nodes, m.graph.size());
+    // The blocks, the tables made on the host and the pairs; the rest is packed from the graphs
+    // and layouts in place.
+    blocks_.resize(count);
+    node_block_.clear();
+    seg_base_.clear();
+    seg_end_.clear();
+    slot_block_.clear();
+    dir_rel_.clear();
+    int64_t dirs = 0, max_dirs = 1, tris = 0, max_tri = 1;
+    bool use_tri = std::getenv("CVIS_ACTIONMATCH_NO_ANGLE_TABLE") == nullptr;
+    int32_t nodes = 0, minnodes = 0, segments = 0, cells = 0, slots = 0;
+    int max_segments = 1, max_nodes = 1, max_cells = 1;
     for (int s = 0; s < count; ++s) {
-      const Graph& g = scenes[s];
-      const SceneLayout& L = layouts[s];
-      kernels::BlockInfo& B = blocks[s];
+      const SceneLayout& L = layouts_[s];
+      kernels::BlockInfo& B = blocks_[s];
       B.S = L.S;
-      B.node0 = static_cast<int32_t>(frame.size());
+      B.node0 = nodes;
       B.frame0 = L.frame0;
       B.frames = L.frames;
-      B.minnode0 = static_cast<int32_t>(minnode.size());
-      B.seg0 = static_cast<int32_t>(seg_off.size());
+      B.minnode0 = minnodes;
+      B.seg0 = segments;
       B.segments = L.segments;
       B.cells = L.cells;
-      B.cell0 = static_cast<int32_t>(cell_b.size());
-      B.slot0 = static_cast<int32_t>(slot_block.size());
+      B.cell0 = cells;
+      B.slot0 = slots;
       B.dir0 = dirs;
-      frame.insert(frame.end(), g.frame.begin(), g.frame.end());
-      xs.insert(xs.end(), g.x.begin(), g.x.end());
-      ys.insert(ys.end(), g.y.begin(), g.y.end());
-      desc.insert(desc.end(), g.desc.begin(), g.desc.end());
-      node_block.insert(node_block.end(), L.S, s);
-      slot_block.insert(slot_block.end(), L.S + 1, s);
-      minnode.insert(minnode.end(), L.minnode.begin(), L.minnode.end());
-      seg_off.insert(seg_off.end(), L.seg_off.begin(), L.seg_off.end());
-      seg_clo.insert(seg_clo.end(), L.seg_clo.begin(), L.seg_clo.end());
-      seg_cnt.insert(seg_cnt.end(), L.seg_cnt.begin(), L.seg_cnt.end());
-      cell_b.insert(cell_b.end(), L.cell_b.begin(), L.cell_b.end());
-      cell_order.insert(cell_order.end(), L.cell_order.begin(), L.cell_order.end());
-      win_lo.insert(win_lo.end(), L.win_lo.begin(), L.win_lo.end());
-      win_cnt.insert(win_cnt.end(), L.win_cnt.begin(), L.win_cnt.end());
+      B.tri0 = tris;
+      use_tri = use_tri && L.triples >= 0;
+      tris += std::max<int64_t>(L.triples, 0);
+      max_tri = std::max(max_tri, L.triples);
+      nodes += L.S;
+      minnodes += static_cast<int32_t>(L.minnode.size());
+      segments += L.segments;
+      cells += L.cells;
+      slots += L.S + 1;
+      node_block_.insert(node_block_.end(), L.S, s);
+      slot_block_.insert(slot_block_.end(), L.S + 1, s);
       for (int x = 0; x < L.S; ++x)
-        dir_rel.push_back(static_cast<int32_t>(L.dir_off[x]));
+        dir_rel_.push_back(static_cast<int32_t>(L.dir_off[x]));
+      for (int b = 0; b < L.segments; ++b) {
+        seg_base_.push_back(L.seg_off[b] - L.seg_clo[b]);
+        seg_end_.push_back(L.seg_off[b] + L.seg_cnt[b]);
+      }
       dirs += L.dir_off[L.S];
       max_dirs = std::max(max_dirs, L.dir_off[L.S]);
       max_segments = std::max(max_segments, L.segments);
@@ -165,38 +195,49 @@ public:
       max_cells = std::max(max_cells, L.cells);
     }
     // Pairs, block-major, and the sizes of their scratch.
-    std::vector<kernels::PairInfo> pairs(static_cast<size_t>(count) * nm);
-    int64_t unary = 0, beta = 0, alpha = 0;
+    pairs_.resize(static_cast<size_t>(count) * nm);
+    int64_t unary = 0, beta = 0, alpha = 0, max_beta = 0;
     int64_t assign = 0;
     for (int s = 0; s < count; ++s) {
       for (int m = 0; m < nm; ++m) {
-        kernels::PairInfo& pi = pairs[static_cast<size_t>(s) * nm + m];
+        kernels::PairInfo& pi = pairs_[static_cast<size_t>(s) * nm + m];
         const int M = P_.models[m].graph.size();
         pi.model = m;
         pi.block = s;
-        pi.assign0 = static_cast<int32_t>(assign);
+        pi.assign0 = static_cast<int32_t>(std::min<int64_t>(assign, INT32_MAX));
         pi.unary0 = unary;
         pi.beta0 = beta;
         pi.alpha0 = alpha;
         assign += M;
-        unary += static_cast<int64_t>(M) * (blocks[s].S + 1);
-        beta += static_cast<int64_t>(M - 2) * blocks[s].cells;
-        alpha += 2 * static_cast<int64_t>(blocks[s].cells);
+        unary += static_cast<int64_t>(M) * (blocks_[s].S + 1);
+        beta += static_cast<int64_t>(M - 2) * blocks_[s].cells;
+        max_beta = std::max(max_beta, static_cast<int64_t>(M - 2) * blocks_[s].cells);
+        alpha += 2 * static_cast<int64_t>(blocks_[s].cells);
       }
     }
 
     if (assign > INT32_MAX) {
       return invalid_argument("too many (block, model) pairs in one call: split the blocks");
     }
-    // Shared memory: the scene tables, the alpha rows, the block's ray directions and the pair's
-    // unary table, in this order of benefit, each staged there when it still fits.
+    // The angle table replaces per-candidate work of every row; beyond kMaxAngleTable (scenes
+    // without a closeness limit T, say) the trellis reads the ray directions instead.
+    use_tri = use_tri && tris <= kMaxAngleTable;
+    // Shared memory: the scene tables, the alpha rows, the block's angle table and ray directions,
+    // the pair's unary table and argmin tables, in this order of benefit, each staged there when
+    // it still fits.
     k.max_segments = max_segments;
     k.max_nodes = max_nodes;
     k.max_cells = max_cells;
     k.max_dirs = max_dirs;
-    k.max_unary = static_cast<int64_t>(max_model_nodes) * (max_nodes + 1);
-    k.shared_tables = k.shared_alpha = k.shared_dir = k.shared_unary = 0;
-    for (int32_t* flag : {&k.shared_tables, &k.shared_alpha, &k.shared_dir, &k.shared_unary}) {
+    k.max_unary = static_cast<int64_t>(max_model_nodes_) * (max_nodes + 1);
+    k.max_tri = use_tri ? max_tri : 0;
+    k.max_beta = max_beta;
+    k.shared_tables = k.shared_alpha = k.shared_tri = k.shared_dir = k.shared_unary =
+        k.shared_beta = 0;
+    for (int32_t* flag : {&k.shared_tables, &k.shared_alpha, &k.shared_tri, &k.shared_dir,
+                          &k.shared_unary, &k.shared_beta}) {
+      if (flag == &k.shared_tri && !use_tri)
+        continue;
       *flag = 1;
       if (kernels::shared_layout(k, kernels::kTrellisThreads).bytes >
           static_cast<size_t>(shared_limit_))
@@ -208,88 +249,155 @@ public:
       smem_allowed_ = smem;
     }
 
-    Packer pk;
-    const size_t o_blocks = pk.plan(blocks), o_frame = pk.plan(frame), o_x = pk.plan(xs),
-                 o_y = pk.plan(ys), o_desc = pk.plan(desc), o_nb = pk.plan(node_block),
-                 o_sb = pk.plan(slot_block), o_mn = pk.plan(minnode), o_so = pk.plan(seg_off),
-                 o_sc = pk.plan(seg_clo), o_sn = pk.plan(seg_cnt), o_cb = pk.plan(cell_b),
-                 o_co = pk.plan(cell_order), o_wl = pk.plan(win_lo), o_wc = pk.plan(win_cnt),
-                 o_dr = pk.plan(dir_rel), o_pairs = pk.plan(pairs);
+    // One array after the other, each block's piece in turn (the layout's order of BlockInfo).
+    Packer& pk = packer_;
+    pk.clear();
+    const size_t o_blocks = pk.array(blocks_);
+    const auto per_block = [&](auto piece) {
+      const size_t off = pk.begin();
+      for (int s = 0; s < count; ++s)
+        piece(scenes[s], layouts_[s]);
+      return off;
+    };
+    const size_t o_frame = per_block(
+        [&](const Graph& g, const SceneLayout&) { pk.add(g.frame.data(), g.frame.size()); });
+    const size_t o_x =
+        per_block([&](const Graph& g, const SceneLayout&) { pk.add(g.x.data(), g.x.size()); });
+    const size_t o_y =
+        per_block([&](const Graph& g, const SceneLayout&) { pk.add(g.y.data(), g.y.size()); });
+    const size_t o_desc = per_block([&](const Graph& g, const SceneLayout&) {
+      pk.add(g.desc.data(), static_cast<size_t>(g.size()) * g.dim);
+    });
+    const size_t o_nb = pk.array(node_block_), o_sb = pk.array(slot_block_);
+    const size_t o_mn = per_block(
+        [&](const Graph&, const SceneLayout& L) { pk.add(L.minnode.data(), L.minnode.size()); });
+    const size_t o_sgb = pk.array(seg_base_), o_sge = pk.array(seg_end_);
+    const size_t o_cb = per_block(
+        [&](const Graph&, const SceneLayout& L) { pk.add(L.cell_b.data(), L.cell_b.size()); });
+    const size_t o_co = per_block([&](const Graph&, const SceneLayout& L) {
+      pk.add(L.cell_order.data(), L.cell_order.size());
+    });
+    const size_t o_wl = per_block(
+        [&](const Graph&, const SceneLayout& L) { pk.add(L.win_lo.data(), L.win_lo.size()); });
+    const size_t o_wc = per_block(
+        [&](const Graph&, const SceneLayout& L) { pk.add(L.win_cnt.data(), L.win_cnt.size()); });
+    const size_t o_to = per_block(
+        [&](const Graph&, const SceneLayout& L) { pk.add(L.tri_off.data(), L.tri_off.size()); });
+    const size_t o_dr = pk.array(dir_rel_), o_pairs = pk.array(pairs_);
     const size_t up = pk.size();
+    // The previous call's copies are done (it waited for its stream), so the staging is free.
     CVIS_RETURN_IF_ERROR(staging_.reserve(up));
     CVIS_RETURN_IF_ERROR(input_.reserve(up));
     pk.fill(staging_.get());
-    CVIS_CUDA_CHECK(cudaMemcpyAsync(input_.get(), staging_.get(), up, cudaMemcpyHostToDevice, st));
     CVIS_RETURN_IF_ERROR(dir_.reserve(std::max<int64_t>(dirs, 1)));
+    if (use_tri)
+      CVIS_RETURN_IF_ERROR(tri_.reserve(std::max<int64_t>(tris, 1)));
     CVIS_RETURN_IF_ERROR(unary_.reserve(unary));
-    CVIS_RETURN_IF_ERROR(beta_.reserve(std::max<int64_t>(beta, 1)));
+    CVIS_RETURN_IF_ERROR(beta_.reserve(k.shared_beta ? 1 : std::max<int64_t>(beta, 1)));
     if (!k.shared_alpha)
       CVIS_RETURN_IF_ERROR(alpha_.reserve(alpha));
     const size_t down =
-        pairs.size() * sizeof(kernels::PairResult) + 4 * static_cast<size_t>(assign);
+        pairs_.size() * sizeof(kernels::PairResult) + 4 * static_cast<size_t>(assign);
     CVIS_RETURN_IF_ERROR(out_.reserve(down));
     CVIS_RETURN_IF_ERROR(h_out_.reserve(down));
 
     const uint8_t* in = input_.get();
     k.nblocks = count;
-    k.scene_nodes = static_cast<int32_t>(frame.size());
-    k.slots = static_cast<int32_t>(slot_block.size());
+    k.scene_nodes = nodes;
+    k.slots = slots;
     k.blocks = at<kernels::BlockInfo>(in, o_blocks);
     k.frame = at<int32_t>(in, o_frame);
     k.x = at<float>(in, o_x);
     k.y = at<float>(in, o_y);
-    k.scene_desc = at<double>(in, o_desc);
+    k.scene_desc = at<float>(in, o_desc);
     k.node_block = at<int32_t>(in, o_nb);
     k.slot_block = at<int32_t>(in, o_sb);
     k.minnode = at<int32_t>(in, o_mn);
-    k.seg_off = at<int32_t>(in, o_so);
-    k.seg_clo = at<int32_t>(in, o_sc);
-    k.seg_cnt = at<int32_t>(in, o_sn);
+    k.seg_base = at<int32_t>(in, o_sgb);
+    k.seg_end = at<int32_t>(in, o_sge);
     k.cell_b = at<uint16_t>(in, o_cb);
     k.cell_order = at<int32_t>(in, o_co);
     k.win_lo = at<int32_t>(in, o_wl);
     k.win_cnt = at<int32_t>(in, o_wc);
     k.dir_rel = at<int32_t>(in, o_dr);
     k.dir = dir_.get();
-    k.npairs = static_cast<int32_t>(pairs.size());
+    k.npairs = static_cast<int32_t>(pairs_.size());
     k.pairs = at<kernels::PairInfo>(in, o_pairs);
     k.unary = unary_.get();
     k.beta = beta_.get();
     k.alpha = k.shared_alpha ? nullptr : alpha_.get();
     k.total_dirs = dirs;
+    k.use_tri = use_tri;
+    k.total_cells = cells;
+    k.tri_off = at<int32_t>(in, o_to);
+    k.tri = use_tri ? tri_.get() : nullptr;
+    k.total_tri = tris;
     k.results = reinterpret_cast<kernels::PairResult*>(out_.get());
     k.assignment =
-        reinterpret_cast<int32_t*>(out_.get() + pairs.size() * sizeof(kernels::PairResult));
-
-    CVIS_RETURN_IF_ERROR(kernels::launch_directions(k, st));
-    CVIS_RETURN_IF_ERROR(kernels::launch_unary(k, st));
+        reinterpret_cast<int32_t*>(out_.get() + pairs_.size() * sizeof(kernels::PairResult));
     k.cluster = kernels::trellis_cluster(k.npairs, smem);
     if (stats)
       stats->blocks_per_pair = k.cluster;
+    const Clock::time_point t2 = Clock::now();
+
+    if (prof)
+      CVIS_RETURN_IF_ERROR(record(0, st));
+    CVIS_CUDA_CHECK(cudaMemcpyAsync(input_.get(), staging_.get(), up, cudaMemcpyHostToDevice, st));
+    if (prof)
+      CVIS_RETURN_IF_ERROR(record(1, st));
+    CVIS_RETURN_IF_ERROR(kernels::launch_prologue(k, st));
+    if (prof)
+      CVIS_RETURN_IF_ERROR(record(2, st));
     CVIS_RETURN_IF_ERROR(kernels::launch_trellis(k, smem, st));
+    if (prof)
+      CVIS_RETURN_IF_ERROR(record(3, st));
     CVIS_CUDA_CHECK(cudaMemcpyAsync(h_out_.get(), out_.get(), down, cudaMemcpyDeviceToHost, st));
+    if (prof)
+      CVIS_RETURN_IF_ERROR(record(4, st));
+    const Clock::time_point t3 = Clock::now();
     CVIS_CUDA_CHECK(cudaStreamSynchronize(st));
+    const Clock::time_point t4 = Clock::now();
 
     const auto* res = reinterpret_cast<const kernels::PairResult*>(h_out_.get());
-    const auto* z =
-        reinterpret_cast<const int32_t*>(h_out_.get() + pairs.size() * sizeof(kernels::PairResult));
-    for (size_t i = 0; i < pairs.size(); ++i) {
+    const auto* z = reinterpret_cast<const int32_t*>(h_out_.get() +
+                                                     pairs_.size() * sizeof(kernels::PairResult));
+    for (size_t i = 0; i < pairs_.size(); ++i) {
       MatchResult& r = (*results)[i];
-      if (!res[i].feasible)
+      if (!res[i].feasible) {
+        r = MatchResult();
         continue;
+      }
       r.feasible = true;
       r.energy_q = res[i].energy;
       r.appearance_q = res[i].appearance;
       r.distortion_q = res[i].distortion;
       r.dummies = res[i].dummies;
-      const int M = P_.models[pairs[i].model].graph.size();
-      r.assignment.assign(z + pairs[i].assign0, z + pairs[i].assign0 + M);
+      const int M = P_.models[pairs_[i].model].graph.size();
+      r.assignment.assign(z + pairs_[i].assign0, z + pairs_[i].assign0 + M);
       if (r.energy_q != r.appearance_q + r.distortion_q) {
         return internal_error("actionmatch cuda: energy parts do not add up");
       }
     }
+    if (prof) {
+      const Clock::time_point t5 = Clock::now();
+      CudaMatchProfile& pr = *prof;
+      pr = CudaMatchProfile();
+      pr.prepare_ms = ms_between(t0, t1);
+      pr.pack_ms = ms_between(t1, t2);
+      pr.enqueue_ms = ms_between(t2, t3);
+      pr.wait_ms = ms_between(t3, t4);
+      pr.unpack_ms = ms_between(t4, t5);
+      float* dst[] = {&pr.upload_ms, &pr.prologue_ms, &pr.trellis_ms, &pr.download_ms};
+      for (int i = 0; i < 4; ++i)
+        CVIS_CUDA_CHECK(cudaEventElapsedTime(dst[i], events_[i], events_[i + 1]));
+      pr.launches = 2;
+      pr.upload_kb = up / 1024.0;
+      pr.download_kb = down / 1024.0;
+    }
     return Status::Ok();
   }
+
+  ~CudaMatcher() override { destroy_events(); }
 
   void reset() override {
     P_ = Prepared();
@@ -298,14 +406,33 @@ public:
     input_.release();
     staging_.release();
     dir_.release();
+    tri_.release();
     unary_.release();
     beta_.release();
     alpha_.release();
     out_.release();
     h_out_.release();
+    destroy_events();
   }
 
 private:
+  // Profiling events (created on first use) recorded between the steps of a profiled call.
+  Status record(int i, cudaStream_t st) {
+    if (!events_[0]) {
+      for (cudaEvent_t& e : events_)
+        CVIS_CUDA_CHECK(cudaEventCreate(&e));
+    }
+    CVIS_CUDA_CHECK(cudaEventRecord(events_[i], st));
+    return Status::Ok();
+  }
+  void destroy_events() {
+    for (cudaEvent_t& e : events_) {
+      if (e)
+        cudaEventDestroy(e);
+      e = nullptr;
+    }
+  }
+
   Prepared P_;
   kernels::Problem base_; // the model part, set by configure()
   int shared_limit_ = 48 * 1024;
@@ -315,9 +442,22 @@ private:
   cuda::DeviceArray<double> dir_;
   cuda::DeviceArray<int64_t> unary_, alpha_;
   cuda::DeviceArray<uint16_t> beta_;
+  cuda::DeviceArray<kernels::SceneAngles> tri_;
+  int max_model_nodes_ = 0;
+  // Per-call scratch, kept so that its capacity is reused.
+  std::vector<SceneLayout> layouts_;
+  std::vector<kernels::BlockInfo> blocks_;
+  std::vector<kernels::PairInfo> pairs_;
+  std::vector<int32_t> node_block_, slot_block_, dir_rel_, seg_base_, seg_end_;
+  Packer packer_;
+  cudaEvent_t events_[5] = {};
 };
 
 } // namespace
+
+void set_cuda_match_profile(CudaMatchProfile* sink) {
+  g_profile = sink;
+}
 
 std::unique_ptr<Matcher> make_cuda_matcher() {
   return std::make_unique<CudaMatcher>();

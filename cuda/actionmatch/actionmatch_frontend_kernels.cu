@@ -17,12 +17,12 @@ namespace cvis::actionmatch::kernels {
 
 namespace {
 
-using fe::clampi;
 using cuda::div_up;
 using cuda::kTileH;
 using cuda::kTileW;
 using cuda::tile_block;
 using cuda::tile_grid;
+using fe::clampi;
 
 constexpr int kSumThreads = 256;
 
@@ -58,8 +58,7 @@ __global__ void load_rows_kernel(const uint8_t* luma, size_t pitch, int w, int h
   const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
   if (x >= w || y >= h)
     return;
-  const float g =
-      normalise ? fe::gain_scale(c->byte_sum, static_cast<int64_t>(w) * h) : 1.0f;
+  const float g = normalise ? fe::gain_scale(c->byte_sum, static_cast<int64_t>(w) * h) : 1.0f;
   const uint8_t* row = luma + static_cast<size_t>(y) * pitch;
   const bool second = blockIdx.z == 1;
   const int n = second ? t1.n : t0.n, r = n / 2;
@@ -231,15 +230,16 @@ __global__ void votes_kernel(const float* S, const float* u, const float* v, int
 
 Status launch_luma_sum(const uint8_t* luma, size_t pitch, int w, int h, Counters* c,
                        cudaStream_t stream) {
-  const dim3 grid(static_cast<unsigned>(std::min(div_up(w, kSumThreads), 4)), static_cast<unsigned>(h));
+  const dim3 grid(static_cast<unsigned>(std::min(div_up(w, kSumThreads), 4)),
+                  static_cast<unsigned>(h));
   luma_sum_kernel<<<grid, kSumThreads, 0, stream>>>(luma, pitch, w, h, c);
   LAUNCH_CHECK("luma_sum_kernel");
   return Status::Ok();
 }
 
 Status launch_load_rows(const uint8_t* luma, size_t pitch, int w, int h, bool normalise,
-                        const Counters* c, const Taps& t0, const Taps& t1, float* out0,
-                        float* out1, cudaStream_t stream) {
+                        const Counters* c, const Taps& t0, const Taps& t1, float* out0, float* out1,
+                        cudaStream_t stream) {
   load_rows_kernel<<<tile_grid(w, h, 2), tile_block(), 0, stream>>>(
       luma, pitch, w, h, normalise ? 1 : 0, c, t0, t1, out0, out1);
   LAUNCH_CHECK("load_rows_kernel");
@@ -258,11 +258,11 @@ Status launch_cols(const Pass& p, const Taps& t0, const Taps& t1, cudaStream_t s
   return Status::Ok();
 }
 
-Status launch_lk_tensor_rows(const float* P, int w, int h, int r, const float* cu,
-                             const float* cv, int cw, float* u, float* v, float* hxx, float* hxy,
-                             float* hyy, cudaStream_t stream) {
-  lk_tensor_rows_kernel<<<tile_grid(w, h), tile_block(), 0, stream>>>(P, w, h, r, cu, cv, cw, u,
-                                                                      v, hxx, hxy, hyy);
+Status launch_lk_tensor_rows(const float* P, int w, int h, int r, const float* cu, const float* cv,
+                             int cw, float* u, float* v, float* hxx, float* hxy, float* hyy,
+                             cudaStream_t stream) {
+  lk_tensor_rows_kernel<<<tile_grid(w, h), tile_block(), 0, stream>>>(P, w, h, r, cu, cv, cw, u, v,
+                                                                      hxx, hxy, hyy);
   LAUNCH_CHECK("lk_tensor_rows_kernel");
   return Status::Ok();
 }

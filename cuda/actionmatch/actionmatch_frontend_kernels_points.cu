@@ -176,10 +176,10 @@ Status launch_response(const Gabor& g, int w, int h, float* R, cudaStream_t stre
   return Status::Ok();
 }
 
-Status launch_nms(const float* prev, const float* cur, const float* next, int w, int h,
-                  int radius, float threshold, Candidate* cand, Counters* c, cudaStream_t stream) {
-  nms_kernel<<<tile_grid(w, h), tile_block(), 0, stream>>>(prev, cur, next, w, h, radius,
-                                                           threshold, cand, c);
+Status launch_nms(const float* prev, const float* cur, const float* next, int w, int h, int radius,
+                  float threshold, Candidate* cand, Counters* c, cudaStream_t stream) {
+  nms_kernel<<<tile_grid(w, h), tile_block(), 0, stream>>>(prev, cur, next, w, h, radius, threshold,
+                                                           cand, c);
   LAUNCH_CHECK("nms_kernel");
   return Status::Ok();
 }

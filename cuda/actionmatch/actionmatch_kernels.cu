@@ -1,5 +1,6 @@
-// Kernels of the CUDA backend: ray directions, unary terms, and the trellis (one block per (scene
-// block, model) pair, all rows in one launch with __syncthreads between them).
+// Kernels of the CUDA backend: the prologue (ray directions, angle tables, unary terms), and the
+// trellis (one block or cluster per (scene block, model) pair, all rows in one launch with a
+// barrier between them).
 #include "actionmatch_kernels.hpp"
 
 #include <algorithm>
@@ -34,47 +35,132 @@ namespace {
 using terms::kInf;
 static_assert(kTrellisThreads >= kMaxModelNodes, "the backtracking stores z in red_k");
 
-__global__ void directions_kernel(Problem p) {
-  const int x = blockIdx.x * blockDim.x + threadIdx.x;
+// The prologue's shape: blocks of 32 x 8 threads; the first ceil(scene_nodes / 8) blocks take
+// 8 scene nodes each (a lane per ray of the node's window), the next (with the angle table) 32
+// trellis cells each, the others unary tiles of 32 columns x 8 model nodes, the descriptors read
+// kUnaryChunk values at a time.
+constexpr int kPrologueX = 32, kPrologueY = 8, kUnaryChunk = 32;
+
+__device__ void directions_block(const Problem& p, int dblock) {
+  const int x = dblock * kPrologueY + threadIdx.y;
   if (x >= p.scene_nodes)
     return;
   const BlockInfo B = p.blocks[p.node_block[x]];
   double* out = p.dir + B.dir0 + p.dir_rel[x];
   const int first = B.node0 + p.win_lo[x], n = p.win_cnt[x];
   const float x0 = p.x[x], y0 = p.y[x];
-  for (int k = 0; k < n; ++k)
+  for (int k = threadIdx.x; k < n; k += kPrologueX)
     out[k] = terms::ray(x0, y0, p.x[first + k], p.y[first + k]);
 }
 
-// Thread (slot, model node): column `slot` is a scene node or a block's dummy column. Model nodes
-// beyond the grid's y extent (65535 blocks) are covered by striding.
-__global__ void unary_kernel(Problem p) {
-  const int slot = blockIdx.x * blockDim.x + threadIdx.x;
-  if (slot >= p.slots)
+// Angle table of 32 cells (8 lanes per cell, a lane per 8th candidate): the angles d_term would
+// compute from the direction table, by the same terms::ray and terms::angle_at, hence the same
+// bits (the rays are recomputed here: the direction table is made by this same launch).
+__device__ void angles_block(const Problem& p, int tblock) {
+  const int tid = threadIdx.y * kPrologueX + threadIdx.x;
+  const int cg = tblock * (kPrologueX * kPrologueY / 8) + tid / 8, lane = tid % 8;
+  if (cg >= p.total_cells)
     return;
-  const int s = p.slot_block[slot];
-  const BlockInfo B = p.blocks[s];
-  const int a = slot - B.slot0;
-  for (int g = blockIdx.y * blockDim.y + threadIdx.y; g < p.model_nodes;
-       g += gridDim.y * blockDim.y) {
-    const int m = p.node_model[g], r = g - p.model_node0[m];
-    const PairInfo& pi = p.pairs[s * p.nmodels + m];
-    int64_t* out = p.unary + pi.unary0 + static_cast<int64_t>(r) * (B.S + 1) + a;
-    if (a == B.S) {
-      *out = p.dummy_q;
-      continue;
-    }
-    *out =
-        terms::unary_q(p.model_desc + static_cast<int64_t>(g) * p.dim,
-                       p.scene_desc + static_cast<int64_t>(B.node0 + a) * p.dim, p.dim, p.lambda1);
+  // The block of cell cg: the last with cell0 <= cg (blocks without cells share their cell0).
+  int lo = 0, hi = p.nblocks - 1;
+  while (lo < hi) {
+    const int mid = (lo + hi + 1) / 2;
+    if (p.blocks[mid].cell0 <= cg)
+      lo = mid;
+    else
+      hi = mid - 1;
   }
+  const BlockInfo B = p.blocks[lo];
+  const int S = B.S, cell = cg - B.cell0;
+  const int b = p.cell_b[cg];
+  if (b == S || cell >= p.seg_end[B.seg0 + b])
+    return; // a dummy member: no distortion term
+  const int c = cell - p.seg_base[B.seg0 + b];
+  const int32_t* frame = p.frame + B.node0;
+  int flo, fhi, first, end;
+  terms::candidate_frames(true, frame[b], true, frame[c], p.T, p.causality, &flo, &fhi);
+  terms::nodes_of_frames(flo, fhi, p.minnode + B.minnode0, B.frame0, B.frames, S, &first, &end);
+  const float* x = p.x + B.node0;
+  const float* y = p.y + B.node0;
+  SceneAngles* out = p.tri + B.tri0 + p.tri_off[cg];
+  const double b_to_c = terms::ray(x[b], y[b], x[c], y[c]);
+  for (int a = first + lane; a < end; a += 8) {
+    SceneAngles v;
+    v.mid = terms::angle_at(terms::ray(x[b], y[b], x[a], y[a]), b_to_c);
+    v.last =
+        terms::angle_at(terms::ray(x[a], y[a], x[b], y[b]), terms::ray(x[a], y[a], x[c], y[c]));
+    out[a - first] = v;
+  }
+}
+
+// Tile `tile`: columns (unary slots) [32 tx0, + 32) x model nodes [8 ty0, + 8). Thread (tx, ty)
+// sums its (model node, column) value term by term in index order, reading both descriptors from
+// shared memory (the scene's transposed, so that the 32 lanes of a warp read 32 banks, the
+// model's broadcast): the same operations as terms::unary_q, hence the same bits.
+__device__ void unary_tile(const Problem& p, int tile) {
+  __shared__ float sc[kUnaryChunk][kPrologueX + 1];
+  __shared__ float md[kPrologueY][kUnaryChunk];
+  __shared__ int node_of[kPrologueX]; // scene node of each column of the tile, -1: dummy or none
+  const int tiles_x = (p.slots + kPrologueX - 1) / kPrologueX;
+  const int tx = threadIdx.x, ty = threadIdx.y;
+  const int slot0 = (tile % tiles_x) * kPrologueX, g0 = (tile / tiles_x) * kPrologueY;
+  const int slot = slot0 + tx, g = g0 + ty;
+  int s = 0, a = 0;
+  BlockInfo B;
+  if (slot < p.slots) {
+    s = p.slot_block[slot];
+    B = p.blocks[s];
+    a = slot - B.slot0;
+  }
+  if (ty == 0)
+    node_of[tx] = slot < p.slots && a < B.S ? B.node0 + a : -1;
+  double sum = 0.0;
+  for (int k0 = 0; k0 < p.dim; k0 += kUnaryChunk) {
+    const int kn = p.dim - k0 < kUnaryChunk ? p.dim - k0 : kUnaryChunk;
+    __syncthreads(); // node_of written; the previous chunk read
+    // Coalesced: a warp reads 32 consecutive values of one descriptor.
+    for (int j = ty; j < kPrologueX; j += kPrologueY) {
+      const int n = node_of[j];
+      sc[tx][j] = n >= 0 && tx < kn ? p.scene_desc[static_cast<int64_t>(n) * p.dim + k0 + tx] : 0.f;
+    }
+    md[ty][tx] = g < p.model_nodes && tx < kn
+                     ? p.model_desc[static_cast<int64_t>(g) * p.dim + k0 + tx]
+                     : 0.f;
+    __syncthreads();
+    for (int k = 0; k < kn; ++k)
+      sum = terms::unary_add(sum, md[ty][k], sc[k][tx]);
+  }
+  if (slot >= p.slots || g >= p.model_nodes)
+    return;
+  const int m = p.node_model[g], r = g - p.model_node0[m];
+  const PairInfo& pi = p.pairs[s * p.nmodels + m];
+  int64_t* out = p.unary + pi.unary0 + static_cast<int64_t>(r) * (B.S + 1) + a;
+  *out = a == B.S ? p.dummy_q : terms::unary_finish(sum, p.lambda1);
+}
+
+// Blocks [0, dir_blocks): directions; [dir_blocks, tri_blocks): angle tables; the rest stride
+// over the unary tiles (block-uniform, so the tiles' barriers are reached by every thread of a
+// block).
+__global__ void __launch_bounds__(kPrologueX* kPrologueY)
+    prologue_kernel(Problem p, int dir_blocks, int tri_blocks, int unary_tiles) {
+  const int bx = blockIdx.x;
+  if (bx < dir_blocks) {
+    directions_block(p, bx);
+    return;
+  }
+  if (bx < tri_blocks) {
+    angles_block(p, bx - dir_blocks);
+    return;
+  }
+  const int stride = gridDim.x - tri_blocks;
+  for (int tile = bx - tri_blocks; tile < unary_tiles; tile += stride)
+    unary_tile(p, tile);
 }
 
 // The tables of one scene block the trellis reads per candidate.
 struct Tables {
-  const int32_t* seg_off;
-  const int32_t* seg_clo;
-  const int32_t* seg_cnt;
+  const int32_t* seg_base;
+  const int32_t* seg_end;
   const int32_t* frame;
   const int32_t* win_lo;
   const int32_t* dir_rel;
@@ -82,9 +168,7 @@ struct Tables {
   const double* dir;
   int S;
 
-  __device__ int cell(int b, int c) const {
-    return seg_off[b] + (c == S ? seg_cnt[b] : c - seg_clo[b]);
-  }
+  __device__ int cell(int b, int c) const { return c == S ? seg_end[b] : seg_base[b] + c; }
   // Directions from node x, indexed by the target node.
   __device__ const double* rays(int x) const { return dir + dir_rel[x] - win_lo[x]; }
 };
@@ -191,6 +275,20 @@ __device__ __forceinline__ void store_alpha(int64_t* cur, int cell, int64_t v, i
   cur[cell] = v;
 }
 
+// beta_r(cell) = v: into the argmin tables of the pair's first block, which backtracks (its shared
+// memory, through distributed shared memory from the other blocks of a cluster), or the global
+// ones.
+__device__ __forceinline__ void store_beta(uint16_t* row, int cell, uint16_t v, int K,
+                                           bool shared_beta) {
+#if defined(CVIS_AM_CLUSTER_CODE)
+  if (K > 1 && shared_beta) {
+    *cooperative_groups::this_cluster().map_shared_rank(row + cell, 0) = v;
+    return;
+  }
+#endif
+  row[cell] = v;
+}
+
 // Block-wide minimum of (v, key), smaller key first among equal v; every thread gets it.
 __device__ void block_argmin(int64_t* v, int32_t* key, int64_t* red_v, int32_t* red_k) {
   const int t = threadIdx.x;
@@ -213,7 +311,9 @@ __device__ void block_argmin(int64_t* v, int32_t* key, int64_t* red_v, int32_t* 
   __syncthreads(); // red_* may be reused right after
 }
 
-__global__ void __launch_bounds__(kTrellisThreads) trellis_kernel(Problem p) {
+// kTri: the distortion terms take the scene angles from the block's angle table (computed once
+// per call) instead of from three ray directions per candidate (d_term); the same bits.
+template <bool kTri> __global__ void __launch_bounds__(kTrellisThreads) trellis_kernel(Problem p) {
   extern __shared__ int64_t smem[];
   // A pair is one block, or a cluster of K = p.cluster blocks that share its rows (README.md).
   const int K = p.cluster, rank = cluster_rank(K), pair = blockIdx.x / K;
@@ -230,37 +330,41 @@ __global__ void __launch_bounds__(kTrellisThreads) trellis_kernel(Problem p) {
   Tables t;
   t.S = S;
   t.minnode = p.minnode + B.minnode0;
-  t.seg_off = p.seg_off + B.seg0;
-  t.seg_clo = p.seg_clo + B.seg0;
-  t.seg_cnt = p.seg_cnt + B.seg0;
+  t.seg_base = p.seg_base + B.seg0;
+  t.seg_end = p.seg_end + B.seg0;
   t.frame = p.frame + B.node0;
   t.win_lo = p.win_lo + B.node0;
   t.dir_rel = p.dir_rel + B.node0;
   t.dir = p.dir + B.dir0;
   const int64_t* U = p.unary + pi.unary0;
   if (p.shared_tables) {
-    int32_t* so = reinterpret_cast<int32_t*>(base + sl.tables);
-    int32_t* sc = so + p.max_segments;
-    int32_t* sn = sc + p.max_segments;
-    int32_t* fr = sn + p.max_segments;
+    int32_t* sb = reinterpret_cast<int32_t*>(base + sl.tables);
+    int32_t* se = sb + p.max_segments;
+    int32_t* fr = se + p.max_segments;
     int32_t* wl = fr + p.max_nodes;
     int32_t* dr = wl + p.max_nodes;
     for (int i = tid; i < B.segments; i += nt) {
-      so[i] = t.seg_off[i];
-      sc[i] = t.seg_clo[i];
-      sn[i] = t.seg_cnt[i];
+      sb[i] = t.seg_base[i];
+      se[i] = t.seg_end[i];
     }
     for (int i = tid; i < S; i += nt) {
       fr[i] = t.frame[i];
       wl[i] = t.win_lo[i];
       dr[i] = t.dir_rel[i];
     }
-    t.seg_off = so;
-    t.seg_clo = sc;
-    t.seg_cnt = sn;
+    t.seg_base = sb;
+    t.seg_end = se;
     t.frame = fr;
     t.win_lo = wl;
     t.dir_rel = dr;
+  }
+  const SceneAngles* tri = kTri ? p.tri + B.tri0 : nullptr;
+  if (kTri && p.shared_tri) {
+    const int64_t end = pi.block + 1 < p.nblocks ? p.blocks[pi.block + 1].tri0 : p.total_tri;
+    SceneAngles* d = reinterpret_cast<SceneAngles*>(base + sl.tri);
+    for (int64_t i = tid; i < end - B.tri0; i += nt)
+      d[i] = tri[i];
+    tri = d;
   }
   if (p.shared_dir) {
     // The block's table ends where the next block's starts (or at the end of all).
@@ -296,6 +400,11 @@ __global__ void __launch_bounds__(kTrellisThreads) trellis_kernel(Problem p) {
     G *= 2;
   const int NG = NT / G, grp = gt / G, lane = gt & (G - 1);
   const bool shared_rows = p.shared_alpha != 0;
+  // The argmin tables: in shared memory (when they fit) the backtracking's chain of M - 2
+  // dependent reads stays on the SM instead of going to L2.
+  const bool shared_beta = p.shared_beta != 0;
+  uint16_t* beta_rows =
+      shared_beta ? reinterpret_cast<uint16_t*>(base + sl.beta) : p.beta + pi.beta0;
   row_barrier(K);
 
   // Eq. (11) for r = M - 1, eq. (10) down to r = 2: row r reads row r + 1.
@@ -305,13 +414,13 @@ __global__ void __launch_bounds__(kTrellisThreads) trellis_kernel(Problem p) {
     const int64_t* nxt =
         r == M - 1 ? nullptr : alpha_rows + ((r + 1) & 1) * static_cast<int64_t>(C);
     int64_t* cur = alpha_rows + (r & 1) * static_cast<int64_t>(C);
-    uint16_t* beta = p.beta + pi.beta0 + static_cast<int64_t>(r - 2) * C;
+    uint16_t* beta = beta_rows + static_cast<int64_t>(r - 2) * C;
     for (int base = 0, k_round = 0; base < C; base += NG, ++k_round) {
       // Every lane of a warp runs every round (the group reduction below is warp-synchronous).
       const int i = base + ((k_round & 1) ? NG - 1 - grp : grp);
       const int cell = i < C ? order[i] : 0;
-      const int b = cell_b[cell], k = cell - t.seg_off[b];
-      const int c = k < t.seg_cnt[b] ? t.seg_clo[b] + k : S;
+      const int b = cell_b[cell];
+      const int c = cell < t.seg_end[b] ? cell - t.seg_base[b] : S;
       // The dummy-dummy state is left to one warp below.
       const bool active = i < C && !(b == S && c == S);
       int64_t best = kInf;
@@ -324,13 +433,25 @@ __global__ void __launch_bounds__(kTrellisThreads) trellis_kernel(Problem p) {
         const bool geometry = b < S && c < S;
         const double* from_b = geometry ? t.rays(b) : nullptr;
         const double b_to_c = geometry ? from_b[c] : 0.0;
+        // This cell's angles, indexed by the candidate.
+        const SceneAngles* ang =
+            kTri && geometry ? tri + p.tri_off[B.cell0 + cell] - first : nullptr;
+        // The cell (a, b) of row r + 1 is next_of[a] + next_add (Tables::cell with b fixed).
+        const int32_t* next_of = b < S ? t.seg_base : t.seg_end;
+        const int next_add = b < S ? b : 0;
         // U(a) + D(a, b, c) + alpha_{r+1}(a, b), kInf when alpha_{r+1}(a, b) is.
         const auto value = [&](int a) -> int64_t {
-          const int64_t nx = nxt ? nxt[t.cell(a, b)] : 0;
+          const int64_t nx = nxt ? nxt[next_of[a] + next_add] : 0;
           if (nx == kInf)
             return kInf;
-          const int64_t dq =
-              geometry ? d_term(row, t, a, b, c, fb, fc, b_to_c, from_b, p.lambda2, p.lambda3) : 0;
+          int64_t dq = 0;
+          if (kTri && geometry) {
+            const SceneAngles g = ang[a];
+            dq = terms::distortion_q(row.gap1, row.gap2, row.mid, row.last, t.frame[a] - fb,
+                                     fb - fc, g.mid, g.last, p.lambda2, p.lambda3);
+          } else if (!kTri && geometry) {
+            dq = d_term(row, t, a, b, c, fb, fc, b_to_c, from_b, p.lambda2, p.lambda3);
+          }
           return Ur[a] + dq + nx;
         };
         // This lane's candidates first + lane, + G, ...: two independent ones per iteration (their
@@ -368,7 +489,8 @@ __global__ void __launch_bounds__(kTrellisThreads) trellis_kernel(Problem p) {
         group_argmin(&best, &arg, G);
       if (active && lane == 0) {
         store_alpha(cur, cell, best, K, shared_rows);
-        beta[cell] = static_cast<uint16_t>(best == kInf ? 0 : arg); // 0: as the one-lane loop
+        // 0 for an infeasible cell: as the one-lane loop.
+        store_beta(beta, cell, static_cast<uint16_t>(best == kInf ? 0 : arg), K, shared_beta);
       }
     }
     // The warp of the state (dummy, dummy): the one with the least work in the last round.
@@ -391,13 +513,13 @@ __global__ void __launch_bounds__(kTrellisThreads) trellis_kernel(Problem p) {
       warp_argmin(&best, &arg);
       if (gt == dd0) {
         store_alpha(cur, C - 1, best, K, shared_rows);
-        beta[C - 1] = static_cast<uint16_t>(arg);
+        store_beta(beta, C - 1, static_cast<uint16_t>(arg), K, shared_beta);
       }
     }
     row_barrier(K);
   }
   // The last remote access was before the barrier: the other blocks of a cluster may leave, the
-  // first finishes the pair from its own copy of row 2 and the (global) beta tables.
+  // first finishes the pair from its own copy of row 2 and the beta tables.
   if (rank != 0)
     return;
 
@@ -408,8 +530,8 @@ __global__ void __launch_bounds__(kTrellisThreads) trellis_kernel(Problem p) {
   for (int cell = tid; cell < C; cell += nt) {
     if (a2[cell] == kInf)
       continue;
-    const int b = cell_b[cell], k = cell - t.seg_off[b];
-    const int c = k < t.seg_cnt[b] ? t.seg_clo[b] + k : S;
+    const int b = cell_b[cell];
+    const int c = cell < t.seg_end[b] ? cell - t.seg_base[b] : S;
     const int64_t v = U[c] + U[(S + 1) + b] + a2[cell];
     const int32_t kk = c * 65536 + b;
     if (v < best || (v == best && kk < key)) {
@@ -435,7 +557,7 @@ __global__ void __launch_bounds__(kTrellisThreads) trellis_kernel(Problem p) {
     z[0] = zc;
     z[1] = zb;
     for (int r = 2; r < M; ++r) {
-      const int za = p.beta[pi.beta0 + static_cast<int64_t>(r - 2) * C + t.cell(zb, zc)];
+      const int za = beta_rows[static_cast<int64_t>(r - 2) * C + t.cell(zb, zc)];
       z[r] = za;
       zc = zb;
       zb = za;
@@ -478,25 +600,26 @@ __global__ void __launch_bounds__(kTrellisThreads) trellis_kernel(Problem p) {
 } // namespace
 
 Status allow_trellis_shared(size_t bytes) {
-  CVIS_CUDA_CHECK(cudaFuncSetAttribute(trellis_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                       static_cast<int>(bytes)));
+  CVIS_CUDA_CHECK(cudaFuncSetAttribute(
+      trellis_kernel<true>, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(bytes)));
+  CVIS_CUDA_CHECK(cudaFuncSetAttribute(
+      trellis_kernel<false>, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(bytes)));
   return Status::Ok();
 }
 
-Status launch_directions(const Problem& p, cudaStream_t stream) {
-  if (p.scene_nodes == 0)
-    return Status::Ok();
-  const int threads = 128;
-  directions_kernel<<<(p.scene_nodes + threads - 1) / threads, threads, 0, stream>>>(p);
-  CVIS_CUDA_CHECK_LAUNCH(stream, "directions_kernel");
-  return Status::Ok();
-}
-
-Status launch_unary(const Problem& p, cudaStream_t stream) {
-  const dim3 block(32, 8);
-  const dim3 grid((p.slots + 31) / 32, std::min((p.model_nodes + 7) / 8, 65535));
-  unary_kernel<<<grid, block, 0, stream>>>(p);
-  CVIS_CUDA_CHECK_LAUNCH(stream, "unary_kernel");
+Status launch_prologue(const Problem& p, cudaStream_t stream) {
+  const int dir_blocks = (p.scene_nodes + kPrologueY - 1) / kPrologueY;
+  const int cells_per_block = kPrologueX * kPrologueY / 8;
+  const int tri_blocks =
+      dir_blocks + (p.use_tri ? (p.total_cells + cells_per_block - 1) / cells_per_block : 0);
+  const int64_t tiles = static_cast<int64_t>((p.slots + kPrologueX - 1) / kPrologueX) *
+                        ((p.model_nodes + kPrologueY - 1) / kPrologueY);
+  if (tiles > INT32_MAX)
+    return Status(StatusCode::kInvalidArgument, "actionmatch: too many unary tiles in one call");
+  const int unary_blocks = static_cast<int>(std::min<int64_t>(tiles, 1 << 20));
+  prologue_kernel<<<tri_blocks + unary_blocks, dim3(kPrologueX, kPrologueY), 0, stream>>>(
+      p, dir_blocks, tri_blocks, static_cast<int>(tiles));
+  CVIS_CUDA_CHECK_LAUNCH(stream, "prologue_kernel");
   return Status::Ok();
 }
 
@@ -547,7 +670,7 @@ int trellis_cluster(int pairs, size_t shared_bytes) {
     cudaFuncAttributes fa{};
     if (cudaDeviceGetAttribute(&clusters, cudaDevAttrClusterLaunch, dev) != cudaSuccess ||
         cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess ||
-        cudaFuncGetAttributes(&fa, trellis_kernel) != cudaSuccess) {
+        cudaFuncGetAttributes(&fa, trellis_kernel<true>) != cudaSuccess) {
       cudaGetLastError(); // a query failed: no clusters
       clusters = 0;
     }
@@ -574,7 +697,7 @@ int trellis_cluster(int pairs, size_t shared_bytes) {
       cluster_config(K, 1, shared_bytes, nullptr, &cfg, &attr);
       int active = 0;
       const bool ok =
-          cudaOccupancyMaxActiveClusters(&active, trellis_kernel, &cfg) == cudaSuccess &&
+          cudaOccupancyMaxActiveClusters(&active, trellis_kernel<true>, &cfg) == cudaSuccess &&
           active > 0;
       if (!ok)
         cudaGetLastError();
@@ -597,12 +720,18 @@ Status launch_trellis(const Problem& p, size_t shared_bytes, cudaStream_t stream
     cudaLaunchConfig_t cfg;
     cudaLaunchAttribute attr;
     cluster_config(p.cluster, p.npairs, shared_bytes, stream, &cfg, &attr);
-    CVIS_CUDA_CHECK(cudaLaunchKernelEx(&cfg, trellis_kernel, p));
+    if (p.use_tri)
+      CVIS_CUDA_CHECK(cudaLaunchKernelEx(&cfg, trellis_kernel<true>, p));
+    else
+      CVIS_CUDA_CHECK(cudaLaunchKernelEx(&cfg, trellis_kernel<false>, p));
     CVIS_CUDA_CHECK_LAUNCH(stream, "trellis_kernel (clusters)");
     return Status::Ok();
   }
 #endif
-  trellis_kernel<<<p.npairs, kTrellisThreads, shared_bytes, stream>>>(p);
+  if (p.use_tri)
+    trellis_kernel<true><<<p.npairs, kTrellisThreads, shared_bytes, stream>>>(p);
+  else
+    trellis_kernel<false><<<p.npairs, kTrellisThreads, shared_bytes, stream>>>(p);
   CVIS_CUDA_CHECK_LAUNCH(stream, "trellis_kernel");
   return Status::Ok();
 }

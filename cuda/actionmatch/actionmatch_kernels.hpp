@@ -20,6 +20,12 @@ struct ModelRow {
   int32_t gap1 = 0, gap2 = 0;
 };
 
+// The scene angles of eq. 6 of one triple (a, b, c) of scene nodes: at b (from its ray to a to its
+// ray to c) and at a (from its ray to b to its ray to c), as terms::angle_at gives them.
+struct alignas(16) SceneAngles {
+  double mid, last;
+};
+
 struct BlockInfo {
   int32_t S = 0, node0 = 0;       // nodes; first node in the concatenated node arrays
   int32_t frame0 = 0, frames = 0; // frame range
@@ -28,6 +34,7 @@ struct BlockInfo {
   int32_t cells = 0, cell0 = 0;   // cells of a row; cell_b, cell_order[cell0 .. + cells - 1]
   int32_t slot0 = 0;              // its first unary column (S + 1 columns: nodes, dummy)
   int64_t dir0 = 0;               // its direction table: dir[dir0 ..]
+  int64_t tri0 = 0;               // its angle table: tri[tri0 .. + triples) (when used)
 };
 
 struct PairInfo {
@@ -53,20 +60,22 @@ struct Problem {
   const int32_t* model_node0 = nullptr; // nmodels + 1
   const int32_t* node_model = nullptr;  // per model node
   const ModelRow* rows = nullptr;       // per model node
-  const double* model_desc = nullptr;   // per model node, dim values
+  const float* model_desc = nullptr;    // per model node, dim values (Graph's floats)
   // Scene blocks (node indices in the tables below are local to the block).
   int32_t nblocks = 0, scene_nodes = 0, slots = 0;
   const BlockInfo* blocks = nullptr;
   const int32_t* frame = nullptr; // per scene node
   const float* x = nullptr;
   const float* y = nullptr;
-  const double* scene_desc = nullptr;  // per scene node, dim values
+  const float* scene_desc = nullptr;   // per scene node, dim values
   const int32_t* node_block = nullptr; // per scene node
   const int32_t* slot_block = nullptr; // per unary column
   const int32_t* minnode = nullptr;
-  const int32_t* seg_off = nullptr; // per segment (b), local cell index
-  const int32_t* seg_clo = nullptr;
-  const int32_t* seg_cnt = nullptr;
+  // Per segment b (SceneLayout's seg_off, seg_clo, seg_cnt folded): the cell of (b, c) is
+  // seg_base[b] + c for a scene node c, seg_end[b] for the dummy; cells of b from seg_end[b] on
+  // have c = dummy. Local cell indices.
+  const int32_t* seg_base = nullptr;
+  const int32_t* seg_end = nullptr;
   const uint16_t* cell_b = nullptr;    // per cell
   const int32_t* cell_order = nullptr; // per cell: the trellis's work order (SceneLayout)
   const int32_t* win_lo = nullptr;     // per scene node: first node of its direction window
@@ -74,6 +83,11 @@ struct Problem {
   const int32_t* dir_rel = nullptr; // per scene node: its directions at dir[block dir0 + dir_rel]
   double* dir = nullptr;
   int64_t total_dirs = 0; // size of dir
+  // The angle table of every block (SceneLayout::tri_off), made by the prologue, when use_tri.
+  int32_t use_tri = 0, total_cells = 0;
+  const int32_t* tri_off = nullptr; // per cell
+  SceneAngles* tri = nullptr;
+  int64_t total_tri = 0;
   // Pairs (block-major: pair = block * nmodels + model) and outputs.
   int32_t npairs = 0;
   const PairInfo* pairs = nullptr;
@@ -83,10 +97,12 @@ struct Problem {
   PairResult* results = nullptr;
   int32_t* assignment = nullptr;
   // Trellis launch: what lives in shared memory, and the largest sizes over the launch's pairs.
-  int32_t shared_tables = 0, shared_alpha = 0, shared_dir = 0, shared_unary = 0;
+  int32_t shared_tables = 0, shared_alpha = 0, shared_tri = 0, shared_dir = 0, shared_unary = 0,
+          shared_beta = 0;
   int32_t cluster = 1; // blocks per pair (a thread-block cluster when > 1; trellis_cluster())
   int32_t max_segments = 0, max_nodes = 0, max_cells = 0;
-  int64_t max_dirs = 0, max_unary = 0;
+  int64_t max_dirs = 0, max_unary = 0, max_tri = 0;
+  int64_t max_beta = 0; // the largest (M - 2) x cells of a pair
 };
 
 // Threads of a trellis block (power of two; at least kMaxModelNodes, the backtracking keeps the
@@ -94,18 +110,22 @@ struct Problem {
 inline constexpr int kTrellisThreads = 1024;
 
 // Byte offsets of the trellis kernel's dynamic shared memory: the reduction scratch (always),
-// then, when chosen, the scene tables (int32), the block's ray directions, the pair's unary table
-// and the two alpha rows (8-byte aligned). Used by the host to size the launch and by the kernel.
+// then, when chosen, the scene tables (int32), the block's angle table (16-byte aligned), its ray
+// directions, the pair's unary table, the two alpha rows and the pair's argmin tables (uint16).
+// Used by the host to size the launch and by the kernel.
 struct SharedLayout {
-  size_t tables = 0, dir = 0, unary = 0, alpha = 0, bytes = 0;
+  size_t tables = 0, tri = 0, dir = 0, unary = 0, alpha = 0, beta = 0, bytes = 0;
 };
 CVIS_HD SharedLayout shared_layout(const Problem& p, int threads) {
   SharedLayout l;
   size_t at = static_cast<size_t>(threads) * (8 + 4);
   l.tables = at;
   if (p.shared_tables)
-    at += 4 * (3 * static_cast<size_t>(p.max_segments) + 3 * static_cast<size_t>(p.max_nodes));
-  at = (at + 7) / 8 * 8;
+    at += 4 * (2 * static_cast<size_t>(p.max_segments) + 3 * static_cast<size_t>(p.max_nodes));
+  at = (at + 15) / 16 * 16;
+  l.tri = at;
+  if (p.shared_tri)
+    at += sizeof(SceneAngles) * static_cast<size_t>(p.max_tri);
   l.dir = at;
   if (p.shared_dir)
     at += 8 * static_cast<size_t>(p.max_dirs);
@@ -115,6 +135,9 @@ CVIS_HD SharedLayout shared_layout(const Problem& p, int threads) {
   l.alpha = at;
   if (p.shared_alpha)
     at += 16 * static_cast<size_t>(p.max_cells);
+  l.beta = at;
+  if (p.shared_beta)
+    at += 2 * static_cast<size_t>(p.max_beta);
   l.bytes = at;
   return l;
 }
@@ -130,10 +153,12 @@ inline constexpr int kMaxTrellisCluster = 8;
 // or later and one such cluster fits; else 1 (one block per pair).
 int trellis_cluster(int pairs, size_t shared_bytes);
 
-// Ray directions of every scene node's window (the host's detail::scene_directions).
-Status launch_directions(const Problem& p, cudaStream_t stream);
-// lambda1 U of every (model node, scene node or dummy) of every pair (Sect. 3.3).
-Status launch_unary(const Problem& p, cudaStream_t stream);
+// One launch before the trellis: the ray directions of every scene node's window (the host's
+// detail::scene_directions; one thread per ray), the angle table of every block (when use_tri;
+// 8 threads per cell) and lambda1 U of every (model node, scene node or
+// dummy) of every pair (Sect. 3.3; descriptor tiles staged in shared memory, each value summed in
+// index order as terms::unary_q does).
+Status launch_prologue(const Problem& p, cudaStream_t stream);
 // One block (or cluster of p.cluster blocks) per pair: every trellis row (eq. 11, 10) with
 // block-wide barriers between rows, the final minimisation (eq. 13), the backtracking (eq. 12) and
 // the energy parts.

@@ -77,6 +77,8 @@ Status scene_layout(const Graph& scene, const Params& p, SceneLayout* out) {
   // Work order by counting sort: key 0..S for geometry cells (S - candidates), S+1..2S+1 for the
   // others, 2S+2 for (dummy, dummy).
   std::vector<int32_t> key(L.cells), bucket(2 * static_cast<size_t>(S) + 4, 0);
+  L.tri_off.assign(L.cells, 0);
+  int64_t triples = 0;
   for (int b = 0; b < L.segments; ++b) {
     const int n = L.seg_cnt[b] + extra;
     for (int k = 0; k < n; ++k) {
@@ -87,11 +89,16 @@ Status scene_layout(const Graph& scene, const Params& p, SceneLayout* out) {
       candidates(L, scene.frame.data(), p, b, c, &first, &end);
       evals += end - first + extra;
       const int cand = end - first;
+      if (b < S && c < S) {
+        L.tri_off[cell] = static_cast<int32_t>(triples <= INT32_MAX ? triples : 0);
+        triples += cand;
+      }
       key[cell] = b < S && c < S ? S - cand : b == S && c == S ? 2 * S + 2 : 2 * S + 1 - cand;
       ++bucket[key[cell] + 1];
     }
   }
   L.evaluations = evals;
+  L.triples = triples <= INT32_MAX ? triples : -1;
   for (size_t i = 1; i < bucket.size(); ++i)
     bucket[i] += bucket[i - 1];
   L.cell_order.resize(L.cells);

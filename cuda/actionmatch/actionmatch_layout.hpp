@@ -42,6 +42,11 @@ struct SceneLayout {
   // three scene nodes (the distortion term) first, each group by decreasing number of real
   // candidates (ties: increasing cell), the state (dummy, dummy) last. Row-independent.
   std::vector<int32_t> cell_order;
+  // The CUDA trellis's table of scene angles: cell (b, c) with three scene nodes keeps the two
+  // angles of eq. 6 of each real candidate a, at tri_off[cell] + (a - first candidate); other cells
+  // 0. triples = the table's entries (row-independent), -1 when over INT32_MAX (no table then).
+  std::vector<int32_t> tri_off;
+  int64_t triples = 0;
 
   int cell(int b, int c) const { return seg_off[b] + (c == S ? seg_cnt[b] : c - seg_clo[b]); }
 };

@@ -5,6 +5,8 @@
 // Skips without a GPU (fails instead with CVIS_REQUIRE_GPU=1).
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+
 #include "actionmatch.hpp"
 #include "actionmatch_test_util.hpp"
 #include "test_images.hpp"
@@ -99,7 +101,8 @@ TEST(ActionMatchGpu, PaperSizesEqualCpu) {
   Pair m = matchers();
   Rng rng(102);
   std::vector<Model> models;
-  const int nmodels = cvis::test::sanitizer_run() ? 8 : 50, nblocks = cvis::test::sanitizer_run() ? 6 : 13;
+  const int nmodels = cvis::test::sanitizer_run() ? 8 : 50,
+            nblocks = cvis::test::sanitizer_run() ? 6 : 13;
   for (int k = 0; k < nmodels; ++k) {
     models.push_back(test::random_model(rng, {30, kPaperDescriptorDim, 2, 0, 8}, "m"));
   }
@@ -139,6 +142,44 @@ TEST(ActionMatchGpu, LargeRowsAndNoPruning) {
   dense.dummies = false;
   dense.causality = Causality::kIncreasing;
   both(m, dense, models, scenes, "no closeness, strict causality, no dummies");
+}
+
+// The trellis without the angle table (the path of calls whose table would be too large): the
+// same results, on small tie-rich problems and on 60-node blocks.
+TEST(ActionMatchGpu, WithoutAngleTableEqualCpu) {
+  CVIS_REQUIRE_GPU();
+  Pair m = matchers();
+  Rng rng(105);
+  setenv("CVIS_ACTIONMATCH_NO_ANGLE_TABLE", "1", 1);
+  for (int it = 0; it < 6; ++it) {
+    const Params p = test::random_params(rng);
+    std::vector<Model> models;
+    std::vector<Graph> scenes;
+    for (int k = 0; k < 3; ++k) {
+      test::GraphSpec ms{3 + static_cast<int>(rng() % 3), 2, 2};
+      test::GraphSpec ss{static_cast<int>(rng() % 11), 2, static_cast<int>(rng() % 3)};
+      ms.grid = ss.grid = 3;
+      ms.levels = ss.levels = 1;
+      models.push_back(test::random_model(rng, ms, "m" + std::to_string(k)));
+      scenes.push_back(test::random_graph(rng, ss, false, static_cast<int>(rng() % 4)));
+    }
+    const std::vector<MatchResult> r = both(m, p, models, scenes, "it " + std::to_string(it));
+    for (int s = 0; s < 3; ++s) {
+      for (int k = 0; k < 3; ++k) {
+        int64_t optima = 0;
+        ASSERT_EQ(r[s * 3 + k], test::brute_force(models[k], scenes[s], p, &optima))
+            << "it " << it << " block " << s << " model " << k;
+      }
+    }
+  }
+  std::vector<Model> models;
+  for (int k = 0; k < 4; ++k)
+    models.push_back(test::random_model(rng, {30, kPaperDescriptorDim, 2, 0, 8}, "m"));
+  std::vector<Graph> blocks;
+  for (int b = 0; b < 3; ++b)
+    blocks.push_back(test::random_graph(rng, {60, kPaperDescriptorDim, 2, 0, 8, 0}, false, 55 * b));
+  both(m, Params(), models, blocks, "60-node blocks");
+  unsetenv("CVIS_ACTIONMATCH_NO_ANGLE_TABLE");
 }
 
 // Empty blocks, infeasible pairs, models of several lengths, reconfiguration between calls.

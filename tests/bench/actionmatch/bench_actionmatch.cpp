@@ -6,9 +6,12 @@
 //   B  50 models vs 754 nodes    (target: < 2 ms)
 //   C  50 models vs one 60-node block per call        (target: < 0.1 ms per block)
 //   D  50 models vs 32 60-node blocks in one call     (throughput per block)
-// GPU: wall time of Matcher::match() (upload, three launches, results back, sync) and the stream
+// GPU: wall time of Matcher::match() (upload, two launches, results back, sync) and the stream
 // time between CUDA events around it, medians of --runs calls after warm-up, rotating among 4
-// different inputs. CPU: the CPU backend on the same inputs in the same run (all cores, or
+// different inputs. Then as many profiled calls (the backend records events between its steps):
+// the medians of each step, host (validation and layouts, packing, enqueueing, waiting,
+// unpacking) and device (upload, prologue kernel, trellis kernel, download), in a second table.
+// CPU: the CPU backend on the same inputs in the same run (all cores, or
 // --cpu-threads), as the ratio CPU / GPU; every GPU result is compared with the CPU's (exact).
 // Work: trellis cells and candidate evaluations (MatchStats), evaluations per second, and that
 // rate against the device's FP64 limit (SMs x FP64 lanes per clock x clock / FP64 instructions per
@@ -32,6 +35,7 @@
 #include <vector>
 
 #include "actionmatch.hpp"
+#include "actionmatch_profile.hpp"
 #include "common/backend.hpp"
 
 using namespace cvis;
@@ -99,6 +103,7 @@ struct Row {
   std::string name;
   MatchStats stats;
   double wall_ms = 0, stream_ms = 0, cpu_ms = 0;
+  detail::CudaMatchProfile prof; // medians of the profiled calls, field by field
   int blocks = 0;
   bool exact = true;
   std::string target;
@@ -215,6 +220,43 @@ int main(int argc, char** argv) {
     }
     row.wall_ms = median(wall);
     row.stream_ms = median(stream_ms);
+    // The profiled calls, after the timed ones (the events they add are not in the times above).
+    {
+      std::vector<detail::CudaMatchProfile> ps;
+      detail::CudaMatchProfile p;
+      detail::set_cuda_match_profile(&p);
+      std::vector<MatchResult> rp; // rg stays the last timed call's, for the CPU comparison
+      for (int r = 0; r < runs; ++r) {
+        s = gpu->match(inputs[r % 4].data(), su.blocks, &rp, nullptr, stream);
+        if (!s.ok())
+          break;
+        ps.push_back(p);
+      }
+      detail::set_cuda_match_profile(nullptr);
+      if (!s.ok()) {
+        std::fprintf(stderr, "%s: gpu (profiled): %s\n", su.name, s.to_string().c_str());
+        return 1;
+      }
+      const auto med = [&](auto field) {
+        std::vector<double> v;
+        for (const detail::CudaMatchProfile& q : ps)
+          v.push_back(static_cast<double>(q.*field));
+        return median(v);
+      };
+      detail::CudaMatchProfile& m = row.prof;
+      m.prepare_ms = med(&detail::CudaMatchProfile::prepare_ms);
+      m.pack_ms = med(&detail::CudaMatchProfile::pack_ms);
+      m.enqueue_ms = med(&detail::CudaMatchProfile::enqueue_ms);
+      m.wait_ms = med(&detail::CudaMatchProfile::wait_ms);
+      m.unpack_ms = med(&detail::CudaMatchProfile::unpack_ms);
+      m.upload_ms = static_cast<float>(med(&detail::CudaMatchProfile::upload_ms));
+      m.prologue_ms = static_cast<float>(med(&detail::CudaMatchProfile::prologue_ms));
+      m.trellis_ms = static_cast<float>(med(&detail::CudaMatchProfile::trellis_ms));
+      m.download_ms = static_cast<float>(med(&detail::CudaMatchProfile::download_ms));
+      m.launches = ps.empty() ? 0 : ps.back().launches;
+      m.upload_kb = ps.empty() ? 0 : ps.back().upload_kb;
+      m.download_kb = ps.empty() ? 0 : ps.back().download_kb;
+    }
     if (cpu) {
       // The CPU on the last input, compared with the GPU's results of the same input.
       const std::vector<Graph>& in = inputs[(runs + 1) % 4];
@@ -232,6 +274,12 @@ int main(int argc, char** argv) {
                 row.wall_ms, row.stream_ms, static_cast<long long>(row.stats.cells),
                 static_cast<long long>(row.stats.evaluations),
                 cpu ? (row.exact ? ", CPU identical" : ", CPU MISMATCH") : "");
+    const detail::CudaMatchProfile& q = row.prof;
+    std::printf("  host: layouts %.3f, pack %.3f, enqueue %.3f, wait %.3f, unpack %.3f ms; device: "
+                "upload %.3f (%.0f KiB), prologue %.3f, trellis %.3f, download %.3f (%.0f KiB) ms; "
+                "%d launches\n",
+                q.prepare_ms, q.pack_ms, q.enqueue_ms, q.wait_ms, q.unpack_ms, q.upload_ms,
+                q.upload_kb, q.prologue_ms, q.trellis_ms, q.download_ms, q.download_kb, q.launches);
     rows.push_back(row);
   }
 
@@ -267,6 +315,22 @@ int main(int argc, char** argv) {
         100 * busy, cpu ? std::to_string(r.cpu_ms).substr(0, 8).c_str() : "-",
         cpu ? std::to_string(r.cpu_ms / r.wall_ms).substr(0, 6).c_str() : "-",
         cpu ? (r.exact ? "yes" : "NO") : "-");
+    md += buf;
+  }
+  md += "\nWhere a call's time goes (medians of as many profiled calls; host steps by the wall "
+        "clock, "
+        "device steps between CUDA events on the stream; ms):\n\n"
+        "| setup | host: validation + layouts | packing | enqueue | wait | unpack | upload (KiB) | "
+        "prologue kernel | trellis kernel | download (KiB) | launches |\n"
+        "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n";
+  for (const Row& r : rows) {
+    const detail::CudaMatchProfile& q = r.prof;
+    std::snprintf(
+        buf, sizeof buf,
+        "| %s | %.3f | %.3f | %.3f | %.3f | %.3f | %.3f (%.0f) | %.3f | %.3f | %.3f (%.0f) "
+        "| %d |\n",
+        r.name.c_str(), q.prepare_ms, q.pack_ms, q.enqueue_ms, q.wait_ms, q.unpack_ms, q.upload_ms,
+        q.upload_kb, q.prologue_ms, q.trellis_ms, q.download_ms, q.download_kb, q.launches);
     md += buf;
   }
   std::printf("\n%s", md.c_str());
