@@ -81,7 +81,7 @@ TARGETS = {
              "cuda/bgsub/bgsub_scene.cpp",
              "cuda/cpwl/cpwl_cpu.cpp", "cuda/cpwl/cpwl_cuda.cpp", "cuda/ccl/ccl_cpu.cpp",
              "cuda/ccl/ccl_cuda.cpp", "tests/quality/synth_sequence.cpp",
-             "tests/algo/bgsub/test_bgsub_gpu.cpp"],
+             "tests/algo/bgsub/test_bgsub_gpu.cpp", "tests/algo/bgsub/test_bgsub_scene_gpu.cpp"],
         inc=["tests/quality", "tests/algo/bgsub"]),
     "overlay": dict(
         name="test_overlay_gpu",
