@@ -23,9 +23,9 @@ TEST_F(BgSubScene, PropertiesDefaultsRoundTripAndBadValues) {
   gdouble fraction = 0;
   auto get = [&] {
     g_object_get(e, "illumination", &illum, "shadows", &shadows, "shot-changes", &shots,
-                 "shadow-low", &lo, "shadow-high", &hi, "shadow-chroma", &chroma,
-                 "shadow-samples", &need, "cut-frames", &frames, "cut-warmup", &warm,
-                 "min-mask-area", &area, "cut-fraction", &fraction, nullptr);
+                 "shadow-low", &lo, "shadow-high", &hi, "shadow-chroma", &chroma, "shadow-samples",
+                 &need, "cut-frames", &frames, "cut-warmup", &warm, "min-mask-area", &area,
+                 "cut-fraction", &fraction, nullptr);
   };
   get();
   const cvis::bgsub::Params d;
