@@ -1,6 +1,6 @@
 // Kernels of the scene extensions (bgsub_kernels.hpp): one thread per pixel on 32 x 8 tiles, the
 // passes of bgsub_cpu.cpp with the arithmetic of bgsub_scene_math.hpp, so both backends give the
-// same bits. Counts are reduced per warp (ballot) before one atomic.
+// same bits. Counts are reduced per block before one atomic.
 #include "bgsub_kernels.hpp"
 #include "bgsub_scene.hpp"
 #include "common/cuda/check.hpp"
@@ -13,10 +13,23 @@ namespace {
 constexpr int kBx = cuda::kTileW, kBy = cuda::kTileH;
 constexpr unsigned kFull = 0xffffffffu;
 
-__device__ __forceinline__ void count(bool flag, unsigned long long* total) {
+// Adds the flags of the block (a 32 x 8 tile: warp = tile row) to *total with one atomic: at
+// 1080p a per-warp atomic would be 65,000 on one address per counter and frame. Every thread of
+// the block must call it (it synchronises the block).
+__device__ void count(bool flag, unsigned long long* total) {
+  __shared__ unsigned rows[kBy];
   const unsigned b = __ballot_sync(kFull, flag);
-  if ((threadIdx.x & 31) == 0 && b)
-    atomicAdd(total, static_cast<unsigned long long>(__popc(b)));
+  if (threadIdx.x == 0)
+    rows[threadIdx.y] = static_cast<unsigned>(__popc(b));
+  __syncthreads();
+  if (threadIdx.x == 0 && threadIdx.y == 0) {
+    unsigned n = 0;
+    for (int r = 0; r < kBy; ++r)
+      n += rows[r];
+    if (n)
+      atomicAdd(total, static_cast<unsigned long long>(n));
+  }
+  __syncthreads(); // rows is reused by the next call
 }
 
 __device__ __forceinline__ size_t plane_elems(const DeviceModel& m) {
@@ -34,23 +47,33 @@ __global__ void begin_kernel(DeviceModel m, bool hists) {
     m.gain_hist[t] = 0;
 }
 
-// Every other row and column, as the CPU's estimate_gains.
+// Every other row and column, as the CPU's estimate_gains. Nearly every vote of a frame falls in
+// a few bins (ratios near the gain), so the lanes of a warp voting for the same bin add their
+// votes with one atomic (__match_any_sync), and the voter counts are reduced per warp.
 __global__ void gain_votes_kernel(DeviceModel m) {
   const int x = 2 * (blockIdx.x * kBx + threadIdx.x), y = 2 * (blockIdx.y * kBy + threadIdx.y);
-  if (x >= m.width || y >= m.height)
-    return;
-  const size_t i = static_cast<size_t>(y) * m.stride + x;
-  if (!gain_voter(m.mask[i], m.raw[i]))
-    return;
-  const int L = m.num_samples;
-  const uint32_t s = m.samples[static_cast<size_t>((m.head[i] + L - 1) % L) * plane_elems(m) + i];
-  const uint32_t f = m.feat[i];
+  bool voter = false;
+  uint32_t s = 0, f = 0;
+  if (x < m.width && y < m.height) {
+    const size_t i = static_cast<size_t>(y) * m.stride + x;
+    voter = gain_voter(m.mask[i], m.raw[i]);
+    if (voter) {
+      const int L = m.num_samples;
+      s = m.samples[static_cast<size_t>((m.head[i] + L - 1) % L) * plane_elems(m) + i];
+      f = m.feat[i];
+    }
+  }
+  const unsigned lane = threadIdx.x & 31;
   for (int c = 0; c < 3; ++c) {
     const int b = channel(s, c);
-    if (b < seg::kGainMinLevel)
-      continue;
-    atomicAdd(&m.gain_hist[c * seg::kGainBins + seg::gain_bin(channel(f, c), b)], 1u);
-    atomicAdd(&m.fig->votes[c], 1u);
+    const bool votes = voter && b >= seg::kGainMinLevel;
+    const int bin = votes ? seg::gain_bin(channel(f, c), b) : -1;
+    const unsigned peers = __match_any_sync(kFull, bin);
+    if (votes && static_cast<unsigned>(__ffs(peers) - 1) == lane)
+      atomicAdd(&m.gain_hist[c * seg::kGainBins + bin], static_cast<uint32_t>(__popc(peers)));
+    const unsigned all = __ballot_sync(kFull, votes);
+    if (lane == 0 && all)
+      atomicAdd(&m.fig->votes[c], static_cast<uint32_t>(__popc(all)));
   }
 }
 
