@@ -78,6 +78,8 @@ Status validate(const Params& p) {
     return bad("cut_frames must be >= 1");
   if (p.cut_warmup < 2)
     return bad("cut_warmup must be >= 2");
+  if (p.cut_refill < 0)
+    return bad("cut_refill must be >= 0");
   if (p.min_mask_area < 0)
     return bad("min_mask_area must be >= 0");
   return Status::Ok();

@@ -112,6 +112,10 @@ struct Params {
   double cut_fraction = 0.5; // (0, 1]
   int cut_frames = 2;        // >= 1
   int cut_warmup = 6;        // >= 2; at most num_samples are used
+  // After a warm-up that followed a cut, this many classified frames refresh the samples of every
+  // pixel (blind update, as after median3d's shot-change restart): whatever moved during the
+  // short warm-up leaves the samples instead of staying behind as a ghost. >= 0.
+  int cut_refill = 48;
   // Components of the cleaned mask smaller than this many pixels are cleared (0 or 1: none).
   int min_mask_area = 20;
 };

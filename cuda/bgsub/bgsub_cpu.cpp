@@ -148,7 +148,7 @@ public:
     schedule_.end(raw_count, changed, static_cast<int64_t>(npix));
     cleanup();
     if (plan.update) {
-      parallel_rows(h_, threads, [&](int y0, int y1) { update(y0, y1); });
+      parallel_rows(h_, threads, [&](int y0, int y1) { update(y0, y1, plan.blind); });
     }
     if (p_.blobs) {
       ccl::connected_blobs(mask_.data(), w_, w_, h_, p_.min_blob_area, &result->blobs,
@@ -350,14 +350,14 @@ private:
 
   // Selective update: background pixels replace their oldest sample with the current feature and
   // re-estimate their bandwidths (`updatable`: final mask and, when conservative, raw mask).
-  void update(int y0, int y1) {
+  void update(int y0, int y1, bool blind) {
     const int L = p_.num_samples;
     const size_t npix = static_cast<size_t>(w_) * h_;
     auto raw = [&](int x, int y) { return raw_[static_cast<size_t>(y) * w_ + x]; };
     for (int y = y0; y < y1; ++y) {
       for (int x = 0; x < w_; ++x) {
         const size_t i = static_cast<size_t>(y) * w_ + x;
-        if (!updatable(raw, mask_[i], x, y, w_, h_, p_.conservative_update))
+        if (!blind && !updatable(raw, mask_[i], x, y, w_, h_, p_.conservative_update))
           continue;
         samples_[static_cast<size_t>(head_[i]) * npix + i] = cur_[i];
         head_[i] = static_cast<uint8_t>((head_[i] + 1) % L);

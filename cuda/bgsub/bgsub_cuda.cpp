@@ -74,7 +74,7 @@ public:
           kernels::launch_warm_fill(m, static_cast<int>(plan.frame - 1), plan.warm_len, stream));
       if (plan.last_warm) {
         CVIS_CUDA_CHECK(cudaMemsetAsync(m.head, 0, static_cast<size_t>(h_) * m.stride, stream));
-        CVIS_RETURN_IF_ERROR(kernels::launch_update(m, plan_, false, false, stream));
+        CVIS_RETURN_IF_ERROR(kernels::launch_update(m, plan_, false, false, false, stream));
       }
       CVIS_RETURN_IF_ERROR(zero_mask(mask, stream));
       CVIS_RETURN_IF_ERROR(stream_synchronize(stream));
@@ -114,7 +114,8 @@ public:
     }
     CVIS_RETURN_IF_ERROR(kernels::launch_scene_counts(m, stream));
     if (plan.update) {
-      CVIS_RETURN_IF_ERROR(kernels::launch_update(m, plan_, true, p_.conservative_update, stream));
+      CVIS_RETURN_IF_ERROR(
+          kernels::launch_update(m, plan_, true, p_.conservative_update, plan.blind, stream));
     }
     const cudaMemcpyKind kind =
         mask.space == MemorySpace::kDevice ? cudaMemcpyDeviceToDevice : cudaMemcpyDeviceToHost;

@@ -34,7 +34,7 @@ __global__ void features_kernel(PixelSource src, bool chroma, DeviceModel m) {
 // passes then re-read them from L2.
 template <bool kShared>
 __global__ void __launch_bounds__(kBx* kBy)
-    update_kernel(DeviceModel m, bool update, bool conservative) {
+    update_kernel(DeviceModel m, bool update, bool conservative, bool blind) {
   extern __shared__ uint32_t shared_diffs[];
   const int x = blockIdx.x * kBx + threadIdx.x, y = blockIdx.y * kBy + threadIdx.y;
   if (x >= m.width || y >= m.height)
@@ -45,7 +45,7 @@ __global__ void __launch_bounds__(kBx* kBy)
   int h = m.head[i];
   if (update) {
     auto raw = [&](int xx, int yy) { return m.raw[static_cast<size_t>(yy) * m.stride + xx]; };
-    if (!updatable(raw, m.mask[i], x, y, m.width, m.height, conservative))
+    if (!blind && !updatable(raw, m.mask[i], x, y, m.width, m.height, conservative))
       return;
     m.samples[h * plane + i] = m.cur[i];
     h = (h + 1 == L) ? 0 : h + 1;
@@ -263,14 +263,14 @@ Status plan_update(int num_samples, UpdatePlan* plan) {
 }
 
 Status launch_update(const DeviceModel& m, const UpdatePlan& plan, bool update, bool conservative,
-                     cudaStream_t stream) {
+                     bool blind, cudaStream_t stream) {
   if (plan.num_samples != m.num_samples)
     return internal_error("bgsub: update plan for another number of samples");
   const dim3 grid = grid_for(m.width, m.height), block(kBx, kBy);
   if (plan.shared) {
-    update_kernel<true><<<grid, block, plan.smem, stream>>>(m, update, conservative);
+    update_kernel<true><<<grid, block, plan.smem, stream>>>(m, update, conservative, blind);
   } else {
-    update_kernel<false><<<grid, block, 0, stream>>>(m, update, conservative);
+    update_kernel<false><<<grid, block, 0, stream>>>(m, update, conservative, blind);
   }
   CVIS_CUDA_CHECK_LAUNCH(stream, "bgsub update_kernel");
   return Status::Ok();

@@ -67,9 +67,10 @@ Status plan_update(int num_samples, UpdatePlan* plan);
 
 // update = false: bandwidth medians of every pixel (end of warm-up). update = true: selective
 // update, the pixels `updatable` allows (m.mask, m.raw) store m.cur at their head slot, advance
-// it and recompute their medians. `plan`: plan_update() for m.num_samples.
+// it and recompute their medians; `blind`: every pixel does. `plan`: plan_update() for
+// m.num_samples.
 Status launch_update(const DeviceModel& m, const UpdatePlan& plan, bool update, bool conservative,
-                     cudaStream_t stream);
+                     bool blind, cudaStream_t stream);
 
 // KDE classification of m.cur into m.raw (and m.density) with Kernel `kernel` (bgsub::Kernel
 // value), the bandwidths widened by m.fig->gains; foreground explained as a shadow becomes

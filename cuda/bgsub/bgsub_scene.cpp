@@ -15,6 +15,7 @@ int shadow_hi16(const Params& p) {
 void FrameSchedule::configure(const Params& p) {
   num_samples_ = p.num_samples;
   cut_warmup_ = p.cut_warmup;
+  cut_refill_ = p.cut_refill;
   update_period_ = p.update_period;
   shot_change_ = p.shot_change;
   rule_.configure(p.cut_fraction, p.cut_frames);
@@ -23,6 +24,7 @@ void FrameSchedule::configure(const Params& p) {
 void FrameSchedule::reset() {
   frame_ = 0;
   warm_ = num_samples_;
+  after_cut_ = false;
   restart_pending_ = false;
   rule_.reset();
 }
@@ -35,6 +37,7 @@ FramePlan FrameSchedule::begin() {
     rule_.reset();
     frame_ = 1;
     warm_ = cut_warmup_;
+    after_cut_ = true;
     f.shot_change = true;
   }
   // A configure() between frames may have shortened num_samples: never fill past it.
@@ -45,6 +48,7 @@ FramePlan FrameSchedule::begin() {
   f.warming_up = frame_ <= warm_;
   f.last_warm = frame_ == warm_;
   f.update = !f.warming_up && (frame_ - warm_ - 1) % update_period_ == 0;
+  f.blind = f.update && after_cut_ && frame_ - warm_ <= cut_refill_;
   return f;
 }
 

@@ -26,6 +26,7 @@ struct FramePlan {
   bool last_warm = false;  // the warm-up ends here: heads restart at 0, bandwidths computed
   bool shot_change = false;
   bool update = false; // classified frame whose selective update runs (update_period)
+  bool blind = false;  // that update refreshes every pixel (Params::cut_refill after a cut)
 };
 
 // The frame schedule of both backends. A cut confirmed by end() restarts the model at the next
@@ -39,7 +40,8 @@ public:
   void end(int64_t raw_foreground, int64_t changed, int64_t pixels);
 
 private:
-  int num_samples_ = 48, cut_warmup_ = 6, update_period_ = 1;
+  int num_samples_ = 48, cut_warmup_ = 6, update_period_ = 1, cut_refill_ = 48;
+  bool after_cut_ = false; // the current warm-up followed a cut
   bool shot_change_ = true;
   seg::ShotChangeRule rule_;
   int64_t frame_ = 0;

@@ -41,6 +41,7 @@ enum {
   PROP_CUT_FRACTION,
   PROP_CUT_FRAMES,
   PROP_CUT_WARMUP,
+  PROP_CUT_REFILL,
   PROP_MIN_MASK_AREA,
 };
 
@@ -118,6 +119,7 @@ gst_cuda_bg_sub_set_property (GObject * object, guint prop_id, const GValue * va
     case PROP_CUT_FRACTION: p.cut_fraction = g_value_get_double (value); break;
     case PROP_CUT_FRAMES: p.cut_frames = g_value_get_int (value); break;
     case PROP_CUT_WARMUP: p.cut_warmup = g_value_get_int (value); break;
+    case PROP_CUT_REFILL: p.cut_refill = g_value_get_int (value); break;
     case PROP_MIN_MASK_AREA: p.min_mask_area = g_value_get_int (value); break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -170,6 +172,7 @@ gst_cuda_bg_sub_get_property (GObject * object, guint prop_id, GValue * value,
     case PROP_CUT_FRACTION: g_value_set_double (value, p.cut_fraction); break;
     case PROP_CUT_FRAMES: g_value_set_int (value, p.cut_frames); break;
     case PROP_CUT_WARMUP: g_value_set_int (value, p.cut_warmup); break;
+    case PROP_CUT_REFILL: g_value_set_int (value, p.cut_refill); break;
     case PROP_MIN_MASK_AREA: g_value_set_int (value, p.min_mask_area); break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -279,6 +282,10 @@ gst_cuda_bg_sub_install_properties (GObjectClass * c)
   g_object_class_install_property (c, PROP_CUT_WARMUP, g_param_spec_int ("cut-warmup",
           "Cut warm-up", "shot-changes: frames that refill the model after a cut (empty masks; at "
           "most num-samples)", 2, bg::kMaxSamples, d.cut_warmup, playing));
+  g_object_class_install_property (c, PROP_CUT_REFILL, g_param_spec_int ("cut-refill",
+          "Cut refill", "shot-changes: frames after the warm-up of a cut in which every pixel "
+          "refreshes its samples (what moved during the short warm-up leaves no ghost; an object "
+          "that stops then is absorbed)", 0, G_MAXINT, d.cut_refill, playing));
   g_object_class_install_property (c, PROP_MIN_MASK_AREA, g_param_spec_int ("min-mask-area",
           "Minimum mask area", "Mask components smaller than this (pixels, 8-connected) are "
           "cleared from the mask (0: none)", 0, G_MAXINT, d.min_mask_area, playing));

@@ -100,6 +100,7 @@ cvis::bgsub::Params bgsub_params(Kv& kv) {
   p.cut_fraction = num(kv, "cut_fraction", p.cut_fraction);
   p.cut_frames = static_cast<int>(num(kv, "cut_frames", p.cut_frames));
   p.cut_warmup = static_cast<int>(num(kv, "cut_warmup", p.cut_warmup));
+  p.cut_refill = static_cast<int>(num(kv, "cut_refill", p.cut_refill));
   p.min_mask_area = static_cast<int>(num(kv, "min_mask_area", p.min_mask_area));
   p.blobs = false;
   return p;

@@ -174,6 +174,35 @@ TEST(BgsubScene, ShotChangeRestartsTheModelWithinAFewFrames) {
   }
 }
 
+// An object standing in the new scene during the short warm-up after a cut, then gone: the
+// samples hold it, so its place is a ghost; the blind refill after the cut (every pixel updates
+// for cut_refill frames) replaces them; without it the ghost only erodes from its border.
+TEST(BgsubScene, RefillAfterACutRemovesWarmUpGhosts) {
+  const HostImage other = cvis::test::make_rgba(cvis::test::Pattern::kSmoothNoise, kW, kH, 99);
+  const Patch obj{8, 8, 12, 12, {220, 40, 30}};
+  auto frame = [&](int t) {
+    if (t < 30)
+      return scene(texture(), 1.0f, {}, t);
+    return scene(other, 1.0f, t < 42 ? std::vector<Patch>{obj} : std::vector<Patch>{}, t);
+  };
+  const Params on = base_params(true);
+  Params off = on;
+  off.cut_refill = 0;
+  const Masks a = run(on, 70, frame), b = run(off, 70, frame);
+  // The object leaves at frame 42: the refilled samples hold the new scene at once, the selectively
+  // updated ones only let the ghost erode from its border (4 frames on this smooth texture; a
+  // real scene's ghosts can last hundreds of frames: cut-b of the corpus).
+  int64_t ga = 0, gb = 0;
+  for (int t = 43; t < 46; ++t) {
+    ga += count(a, t, 8, 8, 12, 12);
+    gb += count(b, t, 8, 8, 12, 12);
+  }
+  EXPECT_LE(ga, 10);
+  EXPECT_GE(gb, 100); // of 3 x 144
+  for (int t = 50; t < 70; ++t)
+    EXPECT_EQ(count(a, t, 8, 8, 12, 12), 0) << t;
+}
+
 // Specks of 2x2 pixels (below min_mask_area after the 3x3 majority keeps them) are cleared, a
 // large object is kept.
 TEST(BgsubScene, AreaFilterClearsSmallComponents) {
@@ -211,6 +240,9 @@ TEST(BgsubScene, PaperParamsTurnEveryExtensionOff) {
   bad = Params();
   bad.cut_warmup = 1;
   EXPECT_FALSE(validate(bad).ok());
+  bad = Params();
+  bad.cut_refill = -1;
+  EXPECT_FALSE(validate(bad).ok());
 }
 
 // The schedule: the full warm-up, then after a confirmed cut the short one (its frames numbered
@@ -233,8 +265,9 @@ TEST(BgsubScene, FrameScheduleWarmUpsAndCut) {
   FramePlan f = s.begin(); // frame 6: classified, updates
   EXPECT_FALSE(f.warming_up);
   EXPECT_TRUE(f.update);
-  s.end(100, 100, 100); // a candidate
-  f = s.begin();        // frame 7: no update (period 2)
+  EXPECT_FALSE(f.blind); // no cut yet
+  s.end(100, 100, 100);  // a candidate
+  f = s.begin();         // frame 7: no update (period 2)
   EXPECT_FALSE(f.update);
   s.end(90, 0, 100); // confirmed: the foreground stayed
   f = s.begin();
@@ -249,6 +282,7 @@ TEST(BgsubScene, FrameScheduleWarmUpsAndCut) {
   EXPECT_FALSE(f.warming_up);
   EXPECT_FALSE(f.shot_change);
   EXPECT_TRUE(f.update);
+  EXPECT_TRUE(f.blind); // the refill after a cut
 }
 
 } // namespace
