@@ -19,13 +19,13 @@ TEST_F(BgSubScene, PropertiesDefaultsRoundTripAndBadValues) {
   ASSERT_NE(e, nullptr) << "plugin not found: GST_PLUGIN_PATH must point at the build";
   gboolean illum = FALSE, shadows = FALSE, shots = FALSE;
   gfloat lo = 0, hi = 0;
-  gint chroma = -1, need = -1, frames = -1, warm = -1, area = -1;
+  gint chroma = -1, need = -1, frames = -1, warm = -1, area = -1, refill = -1;
   gdouble fraction = 0;
   auto get = [&] {
     g_object_get(e, "illumination", &illum, "shadows", &shadows, "shot-changes", &shots,
                  "shadow-low", &lo, "shadow-high", &hi, "shadow-chroma", &chroma, "shadow-samples",
                  &need, "cut-frames", &frames, "cut-warmup", &warm, "min-mask-area", &area,
-                 "cut-fraction", &fraction, nullptr);
+                 "cut-fraction", &fraction, "cut-refill", &refill, nullptr);
   };
   get();
   const cvis::bgsub::Params d;
@@ -38,11 +38,13 @@ TEST_F(BgSubScene, PropertiesDefaultsRoundTripAndBadValues) {
   EXPECT_EQ(need, d.shadow_samples);
   EXPECT_EQ(frames, d.cut_frames);
   EXPECT_EQ(warm, d.cut_warmup);
+  EXPECT_EQ(refill, d.cut_refill);
   EXPECT_EQ(area, d.min_mask_area);
   EXPECT_DOUBLE_EQ(fraction, d.cut_fraction);
   g_object_set(e, "illumination", FALSE, "shadows", FALSE, "shot-changes", FALSE, "shadow-low",
                0.5f, "shadow-high", 0.8f, "shadow-chroma", 6, "shadow-samples", 3, "cut-frames", 4,
-               "cut-warmup", 10, "min-mask-area", 0, "cut-fraction", 0.7, nullptr);
+               "cut-warmup", 10, "min-mask-area", 0, "cut-fraction", 0.7, "cut-refill", 5,
+               nullptr);
   get();
   EXPECT_FALSE(illum);
   EXPECT_FALSE(shadows);
@@ -53,6 +55,7 @@ TEST_F(BgSubScene, PropertiesDefaultsRoundTripAndBadValues) {
   EXPECT_EQ(need, 3);
   EXPECT_EQ(frames, 4);
   EXPECT_EQ(warm, 10);
+  EXPECT_EQ(refill, 5);
   EXPECT_EQ(area, 0);
   EXPECT_DOUBLE_EQ(fraction, 0.7);
   // shadow-low above shadow-high is refused (logged); the previous value stays.
