@@ -33,7 +33,9 @@
  * foreground and changed at once, for `cut-frames` frames), restarts the model with a short
  * warm-up of `cut-warmup` frames and posts the element message "cvis-shot-change" (fields frame:
  * frames since start or flush, this one included; pts; running-time) on the first frame of that
- * warm-up. Stopped objects stay foreground (only background pixels refresh their samples); a
+ * warm-up; then, for `cut-refill` frames, every pixel refreshes its samples, so what moved during
+ * the short warm-up leaves no ghost. Stopped objects stay foreground (only background pixels
+ * refresh their samples; after a cut, once the refill is over); a
  * ghost (background uncovered by an object that was there during the warm-up) stays foreground
  * too, shrinking from its edges as the neighbourhood's samples take it in.
  *
