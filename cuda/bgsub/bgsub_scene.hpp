@@ -40,7 +40,7 @@ public:
   void end(int64_t raw_foreground, int64_t changed, int64_t pixels);
 
 private:
-  int num_samples_ = 48, cut_warmup_ = 6, update_period_ = 1, cut_refill_ = 48;
+  int num_samples_ = 48, cut_warmup_ = 6, update_period_ = 1, cut_refill_ = 12;
   bool after_cut_ = false; // the current warm-up followed a cut
   bool shot_change_ = true;
   seg::ShotChangeRule rule_;
