@@ -66,7 +66,32 @@ Status validate(const Params& p) {
     return bad("min_blob_area must be >= 1");
   if (p.cpu_threads < 0)
     return bad("cpu_threads must be >= 0");
+  if (!(p.shadow_low > 0.0f) || !(p.shadow_high >= p.shadow_low) || !(p.shadow_high < 16.0f))
+    return bad("need 0 < shadow_low <= shadow_high < 16");
+  if (p.shadow_chroma < 0)
+    return bad("shadow_chroma must be >= 0");
+  if (p.shadow_samples < 1)
+    return bad("shadow_samples must be >= 1");
+  if (!(p.cut_fraction > 0.0) || !(p.cut_fraction <= 1.0))
+    return bad("cut_fraction must be in (0, 1]");
+  if (p.cut_frames < 1)
+    return bad("cut_frames must be >= 1");
+  if (p.cut_warmup < 2)
+    return bad("cut_warmup must be >= 2");
+  if (p.cut_refill < 0)
+    return bad("cut_refill must be >= 0");
+  if (p.min_mask_area < 0)
+    return bad("min_mask_area must be >= 0");
   return Status::Ok();
+}
+
+Params paper_params() {
+  Params p;
+  p.illumination = false;
+  p.shadows = false;
+  p.shot_change = false;
+  p.min_mask_area = 0;
+  return p;
 }
 
 int64_t evaluations_per_pixel(const Params& p) {

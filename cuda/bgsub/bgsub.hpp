@@ -87,7 +87,43 @@ struct Params {
   int cpu_threads = 0;    // CPU backend: worker threads, 0 = all cores
   // CPU backend only: the texture unit's weight rounding that the texture evaluators emulate.
   cpwl::TexRounding texture_rounding = cpwl::TexRounding::kNearest;
+
+  // Extensions for real footage (issue 12; README.md "Scene extensions"), on by default. With
+  // illumination, shadows and shot_change false and min_mask_area 0 the model is the paper's.
+  //
+  // Global illumination: per-channel gains g_c = median of x_c / s_c over the previous frame's
+  // background pixels (s: the pixel's newest sample; seg::gain_median); the frame is divided by g
+  // before the model sees it and, below g = 1, the bandwidths widen by 1/g. RGB features only.
+  bool illumination = true;
+  // Cast shadows: a pixel the density calls foreground is background when at least
+  // shadow_samples of its own samples explain it as a shadow (seg::shadow_yuv: luma ratio in
+  // [shadow_low, shadow_high], chroma dimmed alike within shadow_chroma levels); shadow pixels do
+  // not update the model. RGB features only.
+  bool shadows = true;
+  float shadow_low = 0.4f;  // 1/16 steps: rounded to the nearest 16th (0 < low <= high < 16)
+  float shadow_high = 0.9f; //
+  int shadow_chroma = 4;    // levels (>= 0)
+  int shadow_samples = 12;  // >= 1; at most num_samples are used
+  // Shot changes: seg::ShotChangeRule on the raw foreground fraction and the fraction of pixels
+  // that changed by more than 20 levels since the previous frame. A confirmed cut restarts the
+  // model at the next frame with a warm-up of cut_warmup frames (masks empty), whose frames are
+  // interleaved over the samples; FrameResult::shot_change marks that frame.
+  bool shot_change = true;
+  double cut_fraction = 0.5; // (0, 1]
+  int cut_frames = 2;        // >= 1
+  int cut_warmup = 6;        // >= 2; at most num_samples are used
+  // After a warm-up that followed a cut, this many classified frames refresh the samples of every
+  // pixel (blind update, as after median3d's shot-change restart): whatever moved during the
+  // short warm-up leaves the samples instead of staying behind as a ghost. >= 0. 12: the best of
+  // 0, 12, 48 on the training cut (cut-a: F 0.922, 0.929, 0.915; longer refills store passing
+  // objects too).
+  int cut_refill = 12;
+  // Components of the cleaned mask smaller than this many pixels are cleared (0 or 1: none).
+  int min_mask_area = 20;
 };
+
+// Params with every scene extension off: the model of the paper.
+Params paper_params();
 
 // Errors: kInvalidArgument naming the field.
 Status validate(const Params& p);
@@ -105,6 +141,11 @@ struct FrameResult {
   int64_t foreground_pixels = 0;
   double foreground_fraction = 0.0;
   std::vector<Blob> blobs; // area >= min_blob_area, in raster order of their first pixel
+  // Scene extensions. shot_change: this frame is the first of the warm-up that follows a confirmed
+  // cut (the cut itself was one or more frames before: Params::cut_frames).
+  bool shot_change = false;
+  float gain[3] = {1.f, 1.f, 1.f}; // the illumination gains applied (1: none)
+  int64_t shadow_pixels = 0;       // raw foreground pixels explained as shadows
 };
 
 class Subtractor {
@@ -119,7 +160,8 @@ public:
   virtual const Params& params() const = 0;
 
   // Classifies `frame`, writes the mask, updates the model. The first num_samples frames after a
-  // reset only fill the model (warming_up, mask all 0). A frame of another size resets the model.
+  // reset only fill the model (warming_up, mask all 0), as do the cut_warmup frames after a shot
+  // change. A frame of another size resets the model.
   // mask: GRAY8, the frame's size; host memory, or device memory (CUDA backend). density
   // (optional, host, width*height floats, row-major): the KDE density of every pixel (0 while
   // warming up), for tests and tuning. `stream`: CUDA stream (ignored by the CPU backend); all

@@ -1,5 +1,6 @@
 // CPU reference of the background subtraction: the same per-pixel arithmetic as the CUDA kernels
-// (bgsub_math.hpp), spread over all cores by rows. It is also the fallback on machines without a
+// (bgsub_math.hpp, bgsub_scene_math.hpp), the same passes in the same order, spread over all
+// cores by rows. It is also the fallback on machines without a
 // GPU, so the density sums (which dominate) run in parallel and denormals are flushed to zero.
 #include <algorithm>
 #include <cmath>
@@ -12,6 +13,9 @@
 #endif
 
 #include "bgsub_internal.hpp"
+#include "bgsub_scene.hpp"
+#include "bgsub_scene_math.hpp"
+#include "common/mask_area.hpp"
 
 namespace cvis::bgsub {
 
@@ -71,6 +75,7 @@ public:
     p_ = p;
     table_ = std::move(table);
     lut_ = bandwidth_table(p_);
+    schedule_.configure(p_);
     configured_ = true;
     if (structural) {
       w_ = h_ = 0; // reallocate at the next frame
@@ -79,7 +84,7 @@ public:
     return Status::Ok();
   }
 
-  void reset() override { frame_ = 0; }
+  void reset() override { schedule_.reset(); }
 
   Status process(const ImageView& frame, const ImageView& mask, FrameResult* result, StreamHandle,
                  float* density) override {
@@ -95,7 +100,6 @@ public:
     const int threads = p_.cpu_threads > 0
                             ? p_.cpu_threads
                             : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-    const int L = p_.num_samples;
     const size_t npix = static_cast<size_t>(w_) * h_;
 
     const PixelSource src = make_pixel_source(frame);
@@ -107,16 +111,11 @@ public:
     });
 
     *result = FrameResult();
-    result->frame = ++frame_;
-    if (frame_ <= L) { // warm-up: sample k = frame k - 1 of every pixel, blindly
-      std::copy(feat_.begin(), feat_.end(), samples_.begin() + (frame_ - 1) * npix);
-      if (frame_ == L) {
-        std::fill(head_.begin(), head_.end(), 0);
-        parallel_rows(h_, threads, [&](int y0, int y1) {
-          for (size_t i = static_cast<size_t>(y0) * w_; i < static_cast<size_t>(y1) * w_; ++i)
-            refresh_median(i);
-        });
-      }
+    const FramePlan plan = schedule_.begin();
+    result->frame = plan.frame;
+    result->shot_change = plan.shot_change;
+    if (plan.warming_up) {
+      warm_up(plan, threads);
       for (int y = 0; y < h_; ++y)
         std::memset(mask.data[0] + y * mask.pitch[0], 0, w_);
       if (density)
@@ -125,11 +124,31 @@ public:
       return Status::Ok();
     }
 
+    // Illumination: gains from the previous frame's background, the compensated features into
+    // cur_, the changed pixels against the previous frame's.
+    Gains g = unit_gains();
+    if (p_.illumination && !chroma)
+      estimate_gains(&g);
+    int64_t changed = 0;
+    for (size_t i = 0; i < npix; ++i) {
+      cur_[i] = compensate_feature(feat_[i], g.inv);
+      changed += changed_since(cur_[i], prev_[i], kChangedLevels);
+      prev_[i] = cur_[i];
+    }
+    for (int c = 0; c < 3; ++c)
+      result->gain[c] = g.g[c];
+
     const ModelConsts m = model_consts(p_, w_, h_, table_);
-    parallel_rows(h_, threads, [&](int y0, int y1) { classify(m, y0, y1, density); });
+    parallel_rows(h_, threads, [&](int y0, int y1) { classify(m, g, y0, y1, density); });
+    int64_t raw_count = 0;
+    for (size_t i = 0; i < npix; ++i) {
+      raw_count += raw_[i] == kRawForeground;
+      result->shadow_pixels += raw_[i] == kRawShadow;
+    }
+    schedule_.end(raw_count, changed, static_cast<int64_t>(npix));
     cleanup();
-    if ((frame_ - L - 1) % p_.update_period == 0) {
-      parallel_rows(h_, threads, [&](int y0, int y1) { update(y0, y1); });
+    if (plan.update) {
+      parallel_rows(h_, threads, [&](int y0, int y1) { update(y0, y1, plan.blind); });
     }
     if (p_.blobs) {
       ccl::connected_blobs(mask_.data(), w_, w_, h_, p_.min_blob_area, &result->blobs,
@@ -153,9 +172,55 @@ private:
     head_.assign(npix, 0);
     medians_.assign(npix, 0u);
     feat_.assign(npix, 0u);
+    cur_.assign(npix, 0u);
+    prev_.assign(npix, 0u);
     raw_.assign(npix, 0);
     mask_.assign(npix, 0);
-    frame_ = 0;
+    schedule_.reset();
+  }
+
+  // Warm-up frame plan.frame of plan.warm_len: the features go to slots frame - 1, frame - 1 +
+  // warm_len, ... (the first warm-up: slot frame - 1 alone), so that a short warm-up after a cut
+  // still fills every slot, consecutive slots with consecutive frames. The last one restarts the
+  // heads and computes every bandwidth. The mask and raw classification restart empty (the gains
+  // of the first classified frame then vote everywhere).
+  void warm_up(const FramePlan& plan, int threads) {
+    const size_t npix = static_cast<size_t>(w_) * h_;
+    for (int k = static_cast<int>(plan.frame - 1); k < p_.num_samples; k += plan.warm_len)
+      std::copy(feat_.begin(), feat_.end(), samples_.begin() + static_cast<size_t>(k) * npix);
+    if (plan.last_warm) {
+      std::fill(head_.begin(), head_.end(), 0);
+      parallel_rows(h_, threads, [&](int y0, int y1) {
+        for (size_t i = static_cast<size_t>(y0) * w_; i < static_cast<size_t>(y1) * w_; ++i)
+          refresh_median(i);
+      });
+    }
+    std::copy(feat_.begin(), feat_.end(), prev_.begin());
+    std::fill(raw_.begin(), raw_.end(), 0);
+    std::fill(mask_.begin(), mask_.end(), 0);
+  }
+
+  // Gain votes of the previous frame's background pixels (every other row and column): the
+  // frame's value over the pixel's newest sample (seg::gain_bin), per channel.
+  void estimate_gains(Gains* g) {
+    const int L = p_.num_samples;
+    for (int c = 0; c < 3; ++c) {
+      std::fill(gain_hist_.begin(), gain_hist_.end(), 0u);
+      uint32_t n = 0;
+      for (int y = 0; y < h_; y += 2) {
+        for (int x = 0; x < w_; x += 2) {
+          const size_t i = static_cast<size_t>(y) * w_ + x;
+          if (!gain_voter(mask_[i], raw_[i]))
+            continue;
+          const int s = channel(sample((head_[i] + L - 1) % L, i), c);
+          if (s < seg::kGainMinLevel)
+            continue;
+          ++gain_hist_[seg::gain_bin(channel(feat_[i], c), s)];
+          ++n;
+        }
+      }
+      solve_gain([&](int k) { return gain_hist_[k]; }, n, c, g);
+    }
   }
 
   uint32_t sample(int k, size_t i) const { return samples_[static_cast<size_t>(k) * w_ * h_ + i]; }
@@ -176,30 +241,41 @@ private:
   }
 
   template <typename Prod>
-  void classify_rows(const ModelConsts& m, int y0, int y1, float* density, Prod prod) {
+  void classify_rows(const ModelConsts& m, const Gains& g, int y0, int y1, float* density,
+                     Prod prod) {
     const size_t npix = static_cast<size_t>(w_) * h_;
     auto at = [&](int k, int x, int y) {
       return samples_[static_cast<size_t>(k) * npix + static_cast<size_t>(y) * w_ + x];
     };
+    const bool shadows = p_.shadows && p_.color == ColorSpace::kRgb;
+    const int lo16 = shadow_lo16(p_), hi16 = shadow_hi16(p_);
+    const int need = std::min(p_.shadow_samples, p_.num_samples);
     for (int y = y0; y < y1; ++y) {
       for (int x = 0; x < w_; ++x) {
         const size_t i = static_cast<size_t>(y) * w_ + x;
         float inv_sigma[3], scale[3];
         for (int c = 0; c < 3; ++c) {
-          inv_sigma[c] = lut_[c * 256 + channel(medians_[i], c)];
+          inv_sigma[c] = cpwl::mul_rn(lut_[c * 256 + channel(medians_[i], c)], g.widen[c]);
           scale[c] = cpwl::mul_rn(inv_sigma[c], m.arg_scale);
         }
         float total, wsum;
-        kde_sums(feat_[i], x, y, m, scale, at, prod, &total, &wsum);
+        kde_sums(cur_[i], x, y, m, scale, at, prod, &total, &wsum);
         const float d = kde_density(total, wsum, inv_sigma, m);
-        raw_[i] = classify_density(d, m);
+        uint8_t r = classify_density(d, m);
+        if (r == kRawForeground && shadows &&
+            shadow_explained(
+                cur_[i], [&](int k) { return sample(k, i); }, p_.num_samples, lo16, hi16,
+                p_.shadow_chroma, need)) {
+          r = kRawShadow;
+        }
+        raw_[i] = r;
         if (density)
           density[i] = d;
       }
     }
   }
 
-  void classify(const ModelConsts& m, int y0, int y1, float* density) {
+  void classify(const ModelConsts& m, const Gains& g, int y0, int y1, float* density) {
     const cpwl::TableView t = table_.view();
     const cpwl::TexRounding r = p_.texture_rounding;
     auto product = [](auto g) {
@@ -209,42 +285,47 @@ private:
     };
     switch (p_.kernel) {
     case Kernel::kExact:
-      return classify_rows(m, y0, y1, density,
+      return classify_rows(m, g, y0, y1, density,
                            product([](float u) { return std::exp(cpwl::gaussian_exponent(u)); }));
     case Kernel::kFast:
-      return classify_rows(m, y0, y1, density, product([](float u) {
+      return classify_rows(m, g, y0, y1, density, product([](float u) {
                              return std::exp2(cpwl::mul_rn(cpwl::gaussian_exponent(u), kLog2e));
                            }));
     case Kernel::kTextureUniform:
-      return classify_rows(m, y0, y1, density, product([t, r](float p) {
+      return classify_rows(m, g, y0, y1, density, product([t, r](float p) {
                              return cpwl::lookup_texture_emulated(t.values, t.n, p, r);
                            }));
     case Kernel::kManualUniform:
-      return classify_rows(m, y0, y1, density,
+      return classify_rows(m, g, y0, y1, density,
                            product([t](float p) { return cpwl::lookup_manual(t.values, t.n, p); }));
     case Kernel::kSlopeUniform:
-      return classify_rows(m, y0, y1, density,
+      return classify_rows(m, g, y0, y1, density,
                            product([t](float p) { return cpwl::lookup_slope(t.slope, t.n, p); }));
     case Kernel::kTextureOptimized:
-      return classify_rows(m, y0, y1, density, product([t, r](float u) {
+      return classify_rows(m, g, y0, y1, density, product([t, r](float u) {
                              return cpwl::lookup_texture_emulated(
                                  t.values, t.n,
                                  cpwl::optimized_index_rt(t.knots, t.inv_h, t.pow2, u), r);
                            }));
     case Kernel::kManualOptimized:
-      return classify_rows(m, y0, y1, density, product([t](float u) {
+      return classify_rows(m, g, y0, y1, density, product([t](float u) {
                              return cpwl::lookup_manual(
                                  t.values, t.n,
                                  cpwl::optimized_index_rt(t.knots, t.inv_h, t.pow2, u));
                            }));
     case Kernel::kFastFused:
-      return classify_rows(m, y0, y1, density, [](float t0, float t1, float t2) {
+      return classify_rows(m, g, y0, y1, density, [](float t0, float t1, float t2) {
         return std::exp2(fused_exponent2(t0, t1, t2)); // the GPU: ex2.approx.ftz
       });
     }
   }
 
   void cleanup() {
+    morphology();
+    seg::remove_small_components(mask_.data(), w_, h_, p_.min_mask_area);
+  }
+
+  void morphology() {
     auto raw = [&](int x, int y) { return raw_[static_cast<size_t>(y) * w_ + x]; };
     if (p_.cleanup == Cleanup::kNone) {
       for (size_t i = 0; i < raw_.size(); ++i)
@@ -269,16 +350,16 @@ private:
 
   // Selective update: background pixels replace their oldest sample with the current feature and
   // re-estimate their bandwidths (`updatable`: final mask and, when conservative, raw mask).
-  void update(int y0, int y1) {
+  void update(int y0, int y1, bool blind) {
     const int L = p_.num_samples;
     const size_t npix = static_cast<size_t>(w_) * h_;
     auto raw = [&](int x, int y) { return raw_[static_cast<size_t>(y) * w_ + x]; };
     for (int y = y0; y < y1; ++y) {
       for (int x = 0; x < w_; ++x) {
         const size_t i = static_cast<size_t>(y) * w_ + x;
-        if (!updatable(raw, mask_[i], x, y, w_, h_, p_.conservative_update))
+        if (!blind && !updatable(raw, mask_[i], x, y, w_, h_, p_.conservative_update))
           continue;
-        samples_[static_cast<size_t>(head_[i]) * npix + i] = feat_[i];
+        samples_[static_cast<size_t>(head_[i]) * npix + i] = cur_[i];
         head_[i] = static_cast<uint8_t>((head_[i] + 1) % L);
         refresh_median(i);
       }
@@ -288,11 +369,13 @@ private:
   Params p_;
   bool configured_ = false;
   int w_ = 0, h_ = 0;
-  int64_t frame_ = 0;
+  FrameSchedule schedule_;
   cpwl::Table table_;
   std::vector<float> lut_;
-  std::vector<uint32_t> samples_, medians_, feat_;
+  std::vector<uint32_t> samples_, medians_;
+  std::vector<uint32_t> feat_, cur_, prev_; // the frame, compensated, the previous compensated
   std::vector<uint8_t> head_, raw_, mask_;
+  std::vector<uint32_t> gain_hist_ = std::vector<uint32_t>(seg::kGainBins);
 };
 
 } // namespace

@@ -5,6 +5,7 @@
 
 #include "bgsub_internal.hpp"
 #include "bgsub_kernels.hpp"
+#include "bgsub_scene.hpp"
 #include "ccl/ccl.hpp"
 #include "common/cuda/device_buffer.hpp"
 #include "common/cuda/upload.hpp"
@@ -32,6 +33,7 @@ public:
     table_ = std::move(table);
     lut_host_ = bandwidth_table(p);
     plan_ = plan;
+    schedule_.configure(p_);
     tables_pending_ = true;
     configured_ = true;
     if (structural) {
@@ -41,7 +43,7 @@ public:
     return Status::Ok();
   }
 
-  void reset() override { frame_ = 0; }
+  void reset() override { schedule_.reset(); }
 
   Status process(const ImageView& frame, const ImageView& mask, FrameResult* result,
                  StreamHandle stream_handle, float* density) override {
@@ -61,22 +63,18 @@ public:
     m.lut = lut_.get();
     m.density = density ? density_.get() : nullptr;
     m.median_bits = median_bits(p_);
-    const int L = p_.num_samples;
-    const size_t plane = static_cast<size_t>(h_) * m.stride;
-
     CVIS_RETURN_IF_ERROR(kernels::launch_features(
         make_pixel_source(dev_frame), p_.color == ColorSpace::kChromaticity, m, stream));
     *result = FrameResult();
-    result->frame = ++frame_;
-    if (frame_ <= L) { // warm-up: sample k = frame k - 1 of every pixel, blindly
-      // The pixels only: the row padding of the planes is never written or read.
-      const size_t row = static_cast<size_t>(w_) * sizeof(uint32_t);
-      const size_t pitch = m.stride * sizeof(uint32_t);
-      CVIS_CUDA_CHECK(cudaMemcpy2DAsync(m.samples + (frame_ - 1) * plane, pitch, m.feat, pitch, row,
-                                        h_, cudaMemcpyDeviceToDevice, stream));
-      if (frame_ == L) {
-        CVIS_CUDA_CHECK(cudaMemsetAsync(m.head, 0, plane, stream));
-        CVIS_RETURN_IF_ERROR(kernels::launch_update(m, plan_, false, false, stream));
+    const FramePlan plan = schedule_.begin();
+    result->frame = plan.frame;
+    result->shot_change = plan.shot_change;
+    if (plan.warming_up) {
+      CVIS_RETURN_IF_ERROR(
+          kernels::launch_warm_fill(m, static_cast<int>(plan.frame - 1), plan.warm_len, stream));
+      if (plan.last_warm) {
+        CVIS_CUDA_CHECK(cudaMemsetAsync(m.head, 0, static_cast<size_t>(h_) * m.stride, stream));
+        CVIS_RETURN_IF_ERROR(kernels::launch_update(m, plan_, false, false, false, stream));
       }
       CVIS_RETURN_IF_ERROR(zero_mask(mask, stream));
       CVIS_RETURN_IF_ERROR(stream_synchronize(stream));
@@ -86,20 +84,39 @@ public:
       return Status::Ok();
     }
 
+    const bool illumination = p_.illumination && p_.color == ColorSpace::kRgb;
+    CVIS_RETURN_IF_ERROR(kernels::launch_scene_begin(m, illumination, stream));
+    if (illumination)
+      CVIS_RETURN_IF_ERROR(kernels::launch_gains(m, stream));
+    CVIS_RETURN_IF_ERROR(kernels::launch_compensate(m, stream));
     const ModelConsts c = model_consts(p_, w_, h_, table_);
+    kernels::ShadowConsts sh;
+    sh.enabled = p_.shadows && p_.color == ColorSpace::kRgb;
+    sh.lo16 = shadow_lo16(p_);
+    sh.hi16 = shadow_hi16(p_);
+    sh.chroma = p_.shadow_chroma;
+    sh.need = std::min(p_.shadow_samples, p_.num_samples);
     CVIS_RETURN_IF_ERROR(
-        kernels::launch_classify(static_cast<int>(p_.kernel), m, c, dtable_.view(), stream));
+        kernels::launch_classify(static_cast<int>(p_.kernel), m, c, sh, dtable_.view(), stream));
     CVIS_RETURN_IF_ERROR(kernels::launch_cleanup(static_cast<int>(p_.cleanup), m, stream));
-    if ((frame_ - L - 1) % p_.update_period == 0) {
-      CVIS_RETURN_IF_ERROR(kernels::launch_update(m, plan_, true, p_.conservative_update, stream));
+    // One labelling of the cleaned mask: the area filter's components, and the blobs of the
+    // filtered mask (its components of at least min_mask_area pixels, unchanged by the filter).
+    const bool filter = p_.min_mask_area > 1;
+    if (filter || p_.blobs) {
+      const int min_area = std::max(p_.min_blob_area, filter ? p_.min_mask_area : 1);
+      CVIS_RETURN_IF_ERROR(ccl::launch_blobs(m.mask, m.stride, w_, h_, min_area, &ccl_, stream));
+      if (filter) {
+        CVIS_RETURN_IF_ERROR(
+            ccl::launch_area_filter(m.mask, m.stride, w_, h_, p_.min_mask_area, &ccl_, stream));
+      }
+      if (p_.blobs)
+        CVIS_RETURN_IF_ERROR(ccl::enqueue_readback(true, &ccl_, stream));
     }
-    if (p_.blobs) {
+    CVIS_RETURN_IF_ERROR(kernels::launch_scene_counts(m, stream));
+    if (plan.update) {
       CVIS_RETURN_IF_ERROR(
-          ccl::launch_blobs(m.mask, m.stride, w_, h_, p_.min_blob_area, &ccl_, stream));
-    } else {
-      CVIS_RETURN_IF_ERROR(ccl::launch_count(m.mask, m.stride, w_, h_, &ccl_, stream));
+          kernels::launch_update(m, plan_, true, p_.conservative_update, plan.blind, stream));
     }
-    CVIS_RETURN_IF_ERROR(ccl::enqueue_readback(p_.blobs, &ccl_, stream));
     const cudaMemcpyKind kind =
         mask.space == MemorySpace::kDevice ? cudaMemcpyDeviceToDevice : cudaMemcpyDeviceToHost;
     CVIS_CUDA_CHECK(
@@ -109,10 +126,19 @@ public:
                                         m.stride * sizeof(float), w_ * sizeof(float), h_,
                                         cudaMemcpyDeviceToHost, stream));
     }
+    CVIS_CUDA_CHECK(cudaMemcpyAsync(fig_.get(), m.fig, sizeof(kernels::SceneFigures),
+                                    cudaMemcpyDeviceToHost, stream));
     CVIS_RETURN_IF_ERROR(stream_synchronize(stream));
+    const kernels::SceneFigures& f = *fig_.get();
+    schedule_.end(static_cast<int64_t>(f.raw), static_cast<int64_t>(f.changed),
+                  static_cast<int64_t>(w_) * h_);
+    for (int ch = 0; ch < 3; ++ch)
+      result->gain[ch] = f.gains.g[ch];
+    result->shadow_pixels = static_cast<int64_t>(f.shadow);
+    result->foreground_pixels = static_cast<int64_t>(f.foreground);
     // Blobs in raster order of their first pixel (ccl sorts the device's records).
-    CVIS_RETURN_IF_ERROR(
-        ccl::read_blobs(&ccl_, p_.blobs ? &result->blobs : nullptr, &result->foreground_pixels));
+    if (p_.blobs)
+      CVIS_RETURN_IF_ERROR(ccl::read_blobs(&ccl_, &result->blobs, nullptr));
     result->foreground_fraction =
         static_cast<double>(result->foreground_pixels) / (static_cast<double>(w_) * h_);
     return Status::Ok();
@@ -153,6 +179,11 @@ private:
     m.num_samples = p_.num_samples;
     const size_t plane = m.stride * h;
     CVIS_RETURN_IF_ERROR(feat_.reserve(plane, stream));
+    CVIS_RETURN_IF_ERROR(cur_.reserve(plane, stream));
+    CVIS_RETURN_IF_ERROR(prev_.reserve(plane, stream));
+    CVIS_RETURN_IF_ERROR(gain_hist_.reserve(3 * seg::kGainBins, stream));
+    CVIS_RETURN_IF_ERROR(dfig_.reserve(1, stream));
+    CVIS_RETURN_IF_ERROR(fig_.reserve(1));
     CVIS_RETURN_IF_ERROR(samples_.reserve(plane * p_.num_samples, stream));
     CVIS_RETURN_IF_ERROR(medians_.reserve(plane, stream));
     CVIS_RETURN_IF_ERROR(head_.reserve(plane, stream));
@@ -162,6 +193,10 @@ private:
     CVIS_RETURN_IF_ERROR(density_.reserve(plane, stream));
     CVIS_RETURN_IF_ERROR(ccl_.reserve(w, h, stream));
     m.feat = feat_.get();
+    m.cur = cur_.get();
+    m.prev = prev_.get();
+    m.gain_hist = gain_hist_.get();
+    m.fig = dfig_.get();
     m.samples = samples_.get();
     m.medians = medians_.get();
     m.head = head_.get();
@@ -171,7 +206,7 @@ private:
     model_ = m;
     w_ = w;
     h_ = h;
-    frame_ = 0;
+    schedule_.reset();
     return Status::Ok();
   }
 
@@ -188,7 +223,7 @@ private:
   Params p_;
   bool configured_ = false;
   int w_ = 0, h_ = 0;
-  int64_t frame_ = 0;
+  FrameSchedule schedule_;
   cpwl::Table table_;
   std::vector<float> lut_host_; // bandwidth_table() of p_
   kernels::UpdatePlan plan_;
@@ -198,7 +233,9 @@ private:
   cuda::PinnedArray<float> lut_staging_;
   cuda::Event lut_copied_;
   bool lut_pending_ = false;
-  cuda::DeviceArray<uint32_t> feat_, samples_, medians_;
+  cuda::DeviceArray<uint32_t> feat_, cur_, prev_, samples_, medians_, gain_hist_;
+  cuda::DeviceArray<kernels::SceneFigures> dfig_;
+  cuda::PinnedArray<kernels::SceneFigures> fig_; // read after the frame's synchronisation
   cuda::DeviceArray<uint8_t> head_, raw_, mask_, tmp_;
   ccl::DeviceScratch ccl_; // connected components of the final mask
   cuda::HostUploader uploader_;

@@ -34,7 +34,7 @@ __global__ void features_kernel(PixelSource src, bool chroma, DeviceModel m) {
 // passes then re-read them from L2.
 template <bool kShared>
 __global__ void __launch_bounds__(kBx* kBy)
-    update_kernel(DeviceModel m, bool update, bool conservative) {
+    update_kernel(DeviceModel m, bool update, bool conservative, bool blind) {
   extern __shared__ uint32_t shared_diffs[];
   const int x = blockIdx.x * kBx + threadIdx.x, y = blockIdx.y * kBy + threadIdx.y;
   if (x >= m.width || y >= m.height)
@@ -45,9 +45,9 @@ __global__ void __launch_bounds__(kBx* kBy)
   int h = m.head[i];
   if (update) {
     auto raw = [&](int xx, int yy) { return m.raw[static_cast<size_t>(yy) * m.stride + xx]; };
-    if (!updatable(raw, m.mask[i], x, y, m.width, m.height, conservative))
+    if (!blind && !updatable(raw, m.mask[i], x, y, m.width, m.height, conservative))
       return;
-    m.samples[h * plane + i] = m.feat[i];
+    m.samples[h * plane + i] = m.cur[i];
     h = (h + 1 == L) ? 0 : h + 1;
     m.head[i] = static_cast<uint8_t>(h);
   }
@@ -160,7 +160,7 @@ __device__ __forceinline__ float exp2_approx(float a) {
 
 template <int E, int P>
 __global__ void __launch_bounds__(kBx* kBy)
-    classify_kernel(DeviceModel m, ModelConsts c, cpwl::TableView t) {
+    classify_kernel(DeviceModel m, ModelConsts c, ShadowConsts sh, cpwl::TableView t) {
   extern __shared__ float2 smem2[];
   cpwl::dev::SharedTable st{};
   if constexpr (kUsesTable<E>)
@@ -171,9 +171,11 @@ __global__ void __launch_bounds__(kBx* kBy)
     return;
   const size_t i = static_cast<size_t>(y) * m.stride + x;
   const uint32_t med = m.medians[i];
+  const uint32_t feat = m.cur[i];
   float inv_sigma[3], scale[3];
   for (int ch = 0; ch < 3; ++ch) {
-    inv_sigma[ch] = __ldg(m.lut + ch * 256 + channel(med, ch));
+    inv_sigma[ch] =
+        cpwl::mul_rn(__ldg(m.lut + ch * 256 + channel(med, ch)), m.fig->gains.widen[ch]);
     scale[ch] = cpwl::mul_rn(inv_sigma[ch], c.arg_scale);
   }
   const uint32_t* __restrict__ samples = m.samples;
@@ -189,16 +191,23 @@ __global__ void __launch_bounds__(kBx* kBy)
   };
   float total, wsum;
   if (c.radius == 1 && x > 0 && y > 0 && x + 1 < m.width && y + 1 < m.height) {
-    kde_sums_r1(samples + i - stride, stride, plane, c.num_samples, m.feat[i], c, scale, prod,
-                &total, &wsum);
+    kde_sums_r1(samples + i - stride, stride, plane, c.num_samples, feat, c, scale, prod, &total,
+                &wsum);
   } else {
     auto sample = [samples, plane, stride](int k, int xx, int yy) {
       return __ldg(samples + k * plane + static_cast<size_t>(yy) * stride + xx);
     };
-    kde_sums(m.feat[i], x, y, c, scale, sample, prod, &total, &wsum);
+    kde_sums(feat, x, y, c, scale, sample, prod, &total, &wsum);
   }
   const float d = kde_density(total, wsum, inv_sigma, c);
-  m.raw[i] = classify_density(d, c);
+  uint8_t r = classify_density(d, c);
+  if (r == kRawForeground && sh.enabled &&
+      shadow_explained(
+          feat, [&](int k) { return samples[k * plane + i]; }, c.num_samples, sh.lo16, sh.hi16,
+          sh.chroma, sh.need)) {
+    r = kRawShadow;
+  }
+  m.raw[i] = r;
   if (m.density)
     m.density[i] = d;
 }
@@ -254,26 +263,26 @@ Status plan_update(int num_samples, UpdatePlan* plan) {
 }
 
 Status launch_update(const DeviceModel& m, const UpdatePlan& plan, bool update, bool conservative,
-                     cudaStream_t stream) {
+                     bool blind, cudaStream_t stream) {
   if (plan.num_samples != m.num_samples)
     return internal_error("bgsub: update plan for another number of samples");
   const dim3 grid = grid_for(m.width, m.height), block(kBx, kBy);
   if (plan.shared) {
-    update_kernel<true><<<grid, block, plan.smem, stream>>>(m, update, conservative);
+    update_kernel<true><<<grid, block, plan.smem, stream>>>(m, update, conservative, blind);
   } else {
-    update_kernel<false><<<grid, block, 0, stream>>>(m, update, conservative);
+    update_kernel<false><<<grid, block, 0, stream>>>(m, update, conservative, blind);
   }
   CVIS_CUDA_CHECK_LAUNCH(stream, "bgsub update_kernel");
   return Status::Ok();
 }
 
 #define CVIS_CLASSIFY(E, P)                                                                        \
-  classify_kernel<E, P><<<grid_for(m.width, m.height), dim3(kBx, kBy), smem, stream>>>(m, c, t)
+  classify_kernel<E, P><<<grid_for(m.width, m.height), dim3(kBx, kBy), smem, stream>>>(m, c, sh, t)
 #define CVIS_CLASSIFY_TEX_OPT(P) CVIS_CLASSIFY(cpwl::dev::kTextureOptimized, P)
 #define CVIS_CLASSIFY_MAN_OPT(P) CVIS_CLASSIFY(cpwl::dev::kManualOptimized, P)
 
 Status launch_classify(int kernel, const DeviceModel& m, const ModelConsts& c,
-                       const cpwl::TableView& t, cudaStream_t stream) {
+                       const ShadowConsts& sh, const cpwl::TableView& t, cudaStream_t stream) {
   const size_t smem =
       t.n > 0 ? sizeof(float) * static_cast<size_t>(cpwl::dev::shared_floats(t.n, t.pow2)) : 0;
   switch (kernel) {

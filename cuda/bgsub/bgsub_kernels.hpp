@@ -6,19 +6,40 @@
 #include <cstdint>
 
 #include "bgsub_math.hpp"
+#include "bgsub_scene_math.hpp"
 #include "common/color.hpp"
 #include "common/status.hpp"
 #include "cpwl/cpwl_eval.hpp"
 
 namespace cvis::bgsub::kernels {
 
+// Figures of one frame (scene extensions), written by the kernels, read back after the frame.
+struct SceneFigures {
+  uint32_t votes[3];             // gain voters per channel
+  Gains gains;                   // applied (unit_gains() without illumination)
+  unsigned long long raw;        // raw foreground pixels (shadows excluded)
+  unsigned long long shadow;     // raw foreground explained as shadows
+  unsigned long long changed;    // pixels changed since the previous frame (kChangedLevels)
+  unsigned long long foreground; // final mask (after the area filter)
+};
+
+// Shadow test settings (Params::shadows and its bounds), per frame.
+struct ShadowConsts {
+  bool enabled = false;
+  int lo16 = 6, hi16 = 14, chroma = 4, need = 12;
+};
+
 // Device state of one model. Per-pixel arrays share the row stride `stride` (elements).
 struct DeviceModel {
   int width = 0, height = 0;
   size_t stride = 0;
   int num_samples = 0;
-  int median_bits = 8;         // bgsub::median_bits() of the parameters
-  uint32_t* feat = nullptr;    // current frame's features
+  int median_bits = 8;           // bgsub::median_bits() of the parameters
+  uint32_t* feat = nullptr;      // current frame's features
+  uint32_t* cur = nullptr;       // feat with the illumination gains removed (what the model sees)
+  uint32_t* prev = nullptr;      // the previous frame's cur (feat while warming up)
+  uint32_t* gain_hist = nullptr; // 3 x seg::kGainBins votes
+  SceneFigures* fig = nullptr;
   uint32_t* samples = nullptr; // num_samples planes of height x stride
   uint32_t* medians = nullptr; // packed bandwidth medians
   uint8_t* head = nullptr;     // per pixel: slot of the oldest sample (next to overwrite)
@@ -45,15 +66,32 @@ struct UpdatePlan {
 Status plan_update(int num_samples, UpdatePlan* plan);
 
 // update = false: bandwidth medians of every pixel (end of warm-up). update = true: selective
-// update, the pixels `updatable` allows (m.mask, m.raw) store m.feat at their head slot, advance
-// it and recompute their medians. `plan`: plan_update() for m.num_samples.
+// update, the pixels `updatable` allows (m.mask, m.raw) store m.cur at their head slot, advance
+// it and recompute their medians; `blind`: every pixel does. `plan`: plan_update() for
+// m.num_samples.
 Status launch_update(const DeviceModel& m, const UpdatePlan& plan, bool update, bool conservative,
-                     cudaStream_t stream);
+                     bool blind, cudaStream_t stream);
 
-// KDE classification into m.raw (and m.density) with Kernel `kernel` (bgsub::Kernel value);
-// `table` holds device pointers (CPWL kernels).
+// KDE classification of m.cur into m.raw (and m.density) with Kernel `kernel` (bgsub::Kernel
+// value), the bandwidths widened by m.fig->gains; foreground explained as a shadow becomes
+// kRawShadow. `table` holds device pointers (CPWL kernels).
 Status launch_classify(int kernel, const DeviceModel& m, const ModelConsts& consts,
-                       const cpwl::TableView& table, cudaStream_t stream);
+                       const ShadowConsts& shadow, const cpwl::TableView& table,
+                       cudaStream_t stream);
+
+// ---- Scene extensions (bgsub_scene_kernels.cu), the passes of the CPU reference in its order.
+// Figures zeroed, gains unit; with `illumination`, the vote histograms zeroed too.
+Status launch_scene_begin(const DeviceModel& m, bool illumination, cudaStream_t stream);
+// Gain votes of the previous frame's background (m.mask, m.raw) against the newest samples, and
+// their medians into m.fig->gains (bgsub_scene_math.hpp: solve_gain).
+Status launch_gains(const DeviceModel& m, cudaStream_t stream);
+// cur = compensated feat; the changed count against prev; prev = cur.
+Status launch_compensate(const DeviceModel& m, cudaStream_t stream);
+// Warm-up frame: feat into the sample slots first, first + step, ... < num_samples; prev = feat;
+// raw and mask emptied.
+Status launch_warm_fill(const DeviceModel& m, int first, int step, cudaStream_t stream);
+// Raw foreground and shadow counts of m.raw, foreground count of m.mask, into m.fig.
+Status launch_scene_counts(const DeviceModel& m, cudaStream_t stream);
 
 // m.raw -> m.mask with Cleanup `cleanup` (bgsub::Cleanup value).
 Status launch_cleanup(int cleanup, const DeviceModel& m, cudaStream_t stream);

@@ -234,6 +234,9 @@ CVIS_HD float kde_density(float total, float weight_sum, const float inv_sigma[3
 // of the conservative update) or background.
 inline constexpr uint8_t kRawForeground = 255;
 inline constexpr uint8_t kRawWeakBackground = 1;
+// Foreground by density, explained as a cast shadow (Params::shadows): background in the mask,
+// never an update (the shadow's colours must not enter the samples).
+inline constexpr uint8_t kRawShadow = 2;
 CVIS_HD uint8_t classify_density(float d, const ModelConsts& m) {
   return d < m.threshold ? kRawForeground : (d < m.update_threshold ? kRawWeakBackground : 0);
 }
@@ -271,20 +274,22 @@ template <typename At> CVIS_HD uint8_t morph3x3(At at, int x, int y, int w, int 
   return dilate ? 0 : 255;
 }
 
-// Selective update rule: may this pixel refresh its samples? `final_mask` is its value in the final
-// (cleaned) mask; `raw(x, y)` reads the raw classification; w, h: the image size. Conservative:
-// the raw classification must say background too (density >= update_threshold), unless the pixel
-// is an isolated raw detection (no raw foreground among its 8 neighbours: noise, which the
-// clean-up removed, and which must keep following a drifting background). So the clean-up cannot
-// let object colours into the samples (it erases object corners and thin parts), where the
+// Selective update rule: may this pixel refresh its samples? Never a shadow. `final_mask` is its
+// value in the final (cleaned) mask; `raw(x, y)` reads the raw classification; w, h: the image
+// size. Conservative: the raw classification must say background too (density >= update_threshold),
+// unless the pixel is an isolated raw detection (no raw foreground among its 8 neighbours: noise,
+// which the clean-up removed, and which must keep following a drifting background). So the clean-up
+// cannot let object colours into the samples (it erases object corners and thin parts), where the
 // neighbours' density sums would pick them up and spread them.
 template <typename At>
 CVIS_HD bool updatable(At raw, uint8_t final_mask, int x, int y, int w, int h, bool conservative) {
   if (final_mask)
     return false;
+  const uint8_t self = raw(x, y);
+  if (self == kRawShadow)
+    return false;
   if (!conservative)
     return true;
-  const uint8_t self = raw(x, y);
   if (self == 0)
     return true;
   if (self != kRawForeground)

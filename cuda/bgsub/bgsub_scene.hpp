@@ -1,55 +1,52 @@
-// Extensions of the background model for real footage (issue 12), prototyped as a CPU reference
-// beside the paper's model (bgsub_cpu.cpp) until they are merged into Params and both backends:
-// - illumination: per-channel global gains g_c = median of x_c / s_c over the previous frame's
-//   background pixels (s: the pixel's newest sample); frames are divided by g before the model sees
-//   them, and below g = 1 the bandwidths widen by 1/g (the sensor noise is amplified);
-// - shadows: a pixel the model calls foreground is background when at least `shadow_samples` of its
-//   own samples explain it as a shadow (seg::shadow_yuv: luma ratio in [shadow_low, shadow_high],
-//   chroma dimmed alike within shadow_chroma levels); it is not used to update the model;
-// - shot changes: seg::ShotChangeRule on the raw foreground fraction and the fraction of pixels
-// that
-//   changed since the previous frame; a cut restarts the model with a short warm-up of
-//   `cut_warmup` frames (their masks are empty), the samples interleaved over those frames.
-// Everything else is the model of bgsub.hpp with its Params (kernel: fast-fused or exact).
+// Host-side pieces of the scene extensions (Params: illumination, shadows, shot_change,
+// min_mask_area) shared by the two backends: the frame schedule (warm-ups, the selective update's
+// period, shot changes) and the shadow bounds. The per-pixel arithmetic is bgsub_scene_math.hpp.
 #pragma once
 
-#include <memory>
+#include <cstdint>
 
 #include "bgsub.hpp"
+#include "common/segmentation.hpp"
 
 namespace cvis::bgsub {
 
-struct SceneParams {
-  bool illumination = true;
-  bool shadows = true;
-  float shadow_low = 0.4f;
-  float shadow_high = 0.9f;
-  int shadow_chroma = 4;
-  int shadow_samples =
-      12; // of num_samples (48): a quarter; measured 2 -> 12: F +0.03 on street-a, illum-a
-  bool shot_change = true;
-  double cut_fraction = 0.5;
-  int cut_frames = 2;
-  int cut_warmup = 6;
-  // Dynamic background: a pixel whose raw classification flips often (foliage, water) gets a lower
-  // density threshold: threshold x 2^(-blink_gain x b), b = exponential average (rate 1/16) of
-  // flips per frame, 0..1. 0 = off.
-  float blink_gain = 0.0f;
-  int min_mask_area = 20; // components of the cleaned mask below this many pixels are cleared
-};
+// A pixel counts as changed since the previous frame (shot-change rule) when a channel of its
+// compensated feature moved by more than this many levels.
+inline constexpr int kChangedLevels = 20;
 
-struct SceneInfo {
+// shadow_low / shadow_high in 16ths, as seg::shadow_yuv takes them.
+int shadow_lo16(const Params& p);
+int shadow_hi16(const Params& p);
+
+// What one frame does, from the frames since the last (re)start of the model.
+struct FramePlan {
+  int64_t frame = 0;       // FrameResult::frame
+  bool warming_up = false; // fill samples only: slots frame - 1, frame - 1 + warm_len, ... < L
+  int warm_len = 0;        // frames of this warm-up: num_samples, or cut_warmup after a cut
+  bool last_warm = false;  // the warm-up ends here: heads restart at 0, bandwidths computed
   bool shot_change = false;
-  float gain[3] = {1.f, 1.f, 1.f};
-  int64_t shadow_pixels = 0;
+  bool update = false; // classified frame whose selective update runs (update_period)
+  bool blind = false;  // that update refreshes every pixel (Params::cut_refill after a cut)
 };
 
-class SceneSubtractor : public Subtractor {
+// The frame schedule of both backends. A cut confirmed by end() restarts the model at the next
+// begin() with the short, interleaved warm-up.
+class FrameSchedule {
 public:
-  virtual Status configure_scene(const SceneParams& s) = 0;
-  virtual const SceneInfo& scene_info() const = 0;
-};
+  void configure(const Params& p);
+  void reset(); // the next frame starts the full warm-up of num_samples frames
+  FramePlan begin();
+  // After a classified frame: its raw foreground and changed-pixel counts.
+  void end(int64_t raw_foreground, int64_t changed, int64_t pixels);
 
-std::unique_ptr<SceneSubtractor> make_scene_cpu_subtractor();
+private:
+  int num_samples_ = 48, cut_warmup_ = 6, update_period_ = 1, cut_refill_ = 12;
+  bool after_cut_ = false; // the current warm-up followed a cut
+  bool shot_change_ = true;
+  seg::ShotChangeRule rule_;
+  int64_t frame_ = 0;
+  int warm_ = 48;
+  bool restart_pending_ = false;
+};
 
 } // namespace cvis::bgsub

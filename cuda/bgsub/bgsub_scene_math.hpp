@@ -1,5 +1,6 @@
-// Per-pixel arithmetic of the scene extensions (bgsub_scene.hpp), for the CPU reference and the
-// CUDA kernels (CVIS_HD). Float operations through cpwl::mul_rn/add_rn (no contraction).
+// Per-pixel and per-frame arithmetic of the scene extensions (Params: illumination, shadows,
+// shot_change), written once for the CPU reference and the CUDA kernels (CVIS_HD). Float
+// operations through cpwl::mul_rn/add_rn (no contraction), so both backends give the same bits.
 #pragma once
 
 #include <cstdint>
@@ -9,15 +10,55 @@
 
 namespace cvis::bgsub {
 
-// Channel c of the packed feature f divided by the gain g (1/g given), rounded, clamped to 255.
-CVIS_HD uint32_t compensate_feature(uint32_t f, const float inv_gain[3]) {
+// Gains within this of 1 are not applied: the median of a noisy ratio wanders by about 1/100, and
+// re-scaling every frame by that would only add noise.
+inline constexpr float kGainDeadZone = 1.0f / 64.0f;
+
+// The illumination correction of one frame: gain g_c, its inverse (the frame is multiplied by it)
+// and the bandwidth factor (1/sigma is multiplied by min(g, 1): below g = 1 the compensation
+// amplifies the sensor noise by 1/g).
+struct Gains {
+  float g[3];
+  float inv[3];
+  float widen[3];
+};
+
+CVIS_HD Gains unit_gains() {
+  return Gains{{1.f, 1.f, 1.f}, {1.f, 1.f, 1.f}, {1.f, 1.f, 1.f}};
+}
+
+// Channel c of the gains from its votes (seg::gain_median; `count(k)` reads bin k, n votes).
+template <typename CountFn> CVIS_HD void solve_gain(CountFn count, uint32_t n, int c, Gains* out) {
+  const float g = seg::gain_median(count, n);
+  const bool apply = !(g - 1.0f < kGainDeadZone && 1.0f - g < kGainDeadZone);
+  out->g[c] = apply ? g : 1.0f;
+  out->inv[c] = apply ? 1.0f / g : 1.0f;
+  out->widen[c] = (apply && g < 1.0f) ? g : 1.0f;
+}
+
+// Whether pixel votes for the gains: background in the previous frame's final mask and not a
+// shadow in its raw classification (`raw_prev`: kRawShadow marks shadows).
+CVIS_HD bool gain_voter(uint8_t mask_prev, uint8_t raw_prev) {
+  return mask_prev == 0 && raw_prev != kRawShadow;
+}
+
+// Channel c of the packed feature f multiplied by inv (1/g), rounded, clamped to 255.
+CVIS_HD uint32_t compensate_feature(uint32_t f, const float inv[3]) {
   uint32_t out = 0;
   for (int c = 0; c < 3; ++c) {
-    const float v = cpwl::mul_rn(static_cast<float>(channel(f, c)), inv_gain[c]);
+    const float v = cpwl::mul_rn(static_cast<float>(channel(f, c)), inv[c]);
     const int q = static_cast<int>(cpwl::add_rn(v, 0.5f));
     out |= static_cast<uint32_t>(q > 255 ? 255 : q) << (8 * c);
   }
   return out;
+}
+
+// Shot-change rule: did the pixel change by more than `levels` in a channel since the previous
+// frame?
+CVIS_HD bool changed_since(uint32_t cur, uint32_t prev, int levels) {
+  const uint32_t d = absdiff3(cur, prev);
+  return static_cast<int>(channel(d, 0)) > levels || static_cast<int>(channel(d, 1)) > levels ||
+         static_cast<int>(channel(d, 2)) > levels;
 }
 
 // Shadow test of feature x (RGB) against the pixel's own samples `sample(k)`, k < count: true when

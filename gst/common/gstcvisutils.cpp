@@ -1,5 +1,7 @@
 #include "gstcvisutils.h"
 
+#include <gst/base/gstbasetransform.h>
+
 gboolean
 gst_cvis_pixel_format_from_video (GstVideoFormat f, cvis::PixelFormat * out)
 {
@@ -54,4 +56,16 @@ gst_cvis_view_from_frame (const GstVideoFrame * frame, cvis::MemorySpace space,
   v.yuv = gst_cvis_colorimetry_from_info (&frame->info);
   *view = v;
   return TRUE;
+}
+
+void
+gst_cvis_post_shot_change (GstElement * element, GstBuffer * buf, guint64 frame)
+{
+  const GstClockTime pts = GST_BUFFER_PTS (buf);
+  GstSegment *seg = &GST_BASE_TRANSFORM (element)->segment;
+  const GstClockTime rt = GST_CLOCK_TIME_IS_VALID (pts) ?
+      gst_segment_to_running_time (seg, GST_FORMAT_TIME, pts) : GST_CLOCK_TIME_NONE;
+  gst_element_post_message (element, gst_message_new_element (GST_OBJECT (element),
+          gst_structure_new ("cvis-shot-change", "frame", G_TYPE_UINT64, frame,
+              "pts", G_TYPE_UINT64, pts, "running-time", G_TYPE_UINT64, rt, NULL)));
 }

@@ -39,3 +39,10 @@ cvis::YuvColorimetry gst_cvis_colorimetry_from_info (const GstVideoInfo * info);
  * CUDA memory has a driver-chosen pitch), format and colorimetry from its info. */
 gboolean gst_cvis_view_from_frame (const GstVideoFrame * frame, cvis::MemorySpace space,
     cvis::ImageView * view);
+
+/* Posts the "cvis-shot-change" element message of `element` (a GstBaseTransform: its segment gives
+ * the running time) for buffer `buf`: fields frame (G_TYPE_UINT64, the element's own count), pts
+ * and running-time (G_TYPE_UINT64, GST_CLOCK_TIME_NONE when unknown). The one form every
+ * segmentation element posts when a cut restarts its model (cudamedian3d mode=motion,
+ * cudabgsub). */
+void gst_cvis_post_shot_change (GstElement * element, GstBuffer * buf, guint64 frame);

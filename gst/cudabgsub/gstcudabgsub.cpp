@@ -25,10 +25,22 @@
  * `exact`'s). Fewer points cost accuracy, not time. `color-space=chromaticity`
  * trades sensitivity to intensity-only changes for robustness to shadows.
  *
+ * Real footage (issue 12; on by default, all off with min-mask-area=0 gives the paper's model):
+ * `illumination` divides each frame by per-channel global gains measured on the background;
+ * `shadows` keeps cast shadows (darker by `shadow-low`..`shadow-high`, chroma dimmed alike,
+ * explained by `shadow-samples` of the pixel's own samples) out of the mask and the model;
+ * `min-mask-area` clears small mask components; `shot-changes` detects cuts (most pixels
+ * foreground and changed at once, for `cut-frames` frames), restarts the model with a short
+ * warm-up of `cut-warmup` frames and posts the element message "cvis-shot-change" (fields frame:
+ * frames since start or flush, this one included; pts; running-time) on the first frame of that
+ * warm-up; then, for `cut-refill` frames, every pixel refreshes its samples, so what moved during
+ * the short warm-up leaves no ghost. Stopped objects stay foreground (only background pixels
+ * refresh their samples; after a cut, once the refill is over); a
+ * ghost (background uncovered by an object that was there during the warm-up) stays foreground
+ * too, shrinking from its edges as the neighbourhood's samples take it in.
+ *
  * Warm-up: the first `num-samples` frames after start, a flush, a caps change or a change of
- * `num-samples` / `color-space` only fill the model; their masks are all background. Only
- * background pixels refresh their samples, so after a shot change the whole frame stays
- * foreground: reset the model at cuts (a flush, or a change of `num-samples`).
+ * `num-samples` / `color-space` only fill the model; their masks are all background.
  *
  * Outputs: `output=mask` gives a GRAY8 mask (255 = foreground) of the frame's size in the input's
  * memory kind: CUDA memory when the input is CUDA memory and downstream accepts GRAY8 there,
@@ -130,6 +142,7 @@ gst_cuda_bg_sub_configure (GstCvisFilter * filter, const GstVideoInfo * in_info,
   }
   CVIS_RETURN_IF_ERROR (gst_cuda_bg_sub_apply_settings (self));
   st.sub->reset ();
+  st.frames = 0;
   const gint w = GST_VIDEO_INFO_WIDTH (in_info), h = GST_VIDEO_INFO_HEIGHT (in_info);
   /* output=frame analyses in place: the frames pass without a copy. */
   gst_base_transform_set_in_place (GST_BASE_TRANSFORM (self),
@@ -147,6 +160,7 @@ gst_cuda_bg_sub_reset (GstCvisFilter * filter)
   GstCudaBgSubState & st = *GST_CUDA_BG_SUB (filter)->state;
   if (st.sub)
     st.sub->reset ();
+  st.frames = 0;
 }
 
 static void

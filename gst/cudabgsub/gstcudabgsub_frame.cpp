@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "gstcudabgsub_priv.h"
+#include "gstcvisutils.h"
 
 GST_DEBUG_CATEGORY_EXTERN (gst_cuda_bg_sub_debug);
 #define GST_CAT_DEFAULT gst_cuda_bg_sub_debug
@@ -24,6 +25,18 @@ add_blob_metas (GstBuffer * buf, std::vector < bg::Blob > blobs, guint max_blobs
   return gst_cvis_add_foreground_boxes (buf, blobs);
 }
 
+/* A cut restarted the model at this frame: the message every segmentation element posts. */
+static void
+post_shot_change (GstCudaBgSub * self, GstBuffer * buf, const bg::FrameResult & r)
+{
+  if (!r.shot_change)
+    return;
+  const guint64 frame = self->state->frames;
+  gst_cvis_post_shot_change (GST_ELEMENT (self), buf, frame);
+  GST_INFO_OBJECT (self, "shot change at frame %" G_GUINT64_FORMAT " pts %" GST_TIME_FORMAT
+      ": the model restarts", frame, GST_TIME_ARGS (GST_BUFFER_PTS (buf)));
+}
+
 /* output=mask: the mask is the output buffer; its boxes go on it. */
 cvis::Status
 gst_cuda_bg_sub_process (GstCvisFilter * filter, GstBuffer *, const cvis::ImageView & in,
@@ -34,6 +47,8 @@ gst_cuda_bg_sub_process (GstCvisFilter * filter, GstBuffer *, const cvis::ImageV
   CVIS_RETURN_IF_ERROR (gst_cuda_bg_sub_apply_settings (self));
   bg::FrameResult r;
   CVIS_RETURN_IF_ERROR (st.sub->process (in, out, &r, stream));
+  ++st.frames;
+  post_shot_change (self, outbuf, r);
   add_blob_metas (outbuf, r.blobs, st.max_blobs);
   GST_LOG_OBJECT (self, "frame %" G_GINT64_FORMAT ": %.4f foreground, %zu blobs%s", r.frame,
       r.foreground_fraction, r.blobs.size (), r.warming_up ? " (warming up)" : "");
@@ -68,6 +83,8 @@ gst_cuda_bg_sub_analyse (GstCvisFilter * filter, GstBuffer * buf, const cvis::Im
     gst_buffer_unref (mask);
     return st_process;
   }
+  ++st.frames;
+  post_shot_change (self, buf, r);
   const guint boxes = add_blob_metas (buf, r.blobs, st.max_blobs);
   GstCustomMeta *meta = gst_cvis_masks_attach (&st.masks, buf, mask, stride,
       r.foreground_fraction, boxes);

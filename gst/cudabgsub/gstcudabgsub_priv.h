@@ -23,6 +23,7 @@ struct GstCudaBgSubState {
   GstCudaBgSubOutput output = GST_CUDA_BG_SUB_OUTPUT_MASK;
   guint max_blobs = 64;
   GstCvisMasks masks;  /* side masks (output=frame), CUDA-memory mask outputs (output=mask) */
+  guint64 frames = 0;  /* frames processed since start (the shot-change message's "frame") */
 };
 
 struct _GstCudaBgSub {

@@ -31,6 +31,18 @@ enum {
   PROP_INTENSITY_SIGMA_SCALE,
   PROP_CONSERVATIVE_UPDATE,
   PROP_UPDATE_MARGIN,
+  PROP_ILLUMINATION,
+  PROP_SHADOWS,
+  PROP_SHADOW_LOW,
+  PROP_SHADOW_HIGH,
+  PROP_SHADOW_CHROMA,
+  PROP_SHADOW_SAMPLES,
+  PROP_SHOT_CHANGES,
+  PROP_CUT_FRACTION,
+  PROP_CUT_FRAMES,
+  PROP_CUT_WARMUP,
+  PROP_CUT_REFILL,
+  PROP_MIN_MASK_AREA,
 };
 
 GST_CVIS_DEFINE_ENUM_TYPE (gst_cuda_bg_sub_output_get_type, "GstCudaBgSubOutput",
@@ -97,6 +109,18 @@ gst_cuda_bg_sub_set_property (GObject * object, guint prop_id, const GValue * va
     case PROP_INTENSITY_SIGMA_SCALE: p.intensity_sigma_scale = g_value_get_float (value); break;
     case PROP_CONSERVATIVE_UPDATE: p.conservative_update = g_value_get_boolean (value); break;
     case PROP_UPDATE_MARGIN: p.update_margin = g_value_get_double (value); break;
+    case PROP_ILLUMINATION: p.illumination = g_value_get_boolean (value); break;
+    case PROP_SHADOWS: p.shadows = g_value_get_boolean (value); break;
+    case PROP_SHADOW_LOW: p.shadow_low = g_value_get_float (value); break;
+    case PROP_SHADOW_HIGH: p.shadow_high = g_value_get_float (value); break;
+    case PROP_SHADOW_CHROMA: p.shadow_chroma = g_value_get_int (value); break;
+    case PROP_SHADOW_SAMPLES: p.shadow_samples = g_value_get_int (value); break;
+    case PROP_SHOT_CHANGES: p.shot_change = g_value_get_boolean (value); break;
+    case PROP_CUT_FRACTION: p.cut_fraction = g_value_get_double (value); break;
+    case PROP_CUT_FRAMES: p.cut_frames = g_value_get_int (value); break;
+    case PROP_CUT_WARMUP: p.cut_warmup = g_value_get_int (value); break;
+    case PROP_CUT_REFILL: p.cut_refill = g_value_get_int (value); break;
+    case PROP_MIN_MASK_AREA: p.min_mask_area = g_value_get_int (value); break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       return;
@@ -138,6 +162,18 @@ gst_cuda_bg_sub_get_property (GObject * object, guint prop_id, GValue * value,
     case PROP_INTENSITY_SIGMA_SCALE: g_value_set_float (value, p.intensity_sigma_scale); break;
     case PROP_CONSERVATIVE_UPDATE: g_value_set_boolean (value, p.conservative_update); break;
     case PROP_UPDATE_MARGIN: g_value_set_double (value, p.update_margin); break;
+    case PROP_ILLUMINATION: g_value_set_boolean (value, p.illumination); break;
+    case PROP_SHADOWS: g_value_set_boolean (value, p.shadows); break;
+    case PROP_SHADOW_LOW: g_value_set_float (value, p.shadow_low); break;
+    case PROP_SHADOW_HIGH: g_value_set_float (value, p.shadow_high); break;
+    case PROP_SHADOW_CHROMA: g_value_set_int (value, p.shadow_chroma); break;
+    case PROP_SHADOW_SAMPLES: g_value_set_int (value, p.shadow_samples); break;
+    case PROP_SHOT_CHANGES: g_value_set_boolean (value, p.shot_change); break;
+    case PROP_CUT_FRACTION: g_value_set_double (value, p.cut_fraction); break;
+    case PROP_CUT_FRAMES: g_value_set_int (value, p.cut_frames); break;
+    case PROP_CUT_WARMUP: g_value_set_int (value, p.cut_warmup); break;
+    case PROP_CUT_REFILL: g_value_set_int (value, p.cut_refill); break;
+    case PROP_MIN_MASK_AREA: g_value_set_int (value, p.min_mask_area); break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
@@ -212,4 +248,45 @@ gst_cuda_bg_sub_install_properties (GObjectClass * c)
           "conservative-update: a pixel refreshes its samples only when its density is at least "
           "this multiple of threshold (larger: objects leak less into the model, the model "
           "follows illumination changes less)", 1.0, 1e12, d.update_margin, playing));
+  /* Scene extensions (issue 12): all off (and min-mask-area 0) is the paper's model. */
+  g_object_class_install_property (c, PROP_ILLUMINATION, g_param_spec_boolean ("illumination",
+          "Illumination", "Compensate global illumination changes: per-channel gains (the median "
+          "ratio frame / newest sample over the background), bandwidths widened below gain 1 "
+          "(color-space=rgb)", d.illumination, playing));
+  g_object_class_install_property (c, PROP_SHADOWS, g_param_spec_boolean ("shadows", "Shadows",
+          "Foreground that at least shadow-samples of the pixel's own samples explain as a cast "
+          "shadow (darker by shadow-low..shadow-high, chroma dimmed alike) is background and does "
+          "not update the model (color-space=rgb)", d.shadows, playing));
+  g_object_class_install_property (c, PROP_SHADOW_LOW, g_param_spec_float ("shadow-low",
+          "Shadow low", "shadows: darkest shadow, as a fraction of the background luma (16ths; "
+          "<= shadow-high)", 0.0625f, 15.9f, d.shadow_low, playing));
+  g_object_class_install_property (c, PROP_SHADOW_HIGH, g_param_spec_float ("shadow-high",
+          "Shadow high", "shadows: lightest shadow, as a fraction of the background luma (16ths; "
+          ">= shadow-low)", 0.0625f, 15.9f, d.shadow_high, playing));
+  g_object_class_install_property (c, PROP_SHADOW_CHROMA, g_param_spec_int ("shadow-chroma",
+          "Shadow chroma", "shadows: chroma tolerance, in levels (larger: tinted shadows, and more "
+          "dark objects lost as shadows)", 0, 255, d.shadow_chroma, playing));
+  g_object_class_install_property (c, PROP_SHADOW_SAMPLES, g_param_spec_int ("shadow-samples",
+          "Shadow samples", "shadows: samples that must explain the pixel as a shadow (at most "
+          "num-samples are used)", 1, bg::kMaxSamples, d.shadow_samples, playing));
+  g_object_class_install_property (c, PROP_SHOT_CHANGES, g_param_spec_boolean ("shot-changes",
+          "Shot changes", "Detect cuts (most pixels foreground and changed at once, and staying "
+          "foreground), restart the model with a cut-warmup-frame warm-up and post a "
+          "cvis-shot-change element message", d.shot_change, playing));
+  g_object_class_install_property (c, PROP_CUT_FRACTION, g_param_spec_double ("cut-fraction",
+          "Cut fraction", "shot-changes: fraction of the pixels that must be foreground and "
+          "changed", 0.01, 1.0, d.cut_fraction, playing));
+  g_object_class_install_property (c, PROP_CUT_FRAMES, g_param_spec_int ("cut-frames",
+          "Cut frames", "shot-changes: frames in a row the foreground must stay above "
+          "cut-fraction to confirm a cut", 1, 1000, d.cut_frames, playing));
+  g_object_class_install_property (c, PROP_CUT_WARMUP, g_param_spec_int ("cut-warmup",
+          "Cut warm-up", "shot-changes: frames that refill the model after a cut (empty masks; at "
+          "most num-samples)", 2, bg::kMaxSamples, d.cut_warmup, playing));
+  g_object_class_install_property (c, PROP_CUT_REFILL, g_param_spec_int ("cut-refill",
+          "Cut refill", "shot-changes: frames after the warm-up of a cut in which every pixel "
+          "refreshes its samples (what moved during the short warm-up leaves no ghost; an object "
+          "that stops then is absorbed)", 0, G_MAXINT, d.cut_refill, playing));
+  g_object_class_install_property (c, PROP_MIN_MASK_AREA, g_param_spec_int ("min-mask-area",
+          "Minimum mask area", "Mask components smaller than this (pixels, 8-connected) are "
+          "cleared from the mask (0: none)", 0, G_MAXINT, d.min_mask_area, playing));
 }

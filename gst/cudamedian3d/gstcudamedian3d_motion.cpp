@@ -7,6 +7,7 @@
 #endif
 
 #include "gstcudamedian3d_priv.h"
+#include "gstcvisutils.h"
 
 GST_DEBUG_CATEGORY_EXTERN (gst_cuda_median3d_debug);
 #define GST_CAT_DEFAULT gst_cuda_median3d_debug
@@ -47,20 +48,14 @@ gst_cuda_median3d_motion_clear (GstCudaMedian3dState * st)
   st->motion_in = cvis::ImageView ();
 }
 
-/* The element message of a shot change (the model restarted at this frame), as cudacedd's. */
+/* The element message of a shot change (the model restarted at this frame). */
 static void
 post_shot_change (GstCudaMedian3d * self, GstBuffer * buf)
 {
-  const GstClockTime pts = GST_BUFFER_PTS (buf);
-  GstSegment *seg = &GST_BASE_TRANSFORM (self)->segment;
-  const GstClockTime rt = GST_CLOCK_TIME_IS_VALID (pts) ?
-      gst_segment_to_running_time (seg, GST_FORMAT_TIME, pts) : GST_CLOCK_TIME_NONE;
   const guint64 frame = self->state->outputs;
-  gst_element_post_message (GST_ELEMENT (self), gst_message_new_element (GST_OBJECT (self),
-          gst_structure_new ("cvis-shot-change", "frame", G_TYPE_UINT64, frame,
-              "pts", G_TYPE_UINT64, pts, "running-time", G_TYPE_UINT64, rt, NULL)));
+  gst_cvis_post_shot_change (GST_ELEMENT (self), buf, frame);
   GST_INFO_OBJECT (self, "shot change at frame %" G_GUINT64_FORMAT " pts %" GST_TIME_FORMAT
-      ": the model restarts", frame, GST_TIME_ARGS (pts));
+      ": the model restarts", frame, GST_TIME_ARGS (GST_BUFFER_PTS (buf)));
 }
 
 cvis::Status

@@ -73,12 +73,15 @@ TARGETS = {
         inc=[]),
     "bgsub": dict(
         name="test_bgsub_gpu",
-        cu=["cuda/bgsub/bgsub_kernels.cu", "cuda/cpwl/cpwl_kernels.cu", "cuda/ccl/ccl_kernels.cu"],
-        cu_defines={"cuda/bgsub/bgsub_kernels.cu": ["EMU_FTZ=1"]},  # built with -ftz=true
+        cu=["cuda/bgsub/bgsub_kernels.cu", "cuda/bgsub/bgsub_scene_kernels.cu",
+            "cuda/cpwl/cpwl_kernels.cu", "cuda/ccl/ccl_kernels.cu"],
+        cu_defines={"cuda/bgsub/bgsub_kernels.cu": ["EMU_FTZ=1"],  # built with -ftz=true
+                    "cuda/bgsub/bgsub_scene_kernels.cu": ["EMU_FTZ=1"]},
         src=["cuda/bgsub/bgsub.cpp", "cuda/bgsub/bgsub_cpu.cpp", "cuda/bgsub/bgsub_cuda.cpp",
+             "cuda/bgsub/bgsub_scene.cpp",
              "cuda/cpwl/cpwl_cpu.cpp", "cuda/cpwl/cpwl_cuda.cpp", "cuda/ccl/ccl_cpu.cpp",
              "cuda/ccl/ccl_cuda.cpp", "tests/quality/synth_sequence.cpp",
-             "tests/algo/bgsub/test_bgsub_gpu.cpp"],
+             "tests/algo/bgsub/test_bgsub_gpu.cpp", "tests/algo/bgsub/test_bgsub_scene_gpu.cpp"],
         inc=["tests/quality", "tests/algo/bgsub"]),
     "overlay": dict(
         name="test_overlay_gpu",

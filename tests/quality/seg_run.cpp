@@ -7,9 +7,9 @@
 // Reads CORPUS/SEQUENCE/decoded.i420 (the frames the elements decode) with the size from
 // CORPUS/list.txt; writes OUT_PREFIX.mask.gz (GRAY8 frames) and, for `motion`, OUT_PREFIX.bg.gz
 // (I420 frames: the background luma, neutral chroma). ALGORITHM: `motion` (median3d's motion
-// detector, keys = MotionParams fields) or `bgsub` (keys = bgsub::Params fields). Prints shot
-// changes and the time per frame. `bgscene`: bgsub with the scene extensions (bgsub_scene.hpp;
-// keys: Params and SceneParams fields). CPU backend only (the GPU host runs the elements).
+// detector, keys = MotionParams fields) or `bgsub` (keys = bgsub::Params fields, the scene
+// extensions included; `paper=1` starts from the paper's model). Prints shot changes and the time
+// per frame. CPU backend only (the GPU host runs the elements).
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -20,7 +20,6 @@
 #include <vector>
 
 #include "bgsub/bgsub.hpp"
-#include "bgsub/bgsub_scene.hpp"
 #include "median3d/motion.hpp"
 
 namespace {
@@ -77,8 +76,10 @@ cvis::median3d::MotionParams motion_params(Kv& kv) {
   return p;
 }
 
+// `paper=1`: start from bgsub::paper_params() (every scene extension off).
 cvis::bgsub::Params bgsub_params(Kv& kv) {
-  cvis::bgsub::Params p;
+  cvis::bgsub::Params p =
+      num(kv, "paper", 0) != 0 ? cvis::bgsub::paper_params() : cvis::bgsub::Params();
   p.num_samples = static_cast<int>(num(kv, "num_samples", p.num_samples));
   p.neighborhood = static_cast<int>(num(kv, "neighborhood", p.neighborhood));
   p.update_period = static_cast<int>(num(kv, "update_period", p.update_period));
@@ -87,25 +88,22 @@ cvis::bgsub::Params bgsub_params(Kv& kv) {
   p.sigma_max = static_cast<float>(num(kv, "sigma_max", p.sigma_max));
   p.color = num(kv, "chromaticity", 0) != 0 ? cvis::bgsub::ColorSpace::kChromaticity
                                             : cvis::bgsub::ColorSpace::kRgb;
+  p.update_margin = num(kv, "update_margin", p.update_margin);
+  p.conservative_update = num(kv, "conservative_update", p.conservative_update) != 0;
+  p.illumination = num(kv, "illumination", p.illumination) != 0;
+  p.shadows = num(kv, "shadows", p.shadows) != 0;
+  p.shadow_low = static_cast<float>(num(kv, "shadow_low", p.shadow_low));
+  p.shadow_high = static_cast<float>(num(kv, "shadow_high", p.shadow_high));
+  p.shadow_samples = static_cast<int>(num(kv, "shadow_samples", p.shadow_samples));
+  p.shadow_chroma = static_cast<int>(num(kv, "shadow_chroma", p.shadow_chroma));
+  p.shot_change = num(kv, "shot_change", p.shot_change) != 0;
+  p.cut_fraction = num(kv, "cut_fraction", p.cut_fraction);
+  p.cut_frames = static_cast<int>(num(kv, "cut_frames", p.cut_frames));
+  p.cut_warmup = static_cast<int>(num(kv, "cut_warmup", p.cut_warmup));
+  p.cut_refill = static_cast<int>(num(kv, "cut_refill", p.cut_refill));
+  p.min_mask_area = static_cast<int>(num(kv, "min_mask_area", p.min_mask_area));
   p.blobs = false;
   return p;
-}
-
-cvis::bgsub::SceneParams scene_params(Kv& kv) {
-  cvis::bgsub::SceneParams s;
-  s.illumination = num(kv, "illumination", s.illumination) != 0;
-  s.shadows = num(kv, "shadows", s.shadows) != 0;
-  s.shadow_low = static_cast<float>(num(kv, "shadow_low", s.shadow_low));
-  s.shadow_high = static_cast<float>(num(kv, "shadow_high", s.shadow_high));
-  s.shadow_samples = static_cast<int>(num(kv, "shadow_samples", s.shadow_samples));
-  s.shadow_chroma = static_cast<int>(num(kv, "shadow_chroma", s.shadow_chroma));
-  s.shot_change = num(kv, "shot_change", s.shot_change) != 0;
-  s.cut_fraction = num(kv, "cut_fraction", s.cut_fraction);
-  s.cut_frames = static_cast<int>(num(kv, "cut_frames", s.cut_frames));
-  s.cut_warmup = static_cast<int>(num(kv, "cut_warmup", s.cut_warmup));
-  s.blink_gain = static_cast<float>(num(kv, "blink_gain", s.blink_gain));
-  s.min_mask_area = static_cast<int>(num(kv, "min_mask_area", s.min_mask_area));
-  return s;
 }
 
 } // namespace
@@ -166,7 +164,6 @@ int main(int argc, char** argv) {
   Status st;
   std::unique_ptr<median3d::MotionDetector> motion;
   std::unique_ptr<bgsub::Subtractor> sub;
-  bgsub::SceneSubtractor* scene = nullptr;
   if (algo == "motion") {
     motion = median3d::make_motion_detector(Backend::kCpu, &st);
     if (st.ok())
@@ -175,13 +172,6 @@ int main(int argc, char** argv) {
     sub = bgsub::make_subtractor(Backend::kCpu, &st);
     if (st.ok())
       st = sub->configure(bgsub_params(kv));
-  } else if (algo == "bgscene") {
-    auto sc = bgsub::make_scene_cpu_subtractor();
-    scene = sc.get();
-    st = sc->configure_scene(scene_params(kv));
-    if (st.ok())
-      st = sc->configure(bgsub_params(kv));
-    sub = std::move(sc);
   } else {
     die("unknown algorithm " + algo);
   }
@@ -205,7 +195,7 @@ int main(int argc, char** argv) {
     } else {
       bgsub::FrameResult r;
       st = sub->process(fv, mv, &r, nullptr);
-      if (scene && scene->scene_info().shot_change)
+      if (r.shot_change)
         std::printf("%s: shot change at frame %d\n", seq.c_str(), t);
     }
     if (!st.ok())

@@ -11,7 +11,6 @@
 #include <random>
 #include <vector>
 
-#include "bgsub/bgsub_scene.hpp"
 #include "common/mask_area.hpp"
 #include "common/segmentation.hpp"
 #include "median3d/motion.hpp"
@@ -297,51 +296,6 @@ TEST(MotionDetector, ResetEqualsAFreshDetector) {
       EXPECT_EQ(r1.blobs, r2.blobs) << t;
     }
   }
-}
-
-TEST(BgsubScene, ShadowsStayBackgroundAndObjectsForeground) {
-  const int w = 40, h = 30;
-  const HostImage base = test::make_rgba(test::Pattern::kSmoothNoise, w, h, 11);
-  auto sub = bgsub::make_scene_cpu_subtractor();
-  bgsub::Params p;
-  p.num_samples = 12;
-  p.min_blob_area = 4;
-  p.cpu_threads = 1;
-  ASSERT_TRUE(sub->configure(p).ok());
-  HostImage mask(PixelFormat::kGRAY8, w, h, 1);
-  std::vector<uint8_t> truth;
-  int64_t shadow_fp = 0, shadow_px = 0;
-  Counts obj;
-  for (int t = 0; t < 40; ++t) {
-    HostImage f = render(base, {}, 1.0f, t, &truth);
-    if (t >= 20) { // a shadow (55% light) left of an object
-      const ImageView v = f.view();
-      for (int y = 8; y < 22; ++y) {
-        for (int x = 4; x < 16; ++x) {
-          uint8_t* q = v.data[0] + y * v.pitch[0] + 4 * x;
-          for (int k = 0; k < 3; ++k)
-            q[k] = static_cast<uint8_t>(std::lround(q[k] * 0.55f));
-        }
-      }
-      for (int y = 8; y < 22; ++y)
-        for (int x = 22; x < 32; ++x)
-          f.set_rgb(x, y, kRed[0], kRed[1], kRed[2]), truth[y * w + x] = 255;
-    }
-    bgsub::FrameResult r;
-    ASSERT_TRUE(sub->process(f.view(), mask.view(), &r, nullptr).ok());
-    if (t < 20)
-      continue;
-    obj.add(mask, truth);
-    for (int y = 9; y < 21; ++y) {
-      for (int x = 5; x < 15; ++x) {
-        ++shadow_px;
-        shadow_fp += mask.view().data[0][y * mask.pitch(0) + x] != 0;
-      }
-    }
-  }
-  EXPECT_GT(obj.tp, 0);
-  EXPECT_GT(static_cast<double>(obj.tp) / (obj.tp + obj.fn), 0.9);
-  EXPECT_LT(static_cast<double>(shadow_fp) / shadow_px, 0.1);
 }
 
 } // namespace

@@ -193,6 +193,9 @@ TEST(BgsubGpu, ConnectedComponentsMatchTheCpuOnRandomMasks) {
     p.num_samples = 4;
     p.cleanup = Cleanup::kNone;
     p.min_blob_area = 1;
+    // The mask must be the pattern itself: no area filter, no cut restart at high densities.
+    p.min_mask_area = 0;
+    p.shot_change = false;
     auto gpu = make(Backend::kCuda, p);
     HostImage frame(PixelFormat::kGRAY8, w, h), mask(PixelFormat::kGRAY8, w, h);
     std::memset(frame.plane(0), 0, frame.pitch(0) * h);

@@ -161,6 +161,8 @@ TEST(BgsubModel, UpdatePeriodControlsHowFastTheModelFollowsDrift) {
   SyntheticSequence seq(spec);
   Params often = small_params(), rarely = small_params();
   rarely.update_period = 1000;
+  // The ramp is global: the illumination gains would follow it without any update.
+  often.illumination = rarely.illumination = false;
   auto a = make(Backend::kCpu, often), b = make(Backend::kCpu, rarely);
   const SeqRun ra = run_sequence(*a, seq, 60, nullptr), rb = run_sequence(*b, seq, 60, nullptr);
   EXPECT_LT(ra.results.back().foreground_fraction, 0.05);

@@ -1,0 +1,165 @@
+// Kernels of the scene extensions (bgsub_kernels.hpp): one thread per pixel on 32 x 8 tiles, the
+// passes of bgsub_cpu.cpp with the arithmetic of bgsub_scene_math.hpp, so both backends give the
+// same bits. Counts are reduced per block before one atomic.
+#include "bgsub_kernels.hpp"
+#include "bgsub_scene.hpp"
+#include "common/cuda/check.hpp"
+#include "common/cuda/tiles.hpp"
+
+namespace cvis::bgsub::kernels {
+
+namespace {
+
+constexpr int kBx = cuda::kTileW, kBy = cuda::kTileH;
+constexpr unsigned kFull = 0xffffffffu;
+
+// Adds the flags of the block (a 32 x 8 tile: warp = tile row) to *total with one atomic: at
+// 1080p a per-warp atomic would be 65,000 on one address per counter and frame. Every thread of
+// the block must call it (it synchronises the block).
+__device__ void count(bool flag, unsigned long long* total) {
+  __shared__ unsigned rows[kBy];
+  const unsigned b = __ballot_sync(kFull, flag);
+  if (threadIdx.x == 0)
+    rows[threadIdx.y] = static_cast<unsigned>(__popc(b));
+  __syncthreads();
+  if (threadIdx.x == 0 && threadIdx.y == 0) {
+    unsigned n = 0;
+    for (int r = 0; r < kBy; ++r)
+      n += rows[r];
+    if (n)
+      atomicAdd(total, static_cast<unsigned long long>(n));
+  }
+  __syncthreads(); // rows is reused by the next call
+}
+
+__device__ __forceinline__ size_t plane_elems(const DeviceModel& m) {
+  return static_cast<size_t>(m.height) * m.stride;
+}
+
+__global__ void begin_kernel(DeviceModel m, bool hists) {
+  const int t = blockIdx.x * blockDim.x + threadIdx.x;
+  if (t == 0) {
+    SceneFigures f{};
+    f.gains = unit_gains();
+    *m.fig = f;
+  }
+  if (hists && t < 3 * seg::kGainBins)
+    m.gain_hist[t] = 0;
+}
+
+// Every other row and column, as the CPU's estimate_gains. Nearly every vote of a frame falls in
+// a few bins (ratios near the gain), so the lanes of a warp voting for the same bin add their
+// votes with one atomic (__match_any_sync), and the voter counts are reduced per warp.
+__global__ void gain_votes_kernel(DeviceModel m) {
+  const int x = 2 * (blockIdx.x * kBx + threadIdx.x), y = 2 * (blockIdx.y * kBy + threadIdx.y);
+  bool voter = false;
+  uint32_t s = 0, f = 0;
+  if (x < m.width && y < m.height) {
+    const size_t i = static_cast<size_t>(y) * m.stride + x;
+    voter = gain_voter(m.mask[i], m.raw[i]);
+    if (voter) {
+      const int L = m.num_samples;
+      s = m.samples[static_cast<size_t>((m.head[i] + L - 1) % L) * plane_elems(m) + i];
+      f = m.feat[i];
+    }
+  }
+  const unsigned lane = threadIdx.x & 31;
+  for (int c = 0; c < 3; ++c) {
+    const int b = channel(s, c);
+    const bool votes = voter && b >= seg::kGainMinLevel;
+    const int bin = votes ? seg::gain_bin(channel(f, c), b) : -1;
+    const unsigned peers = __match_any_sync(kFull, bin);
+    if (votes && static_cast<unsigned>(__ffs(peers) - 1) == lane)
+      atomicAdd(&m.gain_hist[c * seg::kGainBins + bin], static_cast<uint32_t>(__popc(peers)));
+    const unsigned all = __ballot_sync(kFull, votes);
+    if (lane == 0 && all)
+      atomicAdd(&m.fig->votes[c], static_cast<uint32_t>(__popc(all)));
+  }
+}
+
+__global__ void gain_solve_kernel(DeviceModel m) {
+  SceneFigures& f = *m.fig;
+  for (int c = 0; c < 3; ++c) {
+    const uint32_t* h = m.gain_hist + c * seg::kGainBins;
+    solve_gain([h](int k) { return h[k]; }, f.votes[c], c, &f.gains);
+  }
+}
+
+__global__ void compensate_kernel(DeviceModel m) {
+  const int x = blockIdx.x * kBx + threadIdx.x, y = blockIdx.y * kBy + threadIdx.y;
+  bool changed = false;
+  if (x < m.width && y < m.height) {
+    const size_t i = static_cast<size_t>(y) * m.stride + x;
+    const uint32_t c = compensate_feature(m.feat[i], m.fig->gains.inv);
+    changed = changed_since(c, m.prev[i], kChangedLevels);
+    m.cur[i] = c;
+    m.prev[i] = c;
+  }
+  count(changed, &m.fig->changed);
+}
+
+__global__ void warm_fill_kernel(DeviceModel m, int first, int step) {
+  const int x = blockIdx.x * kBx + threadIdx.x, y = blockIdx.y * kBy + threadIdx.y;
+  if (x >= m.width || y >= m.height)
+    return;
+  const size_t i = static_cast<size_t>(y) * m.stride + x;
+  const uint32_t f = m.feat[i];
+  for (int k = first; k < m.num_samples; k += step)
+    m.samples[static_cast<size_t>(k) * plane_elems(m) + i] = f;
+  m.prev[i] = f;
+  m.raw[i] = 0;
+  m.mask[i] = 0;
+}
+
+__global__ void counts_kernel(DeviceModel m) {
+  const int x = blockIdx.x * kBx + threadIdx.x, y = blockIdx.y * kBy + threadIdx.y;
+  bool raw = false, shadow = false, fg = false;
+  if (x < m.width && y < m.height) {
+    const size_t i = static_cast<size_t>(y) * m.stride + x;
+    raw = m.raw[i] == kRawForeground;
+    shadow = m.raw[i] == kRawShadow;
+    fg = m.mask[i] != 0;
+  }
+  count(raw, &m.fig->raw);
+  count(shadow, &m.fig->shadow);
+  count(fg, &m.fig->foreground);
+}
+
+} // namespace
+
+Status launch_scene_begin(const DeviceModel& m, bool illumination, cudaStream_t stream) {
+  const int threads = 256, n = illumination ? 3 * seg::kGainBins : 1;
+  begin_kernel<<<(n + threads - 1) / threads, threads, 0, stream>>>(m, illumination);
+  CVIS_CUDA_CHECK_LAUNCH(stream, "bgsub begin_kernel");
+  return Status::Ok();
+}
+
+Status launch_gains(const DeviceModel& m, cudaStream_t stream) {
+  gain_votes_kernel<<<cuda::tile_grid((m.width + 1) / 2, (m.height + 1) / 2), dim3(kBx, kBy), 0,
+                      stream>>>(m);
+  CVIS_CUDA_CHECK_LAUNCH(stream, "bgsub gain_votes_kernel");
+  gain_solve_kernel<<<1, 1, 0, stream>>>(m);
+  CVIS_CUDA_CHECK_LAUNCH(stream, "bgsub gain_solve_kernel");
+  return Status::Ok();
+}
+
+Status launch_compensate(const DeviceModel& m, cudaStream_t stream) {
+  compensate_kernel<<<cuda::tile_grid(m.width, m.height), dim3(kBx, kBy), 0, stream>>>(m);
+  CVIS_CUDA_CHECK_LAUNCH(stream, "bgsub compensate_kernel");
+  return Status::Ok();
+}
+
+Status launch_warm_fill(const DeviceModel& m, int first, int step, cudaStream_t stream) {
+  warm_fill_kernel<<<cuda::tile_grid(m.width, m.height), dim3(kBx, kBy), 0, stream>>>(m, first,
+                                                                                      step);
+  CVIS_CUDA_CHECK_LAUNCH(stream, "bgsub warm_fill_kernel");
+  return Status::Ok();
+}
+
+Status launch_scene_counts(const DeviceModel& m, cudaStream_t stream) {
+  counts_kernel<<<cuda::tile_grid(m.width, m.height), dim3(kBx, kBy), 0, stream>>>(m);
+  CVIS_CUDA_CHECK_LAUNCH(stream, "bgsub counts_kernel");
+  return Status::Ok();
+}
+
+} // namespace cvis::bgsub::kernels

@@ -1,0 +1,289 @@
+// The scene extensions of the background model (Params: illumination, shadows, shot_change,
+// min_mask_area) on seeded scenes, CPU reference: each test compares the extension on and off, so
+// it fails without the extension. Scenes: smooth random texture, Gaussian noise (sigma 3).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <random>
+#include <vector>
+
+#include "bgsub/bgsub.hpp"
+#include "bgsub/bgsub_scene.hpp"
+#include "test_images.hpp"
+
+namespace cvis::bgsub {
+namespace {
+
+using cvis::test::HostImage;
+
+constexpr int kW = 48, kH = 36;
+
+// A rectangle painted over the scene: an object (colour) or a shadow (factor < 1, colour unused).
+struct Patch {
+  int x, y, w, h;
+  uint8_t rgb[3];
+  float shadow = 0.0f;
+};
+
+// Frame t: the texture `base` (levels 50..203) times `gain`, the patches, noise of seed t.
+HostImage scene(const HostImage& base, float gain, const std::vector<Patch>& patches, int t) {
+  HostImage out(PixelFormat::kRGBA, kW, kH, 8);
+  std::mt19937 rng(500 + t);
+  std::normal_distribution<float> noise(0.f, 3.f);
+  const ImageView bv = base.view();
+  for (int y = 0; y < kH; ++y) {
+    for (int x = 0; x < kW; ++x) {
+      const uint8_t* p = bv.data[0] + y * bv.pitch[0] + 4 * x;
+      float c[3] = {p[0] * 0.6f + 50, p[1] * 0.6f + 50, p[2] * 0.6f + 50};
+      for (const Patch& q : patches) {
+        if (x < q.x || x >= q.x + q.w || y < q.y || y >= q.y + q.h)
+          continue;
+        for (int k = 0; k < 3; ++k)
+          c[k] = q.shadow > 0 ? c[k] * q.shadow : q.rgb[k];
+      }
+      uint8_t v[3];
+      for (int k = 0; k < 3; ++k)
+        v[k] = static_cast<uint8_t>(std::clamp(std::round(c[k] * gain + noise(rng)), 0.f, 255.f));
+      out.set_rgb(x, y, v[0], v[1], v[2]);
+    }
+  }
+  return out;
+}
+
+Params base_params(bool on) {
+  Params p = on ? Params() : paper_params();
+  p.num_samples = 12;
+  p.cpu_threads = 1;
+  return p;
+}
+
+struct Masks {
+  std::vector<std::vector<uint8_t>> masks;
+  std::vector<FrameResult> results;
+};
+
+template <typename FrameFn> Masks run(const Params& p, int frames, FrameFn frame) {
+  Status st;
+  auto sub = make_subtractor(Backend::kCpu, &st);
+  EXPECT_TRUE(sub && sub->configure(p).ok());
+  Masks r;
+  HostImage mask(PixelFormat::kGRAY8, kW, kH, 3);
+  for (int t = 0; t < frames; ++t) {
+    FrameResult res;
+    const HostImage f = frame(t);
+    EXPECT_TRUE(sub->process(f.view(), mask.view(), &res, nullptr).ok());
+    std::vector<uint8_t> m(static_cast<size_t>(kW) * kH);
+    for (int y = 0; y < kH; ++y)
+      for (int x = 0; x < kW; ++x)
+        m[static_cast<size_t>(y) * kW + x] = mask.plane(0)[y * mask.pitch(0) + x];
+    r.masks.push_back(std::move(m));
+    r.results.push_back(res);
+  }
+  return r;
+}
+
+// Foreground pixels of mask t inside the rectangle (or everywhere).
+int64_t count(const Masks& r, int t, int x0 = 0, int y0 = 0, int w = kW, int h = kH) {
+  int64_t n = 0;
+  for (int y = y0; y < y0 + h; ++y)
+    for (int x = x0; x < x0 + w; ++x)
+      n += r.masks[t][static_cast<size_t>(y) * kW + x] != 0;
+  return n;
+}
+
+const HostImage& texture() {
+  static const HostImage t = cvis::test::make_rgba(cvis::test::Pattern::kSmoothNoise, kW, kH, 11);
+  return t;
+}
+
+// A sudden global drop to 60% of the light at frame 20 with a red object: the gains follow it
+// (the frame is background again at once, the object stays foreground); without them the whole
+// frame is foreground.
+TEST(BgsubScene, IlluminationGainsFollowAGlobalDrop) {
+  const Patch obj{30, 10, 10, 12, {220, 40, 30}};
+  auto frame = [&](int t) {
+    return scene(texture(), t < 20 ? 1.0f : 0.6f,
+                 t < 20 ? std::vector<Patch>{} : std::vector<Patch>{obj}, t);
+  };
+  const Masks on = run(base_params(true), 30, frame), off = run(base_params(false), 30, frame);
+  for (int t = 21; t < 30; ++t) {
+    EXPECT_NEAR(on.results[t].gain[0], 0.6f, 0.05f) << t;
+    EXPECT_GE(count(on, t, 30, 10, 10, 12), 110) << t; // 120 object pixels
+    EXPECT_LE(count(on, t) - count(on, t, 30, 10, 10, 12), 20) << t;
+    EXPECT_GE(count(off, t), kW * kH / 2) << t;
+    EXPECT_EQ(off.results[t].gain[0], 1.0f);
+  }
+}
+
+// A cast shadow (55% light) beside an object: the shadow stays background and out of the model,
+// the object stays foreground; without the shadow test the shadow is foreground. A shadow that
+// stays put is learnt by the model after a while (its border pixels update, and the
+// neighbourhood's samples spread it): the first 5 frames are scored.
+TEST(BgsubScene, ShadowsStayBackgroundObjectsForeground) {
+  const Patch shadow{4, 8, 12, 14, {0, 0, 0}, 0.55f}, obj{24, 8, 10, 14, {220, 40, 30}};
+  auto frame = [&](int t) {
+    return scene(texture(), 1.0f, t < 20 ? std::vector<Patch>{} : std::vector<Patch>{shadow, obj},
+                 t);
+  };
+  Params on = base_params(true);
+  on.shadow_samples = 3; // a quarter of the samples, as the default 12 of 48
+  Params off = on;
+  off.shadows = false;
+  const Masks a = run(on, 25, frame), b = run(off, 25, frame);
+  int64_t sa = 0, sb = 0, obj_on = 0;
+  for (int t = 20; t < 25; ++t) {
+    sa += count(a, t, 5, 9, 10, 12);
+    sb += count(b, t, 5, 9, 10, 12);
+    obj_on += count(a, t, 24, 8, 10, 14);
+    EXPECT_GT(a.results[t].shadow_pixels, 0) << t;
+    EXPECT_EQ(b.results[t].shadow_pixels, 0) << t;
+  }
+  EXPECT_GT(a.results[20].shadow_pixels, 100); // of 168 (the border has fewer neighbours inside)
+  const double px = 5.0 * 10 * 12;
+  EXPECT_LT(sa / px, 0.1);
+  EXPECT_GT(sb / px, 0.8);
+  EXPECT_GT(obj_on / (5.0 * 10 * 14), 0.9);
+}
+
+// A cut to another scene at frame 30: shot_change marks one frame within a few frames of it, the
+// model restarts with cut_warmup frames and the new scene is background after them; without the
+// rule the new scene stays foreground (only background pixels update).
+TEST(BgsubScene, ShotChangeRestartsTheModelWithinAFewFrames) {
+  const HostImage other = cvis::test::make_rgba(cvis::test::Pattern::kSmoothNoise, kW, kH, 99);
+  auto frame = [&](int t) { return scene(t < 30 ? texture() : other, 1.0f, {}, t); };
+  const Params on = base_params(true);
+  Params off = on;
+  off.shot_change = false;
+  const Masks a = run(on, 50, frame), b = run(off, 50, frame);
+  int restart = -1;
+  for (int t = 0; t < 50; ++t) {
+    if (a.results[t].shot_change) {
+      EXPECT_EQ(restart, -1);
+      restart = t;
+    }
+    EXPECT_FALSE(b.results[t].shot_change);
+  }
+  ASSERT_GT(restart, 30);
+  EXPECT_LE(restart, 30 + on.cut_frames + 1);
+  for (int t = restart; t < restart + on.cut_warmup; ++t)
+    EXPECT_TRUE(a.results[t].warming_up) << t;
+  for (int t = restart + on.cut_warmup; t < 50; ++t) {
+    EXPECT_LE(count(a, t), 20) << t;
+    EXPECT_GE(count(b, t), kW * kH / 2) << t;
+  }
+}
+
+// An object standing in the new scene during the short warm-up after a cut, then gone: the
+// samples hold it, so its place is a ghost; the blind refill after the cut (every pixel updates
+// for cut_refill frames) replaces them; without it the ghost only erodes from its border.
+TEST(BgsubScene, RefillAfterACutRemovesWarmUpGhosts) {
+  const HostImage other = cvis::test::make_rgba(cvis::test::Pattern::kSmoothNoise, kW, kH, 99);
+  const Patch obj{8, 8, 12, 12, {220, 40, 30}};
+  auto frame = [&](int t) {
+    if (t < 30)
+      return scene(texture(), 1.0f, {}, t);
+    return scene(other, 1.0f, t < 42 ? std::vector<Patch>{obj} : std::vector<Patch>{}, t);
+  };
+  const Params on = base_params(true);
+  Params off = on;
+  off.cut_refill = 0;
+  const Masks a = run(on, 70, frame), b = run(off, 70, frame);
+  // The object leaves at frame 42: the refilled samples hold the new scene at once, the selectively
+  // updated ones only let the ghost erode from its border (4 frames on this smooth texture; a
+  // real scene's ghosts can last hundreds of frames: cut-b of the corpus).
+  int64_t ga = 0, gb = 0;
+  for (int t = 43; t < 46; ++t) {
+    ga += count(a, t, 8, 8, 12, 12);
+    gb += count(b, t, 8, 8, 12, 12);
+  }
+  EXPECT_LE(ga, 10);
+  EXPECT_GE(gb, 100); // of 3 x 144
+  for (int t = 50; t < 70; ++t)
+    EXPECT_EQ(count(a, t, 8, 8, 12, 12), 0) << t;
+}
+
+// Specks of 2x2 pixels (below min_mask_area after the 3x3 majority keeps them) are cleared, a
+// large object is kept.
+TEST(BgsubScene, AreaFilterClearsSmallComponents) {
+  std::vector<Patch> specks;
+  for (int i = 0; i < 4; ++i)
+    specks.push_back(Patch{4 + 10 * i, 4, 3, 3, {250, 250, 20}});
+  specks.push_back(Patch{10, 18, 12, 12, {220, 40, 30}});
+  auto frame = [&](int t) {
+    return scene(texture(), 1.0f, t < 20 ? std::vector<Patch>{} : specks, t);
+  };
+  Params on = base_params(true), off = base_params(true);
+  off.min_mask_area = 0;
+  const Masks a = run(on, 24, frame), b = run(off, 24, frame);
+  for (int t = 20; t < 24; ++t) {
+    EXPECT_EQ(count(a, t, 0, 0, kW, 12), 0) << t;
+    EXPECT_GE(count(b, t, 0, 0, kW, 12), 4 * 9) << t;
+    EXPECT_GE(count(a, t, 10, 18, 12, 12), 140) << t;
+    EXPECT_EQ(count(a, t, 10, 18, 12, 12), count(b, t, 10, 18, 12, 12)) << t;
+  }
+}
+
+// The paper's parameters (paper_params) reproduce the model without any extension: a global drop
+// is foreground, FrameResult's scene fields stay neutral.
+TEST(BgsubScene, PaperParamsTurnEveryExtensionOff) {
+  const Params p = paper_params();
+  EXPECT_FALSE(p.illumination || p.shadows || p.shot_change);
+  EXPECT_EQ(p.min_mask_area, 0);
+  EXPECT_TRUE(validate(p).ok());
+  Params bad = Params();
+  bad.shadow_low = 0.95f; // above shadow_high
+  EXPECT_FALSE(validate(bad).ok());
+  bad = Params();
+  bad.cut_fraction = 0.0;
+  EXPECT_FALSE(validate(bad).ok());
+  bad = Params();
+  bad.cut_warmup = 1;
+  EXPECT_FALSE(validate(bad).ok());
+  bad = Params();
+  bad.cut_refill = -1;
+  EXPECT_FALSE(validate(bad).ok());
+}
+
+// The schedule: the full warm-up, then after a confirmed cut the short one (its frames numbered
+// from 1 again), and the update period counted from the end of each warm-up.
+TEST(BgsubScene, FrameScheduleWarmUpsAndCut) {
+  Params p;
+  p.num_samples = 5;
+  p.cut_warmup = 3;
+  p.cut_frames = 2;
+  p.update_period = 2;
+  FrameSchedule s;
+  s.configure(p);
+  s.reset();
+  for (int t = 1; t <= 5; ++t) {
+    const FramePlan f = s.begin();
+    EXPECT_TRUE(f.warming_up);
+    EXPECT_EQ(f.warm_len, 5);
+    EXPECT_EQ(f.last_warm, t == 5);
+  }
+  FramePlan f = s.begin(); // frame 6: classified, updates
+  EXPECT_FALSE(f.warming_up);
+  EXPECT_TRUE(f.update);
+  EXPECT_FALSE(f.blind); // no cut yet
+  s.end(100, 100, 100);  // a candidate
+  f = s.begin();         // frame 7: no update (period 2)
+  EXPECT_FALSE(f.update);
+  s.end(90, 0, 100); // confirmed: the foreground stayed
+  f = s.begin();
+  EXPECT_TRUE(f.shot_change);
+  EXPECT_TRUE(f.warming_up);
+  EXPECT_EQ(f.frame, 1);
+  EXPECT_EQ(f.warm_len, 3);
+  s.begin();
+  f = s.begin();
+  EXPECT_TRUE(f.last_warm);
+  f = s.begin();
+  EXPECT_FALSE(f.warming_up);
+  EXPECT_FALSE(f.shot_change);
+  EXPECT_TRUE(f.update);
+  EXPECT_TRUE(f.blind); // the refill after a cut
+}
+
+} // namespace
+} // namespace cvis::bgsub

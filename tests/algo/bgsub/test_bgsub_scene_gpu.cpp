@@ -1,0 +1,85 @@
+// CUDA backend vs CPU reference with the scene extensions at work (suite gpu; CUDA builds only):
+// a global illumination drop, a cast shadow, a cut to another scene (the short warm-up after it),
+// the area filter. With a bit-exact kernel every mask, blob list and scene figure must be equal.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+
+#include "bgsub_test_util.hpp"
+
+namespace cvis::bgsub::test {
+namespace {
+
+using cvis::test::HostImage;
+using cvis::test::SyntheticSequence;
+
+// Frame t: scene A until `cut`, then scene B; A is dimmed to 70% from frame 18 and has a 55%
+// shadow rectangle from frame 20. RGB, odd size; padded to RGBx by the caller's conversion.
+HostImage frame(const SyntheticSequence& a, const SyntheticSequence& b, int t, int cut) {
+  HostImage rgb;
+  std::vector<uint8_t> truth;
+  (t < cut ? a : b).render(t, &rgb, &truth);
+  if (t >= cut)
+    return rgb;
+  const ImageView v = rgb.view();
+  for (int y = 0; y < v.height; ++y) {
+    for (int x = 0; x < v.width; ++x) {
+      uint8_t* p = v.data[0] + y * v.pitch[0] + 3 * x;
+      float f = t >= 18 ? 0.7f : 1.0f;
+      if (t >= 20 && x >= 6 && x < 24 && y >= 10 && y < 30)
+        f *= 0.55f;
+      for (int c = 0; c < 3; ++c)
+        p[c] = static_cast<uint8_t>(std::lround(p[c] * f));
+    }
+  }
+  return rgb;
+}
+
+TEST(BgsubSceneGpu, ExtensionsMatchTheCpuBitForBit) {
+  CVIS_REQUIRE_GPU();
+  // cpwl-manual: the same IEEE operations on both sides (test_bgsub_gpu), so every figure of the
+  // extensions (integer votes, the same gain arithmetic, integer counts) must be equal too.
+  Params p = small_params(Kernel::kManualUniform);
+  p.cut_warmup = 4;
+  const int frames = cvis::test::sanitizer_run() ? 34 : 44, cut = 26;
+  SyntheticSequence a(small_spec(67, 45, frames, 7)), b(small_spec(67, 45, frames, 8));
+  auto cpu = make(Backend::kCpu, p), gpu = make(Backend::kCuda, p);
+  ASSERT_TRUE(cpu && gpu);
+  StreamHandle stream = nullptr;
+  ASSERT_TRUE(stream_create(&stream).ok());
+  HostImage mc(PixelFormat::kGRAY8, 67, 45, 3), mg(PixelFormat::kGRAY8, 67, 45, 5);
+  int shot = -1, shadows = 0, gains = 0;
+  for (int t = 0; t < frames; ++t) {
+    const HostImage f = frame(a, b, t, cut).converted(PixelFormat::kRGBx, 9);
+    FrameResult rc, rg;
+    ASSERT_TRUE(cpu->process(f.view(), mc.view(), &rc, nullptr).ok());
+    ASSERT_TRUE(gpu->process(f.view(), mg.view(), &rg, stream).ok());
+    for (int y = 0; y < 45; ++y)
+      ASSERT_EQ(0, std::memcmp(mc.plane(0) + y * mc.pitch(0), mg.plane(0) + y * mg.pitch(0), 67))
+          << "frame " << t << " row " << y;
+    EXPECT_EQ(rc.frame, rg.frame) << t;
+    EXPECT_EQ(rc.warming_up, rg.warming_up) << t;
+    EXPECT_EQ(rc.shot_change, rg.shot_change) << t;
+    EXPECT_EQ(rc.shadow_pixels, rg.shadow_pixels) << t;
+    EXPECT_EQ(rc.foreground_pixels, rg.foreground_pixels) << t;
+    EXPECT_EQ(rc.blobs, rg.blobs) << t;
+    for (int c = 0; c < 3; ++c)
+      EXPECT_EQ(rc.gain[c], rg.gain[c]) << t << " channel " << c;
+    shot = rc.shot_change ? t : shot;
+    shadows += rc.shadow_pixels > 0;
+    gains += rc.gain[0] != 1.0f;
+  }
+  gpu.reset();
+  stream_destroy(stream);
+  // The sequence exercised what it is meant to.
+  std::printf("[scene parity] shot change at frame %d, %d frames with shadows, %d with gains\n",
+              shot, shadows, gains);
+  EXPECT_GT(shot, cut);
+  EXPECT_GT(shadows, 0);
+  EXPECT_GT(gains, 0);
+}
+
+} // namespace
+} // namespace cvis::bgsub::test
