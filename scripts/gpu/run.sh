@@ -145,7 +145,7 @@ if want sanitize; then
       L=$R/sanitize-$tool-$n.log
       start=$(date +%s)
       # application-only: not the plugin scanner GStreamer may start.
-      CVIS_SANITIZER=1 timeout -k 10 "$LIMIT" "$CS" --tool "$tool" --target-processes application-only \
+      CVIS_SANITIZER=1 CVIS_SANITIZER_TOOL=$tool timeout -k 10 "$LIMIT" "$CS" --tool "$tool" --target-processes application-only \
         --print-limit 20 ${SAN_ARGS:-} "$BIN/$n" --gtest_brief=1 > "$L" 2>&1
       rc=$?
       secs=$(( $(date +%s) - start ))

@@ -202,4 +202,9 @@ bool sanitizer_run() {
   return e != nullptr && std::strcmp(e, "1") == 0;
 }
 
+bool sanitizer_tool(const char* tool) {
+  const char* e = std::getenv("CVIS_SANITIZER_TOOL");
+  return sanitizer_run() && e != nullptr && std::strcmp(e, tool) == 0;
+}
+
 }  // namespace cvis::test

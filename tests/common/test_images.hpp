@@ -79,6 +79,11 @@ bool gpu_required();
 // kernel and code path still runs, on few and small inputs.
 bool sanitizer_run();
 
+// True when sanitizer_run() and the tool is `tool` (scripts/gpu/run.sh sets CVIS_SANITIZER_TOOL):
+// racecheck tracks every shared-memory access and is far slower than the other tools on
+// shared-memory-heavy kernels, so some tests take a still smaller case under it.
+bool sanitizer_tool(const char* tool);
+
 // At most `n` elements of `v`, evenly spaced, the first and the last included (for picking the
 // small cases of a sweep).
 template <typename T>
