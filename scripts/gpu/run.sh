@@ -16,7 +16,8 @@
 #   sanitize: every gpu-suite binary (.device/gpu-tests.txt) under each compute-sanitizer tool,
 #   with CVIS_SANITIZER=1 (the tests' small cases) and a time limit per run, then one table of
 #   error counts per tool and binary. SAN_TOOLS (default "memcheck racecheck synccheck
-#   initcheck"), SAN_TIMEOUT (seconds per run, default 120), SAN_ARGS (more sanitizer options).
+#   initcheck"), SAN_TIMEOUT (seconds per run, default 120), SAN_ARGS (more sanitizer options),
+#   SAN_SPLIT (binaries run one test at a time, e.g. "test_actionmatch_gpu").
 set -uo pipefail
 WHAT=${1:-all}
 GLOB=${2:-*}
@@ -140,13 +141,17 @@ if want sanitize; then
     TABLE=$R/sanitize.md
     { printf '| binary |'; for t in $TOOLS; do printf ' %s |' "$t"; done; echo
       printf '| --- |'; for t in $TOOLS; do printf ' --- |'; done; echo; } > "$TABLE"
+    # san_one BINARY TOOL [TEST]: one run; with TEST (Suite.Name) only that test, labelled
+    # BINARY/Name (SAN_SPLIT runs the named binaries test by test, so one slow test does not hide
+    # the others' results).
     san_one() {
-      local n=$1 tool=$2 L start rc secs errors warns failed cell
-      L=$R/sanitize-$tool-$n.log
+      local n=$1 tool=$2 test=${3:-} label L start rc secs errors warns failed cell
+      label=$n${test:+/${test#*.}}
+      L=$R/sanitize-$tool-${label//\//-}.log
       start=$(date +%s)
       # application-only: not the plugin scanner GStreamer may start.
       CVIS_SANITIZER=1 CVIS_SANITIZER_TOOL=$tool timeout -k 10 "$LIMIT" "$CS" --tool "$tool" --target-processes application-only \
-        --print-limit 20 ${SAN_ARGS:-} "$BIN/$n" --gtest_brief=1 > "$L" 2>&1
+        --print-limit 20 ${SAN_ARGS:-} "$BIN/$n" --gtest_brief=1 ${test:+--gtest_filter=$test} > "$L" 2>&1
       rc=$?
       secs=$(( $(date +%s) - start ))
       errors=$(grep -oE 'ERROR SUMMARY: [0-9]+ error' "$L" | tail -n 1 | grep -oE '[0-9]+')
@@ -165,23 +170,29 @@ if want sanitize; then
         [ "$failed" != 0 ] && cell="$cell, $failed tests failed"
         [ "$rc" != 0 ] && [ "$failed" = 0 ] && cell="$cell, rc=$rc"
       fi
-      echo "$cell, ${secs}s" > "$R/san-$tool-$n.cell"
-      echo "sanitize $tool $n: $cell (${secs}s)" >&2
+      echo "$cell, ${secs}s" > "$R/san-$tool-${label//\//-}.cell"
+      echo "sanitize $tool $label: $cell (${secs}s)" >&2
     }
     sel=""
     for n in $names; do
       case "$n" in $GLOB) ;; *) continue ;; esac
       [ -x "$BIN/$n" ] || { log "sanitize: $n missing"; continue; }
-      sel="$sel $n"
+      tests=""
+      case " ${SAN_SPLIT:-} " in *" $n "*)
+        tests=$("$BIN/$n" --gtest_list_tests | awk '/^[^ ]/ {s=$1} /^  [^ ]/ {print s $1}') ;;
+      esac
       for tool in $TOOLS; do
-        pool
-        san_one "$n" "$tool" &
+        if [ -n "$tests" ]; then
+          for t in $tests; do pool; sel="$sel $n/${t#*.}"; san_one "$n" "$tool" "$t" & done
+        else
+          pool; sel="$sel $n"; san_one "$n" "$tool" &
+        fi
       done
     done
     wait
-    for n in $sel; do
-      row="| $n |"
-      for tool in $TOOLS; do row="$row $(cat "$R/san-$tool-$n.cell" 2>/dev/null || echo missing) |"; done
+    for label in $(printf '%s\n' $sel | awk '!seen[$0]++'); do
+      row="| $label |"
+      for tool in $TOOLS; do row="$row $(cat "$R/san-$tool-${label//\//-}.cell" 2>/dev/null || echo missing) |"; done
       echo "$row" >> "$TABLE"
     done
     log "compute-sanitizer, errors per tool and binary (CVIS_SANITIZER=1 cases; logs: sanitize-TOOL-BINARY.log):"

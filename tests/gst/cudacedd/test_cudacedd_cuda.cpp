@@ -165,7 +165,8 @@ TEST_F(CeddElementCuda, DecodePipelineCudaVsCpu) {
     return rows;
   };
   const std::string g = dump(db_gpu), c = dump(db_cpu);
-  EXPECT_GT(g.size(), 1000u);
+  // One row per decoded frame: the 3 of the sanitizer's run, else the whole clip.
+  EXPECT_GE(std::count(g.begin(), g.end(), '\n'), cvis::test::sanitizer_run() ? 3 : 100);
   EXPECT_EQ(g, c);
   for (const auto& db : {db_gpu, db_cpu}) {
     for (const char* s : {"", "-wal", "-shm"}) g_remove((db + s).c_str());
