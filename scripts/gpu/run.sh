@@ -8,6 +8,7 @@
 #   joined by commas, e.g. tests,sanitize (one device call).
 #   NAME_GLOB selects test/benchmark binaries by name (default: all), e.g. 'bench_bgsub*'.
 #   CVIS_JOBS: test and sanitizer runs at once (default 6; benchmarks always run one at a time).
+#   CVIS_RESULTS: the results folder (default /tmp/cvis-results); CVIS_NO_EXTRACT=1: see below.
 #   BENCH_SKIP: a glob of benchmarks left out (e.g. 'bench_streams'); BENCH_ARGS: more arguments.
 #   SOAK_SECS, SOAK_STREAMS: the soak part's length and streams (default 240 s, 8).
 #   ACTION_DICT: a cudaactionmatch dictionary; pipelines then also time the element with it.
@@ -32,16 +33,20 @@ pool() { while [ "$(jobs -rp | wc -l)" -ge "$JOBS" ]; do wait -n; done; }
 ROOT=$PWD
 D=$ROOT/.device
 OUT=${OUT:-/tmp/out}
-R=/tmp/cvis-results
+R=${CVIS_RESULTS:-/tmp/cvis-results}
 rm -rf "$R" && mkdir -p "$R" "$OUT"
 SUMMARY=$R/summary.txt
 # The summary is copied to $OUT as it grows: a call cut off by its time limit still returns it.
 log() { echo "$*" | tee -a "$SUMMARY"; cp "$SUMMARY" "$OUT/summary.txt"; }
 
-tar -xJf "$D/gst-bundle.tar.xz" -C /tmp
-# Test and benchmark executables (packed by prepare.sh) go to /tmp/cvis-bin.
+# Test and benchmark executables (packed by prepare.sh) go to /tmp/cvis-bin. CVIS_NO_EXTRACT=1
+# reuses what another run.sh of the same call unpacked (two parts at once: give the second its own
+# CVIS_RESULTS and OUT).
 BIN=/tmp/cvis-bin
-rm -rf "$BIN" && mkdir -p "$BIN" && tar -xJf "$D/bin.tar.xz" -C "$BIN" --strip-components=1
+if [ "${CVIS_NO_EXTRACT:-0}" != 1 ]; then
+  tar -xJf "$D/gst-bundle.tar.xz" -C /tmp
+  rm -rf "$BIN" && mkdir -p "$BIN" && tar -xJf "$D/bin.tar.xz" -C "$BIN" --strip-components=1
+fi
 export GST_BUNDLE_NO_NVENC=1
 . /tmp/gstbundle/gst-env.sh
 export LD_LIBRARY_PATH=$D/lib:$LD_LIBRARY_PATH
