@@ -51,7 +51,7 @@ def _read(path, frame_bytes, n):
 
 
 def find_dump(directory, name, kind):
-    """The dump of `kind` ("mask" or "bg") of sequence `name` in `directory`, whatever its
+    """The dump of `kind` ("mask", "bg" or "bgyd") of sequence `name` in `directory`, whatever its
     compression; None when there is none."""
     for ext in (".xz", ".gz", ".bz2", ""):
         p = os.path.join(directory, "%s.%s%s" % (name, kind, ext))
@@ -66,7 +66,12 @@ def load_masks(path, meta):
 
 
 def load_background_y(path, meta):
+    """The luma of a background dump: "<name>.bg*" holds 4:2:0 frames (luma first), "<name>.bgyd*"
+    luma planes stored as differences from the previous frame modulo 256 (bg_luma_delta.py)."""
     w, h, n = meta["width"], meta["height"], meta["frames"]
+    if ".bgyd" in os.path.basename(path):
+        d = _read(path, w * h, n).reshape(n, h, w)
+        return np.cumsum(d, axis=0, dtype=np.uint8)  # the running sum wraps like the encoder
     return _read(path, w * h * 3 // 2, n)[:, :w * h].reshape(n, h, w)
 
 

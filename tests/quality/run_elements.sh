@@ -5,9 +5,11 @@
 #
 # Usage: tests/quality/run_elements.sh CORPUS OUT [cpu|cuda] [CONFIG...]
 #   CORPUS  the corpus directory (list.txt and <sequence>/video.mp4 are all it reads)
-#   OUT     results: OUT/<config>/<sequence>.mask.xz (GRAY8 frames) or .bg.xz (4:2:0 frames, luma
-#           first), and OUT/<config>/times.txt (seconds per sequence); xz -1 (masks shrink ~3x
-#           more than with gzip), gzip when there is no xz
+#   OUT     results: OUT/<config>/<sequence>.mask.xz (GRAY8 frames) or .bgyd.xz (background luma,
+#           each frame as its difference from the previous one: bg_luma_delta.py; needs a python3
+#           with numpy, else .bg.xz, the 4:2:0 frames as dumped), and OUT/<config>/times.txt
+#           (seconds per sequence); xz -1 (masks shrink ~3x more than with gzip), gzip when there
+#           is no xz
 #   cpu     avdec_h264 ! ELEMENT backend=cpu (system memory; the default)
 #   cuda    nvh264dec ! ELEMENT backend=cuda (CUDA memory in, as on the GPU host)
 #   CONFIG  NAME=ELEMENT [PROPERTY=VALUE...] (default: the configurations below); a NAME ending in
@@ -31,6 +33,13 @@ case "$BACKEND" in
   *) echo "run_elements: backend must be cpu or cuda" >&2; exit 2 ;;
 esac
 mkdir -p "$OUT"
+HERE=$(cd "$(dirname "$0")" && pwd)
+# A python3 with numpy for bg_luma_delta.py (the GPU host's python3; Debian's /usr/bin/python3 here).
+PY=
+for p in python3 /usr/bin/python3; do
+  if command -v "$p" > /dev/null && "$p" -c "import numpy" 2> /dev/null; then PY=$p; break; fi
+done
+if command -v xz > /dev/null; then ZIP=(xz -1 -T0); ZEXT=xz; else ZIP=(gzip -1); ZEXT=gz; fi
 mapfile -t SEQS < "$CORPUS/list.txt" # read once: the corpus may be rewritten meanwhile
 fail=0
 for cfg in "${CONFIGS[@]}"; do
@@ -63,8 +72,19 @@ for cfg in "${CONFIGS[@]}"; do
       continue
     fi
     secs=$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN{printf "%.2f", b-a}')
-    rm -f "$file.xz" "$file.gz"
-    if command -v xz > /dev/null; then xz -1 -T0 "$file"; else gzip -1 "$file"; fi
+    rm -f "$file.xz" "$file.gz" "${file}yd.xz" "${file}yd.gz"
+    if [ "${file%.bg}" != "$file" ] && [ -n "$PY" ]; then
+      # Background: luma deltas (a few MB instead of hundreds: the GPU host returns <= 16 MiB a file).
+      if ! "$PY" "$HERE/bg_luma_delta.py" "$w" "$h" "$n" < "$file" | "${ZIP[@]}" -c > "${file}yd.$ZEXT"; then
+        echo "run_elements: $name on $seq: bg_luma_delta failed" >&2
+        rm -f "${file}yd.$ZEXT"
+        fail=1
+        continue
+      fi
+      rm -f "$file"
+    else
+      "${ZIP[@]}" "$file"
+    fi
     echo "$seq $secs" >> "$OUT/$name/times.txt"
     echo "$name $seq ${w}x$h $n frames: $secs s"
     rm -f "$file.log"

@@ -7,10 +7,12 @@ shadow FPR; background MAE; frames to recover after a cut).
 Usage: /usr/bin/python3 tests/quality/score.py CORPUS [RESULTS] [--split all|train|val]
            [--configs a,b] [--opencv] [--json FILE] [--markdown FILE]
 
-RESULTS/<config>/<sequence>.mask.{xz,gz} and .bg.{xz,gz} are scored for every config directory (or those
-named). --opencv adds MOG2 and KNN: OpenCV's defaults, a small grid (history x threshold, 3x3
-median on the mask or not) with the point of best mean F on the training sequences applied to all
-("train-tuned"), and the best point of each sequence ("oracle", as issue 12's table); shadow pixels
+RESULTS/<config>/<sequence>.mask.{xz,gz} and .bg.{xz,gz} or .bgyd.{xz,gz} (backgrounds: 4:2:0
+frames, or luma deltas from bg_luma_delta.py) are scored for every config directory (or those
+named). --opencv adds MOG2 and KNN: OpenCV's defaults, a small grid (history x threshold x
+detectShadows, 3x3 median on the mask or not) with the point of best mean F on the training sequences applied to all
+("train-tuned"), and the best point of each sequence ("oracle", as issue 12's table; with
+--grid-split train only the training sequences run the grid, and have an oracle row); shadow pixels
 (127) count as background. Needs Debian's python3-opencv for --opencv.
 """
 import argparse
@@ -24,19 +26,23 @@ import numpy as np
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import qualitylib as ql  # noqa: E402
 
-MOG2_GRID = dict(history=[100, 300, 500], varThreshold=[9, 16, 25, 49])
-KNN_GRID = dict(history=[100, 300, 500], dist2Threshold=[200, 400, 800, 1600])
+# detectShadows: OpenCV's shadow label (127) counts as background either way; with it off, shadow
+# pixels are foreground (255) and the model also learns them differently.
+MOG2_GRID = dict(history=[100, 300, 500], varThreshold=[9, 16, 25, 49], detectShadows=[True, False])
+KNN_GRID = dict(history=[100, 300, 500], dist2Threshold=[200, 400, 800, 1600], detectShadows=[True, False])
 GRID_MAX_PIXELS = 500 * 400  # larger sequences get the defaults and the train-tuned point only
 
 
-def opencv_rows(corpus, metas, grid_too=True):
+def opencv_rows(corpus, metas, grid_too=True, grid_split="all"):
+    """grid_split: the split whose sequences run the whole grid ("train": only the training ones,
+    enough to choose the train-tuned point; the oracle rows then cover those alone)."""
     import cv2
 
     def run(make, frames, median):
         sub = make()
         out = []
         for f in frames:
-            m = sub.apply(cv2.cvtColor(f, cv2.COLOR_YUV2BGR_I420))
+            m = sub.apply(f)
             out.append(m == 255)
         masks = np.array(out)
         meds = np.array([cv2.medianBlur(m.astype(np.uint8) * 255, 3) > 0 for m in masks]) if median else None
@@ -47,8 +53,9 @@ def opencv_rows(corpus, metas, grid_too=True):
     for meta in metas:
         name = meta["name"]
         labels, _ = ql.load_truth(corpus, name)
-        frames = ql.load_i420(corpus, meta)
-        big = meta["width"] * meta["height"] > GRID_MAX_PIXELS or not grid_too
+        frames = [cv2.cvtColor(f, cv2.COLOR_YUV2BGR_I420) for f in ql.load_i420(corpus, meta)]
+        big = (meta["width"] * meta["height"] > GRID_MAX_PIXELS or not grid_too or
+               grid_split not in ("all", meta["split"]))
         for method, ctor, grid in (("MOG2", cv2.createBackgroundSubtractorMOG2, MOG2_GRID),
                                    ("KNN", cv2.createBackgroundSubtractorKNN, KNN_GRID)):
             masks, _ = run(ctor, frames, False)
@@ -80,7 +87,7 @@ def opencv_rows(corpus, metas, grid_too=True):
             for meta in metas:  # sequences outside the grid (large): run the chosen point
                 if meta["name"] not in best and grid_too:
                     labels, _ = ql.load_truth(corpus, meta["name"])
-                    frames = ql.load_i420(corpus, meta)
+                    frames = [cv2.cvtColor(f, cv2.COLOR_YUV2BGR_I420) for f in ql.load_i420(corpus, meta)]
                     kw = {k: v for k, v in params.items() if k != "median"}
                     plain, med = run(lambda: ctor(**kw), frames, params["median"])
                     rows[label][meta["name"]] = ql.score_masks(med if params["median"] else plain, labels, meta)
@@ -102,7 +109,8 @@ def element_rows(corpus, results, metas, configs):
             continue
         for meta in metas:
             name = meta["name"]
-            mask_p, bg_p = ql.find_dump(d, name, "mask"), ql.find_dump(d, name, "bg")
+            mask_p = ql.find_dump(d, name, "mask")
+            bg_p = ql.find_dump(d, name, "bgyd") or ql.find_dump(d, name, "bg")
             if not (mask_p or bg_p):
                 continue
             labels, bg_y = ql.load_truth(corpus, name)
@@ -175,6 +183,8 @@ def main():
     ap.add_argument("--configs", default="")
     ap.add_argument("--opencv", action="store_true")
     ap.add_argument("--opencv-defaults", action="store_true", help="OpenCV's defaults only (no grid)")
+    ap.add_argument("--grid-split", default="all", choices=["all", "train"],
+                    help="sequences that run OpenCV's whole grid (train: enough for the train-tuned point)")
     ap.add_argument("--median-baseline", action="store_true")
     ap.add_argument("--json")
     ap.add_argument("--markdown")
@@ -188,7 +198,7 @@ def main():
     if a.median_baseline:
         rows["running median 25"] = median_baseline(a.corpus, metas)
     if a.opencv or a.opencv_defaults:
-        rows.update(opencv_rows(a.corpus, metas, grid_too=not a.opencv_defaults))
+        rows.update(opencv_rows(a.corpus, metas, grid_too=not a.opencv_defaults, grid_split=a.grid_split))
     report(rows, metas, a.markdown)
     if a.json:
         json.dump(rows, open(a.json, "w"), indent=1, default=str)

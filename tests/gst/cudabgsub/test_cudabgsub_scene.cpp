@@ -1,9 +1,11 @@
 // cudabgsub element tests of the scene extensions (CPU backend, run everywhere): their properties
 // and the cvis-shot-change message at a cut.
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "bgsub_elem_util.hpp"
+#include "shot_change_messages.hpp"
 
 using namespace bgsub_elem;
 
@@ -99,8 +101,7 @@ TEST_F(BgSubScene, ShotChangePostsOneMessage) {
   GstHarness* hs = gst_harness_new_parse(
       ("cudabgsub backend=cpu " + small_props(cvis::bgsub::kDefaultKernel)).c_str());
   gst_harness_set_src_caps_str(hs, caps_string(f, w, h).c_str());
-  GstBus* bus = gst_bus_new();
-  gst_element_set_bus(hs->element, bus);
+  auto bus = std::make_unique<cvis_test::ShotChangeBus>(hs->element);
   const GstClockTime dur = GST_SECOND / 30;
   for (int t = 0; t < frames; ++t) {
     GstBuffer* in = (t < cut ? a : b).buffer(t, f);
@@ -111,24 +112,16 @@ TEST_F(BgSubScene, ShotChangePostsOneMessage) {
     EXPECT_EQ(read_mask(out, w, h), masks[t]) << "#" << t;
     gst_buffer_unref(out);
   }
-  int messages = 0;
-  GstMessage* msg;
-  while ((msg = gst_bus_pop_filtered(bus, GST_MESSAGE_ELEMENT))) {
-    const GstStructure* s = gst_message_get_structure(msg);
-    if (gst_structure_has_name(s, "cvis-shot-change")) {
-      ++messages;
-      guint64 pts = 0, frame = 0, rt = 0;
-      EXPECT_TRUE(gst_structure_get_uint64(s, "pts", &pts));
-      EXPECT_TRUE(gst_structure_get_uint64(s, "frame", &frame));
-      EXPECT_TRUE(gst_structure_get_uint64(s, "running-time", &rt));
-      EXPECT_EQ(pts, restart * dur);
-      EXPECT_EQ(frame, static_cast<guint64>(restart + 1));
-    }
-    gst_message_unref(msg);
+  const std::vector<cvis_test::ShotChange> got = bus->pop();
+  for (const cvis_test::ShotChange& m : got) {
+    EXPECT_TRUE(m.has_pts);
+    EXPECT_TRUE(m.has_frame);
+    EXPECT_TRUE(m.has_running_time);
+    EXPECT_EQ(m.pts, restart * dur);
+    EXPECT_EQ(m.frame, static_cast<guint64>(restart + 1));
   }
-  EXPECT_EQ(messages, 1);
-  gst_element_set_bus(hs->element, nullptr);
-  gst_object_unref(bus);
+  EXPECT_EQ(got.size(), 1u);
+  bus.reset();
   gst_harness_teardown(hs);
 }
 

@@ -3,10 +3,12 @@
 // boxes) on odd sizes of three formats, the shot-change message, flush.
 #include <gst/check/gstharness.h>
 
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "median3d_elem_util.hpp"
+#include "shot_change_messages.hpp"
 
 using namespace m3d_elem;
 
@@ -202,30 +204,21 @@ TEST_F(Median3dMotion, ShotChangePostsAMessage) {
   ASSERT_GT(restart, cut) << "the library sees the cut";
   EXPECT_LE(restart, cut + 3) << "within a few frames";
   GstHarness* hs = harness(std::string(kProps) + " output=mask", GST_VIDEO_FORMAT_I420, w, h);
-  GstBus* bus = gst_bus_new();
-  gst_element_set_bus(hs->element, bus);
+  auto bus = std::make_unique<cvis_test::ShotChangeBus>(hs->element);
   std::vector<GstBuffer*> got = run(hs, GST_VIDEO_FORMAT_I420, w, h, 5, frames, cut);
   ASSERT_EQ(static_cast<int>(got.size()), frames);
   for (int j = 0; j < frames; ++j)
     EXPECT_EQ(read_buffer(got[j], GST_VIDEO_FORMAT_GRAY8, w, h), e.mask[j]) << "#" << j;
-  int messages = 0;
-  GstMessage* msg;
-  while ((msg = gst_bus_pop_filtered(bus, GST_MESSAGE_ELEMENT))) {
-    const GstStructure* s = gst_message_get_structure(msg);
-    if (gst_structure_has_name(s, "cvis-shot-change")) {
-      ++messages;
-      guint64 pts = 0, frame = 0;
-      EXPECT_TRUE(gst_structure_get_uint64(s, "pts", &pts));
-      EXPECT_TRUE(gst_structure_get_uint64(s, "frame", &frame));
-      EXPECT_EQ(pts, restart * kDur);
-      EXPECT_EQ(frame, static_cast<guint64>(restart + 1));
-    }
-    gst_message_unref(msg);
+  const std::vector<cvis_test::ShotChange> shots = bus->pop();
+  for (const cvis_test::ShotChange& m : shots) {
+    EXPECT_TRUE(m.has_pts);
+    EXPECT_TRUE(m.has_frame);
+    EXPECT_EQ(m.pts, restart * kDur);
+    EXPECT_EQ(m.frame, static_cast<guint64>(restart + 1));
   }
-  EXPECT_EQ(messages, 1);
+  EXPECT_EQ(shots.size(), 1u);
   unref_all(got);
-  gst_element_set_bus(hs->element, nullptr);
-  gst_object_unref(bus);
+  bus.reset();
   gst_harness_teardown(hs);
 }
 
