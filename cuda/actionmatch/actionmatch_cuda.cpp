@@ -1,6 +1,7 @@
 // The CUDA backend: models uploaded once by configure(); per match() call the scene blocks and
-// their layouts go up in one copy, two launches (the prologue: ray directions and unary terms; the
-// trellis of every pair) and one copy of the results come back, then the stream is synchronised.
+// their layouts go up in one copy, two launches (the prologue: ray directions, angle tables, cell
+// plans and unary terms; the trellis of every pair, which writes the results into pinned host
+// memory), then the stream is synchronised.
 // Device and pinned buffers only grow, and the host's scratch vectors are members, so that a call
 // of the size of the previous one allocates nothing but its results.
 #include <cuda_runtime_api.h>

@@ -458,14 +458,15 @@ template <bool kTri> __global__ void __launch_bounds__(kTrellisThreads) trellis_
   while (G < 32 && 2 * G * static_cast<int64_t>(C) <= NT)
     G *= 2;
   const int NG = NT / G;
-  // Wide groups (README.md): when a row fits one round, the NT - G C threads left over give the
-  // first X cells of the work order (the geometry cells with the most candidates, which make a
-  // row's longest warp) 2G lanes instead of G; X is a multiple of 16 / G, so that every warp holds
-  // groups of one width (the shuffle reduction is warp-wide). Thread gt takes cell index grp of
-  // the round with lane `lane` of a group of Gt lanes; X = 0 is the plain mapping.
+  // Wide groups (README.md): when a row fits one round, the threads left over give the first X
+  // cells of the work order (the geometry cells with the most candidates, which make a row's
+  // longest warp) 2G lanes instead of G; X is a multiple of 16 / G, so that every warp holds
+  // groups of one width (the shuffle reduction is warp-wide), and the last warp stays free for
+  // the state (dummy, dummy) below. Thread gt takes cell index grp of the round with lane `lane`
+  // of a group of Gt lanes; X = 0 is the plain mapping.
   int X = 0;
-  if (C <= NG && G < 32) {
-    X = (NT - G * C) / G; // < C, since 2 G C > NT
+  if (C <= NG && G < 32 && NT - 32 > G * C) {
+    X = (NT - 32 - G * C) / G; // < C, since 2 G C > NT
     X -= X % (16 / G);
   }
   const bool wide = gt < 2 * G * X;
