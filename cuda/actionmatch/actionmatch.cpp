@@ -1,7 +1,9 @@
 // Validation, distances, the factory, and the preparation shared by both backends.
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
+#include <cstring>
 #include <limits>
 #include <string>
 
@@ -64,10 +66,34 @@ Status check_graph(const std::string& who, const Graph& g) {
                               ") not finite or beyond +-" + num(kMaxCoordinate));
     }
   }
-  // Descriptors: one pass over all values (NaN fails the comparison), the culprit found after.
+  // Descriptors: one pass over all values, the culprit found after. |v| <= max exactly when the
+  // bit pattern of |v| (sign cleared, a non-negative int32) is <= max's, since non-negative floats
+  // order as their bit patterns and infinity and NaN have larger ones than every finite value.
+  // Eight flags of fixed count, so that the compiler can use vector compares (signed 32-bit
+  // compares exist in every x86-64 and AArch64 vector set, unsigned maxima not in SSE2): this pass
+  // over every scene block's values (9,720 for a 60-node block) took about 40% of a small match()
+  // call's validation and layouts (callgrind: about 8 instructions per value as a fabs-and-compare
+  // chain, 1.8 now).
+  const float* dv = g.desc.data();
+  const size_t nv = g.desc.size();
+  const auto abs_bits = [](const float* v) {
+    uint32_t b;
+    std::memcpy(&b, v, sizeof b);
+    return static_cast<int32_t>(b & 0x7FFFFFFFu);
+  };
+  const float limit = static_cast<float>(kMaxDescriptorValue);
+  const int32_t lim = abs_bits(&limit);
+  int32_t over[8] = {};
+  size_t k8 = 0;
+  for (; k8 + 8 <= nv; k8 += 8) {
+    for (int j = 0; j < 8; ++j)
+      over[j] |= abs_bits(dv + k8 + j) > lim;
+  }
+  for (; k8 < nv; ++k8)
+    over[0] |= abs_bits(dv + k8) > lim;
   bool ok = true;
-  for (float v : g.desc)
-    ok &= std::fabs(v) <= static_cast<float>(kMaxDescriptorValue);
+  for (int j = 0; j < 8; ++j)
+    ok &= over[j] == 0;
   for (size_t i = 0; !ok && i < n; ++i) {
     const float* d = g.descriptor(static_cast<int>(i));
     for (int k = 0; k < g.dim; ++k) {

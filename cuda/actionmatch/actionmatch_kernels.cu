@@ -93,13 +93,49 @@ __device__ void angles_block(const Problem& p, int tblock) {
   }
 }
 
+// The plans of 256 cells (a thread per cell, in each block's work order; CellPlan): the interval
+// of candidates from the same terms::candidate_frames / nodes_of_frames the trellis used per row.
+__device__ void plans_block(const Problem& p, int pblock) {
+  const int gi = pblock * (kPrologueX * kPrologueY) + threadIdx.y * kPrologueX + threadIdx.x;
+  if (gi >= p.total_cells)
+    return;
+  int lo = 0, hi = p.nblocks - 1; // the block: the last with cell0 <= gi
+  while (lo < hi) {
+    const int mid = (lo + hi + 1) / 2;
+    if (p.blocks[mid].cell0 <= gi)
+      lo = mid;
+    else
+      hi = mid - 1;
+  }
+  const BlockInfo B = p.blocks[lo];
+  const int S = B.S;
+  const int cell = p.cell_order[gi];
+  const int b = p.cell_b[B.cell0 + cell];
+  const int c = cell < p.seg_end[B.seg0 + b] ? cell - p.seg_base[B.seg0 + b] : S;
+  const int32_t* frame = p.frame + B.node0;
+  int flo, fhi, first, end;
+  terms::candidate_frames(b < S, b < S ? frame[b] : 0, c < S, c < S ? frame[c] : 0, p.T,
+                          p.causality, &flo, &fhi);
+  terms::nodes_of_frames(flo, fhi, p.minnode + B.minnode0, B.frame0, B.frames, S, &first, &end);
+  CellPlan pl;
+  pl.cell = cell;
+  pl.bc = static_cast<uint32_t>(b) | static_cast<uint32_t>(c) << 16;
+  pl.range = static_cast<uint32_t>(first) | static_cast<uint32_t>(end) << 16;
+  pl.tri = p.tri_off[B.cell0 + cell];
+  p.plan[gi] = pl;
+}
+
 // Tile `tile`: columns (unary slots) [32 tx0, + 32) x model nodes [8 ty0, + 8). Thread (tx, ty)
 // sums its (model node, column) value term by term in index order, reading both descriptors from
 // shared memory (the scene's transposed, so that the 32 lanes of a warp read 32 banks, the
-// model's broadcast): the same operations as terms::unary_q, hence the same bits.
+// model's broadcast): the same operations as terms::unary_q, hence the same bits. The descriptors
+// are staged as doubles (the double of a float is exact, so the terms are unchanged): each value
+// is converted once when staged instead of once per product (float -> double conversions run at a
+// quarter of the FP64 rate on sm_90, 16 per clock per SM, and were 2 per product: 32 x 8 x 2
+// per chunk and tile, against 32 x 8 + 32 x 32 staged).
 __device__ void unary_tile(const Problem& p, int tile) {
-  __shared__ float sc[kUnaryChunk][kPrologueX + 1];
-  __shared__ float md[kPrologueY][kUnaryChunk];
+  __shared__ double sc[kUnaryChunk][kPrologueX + 1];
+  __shared__ double md[kPrologueY][kUnaryChunk];
   __shared__ int node_of[kPrologueX]; // scene node of each column of the tile, -1: dummy or none
   const int tiles_x = (p.slots + kPrologueX - 1) / kPrologueX;
   const int tx = threadIdx.x, ty = threadIdx.y;
@@ -121,11 +157,13 @@ __device__ void unary_tile(const Problem& p, int tile) {
     // Coalesced: a warp reads 32 consecutive values of one descriptor.
     for (int j = ty; j < kPrologueX; j += kPrologueY) {
       const int n = node_of[j];
-      sc[tx][j] = n >= 0 && tx < kn ? p.scene_desc[static_cast<int64_t>(n) * p.dim + k0 + tx] : 0.f;
+      sc[tx][j] = n >= 0 && tx < kn ? static_cast<double>(
+                                          p.scene_desc[static_cast<int64_t>(n) * p.dim + k0 + tx])
+                                    : 0.0;
     }
     md[ty][tx] = g < p.model_nodes && tx < kn
-                     ? p.model_desc[static_cast<int64_t>(g) * p.dim + k0 + tx]
-                     : 0.f;
+                     ? static_cast<double>(p.model_desc[static_cast<int64_t>(g) * p.dim + k0 + tx])
+                     : 0.0;
     __syncthreads();
     for (int k = 0; k < kn; ++k)
       sum = terms::unary_add(sum, md[ty][k], sc[k][tx]);
@@ -138,11 +176,11 @@ __device__ void unary_tile(const Problem& p, int tile) {
   *out = a == B.S ? p.dummy_q : terms::unary_finish(sum, p.lambda1);
 }
 
-// Blocks [0, dir_blocks): directions; [dir_blocks, tri_blocks): angle tables; the rest stride
-// over the unary tiles (block-uniform, so the tiles' barriers are reached by every thread of a
-// block).
+// Blocks [0, dir_blocks): directions; [dir_blocks, tri_blocks): angle tables; [tri_blocks,
+// plan_blocks): cell plans; the rest stride over the unary tiles (block-uniform, so the tiles'
+// barriers are reached by every thread of a block).
 __global__ void __launch_bounds__(kPrologueX* kPrologueY)
-    prologue_kernel(Problem p, int dir_blocks, int tri_blocks, int unary_tiles) {
+    prologue_kernel(Problem p, int dir_blocks, int tri_blocks, int plan_blocks, int unary_tiles) {
   const int bx = blockIdx.x;
   if (bx < dir_blocks) {
     directions_block(p, bx);
@@ -152,8 +190,12 @@ __global__ void __launch_bounds__(kPrologueX* kPrologueY)
     angles_block(p, bx - dir_blocks);
     return;
   }
-  const int stride = gridDim.x - tri_blocks;
-  for (int tile = bx - tri_blocks; tile < unary_tiles; tile += stride)
+  if (bx < plan_blocks) {
+    plans_block(p, bx - tri_blocks);
+    return;
+  }
+  const int stride = gridDim.x - plan_blocks;
+  for (int tile = bx - plan_blocks; tile < unary_tiles; tile += stride)
     unary_tile(p, tile);
 }
 
@@ -384,7 +426,24 @@ template <bool kTri> __global__ void __launch_bounds__(kTrellisThreads) trellis_
   int64_t* alpha_rows =
       p.shared_alpha ? reinterpret_cast<int64_t*>(base + sl.alpha) : p.alpha + pi.alpha0;
   const uint16_t* cell_b = p.cell_b + B.cell0;
-  const int32_t* order = p.cell_order + B.cell0;
+  // The cell plans (CellPlan, in work order): a row's set-up of a cell is one load of them.
+  const CellPlan* plan = p.plan + B.cell0;
+  if (p.shared_plan) {
+    CellPlan* d = reinterpret_cast<CellPlan*>(base + sl.plan);
+    for (int i = tid; i < C; i += nt)
+      d[i] = plan[i];
+    plan = d;
+  }
+  // The model's hyperedge rows, read at the top of every row: in the reduction scratch (free until
+  // the final minimisation, which comes after the last row barrier) when they fit, so that a row
+  // does not start with an L2 round trip.
+  const ModelRow* mrows = p.rows + g0;
+  if (static_cast<size_t>(M) * sizeof(ModelRow) <= static_cast<size_t>(nt) * (8 + 4)) {
+    ModelRow* d = reinterpret_cast<ModelRow*>(base);
+    for (int i = tid; i < M; i += nt)
+      d[i] = mrows[i];
+    mrows = d;
+  }
   const bool dummies = p.dummies != 0;
   // Work order (README.md, speed section): round k of the cell loop takes order[k NG .. + NG) (NG
   // lane groups, below), forwards in even rounds and backwards in odd ones, so that every warp gets
@@ -398,7 +457,22 @@ template <bool kTri> __global__ void __launch_bounds__(kTrellisThreads) trellis_
   int G = 1;
   while (G < 32 && 2 * G * static_cast<int64_t>(C) <= NT)
     G *= 2;
-  const int NG = NT / G, grp = gt / G, lane = gt & (G - 1);
+  const int NG = NT / G;
+  // Wide groups (README.md): when a row fits one round, the threads left over give the first X
+  // cells of the work order (the geometry cells with the most candidates, which make a row's
+  // longest warp) 2G lanes instead of G; X is a multiple of 16 / G, so that every warp holds
+  // groups of one width (the shuffle reduction is warp-wide), and the last warp stays free for
+  // the state (dummy, dummy) below. Thread gt takes cell index grp of the round with lane `lane`
+  // of a group of Gt lanes; X = 0 is the plain mapping.
+  int X = 0;
+  if (C <= NG && G < 32 && NT - 32 > G * C) {
+    X = (NT - 32 - G * C) / G; // < C, since 2 G C > NT
+    X -= X % (16 / G);
+  }
+  const bool wide = gt < 2 * G * X;
+  const int Gt = wide ? 2 * G : G;
+  const int grp = wide ? gt / Gt : X + (gt - 2 * G * X) / G;
+  const int lane = (wide ? gt : gt - 2 * G * X) & (Gt - 1);
   const bool shared_rows = p.shared_alpha != 0;
   // The argmin tables: in shared memory (when they fit) the backtracking's chain of M - 2
   // dependent reads stays on the SM instead of going to L2.
@@ -409,7 +483,7 @@ template <bool kTri> __global__ void __launch_bounds__(kTrellisThreads) trellis_
 
   // Eq. (11) for r = M - 1, eq. (10) down to r = 2: row r reads row r + 1.
   for (int r = M - 1; r >= 2; --r) {
-    const ModelRow row = p.rows[g0 + r];
+    const ModelRow row = mrows[r];
     const int64_t* Ur = U + static_cast<int64_t>(r) * (S + 1);
     const int64_t* nxt =
         r == M - 1 ? nullptr : alpha_rows + ((r + 1) & 1) * static_cast<int64_t>(C);
@@ -418,59 +492,80 @@ template <bool kTri> __global__ void __launch_bounds__(kTrellisThreads) trellis_
     for (int base = 0, k_round = 0; base < C; base += NG, ++k_round) {
       // Every lane of a warp runs every round (the group reduction below is warp-synchronous).
       const int i = base + ((k_round & 1) ? NG - 1 - grp : grp);
-      const int cell = i < C ? order[i] : 0;
-      const int b = cell_b[cell];
-      const int c = cell < t.seg_end[b] ? cell - t.seg_base[b] : S;
+      CellPlan pl;
+      if (i < C) {
+        pl = plan[i];
+      } else {
+        pl.cell = 0;
+        pl.bc = static_cast<uint32_t>(S) | static_cast<uint32_t>(S) << 16;
+        pl.range = 0;
+        pl.tri = 0;
+      }
+      const int cell = pl.cell;
+      const int b = static_cast<int>(pl.bc & 0xFFFFu), c = static_cast<int>(pl.bc >> 16);
       // The dummy-dummy state is left to one warp below.
       const bool active = i < C && !(b == S && c == S);
       int64_t best = kInf;
       int32_t arg = INT32_MAX;
       if (active) {
         const int fb = b < S ? t.frame[b] : 0, fc = c < S ? t.frame[c] : 0;
-        int lo, hi, first, end;
-        terms::candidate_frames(b < S, fb, c < S, fc, p.T, p.causality, &lo, &hi);
-        terms::nodes_of_frames(lo, hi, t.minnode, B.frame0, B.frames, S, &first, &end);
+        const int first = static_cast<int>(pl.range & 0xFFFFu),
+                  end = static_cast<int>(pl.range >> 16);
         const bool geometry = b < S && c < S;
-        const double* from_b = geometry ? t.rays(b) : nullptr;
-        const double b_to_c = geometry ? from_b[c] : 0.0;
+        const double* from_b = !kTri && geometry ? t.rays(b) : nullptr;
+        const double b_to_c = !kTri && geometry ? from_b[c] : 0.0;
         // This cell's angles, indexed by the candidate.
-        const SceneAngles* ang =
-            kTri && geometry ? tri + p.tri_off[B.cell0 + cell] - first : nullptr;
+        const SceneAngles* ang = kTri && geometry ? tri + pl.tri - first : nullptr;
         // The cell (a, b) of row r + 1 is next_of[a] + next_add (Tables::cell with b fixed).
         const int32_t* next_of = b < S ? t.seg_base : t.seg_end;
         const int next_add = b < S ? b : 0;
-        // U(a) + D(a, b, c) + alpha_{r+1}(a, b), kInf when alpha_{r+1}(a, b) is.
-        const auto value = [&](int a) -> int64_t {
-          const int64_t nx = nxt ? nxt[next_of[a] + next_add] : 0;
-          if (nx == kInf)
-            return kInf;
-          int64_t dq = 0;
-          if (kTri && geometry) {
-            const SceneAngles g = ang[a];
-            dq = terms::distortion_q(row.gap1, row.gap2, row.mid, row.last, t.frame[a] - fb,
-                                     fb - fc, g.mid, g.last, p.lambda2, p.lambda3);
-          } else if (!kTri && geometry) {
-            dq = d_term(row, t, a, b, c, fb, fc, b_to_c, from_b, p.lambda2, p.lambda3);
-          }
-          return Ur[a] + dq + nx;
+        // lambda2 D(a, b, c) for three scene nodes; with the angle table, from the candidate's
+        // two angles and frame.
+        const auto dist_tri = [&](const SceneAngles& g, int fa) -> int64_t {
+          return terms::distortion_q(row.gap1, row.gap2, row.mid, row.last, fa - fb, fb - fc, g.mid,
+                                     g.last, p.lambda2, p.lambda3);
         };
-        // This lane's candidates first + lane, + G, ...: two independent ones per iteration (their
-        // loads and FP64 chains overlap), compared in increasing order so that the lane keeps its
-        // first minimum.
+        const auto dist = [&](int a) -> int64_t {
+          if (kTri)
+            return dist_tri(ang[a], t.frame[a]);
+          return d_term(row, t, a, b, c, fb, fc, b_to_c, from_b, p.lambda2, p.lambda3);
+        };
+        // U(a) + D + alpha_{r+1}(a, b), kInf when alpha_{r+1}(a, b) is. D is computed whether or
+        // not alpha_{r+1}(a, b) is feasible (no early exit), so that the two candidates of an
+        // iteration are two independent chains the scheduler can interleave.
+        const auto total = [&](int a, int64_t nx, int64_t dq) -> int64_t {
+          return nx == kInf ? kInf : Ur[a] + dq + nx;
+        };
+        // This lane's candidates first + lane, + Gt, ...: two per iteration, both alpha_{r+1} loads
+        // issued first, compared in increasing order so that the lane keeps its first minimum.
+        // (Issuing every load of both candidates first needs more than the 64 registers a thread
+        // of a 1024-thread block has: ptxas spilled 16 to 68 bytes.)
         int a = first + lane;
-        for (; a + G < end; a += 2 * G) {
-          const int64_t v0 = value(a), v1 = value(a + G);
+        for (; a + Gt < end; a += 2 * Gt) {
+          const int a1 = a + Gt;
+          int64_t nx0 = 0, nx1 = 0;
+          if (nxt) {
+            nx0 = nxt[next_of[a] + next_add];
+            nx1 = nxt[next_of[a1] + next_add];
+          }
+          int64_t d0 = 0, d1 = 0;
+          if (geometry) {
+            d0 = dist(a);
+            d1 = dist(a1);
+          }
+          const int64_t v0 = total(a, nx0, d0), v1 = total(a1, nx1, d1);
           if (v0 < best) {
             best = v0;
             arg = a;
           }
           if (v1 < best) {
             best = v1;
-            arg = a + G;
+            arg = a1;
           }
         }
         if (a < end) {
-          const int64_t v = value(a);
+          const int64_t nx = nxt ? nxt[next_of[a] + next_add] : 0;
+          const int64_t v = total(a, nx, geometry ? dist(a) : 0);
           if (v < best) {
             best = v;
             arg = a;
@@ -485,8 +580,8 @@ template <bool kTri> __global__ void __launch_bounds__(kTrellisThreads) trellis_
         }
       }
       // The group's minimum of (value, candidate): the first minimum over all its candidates.
-      if (G > 1)
-        group_argmin(&best, &arg, G);
+      if (Gt > 1)
+        group_argmin(&best, &arg, Gt);
       if (active && lane == 0) {
         store_alpha(cur, cell, best, K, shared_rows);
         // 0 for an infeasible cell: as the one-lane loop.
@@ -616,9 +711,11 @@ Status launch_prologue(const Problem& p, cudaStream_t stream) {
                         ((p.model_nodes + kPrologueY - 1) / kPrologueY);
   if (tiles > INT32_MAX)
     return Status(StatusCode::kInvalidArgument, "actionmatch: too many unary tiles in one call");
+  const int plan_blocks =
+      tri_blocks + (p.total_cells + kPrologueX * kPrologueY - 1) / (kPrologueX * kPrologueY);
   const int unary_blocks = static_cast<int>(std::min<int64_t>(tiles, 1 << 20));
-  prologue_kernel<<<tri_blocks + unary_blocks, dim3(kPrologueX, kPrologueY), 0, stream>>>(
-      p, dir_blocks, tri_blocks, static_cast<int>(tiles));
+  prologue_kernel<<<plan_blocks + unary_blocks, dim3(kPrologueX, kPrologueY), 0, stream>>>(
+      p, dir_blocks, tri_blocks, plan_blocks, static_cast<int>(tiles));
   CVIS_CUDA_CHECK_LAUNCH(stream, "prologue_kernel");
   return Status::Ok();
 }

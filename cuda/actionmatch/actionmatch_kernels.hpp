@@ -26,6 +26,18 @@ struct alignas(16) SceneAngles {
   double mid, last;
 };
 
+// What a trellis lane group needs of its cell in every row, made once per call by the prologue
+// (row-independent), stored in the work order (SceneLayout::cell_order): the cell, its state
+// (b, c) and candidate interval [first, end) (16 bits each: S <= 32767), and the cell's offset in
+// the block's angle table. One 16-byte load per row instead of a chain of five dependent ones
+// (order, cell_b, seg_end, frames, minnode) in the candidate loop's set-up.
+struct alignas(16) CellPlan {
+  int32_t cell;
+  uint32_t bc;    // b | c << 16
+  uint32_t range; // first | end << 16
+  int32_t tri;    // SceneLayout::tri_off of the cell
+};
+
 struct BlockInfo {
   int32_t S = 0, node0 = 0;       // nodes; first node in the concatenated node arrays
   int32_t frame0 = 0, frames = 0; // frame range
@@ -85,6 +97,7 @@ struct Problem {
   int64_t total_dirs = 0; // size of dir
   // The angle table of every block (SceneLayout::tri_off), made by the prologue, when use_tri.
   int32_t use_tri = 0, total_cells = 0;
+  CellPlan* plan = nullptr; // per cell of every block, in each block's work order (prologue)
   const int32_t* tri_off = nullptr; // per cell
   SceneAngles* tri = nullptr;
   int64_t total_tri = 0;
@@ -98,7 +111,7 @@ struct Problem {
   int32_t* assignment = nullptr;
   // Trellis launch: what lives in shared memory, and the largest sizes over the launch's pairs.
   int32_t shared_tables = 0, shared_alpha = 0, shared_tri = 0, shared_dir = 0, shared_unary = 0,
-          shared_beta = 0;
+          shared_beta = 0, shared_plan = 0;
   int32_t cluster = 1; // blocks per pair (a thread-block cluster when > 1; trellis_cluster())
   int32_t max_segments = 0, max_nodes = 0, max_cells = 0;
   int64_t max_dirs = 0, max_unary = 0, max_tri = 0;
@@ -111,10 +124,10 @@ inline constexpr int kTrellisThreads = 1024;
 
 // Byte offsets of the trellis kernel's dynamic shared memory: the reduction scratch (always),
 // then, when chosen, the scene tables (int32), the block's angle table (16-byte aligned), its ray
-// directions, the pair's unary table, the two alpha rows and the pair's argmin tables (uint16).
-// Used by the host to size the launch and by the kernel.
+// directions, the pair's unary table, the two alpha rows, the pair's argmin tables (uint16) and the
+// block's cell plans (16-byte aligned). Used by the host to size the launch and by the kernel.
 struct SharedLayout {
-  size_t tables = 0, tri = 0, dir = 0, unary = 0, alpha = 0, beta = 0, bytes = 0;
+  size_t tables = 0, tri = 0, dir = 0, unary = 0, alpha = 0, beta = 0, plan = 0, bytes = 0;
 };
 CVIS_HD SharedLayout shared_layout(const Problem& p, int threads) {
   SharedLayout l;
@@ -138,6 +151,10 @@ CVIS_HD SharedLayout shared_layout(const Problem& p, int threads) {
   l.beta = at;
   if (p.shared_beta)
     at += 2 * static_cast<size_t>(p.max_beta);
+  at = (at + 15) / 16 * 16;
+  l.plan = at;
+  if (p.shared_plan)
+    at += sizeof(CellPlan) * static_cast<size_t>(p.max_cells);
   l.bytes = at;
   return l;
 }
@@ -155,7 +172,7 @@ int trellis_cluster(int pairs, size_t shared_bytes);
 
 // One launch before the trellis: the ray directions of every scene node's window (the host's
 // detail::scene_directions; one thread per ray), the angle table of every block (when use_tri;
-// 8 threads per cell) and lambda1 U of every (model node, scene node or
+// 8 threads per cell), the cell plans (one thread per cell) and lambda1 U of every (model node, scene node or
 // dummy) of every pair (Sect. 3.3; descriptor tiles staged in shared memory, each value summed in
 // index order as terms::unary_q does).
 Status launch_prologue(const Problem& p, cudaStream_t stream);

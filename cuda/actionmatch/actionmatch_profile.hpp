@@ -9,8 +9,10 @@ struct CudaMatchProfile {
   // and launch set-up packed into pinned staging; enqueueing the copies and launches; the wait
   // for the stream; the results unpacked.
   double prepare_ms = 0, pack_ms = 0, enqueue_ms = 0, wait_ms = 0, unpack_ms = 0;
-  // Device, CUDA events (ms): the one upload, the prologue (ray directions and unary tables),
-  // the trellis, the one download.
+  // Device, CUDA events (ms): the one upload, the prologue (ray directions, angle tables, cell
+  // plans and unary tables), the trellis, the download (no copy since the trellis kernel writes
+  // the results into pinned host memory: the interval between two back-to-back events, about 0;
+  // download_kb is what the kernel wrote there).
   float upload_ms = 0, prologue_ms = 0, trellis_ms = 0, download_ms = 0;
   int launches = 0;     // kernel launches of the call
   double upload_kb = 0; // bytes up and down (KiB)

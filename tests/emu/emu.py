@@ -100,6 +100,16 @@ TARGETS = {
              "tests/algo/actionmatch/actionmatch_test_util.cpp",
              "tests/algo/actionmatch/test_actionmatch_gpu.cpp"],
         inc=["cuda/actionmatch", "tests/algo/actionmatch"]),
+    "actionmatch_rows": dict(
+        name="test_actionmatch_gpu_rows",
+        cu=["cuda/actionmatch/actionmatch_kernels.cu"],
+        src=["cuda/actionmatch/actionmatch.cpp", "cuda/actionmatch/actionmatch_evaluate.cpp",
+             "cuda/actionmatch/actionmatch_layout.cpp", "cuda/actionmatch/actionmatch_cpu.cpp",
+             "cuda/actionmatch/actionmatch_dict.cpp", "cuda/actionmatch/actionmatch_scene.cpp",
+             "cuda/actionmatch/actionmatch_cuda.cpp",
+             "tests/algo/actionmatch/actionmatch_test_util.cpp",
+             "tests/algo/actionmatch/test_actionmatch_gpu_rows.cpp"],
+        inc=["cuda/actionmatch", "tests/algo/actionmatch"]),
     "actionmatch_frontend": dict(
         name="test_actionmatch_frontend_gpu",
         cu=["cuda/actionmatch/actionmatch_frontend_kernels.cu",

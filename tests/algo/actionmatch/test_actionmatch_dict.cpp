@@ -2,6 +2,7 @@
 // random payload corruptions rejected with a message naming the problem) and of input validation.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstdio>
 #include <string>
 #include <unistd.h>
@@ -227,6 +228,29 @@ TEST(ActionMatchValidation, Messages) {
   Model nan = m;
   nan.graph.desc[9] = NAN;
   EXPECT_NE(validate_model(nan).message().find("node 1: descriptor value 1"), std::string::npos);
+  // The descriptor range check compares bit patterns in blocks of eight values (actionmatch.cpp):
+  // the limit itself, -0 and a negative limit pass; anything beyond, infinities and a NaN with the
+  // sign bit set fail, at the first, a middle and the last position, and in the values after the
+  // last block of eight (a model of 5 nodes x 3 values).
+  for (const float v : {static_cast<float>(kMaxDescriptorValue), -0.f,
+                        -static_cast<float>(kMaxDescriptorValue)}) {
+    Model ok = m;
+    ok.graph.desc.back() = v;
+    EXPECT_TRUE(validate_model(ok).ok()) << v;
+  }
+  for (const float v : {std::nextafter(static_cast<float>(kMaxDescriptorValue), 1e30f), -2e4f,
+                        INFINITY, -INFINITY, -NAN}) {
+    for (const size_t at : {size_t{0}, size_t{9}, m.graph.desc.size() - 1}) {
+      Model bad = m;
+      bad.graph.desc[at] = v;
+      EXPECT_NE(validate_model(bad).message().find("descriptor value"), std::string::npos)
+          << v << " at " << at;
+    }
+  }
+  Model odd = test::random_model(rng, {5, 3, 2}, "odd");
+  ASSERT_TRUE(validate_model(odd).ok());
+  odd.graph.desc.back() = INFINITY;
+  EXPECT_NE(validate_model(odd).message().find("node 4: descriptor value 2"), std::string::npos);
   Model label = m;
   label.label = "";
   EXPECT_FALSE(validate_model(label).ok());

@@ -11,6 +11,8 @@
 // different inputs. Then as many profiled calls (the backend records events between its steps):
 // the medians of each step, host (validation and layouts, packing, enqueueing, waiting,
 // unpacking) and device (upload, prologue kernel, trellis kernel, download), in a second table.
+// (The trellis kernel writes the results into pinned host memory itself: "download" is then the
+// empty stretch after it, about 0, and its KiB are the bytes the kernel wrote to the host.)
 // CPU: the CPU backend on the same inputs in the same run (all cores, or
 // --cpu-threads), as the ratio CPU / GPU; every GPU result is compared with the CPU's (exact).
 // Work: trellis cells and candidate evaluations (MatchStats), evaluations per second, and that
