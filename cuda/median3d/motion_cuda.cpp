@@ -151,7 +151,8 @@ private:
     m_.w = m_.h = 0;
     const size_t px = static_cast<size_t>(w) * h;
     const int nc = p_.color ? 3 : 1;
-    CVIS_RETURN_IF_ERROR(samples_.reserve(static_cast<size_t>(nc) * p_.history * px, s));
+    const int stride = kernels::sample_stride(p_.history);
+    CVIS_RETURN_IF_ERROR(samples_.reserve(static_cast<size_t>(nc) * stride * px, s));
     CVIS_RETURN_IF_ERROR(planes_.reserve(4 * nc * px, s)); // bg, tau, in, cur
     CVIS_RETURN_IF_ERROR(pixels_.reserve(9 * px, s));      // head .. own, adopt
     CVIS_RETURN_IF_ERROR(age_.reserve(px, s));
@@ -161,6 +162,7 @@ private:
     CVIS_RETURN_IF_ERROR(ccl_.reserve(w, h, s));
     m_.nc = nc;
     m_.history = p_.history;
+    m_.stride = stride;
     m_.px = px;
     m_.samples = samples_.get();
     uint8_t* pl = planes_.get();
@@ -178,8 +180,10 @@ private:
     m_.gain_hist = hist_.get();
     m_.off_hist = hist_.get() + seg::kGainBins;
     m_.fig = dfig_.get();
-    // Every per-pixel state starts at 0 (as the CPU's allocate()); the samples are written by the
-    // initial fill before they are read.
+    // Every per-pixel state starts at 0 (as the CPU's allocate()). The samples are written by the
+    // initial fill before they are used, but the refresh loads whole padded blocks: the padding
+    // (never counted) is cleared once so that no load reads memory nothing wrote.
+    CVIS_CUDA_CHECK(cudaMemsetAsync(m_.samples, 0, static_cast<size_t>(nc) * stride * px, s));
     CVIS_CUDA_CHECK(cudaMemsetAsync(pp, 0, 8 * px, s));
     CVIS_CUDA_CHECK(cudaMemsetAsync(m_.adopt, 0xff, px, s));
     CVIS_CUDA_CHECK(cudaMemsetAsync(m_.age, 0, px * sizeof(uint16_t), s));

@@ -26,20 +26,142 @@ __device__ __forceinline__ void count(bool flag, unsigned long long* total) {
     atomicAdd(total, static_cast<unsigned long long>(__popc(b)));
 }
 
-// Median and threshold of every channel of pixel i from its samples (refresh() of the CPU). The
-// samples are read once into a thread-local copy: the 16 rank passes then stay in L1.
-__device__ void refresh(const MotionState& m, const MotionConsts& k, size_t i) {
-  const size_t K = static_cast<size_t>(m.history);
-  uint8_t v[kMaxHistory];
+// ---------------------------------------------------------------------------------------------
+// Median and deviation of one pixel's samples, four 8-bit samples per 32-bit word (SWAR). The
+// rank selection is select_rank() of motion_math.hpp (bit by bit from the top, #(values < c)
+// counted per candidate c), with the counting done four bytes per instruction: 8 words hold the
+// 31 samples of the default history, so a candidate costs about 5 x 8 integer instructions
+// instead of 31 byte loads and compares. The padding bytes (k >= K) are forced to 255, which is
+// never below a candidate (c <= 255): they are never counted, as select_rank() over K values.
+
+constexpr uint32_t kHigh = 0x80808080u;
+
+// Bit 7 of every byte: that byte of a is below the same byte of c (unsigned). With t's bit 7 =
+// (a & 0x7f) >= (c & 0x7f) (no borrow crosses a byte: each byte of a | H is >= 0x80 > c & 0x7f),
+// a < c iff a's top bit is clear and c's set, or they are equal and the low seven bits compare
+// below. (Checked exhaustively against byte compares.)
+__device__ __forceinline__ uint32_t lt_bytes(uint32_t a, uint32_t c) {
+  const uint32_t t = (a | kHigh) - (c & ~kHigh);
+  return ((~a & c) | (~(a ^ c) & ~t)) & kHigh;
+}
+
+// |a - b| per byte: max - min per byte, which never borrows across bytes.
+__device__ __forceinline__ uint32_t absdiff_bytes(uint32_t a, uint32_t b) {
+  const uint32_t m = (lt_bytes(a, b) >> 7) * 0xffu;
+  return ((a & ~m) | (b & m)) - ((a & m) | (b & ~m));
+}
+
+// select_rank() over the bytes of w (the padding already 255).
+template <int NW> __device__ __forceinline__ int select_rank_packed(const uint32_t (&w)[NW], int rank) {
+  int cur = 0;
+#pragma unroll
+  for (int bit = 7; bit >= 0; --bit) {
+    const int cand = cur | (1 << bit);
+    const uint32_t cb = static_cast<uint32_t>(cand) * 0x01010101u;
+    uint32_t acc = 0; // per byte: how many of the words' bytes in that lane are below cand (<= 16)
+#pragma unroll
+    for (int j = 0; j < NW; ++j)
+      acc += lt_bytes(w[j], cb) >> 7;
+    const int below = static_cast<int>((acc * 0x01010101u) >> 24); // sum of the four lanes (<= 64)
+    if (below <= rank)
+      cur = cand;
+  }
+  return cur;
+}
+
+// Mask of the real samples of word j (bytes 4j .. 4j + 3 below K).
+template <int NW> __device__ __forceinline__ void valid_masks(int K, uint32_t (&vm)[NW]) {
+#pragma unroll
+  for (int j = 0; j < NW; ++j) {
+    const int n = K - 4 * j;
+    vm[j] = n >= 4 ? 0xffffffffu : (n <= 0 ? 0u : (1u << (8 * n)) - 1u);
+  }
+}
+
+// median_mad() of motion_math.hpp on the packed samples: the same B and D.
+template <int NW>
+__device__ __forceinline__ void median_mad_packed(const uint32_t (&w)[NW], int K, int* median,
+                                                  int* mad) {
+  uint32_t vm[NW], s[NW];
+  valid_masks<NW>(K, vm);
+#pragma unroll
+  for (int j = 0; j < NW; ++j)
+    s[j] = w[j] | ~vm[j];
+  const int rank = (K - 1) / 2;
+  const int b = select_rank_packed<NW>(s, rank);
+  const uint32_t bb = static_cast<uint32_t>(b) * 0x01010101u;
+#pragma unroll
+  for (int j = 0; j < NW; ++j)
+    s[j] = absdiff_bytes(w[j], bb) | ~vm[j];
+  *median = b;
+  *mad = select_rank_packed<NW>(s, rank);
+}
+
+__device__ __forceinline__ uint8_t* samples_of(const MotionState& m, int c, size_t i) {
+  return m.samples + (static_cast<size_t>(c) * m.px + i) * m.stride;
+}
+
+template <int NW>
+__device__ __forceinline__ void load_samples(const uint8_t* p, uint32_t (&w)[NW]) {
+  const uint4* q = reinterpret_cast<const uint4*>(p);
+#pragma unroll
+  for (int j = 0; j < NW / 4; ++j) {
+    const uint4 v = q[j];
+    w[4 * j] = v.x;
+    w[4 * j + 1] = v.y;
+    w[4 * j + 2] = v.z;
+    w[4 * j + 3] = v.w;
+  }
+}
+
+// Median and threshold of channel c of pixel i from its samples `w`.
+template <int NW>
+__device__ __forceinline__ void store_model(const MotionState& m, const MotionConsts& k, int c,
+                                            size_t i, const uint32_t (&w)[NW]) {
+  int b, d;
+  median_mad_packed<NW>(w, m.history, &b, &d);
+  m.bg[c * m.px + i] = static_cast<uint8_t>(b);
+  m.tau[c * m.px + i] = static_cast<uint8_t>(
+      tau_of(d, k.factor16, c == 0 ? k.tau_min : k.tau_min_chroma, k.tau_max));
+}
+
+// Median and threshold of every channel of pixel i from its samples (refresh() of the CPU).
+template <int NW> __device__ void refresh(const MotionState& m, const MotionConsts& k, size_t i) {
   for (int c = 0; c < m.nc; ++c) {
-    const uint8_t* s = m.samples + c * K * m.px + i;
-    for (int j = 0; j < m.history; ++j)
-      v[j] = s[j * m.px];
-    int b, d;
-    median_mad([&](int j) { return static_cast<int>(v[j]); }, m.history, &b, &d);
-    m.bg[c * m.px + i] = static_cast<uint8_t>(b);
-    m.tau[c * m.px + i] = static_cast<uint8_t>(
-        tau_of(d, k.factor16, c == 0 ? k.tau_min : k.tau_min_chroma, k.tau_max));
+    uint32_t w[NW];
+    load_samples<NW>(samples_of(m, c, i), w);
+    store_model<NW>(m, k, c, i, w);
+  }
+}
+
+// insert() of the CPU: the current values replace the oldest samples (at head), then refresh.
+// The new byte goes into the loaded words in registers (unrolled selects: a run-time index into
+// the array would put it in local memory) and into memory as one byte store.
+template <int NW> __device__ void insert(const MotionState& m, const MotionConsts& k, size_t i) {
+  const int h = m.head[i];
+  const int wi = h >> 2, shift = 8 * (h & 3);
+  for (int c = 0; c < m.nc; ++c) {
+    uint8_t* p = samples_of(m, c, i);
+    uint32_t w[NW];
+    load_samples<NW>(p, w);
+    const uint8_t v = m.cur[c * m.px + i];
+#pragma unroll
+    for (int j = 0; j < NW; ++j)
+      if (j == wi)
+        w[j] = (w[j] & ~(0xffu << shift)) | (static_cast<uint32_t>(v) << shift);
+    p[h] = v;
+    store_model<NW>(m, k, c, i, w);
+  }
+  m.head[i] = static_cast<uint8_t>(h + 1 == m.history ? 0 : h + 1);
+}
+
+// Every sample of pixel i (all channels) set to its value in `plane` ([c][pixel]).
+__device__ void set_all_samples(const MotionState& m, const uint8_t* plane, size_t i) {
+  for (int c = 0; c < m.nc; ++c) {
+    const uint32_t v = static_cast<uint32_t>(plane[c * m.px + i]) * 0x01010101u;
+    uint4* q = reinterpret_cast<uint4*>(samples_of(m, c, i));
+    for (int j = 0; j < m.stride / 16; ++j)
+      q[j] = make_uint4(v, v, v, v);
   }
 }
 
@@ -80,16 +202,16 @@ __global__ void load_kernel(PixelSource src, MotionState m) {
     m.in[c * m.px + i] = v[c];
 }
 
-__global__ void fill_kernel(MotionState m, MotionConsts k, int slot, bool last) {
+template <int NW> __global__ void fill_kernel(MotionState m, MotionConsts k, int slot, bool last) {
   const int x = blockIdx.x * kTileW + threadIdx.x, y = blockIdx.y * kTileH + threadIdx.y;
   if (x >= m.w || y >= m.h)
     return;
-  const size_t i = static_cast<size_t>(y) * m.w + x, K = static_cast<size_t>(m.history);
+  const size_t i = static_cast<size_t>(y) * m.w + x;
   for (int c = 0; c < m.nc; ++c)
-    m.samples[(c * K + slot) * m.px + i] = m.in[c * m.px + i];
+    samples_of(m, c, i)[slot] = m.in[c * m.px + i];
   if (last) {
     m.head[i] = 0;
-    refresh(m, k, i);
+    refresh<NW>(m, k, i);
   }
   m.prev[i] = m.in[i];
   m.mask[i] = 0;
@@ -99,11 +221,10 @@ __global__ void restart_kernel(MotionState m, MotionConsts k) {
   const int x = blockIdx.x * kTileW + threadIdx.x, y = blockIdx.y * kTileH + threadIdx.y;
   if (x >= m.w || y >= m.h)
     return;
-  const size_t i = static_cast<size_t>(y) * m.w + x, K = static_cast<size_t>(m.history);
+  const size_t i = static_cast<size_t>(y) * m.w + x;
+  set_all_samples(m, m.in, i); // the padding too: it is never counted
   for (int c = 0; c < m.nc; ++c) {
     const uint8_t v = m.in[c * m.px + i];
-    for (size_t j = 0; j < K; ++j)
-      m.samples[(c * K + j) * m.px + i] = v;
     m.bg[c * m.px + i] = v;
     m.tau[c * m.px + i] = static_cast<uint8_t>(c == 0 ? k.tau_min : k.tau_min_chroma);
   }
@@ -112,55 +233,158 @@ __global__ void restart_kernel(MotionState m, MotionConsts k) {
   m.prev[i] = m.in[i];
 }
 
-// Gain votes of the previous frame's background pixels (every other row and column).
-__global__ void gain_votes_kernel(MotionState m, MotionConsts k) {
-  const int x = 2 * (blockIdx.x * kTileW + threadIdx.x),
-            y = 2 * (blockIdx.y * kTileH + threadIdx.y);
-  if (x >= m.w || y >= m.h)
-    return;
-  const size_t i = static_cast<size_t>(y) * m.w + x;
-  if (m.mask[i] || m.shadow[i] || m.bg[i] - k.black < seg::kGainMinLevel)
-    return;
-  const int v = m.in[i] - k.black;
-  atomicAdd(&m.gain_hist[seg::gain_bin(v < 0 ? 0 : v, m.bg[i] - k.black)], 1u);
-  atomicAdd(&m.fig->gain_votes, 1u);
+// Gain and chroma-offset votes of the previous frame's background pixels (every other row and
+// column), into per-block histograms in shared memory, then added to the global ones (only the
+// bins the block used). At 1080p about half a million pixels vote into a few bins near the ratio
+// 1 (offset 0): one global atomic per vote queued on those few addresses.
+// A block covers kTileW x kVoteRows voting positions (its 256 threads kVoteRows / kTileH each).
+constexpr int kVoteRows = 32;
+
+inline dim3 vote_grid_of(int w, int h) {
+  return dim3(static_cast<unsigned>(cuda::div_up((w + 1) / 2, kTileW)),
+              static_cast<unsigned>(cuda::div_up((h + 1) / 2, kVoteRows)));
 }
 
-__global__ void gain_solve_kernel(MotionState m, bool illumination) {
-  MotionFigures& f = *m.fig;
-  const float g =
-      illumination ? seg::gain_median([&](int j) { return m.gain_hist[j]; }, f.gain_votes) : 1.0f;
-  f.gain = g;
-  f.g16_vote = static_cast<uint32_t>(llround(static_cast<double>(g) * 65536.0));
-}
-
-__global__ void offset_votes_kernel(MotionState m) {
-  const int x = 2 * (blockIdx.x * kTileW + threadIdx.x),
-            y = 2 * (blockIdx.y * kTileH + threadIdx.y);
-  if (x >= m.w || y >= m.h)
-    return;
-  const size_t i = static_cast<size_t>(y) * m.w + x;
-  if (m.mask[i] || m.shadow[i])
-    return;
-  for (int c = 1; c < m.nc; ++c) {
-    const int vote = chroma_offset_vote(m.in[c * m.px + i], m.bg[c * m.px + i], m.fig->g16_vote);
-    const int b = (vote < -255 ? -255 : (vote > 254 ? 254 : vote)) + 255;
-    atomicAdd(&m.off_hist[(c - 1) * seg::kOffsetBins + b], 1u);
+__global__ void __launch_bounds__(kTileW* kTileH) gain_votes_kernel(MotionState m, MotionConsts k) {
+  __shared__ uint32_t hist[seg::kGainBins];
+  const int t = threadIdx.y * kTileW + threadIdx.x;
+  for (int j = t; j < seg::kGainBins; j += kTileW * kTileH)
+    hist[j] = 0;
+  __syncthreads();
+  const int x = 2 * (blockIdx.x * kTileW + threadIdx.x);
+  for (int r = threadIdx.y; r < kVoteRows; r += kTileH) {
+    const int y = 2 * (blockIdx.y * kVoteRows + r);
+    if (x >= m.w || y >= m.h)
+      continue;
+    const size_t i = static_cast<size_t>(y) * m.w + x;
+    if (m.mask[i] || m.shadow[i] || m.bg[i] - k.black < seg::kGainMinLevel)
+      continue;
+    const int v = m.in[i] - k.black;
+    atomicAdd(&hist[seg::gain_bin(v < 0 ? 0 : v, m.bg[i] - k.black)], 1u);
   }
-  atomicAdd(&m.fig->offset_votes, 1u);
+  __syncthreads();
+  for (int j = t; j < seg::kGainBins; j += kTileW * kTileH)
+    if (hist[j])
+      atomicAdd(&m.gain_hist[j], hist[j]);
 }
 
-// The applied gain (dead zone), the threshold scale and the chroma offsets.
-__global__ void offset_solve_kernel(MotionState m, bool illumination) {
+__global__ void __launch_bounds__(kTileW* kTileH) offset_votes_kernel(MotionState m) {
+  __shared__ uint32_t hist[2 * seg::kOffsetBins];
+  const int t = threadIdx.y * kTileW + threadIdx.x;
+  for (int j = t; j < 2 * seg::kOffsetBins; j += kTileW * kTileH)
+    hist[j] = 0;
+  __syncthreads();
+  const uint32_t g16 = m.fig->g16_vote;
+  const int x = 2 * (blockIdx.x * kTileW + threadIdx.x);
+  for (int r = threadIdx.y; r < kVoteRows; r += kTileH) {
+    const int y = 2 * (blockIdx.y * kVoteRows + r);
+    if (x >= m.w || y >= m.h)
+      continue;
+    const size_t i = static_cast<size_t>(y) * m.w + x;
+    if (m.mask[i] || m.shadow[i])
+      continue;
+    for (int c = 1; c < m.nc; ++c) {
+      const int vote = chroma_offset_vote(m.in[c * m.px + i], m.bg[c * m.px + i], g16);
+      const int b = (vote < -255 ? -255 : (vote > 254 ? 254 : vote)) + 255;
+      atomicAdd(&hist[(c - 1) * seg::kOffsetBins + b], 1u);
+    }
+  }
+  __syncthreads();
+  for (int j = t; j < 2 * seg::kOffsetBins; j += kTileW * kTileH)
+    if (hist[j])
+      atomicAdd(&m.off_hist[j], hist[j]);
+}
+
+// Inclusive prefix sum over the block (blockDim.x threads, a multiple of 32, at most 1024) of one
+// value per thread; *total gets the sum. `warp_sums`: 32 words of shared memory. Every thread of
+// the block calls it.
+__device__ uint32_t block_inclusive_scan(uint32_t v, uint32_t* warp_sums, uint32_t* total) {
+  const int lane = threadIdx.x & 31, wid = threadIdx.x >> 5, nw = blockDim.x >> 5;
+  for (int off = 1; off < 32; off <<= 1) {
+    const uint32_t n = __shfl_up_sync(kFull, v, off);
+    if (lane >= off)
+      v += n;
+  }
+  if (lane == 31)
+    warp_sums[wid] = v;
+  __syncthreads();
+  if (wid == 0) {
+    uint32_t s = lane < nw ? warp_sums[lane] : 0u;
+    for (int off = 1; off < 32; off <<= 1) {
+      const uint32_t n = __shfl_up_sync(kFull, s, off);
+      if (lane >= off)
+        s += n;
+    }
+    warp_sums[lane] = s;
+  }
+  __syncthreads();
+  const uint32_t r = v + (wid > 0 ? warp_sums[wid - 1] : 0u);
+  *total = warp_sums[nw - 1];
+  __syncthreads(); // warp_sums may be reused by the caller's next scan
+  return r;
+}
+
+// seg::gain_median() in parallel, one thread per bin (kGainBins threads): its serial walk stops at
+// the first bin k with count > 0 and (votes before k) + count >= half; that bin is the one whose
+// inclusive prefix reaches half while its exclusive one does not (the count > 0 follows: half > 0),
+// and its thread evaluates the same expression in the same double arithmetic. The vote count is
+// the histogram's total (every vote lands in one bin).
+__global__ void __launch_bounds__(seg::kGainBins) gain_solve_kernel(MotionState m, bool illumination) {
+  __shared__ uint32_t warp_sums[32];
+  __shared__ float gain;
   MotionFigures& f = *m.fig;
+  const int k = threadIdx.x;
+  const uint32_t c = illumination ? m.gain_hist[k] : 0u;
+  uint32_t n = 0;
+  const uint32_t incl = block_inclusive_scan(c, warp_sums, &n);
+  if (k == 0)
+    gain = 1.0f;
+  __syncthreads();
+  if (illumination && n >= seg::kGainMinVotes) {
+    const double half = 0.5 * static_cast<double>(n);
+    const uint32_t cum = incl - c;
+    if (c > 0 && static_cast<double>(incl) >= half && static_cast<double>(cum) < half) {
+      const double frac = (half - static_cast<double>(cum)) / static_cast<double>(c);
+      gain = static_cast<float>((k - 0.5 + frac) / seg::kGainScale);
+    }
+  }
+  __syncthreads();
+  if (k == 0) {
+    f.gain_votes = n;
+    f.gain = gain;
+    f.g16_vote = static_cast<uint32_t>(llround(static_cast<double>(gain) * 65536.0));
+  }
+}
+
+// The chroma offsets (seg::offset_median() in parallel: the first bin whose inclusive prefix
+// doubled reaches the vote count), then the applied gain (dead zone) and the threshold scale.
+// 512 threads (kOffsetBins + 1).
+constexpr int kOffsetThreads = 512;
+static_assert(kOffsetThreads >= seg::kOffsetBins, "one thread per offset bin");
+
+__global__ void __launch_bounds__(kOffsetThreads) offset_solve_kernel(MotionState m,
+                                                                      bool illumination) {
+  __shared__ uint32_t warp_sums[32];
+  MotionFigures& f = *m.fig;
+  const int k = threadIdx.x;
   for (int c = 1; c < m.nc && illumination; ++c) {
     const uint32_t* h = m.off_hist + (c - 1) * seg::kOffsetBins;
-    const int o = seg::offset_median([&](int j) { return h[j]; }, f.offset_votes);
-    f.offset[c - 1] = (o >= -1 && o <= 1) ? 0 : o;
+    const uint32_t count = k < seg::kOffsetBins ? h[k] : 0u;
+    uint32_t n = 0;
+    const uint32_t incl = block_inclusive_scan(count, warp_sums, &n);
+    // n: the pixels that voted (each voted once per channel).
+    if (c == 1 && k == 0)
+      f.offset_votes = n;
+    if (n >= seg::kGainMinVotes && k < seg::kOffsetBins && 2 * incl >= n && 2 * (incl - count) < n) {
+      const int o = k - 255;
+      f.offset[c - 1] = (o >= -1 && o <= 1) ? 0 : o;
+    }
   }
-  f.g16 = fabsf(f.gain - 1.0f) < kGainDeadZone ? 65536u : f.g16_vote;
-  f.tau_scale16 =
-      f.g16 < 65536u ? static_cast<uint32_t>((65536ull * 65536ull + f.g16 / 2) / f.g16) : 65536u;
+  if (k == 0) {
+    f.g16 = fabsf(f.gain - 1.0f) < kGainDeadZone ? 65536u : f.g16_vote;
+    f.tau_scale16 =
+        f.g16 < 65536u ? static_cast<uint32_t>((65536ull * 65536ull + f.g16 / 2) / f.g16) : 65536u;
+  }
 }
 
 // cur and the own test.
@@ -240,9 +464,12 @@ __global__ void adopt_kernel(MotionState m, MotionConsts k) {
   const size_t q = static_cast<size_t>(y + a / side - k.radius) * m.w + (x + a % side - k.radius);
   if (m.adopt[q] >= 0)
     return;
-  const size_t n = static_cast<size_t>(m.nc) * m.history;
-  for (size_t j = 0; j < n; ++j)
-    m.samples[j * m.px + i] = m.samples[j * m.px + q];
+  for (int c = 0; c < m.nc; ++c) {
+    const uint4* from = reinterpret_cast<const uint4*>(samples_of(m, c, q));
+    uint4* to = reinterpret_cast<uint4*>(samples_of(m, c, i));
+    for (int j = 0; j < m.stride / 16; ++j)
+      to[j] = from[j];
+  }
   m.head[i] = m.head[q];
   for (int c = 0; c < m.nc; ++c) {
     m.bg[c * m.px + i] = m.bg[c * m.px + q];
@@ -254,32 +481,48 @@ __global__ void adopt_kernel(MotionState m, MotionConsts k) {
 
 // Sample updates (blind while refilling, else background pixels at their turn), absorption of
 // long-stopped foreground, the foreground count, prev = cur.
-__global__ void update_kernel(MotionState m, MotionConsts k) {
-  const int x = blockIdx.x * kTileW + threadIdx.x, y = blockIdx.y * kTileH + threadIdx.y;
-  const bool inside = x < m.w && y < m.h;
-  bool fg = false;
-  if (inside) {
-    const size_t i = static_cast<size_t>(y) * m.w + x, K = static_cast<size_t>(m.history);
-    fg = m.mask[i] != 0;
-    const bool own_bg = m.raw[i] == 0 && m.cnt[i] == 0 && !m.adopted[i] && !m.shadow[i];
-    if (k.blind || (sample_phase(x, y, k.frame, k.sample_period) && own_bg && !fg)) {
-      for (int c = 0; c < m.nc; ++c)
-        m.samples[(c * K + m.head[i]) * m.px + i] = m.cur[c * m.px + i];
-      m.head[i] = static_cast<uint8_t>((m.head[i] + 1) % m.history);
-      refresh(m, k, i);
+// One thread per group of `sample_period` (P) consecutive pixels of a row: the turns are staggered
+// by (x + 3 y) mod P, so each group holds exactly one pixel on its turn (the last group of a row at
+// most one), and every lane of a warp has one candidate refresh. With one thread per pixel, 1 lane
+// in P refreshed and the warp paid the whole median for each of its P phases. The refresh of the
+// pixel on its turn runs after the group's loop: pixels on their turn are background (mask 0),
+// absorbed pixels foreground, so no pixel does both (blind inserts run in the loop, before the
+// absorption, as in the CPU reference).
+template <int NW> __global__ void update_kernel(MotionState m, MotionConsts k) {
+  const int g = blockIdx.x * kTileW + threadIdx.x, y = blockIdx.y * kTileH + threadIdx.y;
+  const int P = k.sample_period;
+  const int x0 = g * P;
+  int fg_count = 0;
+  long long turn = -1;
+  if (x0 < m.w && y < m.h) {
+    const int x1 = x0 + P < m.w ? x0 + P : m.w;
+    for (int x = x0; x < x1; ++x) {
+      const size_t i = static_cast<size_t>(y) * m.w + x;
+      const bool fg = m.mask[i] != 0;
+      fg_count += fg;
+      if (k.blind) {
+        insert<NW>(m, k, i);
+      } else if (!fg && m.raw[i] == 0 && m.cnt[i] == 0 && !m.adopted[i] && !m.shadow[i] &&
+                 sample_phase(x, y, k.frame, P)) {
+        turn = static_cast<long long>(i);
+      }
+      const int age = fg ? (m.age[i] < 65535 ? m.age[i] + 1 : 65535) : 0;
+      m.age[i] = static_cast<uint16_t>(age);
+      if (k.absorb_frames > 0 && age >= k.absorb_frames) {
+        set_all_samples(m, m.cur, i);
+        refresh<NW>(m, k, i);
+        m.age[i] = 0;
+      }
+      m.prev[i] = m.cur[i];
     }
-    const int age = fg ? (m.age[i] < 65535 ? m.age[i] + 1 : 65535) : 0;
-    m.age[i] = static_cast<uint16_t>(age);
-    if (k.absorb_frames > 0 && age >= k.absorb_frames) {
-      for (int c = 0; c < m.nc; ++c)
-        for (size_t j = 0; j < K; ++j)
-          m.samples[(c * K + j) * m.px + i] = m.cur[c * m.px + i];
-      refresh(m, k, i);
-      m.age[i] = 0;
-    }
-    m.prev[i] = m.cur[i];
+    if (turn >= 0)
+      insert<NW>(m, k, static_cast<size_t>(turn));
   }
-  count(fg, &m.fig->foreground);
+  // Foreground count: per warp, then one atomic.
+  for (int off = 16; off > 0; off >>= 1)
+    fg_count += __shfl_xor_sync(kFull, fg_count, off);
+  if ((threadIdx.x & 31) == 0 && fg_count)
+    atomicAdd(&m.fig->foreground, static_cast<unsigned long long>(fg_count));
 }
 
 __global__ void output_kernel(MotionState m, MotionConsts k, uint8_t* mask, size_t mask_pitch,
@@ -320,9 +563,30 @@ Status launch_motion_load(const PixelSource& src, const MotionState& m, cudaStre
   return Status::Ok();
 }
 
+// The kernels that compute medians, instantiated per padded history (words of 4 samples).
+#define CVIS_MOTION_LAUNCH_NW(kernel, grid, ...)                                                   \
+  do {                                                                                             \
+    switch (m.stride / 4) {                                                                        \
+    case 4:                                                                                        \
+      CVIS_MOTION_LAUNCH(kernel<4>, grid, __VA_ARGS__);                                            \
+      break;                                                                                       \
+    case 8:                                                                                        \
+      CVIS_MOTION_LAUNCH(kernel<8>, grid, __VA_ARGS__);                                            \
+      break;                                                                                       \
+    case 12:                                                                                       \
+      CVIS_MOTION_LAUNCH(kernel<12>, grid, __VA_ARGS__);                                           \
+      break;                                                                                       \
+    case 16:                                                                                       \
+      CVIS_MOTION_LAUNCH(kernel<16>, grid, __VA_ARGS__);                                           \
+      break;                                                                                       \
+    default:                                                                                       \
+      return internal_error("motion: bad sample stride");                                          \
+    }                                                                                              \
+  } while (0)
+
 Status launch_motion_fill(const MotionState& m, const MotionConsts& k, int slot, bool last,
                           cudaStream_t s) {
-  CVIS_MOTION_LAUNCH(fill_kernel, tile_grid(m.w, m.h), m, k, slot, last);
+  CVIS_MOTION_LAUNCH_NW(fill_kernel, tile_grid(m.w, m.h), m, k, slot, last);
   return Status::Ok();
 }
 
@@ -333,14 +597,14 @@ Status launch_motion_restart(const MotionState& m, const MotionConsts& k, cudaSt
 
 Status launch_motion_gain(const MotionState& m, const MotionConsts& k, bool illumination,
                           cudaStream_t s) {
-  const dim3 half = tile_grid((m.w + 1) / 2, (m.h + 1) / 2);
+  const dim3 votes = vote_grid_of(m.w, m.h);
   if (illumination)
-    CVIS_MOTION_LAUNCH(gain_votes_kernel, half, m, k);
-  gain_solve_kernel<<<1, 1, 0, s>>>(m, illumination);
+    CVIS_MOTION_LAUNCH(gain_votes_kernel, votes, m, k);
+  gain_solve_kernel<<<1, seg::kGainBins, 0, s>>>(m, illumination);
   CVIS_CUDA_CHECK_LAUNCH(s, "motion gain_solve_kernel");
   if (illumination && m.nc == 3)
-    CVIS_MOTION_LAUNCH(offset_votes_kernel, half, m);
-  offset_solve_kernel<<<1, 1, 0, s>>>(m, illumination);
+    CVIS_MOTION_LAUNCH(offset_votes_kernel, votes, m);
+  offset_solve_kernel<<<1, kOffsetThreads, 0, s>>>(m, illumination);
   CVIS_CUDA_CHECK_LAUNCH(s, "motion offset_solve_kernel");
   return Status::Ok();
 }
@@ -356,7 +620,8 @@ Status launch_motion_classify(const MotionState& m, const MotionConsts& k, cudaS
 Status launch_motion_update(const MotionState& m, const MotionConsts& k, cudaStream_t s) {
   const dim3 grid = tile_grid(m.w, m.h);
   CVIS_MOTION_LAUNCH(adopt_kernel, grid, m, k);
-  CVIS_MOTION_LAUNCH(update_kernel, grid, m, k);
+  const int groups = cuda::div_up(m.w, k.sample_period);
+  CVIS_MOTION_LAUNCH_NW(update_kernel, tile_grid(groups, m.h), m, k);
   return Status::Ok();
 }
 

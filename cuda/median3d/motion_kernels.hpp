@@ -2,9 +2,11 @@
 // includes this header. Each kernel is one pass of the CPU reference (motion_cpu.cpp), in the same
 // order, with the per-pixel arithmetic of motion_math.hpp: both backends give identical bits.
 //
-// Layout (device memory, px = w * h, dense rows of w): samples [c][k][pixel] (K per channel,
-// pixel-contiguous, so one warp reads 32 consecutive bytes of one sample), every other per-pixel
-// array [c][pixel] or [pixel].
+// Layout (device memory, px = w * h, dense rows of w): samples [c][pixel][stride] (a pixel's K
+// samples of one channel contiguous, padded to `stride` = K rounded up to 16 bytes: a refresh
+// reads them with stride / 16 aligned 16-byte loads, and only the pixels that refresh move their
+// samples through DRAM; the padding bytes are never counted), every other per-pixel array
+// [c][pixel] or [pixel].
 #pragma once
 
 #include <cuda_runtime_api.h>
@@ -32,8 +34,9 @@ struct MotionFigures {
 
 struct MotionState {
   int w = 0, h = 0, nc = 3, history = 31;
+  int stride = 32; // bytes per pixel and channel in `samples`: sample_stride(history)
   size_t px = 0;
-  uint8_t* samples = nullptr;            // [c][k][pixel]
+  uint8_t* samples = nullptr;            // [c][pixel][stride]
   uint8_t *bg = nullptr, *tau = nullptr; // [c][pixel]: median, threshold
   uint8_t *in = nullptr, *cur = nullptr; // [c][pixel]: frame, compensated frame
   uint8_t *head = nullptr, *cnt = nullptr, *prev = nullptr, *raw = nullptr, *mask = nullptr,
@@ -44,6 +47,11 @@ struct MotionState {
   uint32_t* off_hist = nullptr;  // 2 * seg::kOffsetBins
   MotionFigures* fig = nullptr;
 };
+
+// Bytes of one pixel's samples of one channel: K rounded up to a multiple of 16 (16..64).
+inline int sample_stride(int history) {
+  return (history + 15) / 16 * 16;
+}
 
 // The parameters the passes need (from MotionParams, per frame).
 struct MotionConsts {
