@@ -153,7 +153,7 @@ private:
     const int nc = p_.color ? 3 : 1;
     const int stride = kernels::sample_stride(p_.history);
     CVIS_RETURN_IF_ERROR(samples_.reserve(static_cast<size_t>(nc) * stride * px, s));
-    CVIS_RETURN_IF_ERROR(planes_.reserve(4 * nc * px, s)); // bg, tau, in, cur
+    CVIS_RETURN_IF_ERROR(planes_.reserve(3 * nc * px + 3 * 256, s)); // bg, tau, in; table
     CVIS_RETURN_IF_ERROR(pixels_.reserve(9 * px, s));      // head .. own, adopt
     CVIS_RETURN_IF_ERROR(age_.reserve(px, s));
     CVIS_RETURN_IF_ERROR(hist_.reserve(seg::kGainBins + 2 * seg::kOffsetBins, s));
@@ -169,7 +169,7 @@ private:
     m_.bg = pl;
     m_.tau = pl + nc * px;
     m_.in = pl + 2 * nc * px;
-    m_.cur = pl + 3 * nc * px;
+    m_.lut = pl + 3 * nc * px;
     uint8_t* pp = pixels_.get();
     uint8_t** per_pixel[] = {&m_.head, &m_.cnt,     &m_.prev,   &m_.raw,
                              &m_.mask, &m_.adopted, &m_.shadow, &m_.own};
@@ -187,7 +187,7 @@ private:
     CVIS_CUDA_CHECK(cudaMemsetAsync(pp, 0, 8 * px, s));
     CVIS_CUDA_CHECK(cudaMemsetAsync(m_.adopt, 0xff, px, s));
     CVIS_CUDA_CHECK(cudaMemsetAsync(m_.age, 0, px * sizeof(uint16_t), s));
-    CVIS_CUDA_CHECK(cudaMemsetAsync(pl, 0, 4 * nc * px, s));
+    CVIS_CUDA_CHECK(cudaMemsetAsync(pl, 0, 3 * nc * px + 3 * 256, s));
     m_.w = w;
     m_.h = h;
     restart_counters();

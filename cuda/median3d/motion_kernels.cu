@@ -51,22 +51,75 @@ __device__ __forceinline__ uint32_t absdiff_bytes(uint32_t a, uint32_t b) {
   return ((a & ~m) | (b & m)) - ((a & m) | (b & ~m));
 }
 
-// select_rank() over the bytes of w (the padding already 255).
-template <int NW> __device__ __forceinline__ int select_rank_packed(const uint32_t (&w)[NW], int rank) {
+// How many bytes of w are below c (c: one level in every byte, 0..255).
+template <int NW> __device__ __forceinline__ int count_below(const uint32_t (&w)[NW], uint32_t c) {
+  uint32_t acc = 0; // per byte lane: how many of the words' bytes there are below (<= 16)
+#pragma unroll
+  for (int j = 0; j < NW; ++j)
+    acc += lt_bytes(w[j], c) >> 7;
+  return static_cast<int>((acc * 0x01010101u) >> 24); // the four lanes' sum (<= 64)
+}
+
+// select_rank() over the bytes of w (the padding already 255), from bit `top` down with the bits
+// above it 0: equal to select_rank() when fewer than rank + 1 values are below 2^(top + 1) is
+// false, i.e. when #(values < 2^(top + 1)) > rank (every candidate of a higher bit then has more
+// than rank values below it and is refused there too).
+template <int NW, int kTop = 7>
+__device__ __forceinline__ int select_rank_packed(const uint32_t (&w)[NW], int rank) {
   int cur = 0;
 #pragma unroll
-  for (int bit = 7; bit >= 0; --bit) {
+  for (int bit = kTop; bit >= 0; --bit) {
     const int cand = cur | (1 << bit);
-    const uint32_t cb = static_cast<uint32_t>(cand) * 0x01010101u;
-    uint32_t acc = 0; // per byte: how many of the words' bytes in that lane are below cand (<= 16)
-#pragma unroll
-    for (int j = 0; j < NW; ++j)
-      acc += lt_bytes(w[j], cb) >> 7;
-    const int below = static_cast<int>((acc * 0x01010101u) >> 24); // sum of the four lanes (<= 64)
-    if (below <= rank)
+    if (count_below<NW>(w, static_cast<uint32_t>(cand) * 0x01010101u) <= rank)
       cur = cand;
   }
   return cur;
+}
+
+__device__ __forceinline__ uint32_t bytes_mask(uint32_t bit7) {
+  return (bit7 >> 7) * 0xffu;
+}
+__device__ __forceinline__ uint32_t min_bytes(uint32_t a, uint32_t b) {
+  const uint32_t m = bytes_mask(lt_bytes(a, b));
+  return (a & m) | (b & ~m);
+}
+__device__ __forceinline__ uint32_t max_bytes(uint32_t a, uint32_t b) {
+  const uint32_t m = bytes_mask(lt_bytes(a, b));
+  return (b & m) | (a & ~m);
+}
+
+// select_rank() over the bytes of w (padding 255) with a guess h of the answer: the previous
+// median, when one sample of the set has been replaced. With lt = #(values < h) and
+// le = #(values <= h): lt <= rank < le -> h; le == rank -> the smallest value above h; lt ==
+// rank + 1 -> the largest value below h; otherwise (or h = 255) the bit-by-bit selection. Each
+// case is exact for any h; one replaced sample moves lt and le by at most 1, so the previous
+// median always lands in the first three (two counting passes, at most one min or max pass,
+// instead of eight counting passes).
+template <int NW>
+__device__ __forceinline__ int select_rank_near(const uint32_t (&w)[NW], int rank, int h) {
+  if (h < 255) {
+    const uint32_t hb = static_cast<uint32_t>(h) * 0x01010101u;
+    const int lt = count_below<NW>(w, hb), le = count_below<NW>(w, hb + 0x01010101u);
+    if (lt <= rank && rank < le)
+      return h;
+    if (le == rank) {
+      uint32_t r = 0xffffffffu;
+#pragma unroll
+      for (int j = 0; j < NW; ++j) // bytes not above h count as 255 (the padding is 255)
+        r = min_bytes(r, w[j] | ~bytes_mask(lt_bytes(hb, w[j])));
+      r = min_bytes(r, r >> 16);
+      return static_cast<int>(min_bytes(r, r >> 8) & 0xffu);
+    }
+    if (lt == rank + 1) {
+      uint32_t r = 0;
+#pragma unroll
+      for (int j = 0; j < NW; ++j) // bytes not below h count as 0 (the padding, 255, is not)
+        r = max_bytes(r, w[j] & bytes_mask(lt_bytes(w[j], hb)));
+      r = max_bytes(r, r >> 16);
+      return static_cast<int>(max_bytes(r, r >> 8) & 0xffu);
+    }
+  }
+  return select_rank_packed<NW>(w, rank);
 }
 
 // Mask of the real samples of word j (bytes 4j .. 4j + 3 below K).
@@ -78,27 +131,38 @@ template <int NW> __device__ __forceinline__ void valid_masks(int K, uint32_t (&
   }
 }
 
-// median_mad() of motion_math.hpp on the packed samples: the same B and D.
+// median_mad() of motion_math.hpp on the packed samples: the same B and D. `hint`: a guess of B
+// (the median before one sample was replaced), or -1.
 template <int NW>
-__device__ __forceinline__ void median_mad_packed(const uint32_t (&w)[NW], int K, int* median,
-                                                  int* mad) {
+__device__ __forceinline__ void median_mad_packed(const uint32_t (&w)[NW], int K, int hint,
+                                                  int* median, int* mad) {
   uint32_t vm[NW], s[NW];
   valid_masks<NW>(K, vm);
 #pragma unroll
   for (int j = 0; j < NW; ++j)
     s[j] = w[j] | ~vm[j];
   const int rank = (K - 1) / 2;
-  const int b = select_rank_packed<NW>(s, rank);
+  const int b = hint >= 0 ? select_rank_near<NW>(s, rank, hint) : select_rank_packed<NW>(s, rank);
   const uint32_t bb = static_cast<uint32_t>(b) * 0x01010101u;
 #pragma unroll
   for (int j = 0; j < NW; ++j)
     s[j] = absdiff_bytes(w[j], bb) | ~vm[j];
   *median = b;
-  *mad = select_rank_packed<NW>(s, rank);
+  // Deviations are mostly small: when more than rank are below 16, bits 7..4 of D are 0 and the
+  // selection starts at bit 3 (exact, select_rank_packed's condition).
+  *mad = count_below<NW>(s, 0x10101010u) > rank ? select_rank_packed<NW, 3>(s, rank)
+                                                  : select_rank_packed<NW>(s, rank);
 }
 
 __device__ __forceinline__ uint8_t* samples_of(const MotionState& m, int c, size_t i) {
   return m.samples + (static_cast<size_t>(c) * m.px + i) * m.stride;
+}
+
+// The compensated value of channel c of pixel i (cur_ of the CPU reference): the frame's table
+// (compensate() of every level, written by offset_solve_kernel) at the frame's value. The table
+// replaces three 64-bit divisions per pixel and a plane written and read back.
+__device__ __forceinline__ uint8_t cur_at(const MotionState& m, int c, size_t i) {
+  return __ldg(m.lut + c * 256 + m.in[c * m.px + i]);
 }
 
 template <int NW>
@@ -117,9 +181,9 @@ __device__ __forceinline__ void load_samples(const uint8_t* p, uint32_t (&w)[NW]
 // Median and threshold of channel c of pixel i from its samples `w`.
 template <int NW>
 __device__ __forceinline__ void store_model(const MotionState& m, const MotionConsts& k, int c,
-                                            size_t i, const uint32_t (&w)[NW]) {
+                                            size_t i, const uint32_t (&w)[NW], int hint = -1) {
   int b, d;
-  median_mad_packed<NW>(w, m.history, &b, &d);
+  median_mad_packed<NW>(w, m.history, hint, &b, &d);
   m.bg[c * m.px + i] = static_cast<uint8_t>(b);
   m.tau[c * m.px + i] = static_cast<uint8_t>(
       tau_of(d, k.factor16, c == 0 ? k.tau_min : k.tau_min_chroma, k.tau_max));
@@ -144,21 +208,24 @@ template <int NW> __device__ void insert(const MotionState& m, const MotionConst
     uint8_t* p = samples_of(m, c, i);
     uint32_t w[NW];
     load_samples<NW>(p, w);
-    const uint8_t v = m.cur[c * m.px + i];
+    const uint8_t v = cur_at(m, c, i);
 #pragma unroll
     for (int j = 0; j < NW; ++j)
       if (j == wi)
         w[j] = (w[j] & ~(0xffu << shift)) | (static_cast<uint32_t>(v) << shift);
     p[h] = v;
-    store_model<NW>(m, k, c, i, w);
+    // The model still holds the median of the samples before this one replaced the oldest.
+    store_model<NW>(m, k, c, i, w, m.bg[c * m.px + i]);
   }
   m.head[i] = static_cast<uint8_t>(h + 1 == m.history ? 0 : h + 1);
 }
 
-// Every sample of pixel i (all channels) set to its value in `plane` ([c][pixel]).
-__device__ void set_all_samples(const MotionState& m, const uint8_t* plane, size_t i) {
+// Every sample of pixel i set to its value in channel c: `in` (the frame's) or, with
+// `compensated`, cur_at(). (Values, not a small array: an array passed on would go to the stack.)
+__device__ __forceinline__ void set_all_samples(const MotionState& m, bool compensated, size_t i) {
   for (int c = 0; c < m.nc; ++c) {
-    const uint32_t v = static_cast<uint32_t>(plane[c * m.px + i]) * 0x01010101u;
+    const uint32_t v =
+        static_cast<uint32_t>(compensated ? cur_at(m, c, i) : m.in[c * m.px + i]) * 0x01010101u;
     uint4* q = reinterpret_cast<uint4*>(samples_of(m, c, i));
     for (int j = 0; j < m.stride / 16; ++j)
       q[j] = make_uint4(v, v, v, v);
@@ -167,7 +234,10 @@ __device__ void set_all_samples(const MotionState& m, const uint8_t* plane, size
 
 __device__ __forceinline__ PixelModel model_at(const MotionState& m, size_t i, uint32_t scale16) {
   PixelModel p{};
-  for (int c = 0; c < m.nc; ++c) {
+#pragma unroll
+  for (int c = 0; c < 3; ++c) {
+    if (c >= m.nc)
+      break;
     p.b[c] = m.bg[c * m.px + i];
     p.tau[c] = scale_tau(m.tau[c * m.px + i], scale16);
   }
@@ -176,7 +246,7 @@ __device__ __forceinline__ PixelModel model_at(const MotionState& m, size_t i, u
 
 __device__ __forceinline__ void values(const MotionState& m, size_t i, int v[3]) {
   for (int c = 0; c < 3; ++c)
-    v[c] = c < m.nc ? m.cur[c * m.px + i] : 0;
+    v[c] = c < m.nc ? cur_at(m, c, i) : 0;
 }
 
 __global__ void begin_kernel(MotionState m, bool hists) {
@@ -222,7 +292,7 @@ __global__ void restart_kernel(MotionState m, MotionConsts k) {
   if (x >= m.w || y >= m.h)
     return;
   const size_t i = static_cast<size_t>(y) * m.w + x;
-  set_all_samples(m, m.in, i); // the padding too: it is never counted
+  set_all_samples(m, false, i); // the padding too: it is never counted
   for (int c = 0; c < m.nc; ++c) {
     const uint8_t v = m.in[c * m.px + i];
     m.bg[c * m.px + i] = v;
@@ -363,6 +433,7 @@ constexpr int kOffsetThreads = 512;
 static_assert(kOffsetThreads >= seg::kOffsetBins, "one thread per offset bin");
 
 __global__ void __launch_bounds__(kOffsetThreads) offset_solve_kernel(MotionState m,
+                                                                      MotionConsts kc,
                                                                       bool illumination) {
   __shared__ uint32_t warp_sums[32];
   MotionFigures& f = *m.fig;
@@ -385,50 +456,87 @@ __global__ void __launch_bounds__(kOffsetThreads) offset_solve_kernel(MotionStat
     f.tau_scale16 =
         f.g16 < 65536u ? static_cast<uint32_t>((65536ull * 65536ull + f.g16 / 2) / f.g16) : 65536u;
   }
+  __syncthreads();
+  // The frame's compensation table (cur_at()): every level of every channel.
+  const uint32_t g16 = f.g16;
+  for (int j = k; j < m.nc * 256; j += kOffsetThreads) {
+    const int c = j >> 8, v = j & 255;
+    m.lut[j] = static_cast<uint8_t>(
+        c == 0 ? compensate(v, kc.black, 0, g16) : compensate(v, 128, f.offset[c - 1], g16));
+  }
 }
 
-// cur and the own test.
-__global__ void own_kernel(MotionState m, MotionConsts k) {
-  const int x = blockIdx.x * kTileW + threadIdx.x, y = blockIdx.y * kTileH + threadIdx.y;
-  if (x >= m.w || y >= m.h)
-    return;
-  const size_t i = static_cast<size_t>(y) * m.w + x;
-  const MotionFigures& f = *m.fig;
-  int v[3] = {0, 0, 0};
-  v[0] = compensate(m.in[i], k.black, 0, f.g16);
-  for (int c = 1; c < m.nc; ++c)
-    v[c] = compensate(m.in[c * m.px + i], 128, f.offset[c - 1], f.g16);
-  for (int c = 0; c < m.nc; ++c)
-    m.cur[c * m.px + i] = static_cast<uint8_t>(v[c]);
-  int margin;
-  m.own[i] = matches(v, model_at(m, i, f.tau_scale16), m.nc, &margin);
-}
+// Own test, neighbour test, shadows, the change counts, cnt and the adoption choice, one block per
+// 32 x 8 tile. The neighbour test reads the models and own tests of the (2r + 1)^2 neighbours:
+// the block first computes them for its tile and an r-pixel halo into shared memory (values,
+// medians, thresholds widened by the gain once per pixel and block, not once per neighbour), so
+// no own-test plane goes through memory and no separate pass runs.
+constexpr int kHaloW = kTileW + 2 * kMaxMotionRadius, kHaloH = kTileH + 2 * kMaxMotionRadius;
 
-// Neighbour test, shadows, the change counts, cnt and the adoption choice.
-__global__ void test_kernel(MotionState m, MotionConsts k) {
+__global__ void __launch_bounds__(kTileW* kTileH) test_kernel(MotionState m, MotionConsts k) {
+  __shared__ uint32_t s_val[kHaloW * kHaloH];    // v0 | v1 << 8 | v2 << 16
+  __shared__ uint32_t s_bg[kHaloW * kHaloH];     // b0 | b1 << 8 | b2 << 16 | own << 24
+  __shared__ int s_tau[3][kHaloW * kHaloH];      // thresholds widened by 1/g (may pass 255)
+  const int r = k.radius, hw = kTileW + 2 * r, hh = kTileH + 2 * r;
+  const int x0 = blockIdx.x * kTileW - r, y0 = blockIdx.y * kTileH - r;
+  const uint32_t scale = m.fig->tau_scale16;
+  for (int e = threadIdx.y * kTileW + threadIdx.x; e < hw * hh; e += kTileW * kTileH) {
+    const int xx = x0 + e % hw, yy = y0 + e / hw;
+    uint32_t val = 0, bg = 0;
+    if (xx >= 0 && xx < m.w && yy >= 0 && yy < m.h) {
+      const size_t q = static_cast<size_t>(yy) * m.w + xx;
+      int v[3];
+      values(m, q, v);
+      const PixelModel pm = model_at(m, q, scale);
+      int margin;
+      const bool own = matches(v, pm, m.nc, &margin);
+      val = static_cast<uint32_t>(v[0]) | (static_cast<uint32_t>(v[1]) << 8) |
+            (static_cast<uint32_t>(v[2]) << 16);
+      bg = static_cast<uint32_t>(pm.b[0]) | (static_cast<uint32_t>(pm.b[1]) << 8) |
+           (static_cast<uint32_t>(pm.b[2]) << 16) | (own ? 1u << 24 : 0u);
+#pragma unroll
+      for (int c = 0; c < 3; ++c)
+        s_tau[c][e] = pm.tau[c];
+    }
+    s_val[e] = val;
+    s_bg[e] = bg; // outside the image: never read (motion_test skips those neighbours)
+  }
+  __syncthreads();
   const int x = blockIdx.x * kTileW + threadIdx.x, y = blockIdx.y * kTileH + threadIdx.y;
   const bool inside = x < m.w && y < m.h;
   bool raw = false, shadow = false, diff = false;
   if (inside) {
     const size_t i = static_cast<size_t>(y) * m.w + x;
-    const uint32_t scale = m.fig->tau_scale16;
-    int v[3];
-    values(m, i, v);
+    auto at = [&](int xx, int yy) { return (yy - y0) * hw + (xx - x0); };
+    const uint32_t val = s_val[at(x, y)];
+    const int v[3] = {static_cast<int>(val & 255u), static_cast<int>((val >> 8) & 255u),
+                      static_cast<int>(val >> 16)};
     auto model = [&](int xx, int yy) {
-      return model_at(m, static_cast<size_t>(yy) * m.w + xx, scale);
+      const int e = at(xx, yy);
+      const uint32_t b = s_bg[e];
+      PixelModel pm;
+      pm.b[0] = static_cast<int>(b & 255u);
+      pm.b[1] = static_cast<int>((b >> 8) & 255u);
+      pm.b[2] = static_cast<int>((b >> 16) & 255u);
+#pragma unroll
+      for (int c = 0; c < 3; ++c)
+        pm.tau[c] = s_tau[c][e];
+      return pm;
     };
-    auto shows_bg = [&](int xx, int yy) { return m.own[static_cast<size_t>(yy) * m.w + xx] != 0; };
-    const MotionTest t = motion_test(v, m.nc, x, y, m.w, m.h, k.radius, model, shows_bg);
+    auto shows_bg = [&](int xx, int yy) { return (s_bg[at(xx, yy)] >> 24) != 0; };
+    const MotionTest t = motion_test(v, m.nc, x, y, m.w, m.h, r, model, shows_bg);
     raw = !t.own && t.neighbour < 0;
-    if (raw && m.nc == 3 && k.shadows &&
-        seg::shadow_yuv(v[0], v[1], v[2], m.bg[i], m.bg[m.px + i], m.bg[2 * m.px + i], k.black,
-                        k.lo16, k.hi16, k.shadow_chroma)) {
-      shadow = true;
-      raw = false;
+    if (raw && m.nc == 3 && k.shadows) {
+      const PixelModel pm = model(x, y);
+      if (seg::shadow_yuv(v[0], v[1], v[2], pm.b[0], pm.b[1], pm.b[2], k.black, k.lo16, k.hi16,
+                          k.shadow_chroma)) {
+        shadow = true;
+        raw = false;
+      }
     }
     m.raw[i] = raw ? 255 : 0;
     m.shadow[i] = shadow;
-    const int d = m.cur[i] > m.prev[i] ? m.cur[i] - m.prev[i] : m.prev[i] - m.cur[i];
+    const int d = v[0] > m.prev[i] ? v[0] - m.prev[i] : m.prev[i] - v[0];
     diff = d > m.tau[i];
     const int c = (!t.own && t.neighbour >= 0) ? (m.cnt[i] < 255 ? m.cnt[i] + 1 : 255) : 0;
     m.cnt[i] = static_cast<uint8_t>(c);
@@ -440,22 +548,10 @@ __global__ void test_kernel(MotionState m, MotionConsts k) {
   count(diff, &m.fig->diff);
 }
 
-__global__ void majority_kernel(MotionState m, MotionConsts k) {
-  const int x = blockIdx.x * kTileW + threadIdx.x, y = blockIdx.y * kTileH + threadIdx.y;
-  if (x >= m.w || y >= m.h)
-    return;
-  auto at = [&](int xx, int yy) { return m.raw[static_cast<size_t>(yy) * m.w + xx]; };
-  const size_t i = static_cast<size_t>(y) * m.w + x;
-  m.mask[i] = k.cleanup ? seg::majority3x3(at, x, y, m.w, m.h) : m.raw[i];
-}
-
-// Adoption: reads only neighbours that do not adopt in this frame (their samples do not change
-// here), so the threads' order does not matter.
-__global__ void adopt_kernel(MotionState m, MotionConsts k) {
-  const int x = blockIdx.x * kTileW + threadIdx.x, y = blockIdx.y * kTileH + threadIdx.y;
-  if (x >= m.w || y >= m.h)
-    return;
-  const size_t i = static_cast<size_t>(y) * m.w + x;
+// Adoption (pixel i at (x, y)): reads only neighbours that do not adopt in this frame (their
+// samples do not change here), so the threads' order does not matter.
+__device__ __forceinline__ void adopt(const MotionState& m, const MotionConsts& k, int x, int y,
+                                      size_t i) {
   m.adopted[i] = 0;
   const int a = m.adopt[i];
   if (a < 0)
@@ -477,6 +573,19 @@ __global__ void adopt_kernel(MotionState m, MotionConsts k) {
   }
   m.cnt[i] = 0;
   m.adopted[i] = 1;
+}
+
+// The raw mask's 3x3 majority, and the adoption (which the CPU reference runs after the clean-up
+// and the area filter; it reads and writes neither mask, and the choices are final after
+// test_kernel, so it shares this pass instead of taking a launch of its own).
+__global__ void majority_kernel(MotionState m, MotionConsts k) {
+  const int x = blockIdx.x * kTileW + threadIdx.x, y = blockIdx.y * kTileH + threadIdx.y;
+  if (x >= m.w || y >= m.h)
+    return;
+  auto at = [&](int xx, int yy) { return m.raw[static_cast<size_t>(yy) * m.w + xx]; };
+  const size_t i = static_cast<size_t>(y) * m.w + x;
+  m.mask[i] = k.cleanup ? seg::majority3x3(at, x, y, m.w, m.h) : m.raw[i];
+  adopt(m, k, x, y, i);
 }
 
 // Sample updates (blind while refilling, else background pixels at their turn), absorption of
@@ -509,11 +618,11 @@ template <int NW> __global__ void update_kernel(MotionState m, MotionConsts k) {
       const int age = fg ? (m.age[i] < 65535 ? m.age[i] + 1 : 65535) : 0;
       m.age[i] = static_cast<uint16_t>(age);
       if (k.absorb_frames > 0 && age >= k.absorb_frames) {
-        set_all_samples(m, m.cur, i);
+        set_all_samples(m, true, i);
         refresh<NW>(m, k, i);
         m.age[i] = 0;
       }
-      m.prev[i] = m.cur[i];
+      m.prev[i] = cur_at(m, 0, i);
     }
     if (turn >= 0)
       insert<NW>(m, k, static_cast<size_t>(turn));
@@ -604,22 +713,19 @@ Status launch_motion_gain(const MotionState& m, const MotionConsts& k, bool illu
   CVIS_CUDA_CHECK_LAUNCH(s, "motion gain_solve_kernel");
   if (illumination && m.nc == 3)
     CVIS_MOTION_LAUNCH(offset_votes_kernel, votes, m);
-  offset_solve_kernel<<<1, kOffsetThreads, 0, s>>>(m, illumination);
+  offset_solve_kernel<<<1, kOffsetThreads, 0, s>>>(m, k, illumination);
   CVIS_CUDA_CHECK_LAUNCH(s, "motion offset_solve_kernel");
   return Status::Ok();
 }
 
 Status launch_motion_classify(const MotionState& m, const MotionConsts& k, cudaStream_t s) {
   const dim3 grid = tile_grid(m.w, m.h);
-  CVIS_MOTION_LAUNCH(own_kernel, grid, m, k);
   CVIS_MOTION_LAUNCH(test_kernel, grid, m, k);
   CVIS_MOTION_LAUNCH(majority_kernel, grid, m, k);
   return Status::Ok();
 }
 
 Status launch_motion_update(const MotionState& m, const MotionConsts& k, cudaStream_t s) {
-  const dim3 grid = tile_grid(m.w, m.h);
-  CVIS_MOTION_LAUNCH(adopt_kernel, grid, m, k);
   const int groups = cuda::div_up(m.w, k.sample_period);
   CVIS_MOTION_LAUNCH_NW(update_kernel, tile_grid(groups, m.h), m, k);
   return Status::Ok();

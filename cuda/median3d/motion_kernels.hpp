@@ -38,7 +38,8 @@ struct MotionState {
   size_t px = 0;
   uint8_t* samples = nullptr;            // [c][pixel][stride]
   uint8_t *bg = nullptr, *tau = nullptr; // [c][pixel]: median, threshold
-  uint8_t *in = nullptr, *cur = nullptr; // [c][pixel]: frame, compensated frame
+  uint8_t* in = nullptr;  // [c][pixel]: the frame's values
+  uint8_t* lut = nullptr; // [c][256]: the frame's compensated values of every level (compensate())
   uint8_t *head = nullptr, *cnt = nullptr, *prev = nullptr, *raw = nullptr, *mask = nullptr,
           *adopted = nullptr, *shadow = nullptr, *own = nullptr;
   int8_t* adopt = nullptr;
@@ -80,13 +81,13 @@ Status launch_motion_fill(const MotionState& m, const MotionConsts& k, int slot,
 // cnt, age and mask 0.
 Status launch_motion_restart(const MotionState& m, const MotionConsts& k, cudaStream_t s);
 // Gain and chroma offsets (estimate_gain of the CPU reference): votes and their medians into the
-// figures; with illumination off, g = 1 and no offsets.
+// figures, and the frame's compensation table; with illumination off, g = 1 and no offsets.
 Status launch_motion_gain(const MotionState& m, const MotionConsts& k, bool illumination,
                           cudaStream_t s);
-// cur = compensated in; own test; then the neighbour test, shadows, counts, cnt and adopt; then
-// the raw mask's 3x3 majority into mask.
+// Own test (the compensated values through the frame's table); then the neighbour test, shadows,
+// counts, cnt and adopt; then the raw mask's 3x3 majority into mask, and the adoptions.
 Status launch_motion_classify(const MotionState& m, const MotionConsts& k, cudaStream_t s);
-// Adoption, sample updates and absorption; foreground count; prev = cur.
+// Sample updates and absorption; foreground count; prev = compensated luma.
 Status launch_motion_update(const MotionState& m, const MotionConsts& k, cudaStream_t s);
 // Outputs: the mask into `mask` (null: none) and the background (`has_background`: into `bg`, as
 // luma; `raw`: the frame's luma instead of the model).
