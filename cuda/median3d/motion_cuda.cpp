@@ -62,8 +62,8 @@ public:
     result->frame = ++frame_;
     result->pixels = static_cast<int64_t>(m_.px);
     kernels::MotionConsts k = consts(frame);
-    CVIS_RETURN_IF_ERROR(kernels::launch_motion_begin(m_, p_.illumination, s));
-    CVIS_RETURN_IF_ERROR(kernels::launch_motion_load(make_pixel_source(dev), m_, s));
+    CVIS_RETURN_IF_ERROR(
+        kernels::launch_motion_load(make_pixel_source(dev), m_, p_.illumination, s));
 
     if (restart_pending_ || frame_ <= p_.history) {
       if (restart_pending_) { // a shot change confirmed at the previous frame
@@ -154,7 +154,7 @@ private:
     const int stride = kernels::sample_stride(p_.history);
     CVIS_RETURN_IF_ERROR(samples_.reserve(static_cast<size_t>(nc) * stride * px, s));
     CVIS_RETURN_IF_ERROR(planes_.reserve(3 * nc * px + 3 * 256, s)); // bg, tau, in; table
-    CVIS_RETURN_IF_ERROR(pixels_.reserve(9 * px, s));      // head .. own, adopt
+    CVIS_RETURN_IF_ERROR(pixels_.reserve(8 * px, s)); // head .. shadow, adopt
     CVIS_RETURN_IF_ERROR(age_.reserve(px, s));
     CVIS_RETURN_IF_ERROR(hist_.reserve(seg::kGainBins + 2 * seg::kOffsetBins, s));
     CVIS_RETURN_IF_ERROR(dfig_.reserve(1, s));
@@ -171,11 +171,11 @@ private:
     m_.in = pl + 2 * nc * px;
     m_.lut = pl + 3 * nc * px;
     uint8_t* pp = pixels_.get();
-    uint8_t** per_pixel[] = {&m_.head, &m_.cnt,     &m_.prev,   &m_.raw,
-                             &m_.mask, &m_.adopted, &m_.shadow, &m_.own};
-    for (size_t j = 0; j < 8; ++j)
+    uint8_t** per_pixel[] = {&m_.head, &m_.cnt,     &m_.prev,  &m_.raw,
+                             &m_.mask, &m_.adopted, &m_.shadow};
+    for (size_t j = 0; j < 7; ++j)
       *per_pixel[j] = pp + j * px;
-    m_.adopt = reinterpret_cast<int8_t*>(pp + 8 * px);
+    m_.adopt = reinterpret_cast<int8_t*>(pp + 7 * px);
     m_.age = age_.get();
     m_.gain_hist = hist_.get();
     m_.off_hist = hist_.get() + seg::kGainBins;
@@ -184,7 +184,7 @@ private:
     // initial fill before they are used, but the refresh loads whole padded blocks: the padding
     // (never counted) is cleared once so that no load reads memory nothing wrote.
     CVIS_CUDA_CHECK(cudaMemsetAsync(m_.samples, 0, static_cast<size_t>(nc) * stride * px, s));
-    CVIS_CUDA_CHECK(cudaMemsetAsync(pp, 0, 8 * px, s));
+    CVIS_CUDA_CHECK(cudaMemsetAsync(pp, 0, 7 * px, s));
     CVIS_CUDA_CHECK(cudaMemsetAsync(m_.adopt, 0xff, px, s));
     CVIS_CUDA_CHECK(cudaMemsetAsync(m_.age, 0, px * sizeof(uint16_t), s));
     CVIS_CUDA_CHECK(cudaMemsetAsync(pl, 0, 3 * nc * px + 3 * 256, s));

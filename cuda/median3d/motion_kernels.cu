@@ -249,19 +249,18 @@ __device__ __forceinline__ void values(const MotionState& m, size_t i, int v[3])
     v[c] = c < m.nc ? cur_at(m, c, i) : 0;
 }
 
-__global__ void begin_kernel(MotionState m, bool hists) {
-  const int t = blockIdx.x * blockDim.x + threadIdx.x;
-  if (t == 0)
-    *m.fig = MotionFigures{};
-  if (!hists)
-    return;
-  if (t < seg::kGainBins)
-    m.gain_hist[t] = 0;
-  if (t < 2 * seg::kOffsetBins)
-    m.off_hist[t] = 0;
-}
-
-__global__ void load_kernel(PixelSource src, MotionState m) {
+// The frame's channel values; the first block also zeroes the figures and (`hists`) the vote
+// histograms, which no kernel before the votes reads (a launch of its own saved).
+__global__ void load_kernel(PixelSource src, MotionState m, bool hists) {
+  if (blockIdx.x == 0 && blockIdx.y == 0) {
+    const int t = threadIdx.y * kTileW + threadIdx.x;
+    if (t == 0)
+      *m.fig = MotionFigures{};
+    for (int j = t; hists && j < seg::kGainBins; j += kTileW * kTileH)
+      m.gain_hist[j] = 0;
+    for (int j = t; hists && j < 2 * seg::kOffsetBins; j += kTileW * kTileH)
+      m.off_hist[j] = 0;
+  }
   const int x = blockIdx.x * kTileW + threadIdx.x, y = blockIdx.y * kTileH + threadIdx.y;
   if (x >= m.w || y >= m.h)
     return;
@@ -658,17 +657,9 @@ __global__ void output_kernel(MotionState m, MotionConsts k, uint8_t* mask, size
     CVIS_CUDA_CHECK_LAUNCH(s, "motion " #kernel);                                                  \
   } while (0)
 
-Status launch_motion_begin(const MotionState& m, bool illumination, cudaStream_t s) {
-  begin_kernel<<<cuda::div_up(2 * seg::kOffsetBins > seg::kGainBins ? 2 * seg::kOffsetBins
-                                                                    : seg::kGainBins,
-                              256),
-                 256, 0, s>>>(m, illumination);
-  CVIS_CUDA_CHECK_LAUNCH(s, "motion begin_kernel");
-  return Status::Ok();
-}
-
-Status launch_motion_load(const PixelSource& src, const MotionState& m, cudaStream_t s) {
-  CVIS_MOTION_LAUNCH(load_kernel, tile_grid(m.w, m.h), src, m);
+Status launch_motion_load(const PixelSource& src, const MotionState& m, bool illumination,
+                          cudaStream_t s) {
+  CVIS_MOTION_LAUNCH(load_kernel, tile_grid(m.w, m.h), src, m, illumination);
   return Status::Ok();
 }
 
