@@ -62,8 +62,7 @@ public:
     result->frame = ++frame_;
     result->pixels = static_cast<int64_t>(m_.px);
     kernels::MotionConsts k = consts(frame);
-    CVIS_RETURN_IF_ERROR(
-        kernels::launch_motion_load(make_pixel_source(dev), m_, p_.illumination, s));
+    m_.src = make_pixel_source(dev); // valid until the synchronisation at the end of the frame
 
     if (restart_pending_ || frame_ <= p_.history) {
       if (restart_pending_) { // a shot change confirmed at the previous frame
@@ -153,7 +152,7 @@ private:
     const int nc = p_.color ? 3 : 1;
     const int stride = kernels::sample_stride(p_.history);
     CVIS_RETURN_IF_ERROR(samples_.reserve(static_cast<size_t>(nc) * stride * px, s));
-    CVIS_RETURN_IF_ERROR(planes_.reserve(3 * nc * px + 3 * 256, s)); // bg, tau, in; table
+    CVIS_RETURN_IF_ERROR(planes_.reserve(2 * nc * px + 3 * 256, s)); // bg, tau; table
     CVIS_RETURN_IF_ERROR(pixels_.reserve(8 * px, s)); // head .. shadow, adopt
     CVIS_RETURN_IF_ERROR(age_.reserve(px, s));
     CVIS_RETURN_IF_ERROR(hist_.reserve(seg::kGainBins + 2 * seg::kOffsetBins, s));
@@ -168,8 +167,7 @@ private:
     uint8_t* pl = planes_.get();
     m_.bg = pl;
     m_.tau = pl + nc * px;
-    m_.in = pl + 2 * nc * px;
-    m_.lut = pl + 3 * nc * px;
+    m_.lut = pl + 2 * nc * px;
     uint8_t* pp = pixels_.get();
     uint8_t** per_pixel[] = {&m_.head, &m_.cnt,     &m_.prev,  &m_.raw,
                              &m_.mask, &m_.adopted, &m_.shadow};
@@ -187,7 +185,9 @@ private:
     CVIS_CUDA_CHECK(cudaMemsetAsync(pp, 0, 7 * px, s));
     CVIS_CUDA_CHECK(cudaMemsetAsync(m_.adopt, 0xff, px, s));
     CVIS_CUDA_CHECK(cudaMemsetAsync(m_.age, 0, px * sizeof(uint16_t), s));
-    CVIS_CUDA_CHECK(cudaMemsetAsync(pl, 0, 3 * nc * px + 3 * 256, s));
+    CVIS_CUDA_CHECK(cudaMemsetAsync(pl, 0, 2 * nc * px + 3 * 256, s));
+    CVIS_CUDA_CHECK(cudaMemsetAsync(m_.gain_hist, 0,
+                                    (seg::kGainBins + 2 * seg::kOffsetBins) * sizeof(uint32_t), s));
     m_.w = w;
     m_.h = h;
     restart_counters();

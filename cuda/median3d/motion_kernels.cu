@@ -1,5 +1,7 @@
-// Kernels of the motion detector (motion_kernels.hpp): one thread per pixel on 32 x 8 tiles, the
-// passes of motion_cpu.cpp in its order. Counts are reduced per warp (ballot) before one atomic.
+// Kernels of the motion detector (motion_kernels.hpp): 32 x 8 tiles (one thread per pixel, the
+// update one per group of sample_period pixels), the passes of motion_cpu.cpp in its order, several
+// fused (README.md, "Motion detector: the CUDA backend"). Counts are reduced per block before one
+// global atomic.
 #include "common/cuda/check.hpp"
 #include "common/cuda/tiles.hpp"
 #include "common/segmentation.hpp"
@@ -19,12 +21,6 @@ using cuda::tile_grid;
 constexpr unsigned kFull = 0xffffffffu;
 // Gains within this of 1 are not applied (motion_cpu.cpp: kGainDeadZone).
 constexpr float kGainDeadZone = 1.0f / 64.0f;
-
-__device__ __forceinline__ void count(bool flag, unsigned long long* total) {
-  const unsigned b = __ballot_sync(kFull, flag);
-  if ((threadIdx.x & 31) == 0 && b)
-    atomicAdd(total, static_cast<unsigned long long>(__popc(b)));
-}
 
 // ---------------------------------------------------------------------------------------------
 // Median and deviation of one pixel's samples, four 8-bit samples per 32-bit word (SWAR). The
@@ -158,11 +154,31 @@ __device__ __forceinline__ uint8_t* samples_of(const MotionState& m, int c, size
   return m.samples + (static_cast<size_t>(c) * m.px + i) * m.stride;
 }
 
-// The compensated value of channel c of pixel i (cur_ of the CPU reference): the frame's table
-// (compensate() of every level, written by offset_solve_kernel) at the frame's value. The table
-// replaces three 64-bit divisions per pixel and a plane written and read back.
-__device__ __forceinline__ uint8_t cur_at(const MotionState& m, int c, size_t i) {
-  return __ldg(m.lut + c * 256 + m.in[c * m.px + i]);
+// The frame's channel values at (x, y) (in_ of the CPU reference: fetch_yuv()), packed v0 | v1 << 8
+// | v2 << 16 (0 for channels past nc). Read from the frame by each pass that needs them: NV12 costs
+// 1.5 bytes per pixel where a plane of values written by a pass of its own cost 1.5 + 2 nc and nc
+// per reader. (Packed, not a small array: a run-time channel index would put it on the stack.)
+__device__ __forceinline__ uint32_t frame_values(const MotionState& m, int x, int y) {
+  uint8_t v[3] = {0, 0, 0};
+  fetch_yuv(m.src, x, y, m.nc == 1, v);
+  return static_cast<uint32_t>(v[0]) | (static_cast<uint32_t>(v[1]) << 8) |
+         (static_cast<uint32_t>(v[2]) << 16);
+}
+
+__device__ __forceinline__ int channel(uint32_t packed, int c) {
+  return static_cast<int>((packed >> (8 * c)) & 255u);
+}
+
+// The compensated values (cur_ of the CPU reference) of packed frame values: the frame's table
+// (compensate() of every level, written by offset_solve_kernel), which replaces three 64-bit
+// divisions per pixel.
+__device__ __forceinline__ uint32_t compensated(const MotionState& m, uint32_t in) {
+  uint32_t r = 0;
+#pragma unroll
+  for (int c = 0; c < 3; ++c)
+    if (c < m.nc)
+      r |= static_cast<uint32_t>(__ldg(m.lut + c * 256 + channel(in, c))) << (8 * c);
+  return r;
 }
 
 template <int NW>
@@ -201,14 +217,16 @@ template <int NW> __device__ void refresh(const MotionState& m, const MotionCons
 // insert() of the CPU: the current values replace the oldest samples (at head), then refresh.
 // The new byte goes into the loaded words in registers (unrolled selects: a run-time index into
 // the array would put it in local memory) and into memory as one byte store.
-template <int NW> __device__ void insert(const MotionState& m, const MotionConsts& k, size_t i) {
+// `cur`: the pixel's compensated values, packed.
+template <int NW>
+__device__ void insert(const MotionState& m, const MotionConsts& k, size_t i, uint32_t cur) {
   const int h = m.head[i];
   const int wi = h >> 2, shift = 8 * (h & 3);
   for (int c = 0; c < m.nc; ++c) {
     uint8_t* p = samples_of(m, c, i);
     uint32_t w[NW];
     load_samples<NW>(p, w);
-    const uint8_t v = cur_at(m, c, i);
+    const uint8_t v = static_cast<uint8_t>(channel(cur, c));
 #pragma unroll
     for (int j = 0; j < NW; ++j)
       if (j == wi)
@@ -220,12 +238,10 @@ template <int NW> __device__ void insert(const MotionState& m, const MotionConst
   m.head[i] = static_cast<uint8_t>(h + 1 == m.history ? 0 : h + 1);
 }
 
-// Every sample of pixel i set to its value in channel c: `in` (the frame's) or, with
-// `compensated`, cur_at(). (Values, not a small array: an array passed on would go to the stack.)
-__device__ __forceinline__ void set_all_samples(const MotionState& m, bool compensated, size_t i) {
+// Every sample of pixel i set to its value in channel c of `values` (packed).
+__device__ __forceinline__ void set_all_samples(const MotionState& m, uint32_t values, size_t i) {
   for (int c = 0; c < m.nc; ++c) {
-    const uint32_t v =
-        static_cast<uint32_t>(compensated ? cur_at(m, c, i) : m.in[c * m.px + i]) * 0x01010101u;
+    const uint32_t v = static_cast<uint32_t>(channel(values, c)) * 0x01010101u;
     uint4* q = reinterpret_cast<uint4*>(samples_of(m, c, i));
     for (int j = 0; j < m.stride / 16; ++j)
       q[j] = make_uint4(v, v, v, v);
@@ -244,45 +260,20 @@ __device__ __forceinline__ PixelModel model_at(const MotionState& m, size_t i, u
   return p;
 }
 
-__device__ __forceinline__ void values(const MotionState& m, size_t i, int v[3]) {
-  for (int c = 0; c < 3; ++c)
-    v[c] = c < m.nc ? cur_at(m, c, i) : 0;
-}
-
-// The frame's channel values; the first block also zeroes the figures and (`hists`) the vote
-// histograms, which no kernel before the votes reads (a launch of its own saved).
-__global__ void load_kernel(PixelSource src, MotionState m, bool hists) {
-  if (blockIdx.x == 0 && blockIdx.y == 0) {
-    const int t = threadIdx.y * kTileW + threadIdx.x;
-    if (t == 0)
-      *m.fig = MotionFigures{};
-    for (int j = t; hists && j < seg::kGainBins; j += kTileW * kTileH)
-      m.gain_hist[j] = 0;
-    for (int j = t; hists && j < 2 * seg::kOffsetBins; j += kTileW * kTileH)
-      m.off_hist[j] = 0;
-  }
-  const int x = blockIdx.x * kTileW + threadIdx.x, y = blockIdx.y * kTileH + threadIdx.y;
-  if (x >= m.w || y >= m.h)
-    return;
-  uint8_t v[3];
-  fetch_yuv(src, x, y, m.nc == 1, v);
-  const size_t i = static_cast<size_t>(y) * m.w + x;
-  for (int c = 0; c < m.nc; ++c)
-    m.in[c * m.px + i] = v[c];
-}
 
 template <int NW> __global__ void fill_kernel(MotionState m, MotionConsts k, int slot, bool last) {
   const int x = blockIdx.x * kTileW + threadIdx.x, y = blockIdx.y * kTileH + threadIdx.y;
   if (x >= m.w || y >= m.h)
     return;
   const size_t i = static_cast<size_t>(y) * m.w + x;
+  const uint32_t in = frame_values(m, x, y);
   for (int c = 0; c < m.nc; ++c)
-    samples_of(m, c, i)[slot] = m.in[c * m.px + i];
+    samples_of(m, c, i)[slot] = static_cast<uint8_t>(channel(in, c));
   if (last) {
     m.head[i] = 0;
     refresh<NW>(m, k, i);
   }
-  m.prev[i] = m.in[i];
+  m.prev[i] = static_cast<uint8_t>(channel(in, 0));
   m.mask[i] = 0;
 }
 
@@ -291,15 +282,15 @@ __global__ void restart_kernel(MotionState m, MotionConsts k) {
   if (x >= m.w || y >= m.h)
     return;
   const size_t i = static_cast<size_t>(y) * m.w + x;
-  set_all_samples(m, false, i); // the padding too: it is never counted
+  const uint32_t in = frame_values(m, x, y);
+  set_all_samples(m, in, i); // the padding too: it is never counted
   for (int c = 0; c < m.nc; ++c) {
-    const uint8_t v = m.in[c * m.px + i];
-    m.bg[c * m.px + i] = v;
+    m.bg[c * m.px + i] = static_cast<uint8_t>(channel(in, c));
     m.tau[c * m.px + i] = static_cast<uint8_t>(c == 0 ? k.tau_min : k.tau_min_chroma);
   }
   m.head[i] = m.shadow[i] = m.cnt[i] = m.mask[i] = 0;
   m.age[i] = 0;
-  m.prev[i] = m.in[i];
+  m.prev[i] = static_cast<uint8_t>(channel(in, 0));
 }
 
 // Gain and chroma-offset votes of the previous frame's background pixels (every other row and
@@ -328,7 +319,9 @@ __global__ void __launch_bounds__(kTileW* kTileH) gain_votes_kernel(MotionState 
     const size_t i = static_cast<size_t>(y) * m.w + x;
     if (m.mask[i] || m.shadow[i] || m.bg[i] - k.black < seg::kGainMinLevel)
       continue;
-    const int v = m.in[i] - k.black;
+    uint8_t luma[3];
+    fetch_yuv(m.src, x, y, true, luma); // Y of the colour modes too (fetch_yuv's out[0])
+    const int v = luma[0] - k.black;
     atomicAdd(&hist[seg::gain_bin(v < 0 ? 0 : v, m.bg[i] - k.black)], 1u);
   }
   __syncthreads();
@@ -352,8 +345,9 @@ __global__ void __launch_bounds__(kTileW* kTileH) offset_votes_kernel(MotionStat
     const size_t i = static_cast<size_t>(y) * m.w + x;
     if (m.mask[i] || m.shadow[i])
       continue;
+    const uint32_t in = frame_values(m, x, y);
     for (int c = 1; c < m.nc; ++c) {
-      const int vote = chroma_offset_vote(m.in[c * m.px + i], m.bg[c * m.px + i], g16);
+      const int vote = chroma_offset_vote(channel(in, c), m.bg[c * m.px + i], g16);
       const int b = (vote < -255 ? -255 : (vote > 254 ? 254 : vote)) + 255;
       atomicAdd(&hist[(c - 1) * seg::kOffsetBins + b], 1u);
     }
@@ -403,6 +397,10 @@ __global__ void __launch_bounds__(seg::kGainBins) gain_solve_kernel(MotionState 
   __shared__ float gain;
   MotionFigures& f = *m.fig;
   const int k = threadIdx.x;
+  // The first pass of a frame to write figures: they start from zero here (the host reads them
+  // after the frame; no pass before this one writes them).
+  if (k == 0)
+    f = MotionFigures{};
   const uint32_t c = illumination ? m.gain_hist[k] : 0u;
   uint32_t n = 0;
   const uint32_t incl = block_inclusive_scan(c, warp_sums, &n);
@@ -456,13 +454,19 @@ __global__ void __launch_bounds__(kOffsetThreads) offset_solve_kernel(MotionStat
         f.g16 < 65536u ? static_cast<uint32_t>((65536ull * 65536ull + f.g16 / 2) / f.g16) : 65536u;
   }
   __syncthreads();
-  // The frame's compensation table (cur_at()): every level of every channel.
+  // The frame's compensation table (compensated()): every level of every channel.
   const uint32_t g16 = f.g16;
   for (int j = k; j < m.nc * 256; j += kOffsetThreads) {
     const int c = j >> 8, v = j & 255;
     m.lut[j] = static_cast<uint8_t>(
         c == 0 ? compensate(v, kc.black, 0, g16) : compensate(v, 128, f.offset[c - 1], g16));
   }
+  // The histograms are read (gain_solve_kernel, the scans above: each ends at a barrier): they
+  // start the next frame at zero (allocation clears them the first time).
+  for (int j = k; j < seg::kGainBins; j += kOffsetThreads)
+    m.gain_hist[j] = 0;
+  for (int j = k; j < 2 * seg::kOffsetBins; j += kOffsetThreads)
+    m.off_hist[j] = 0;
 }
 
 // Own test, neighbour test, shadows, the change counts, cnt and the adoption choice, one block per
@@ -484,8 +488,8 @@ __global__ void __launch_bounds__(kTileW* kTileH) test_kernel(MotionState m, Mot
     uint32_t val = 0, bg = 0;
     if (xx >= 0 && xx < m.w && yy >= 0 && yy < m.h) {
       const size_t q = static_cast<size_t>(yy) * m.w + xx;
-      int v[3];
-      values(m, q, v);
+      const uint32_t cur = compensated(m, frame_values(m, xx, yy));
+      const int v[3] = {channel(cur, 0), channel(cur, 1), channel(cur, 2)};
       const PixelModel pm = model_at(m, q, scale);
       int margin;
       const bool own = matches(v, pm, m.nc, &margin);
@@ -542,9 +546,18 @@ __global__ void __launch_bounds__(kTileW* kTileH) test_kernel(MotionState m, Mot
     m.adopt[i] =
         static_cast<int8_t>((k.adopt_frames > 0 && c >= k.adopt_frames) ? t.neighbour : -1);
   }
-  count(raw, &m.fig->raw);
-  count(shadow, &m.fig->shadow);
-  count(diff, &m.fig->diff);
+  // Counts per block (one global atomic per figure and block: 8,100 at 1080p, where one per warp
+  // made 64,800 on each of three addresses, which the L2 serialises).
+  const int n_raw = __syncthreads_count(raw), n_shadow = __syncthreads_count(shadow),
+            n_diff = __syncthreads_count(diff);
+  if (threadIdx.x == 0 && threadIdx.y == 0) {
+    if (n_raw)
+      atomicAdd(&m.fig->raw, static_cast<unsigned long long>(n_raw));
+    if (n_shadow)
+      atomicAdd(&m.fig->shadow, static_cast<unsigned long long>(n_shadow));
+    if (n_diff)
+      atomicAdd(&m.fig->diff, static_cast<unsigned long long>(n_diff));
+  }
 }
 
 // Adoption (pixel i at (x, y)): reads only neighbours that do not adopt in this frame (their
@@ -601,7 +614,7 @@ template <int NW> __global__ void update_kernel(MotionState m, MotionConsts k) {
   const int P = k.sample_period;
   const int x0 = g * P;
   int fg_count = 0;
-  long long turn = -1;
+  int turn = -1; // x of the group's pixel on its turn, if it adds a sample
   if (x0 < m.w && y < m.h) {
     const int x1 = x0 + P < m.w ? x0 + P : m.w;
     for (int x = x0; x < x1; ++x) {
@@ -609,28 +622,38 @@ template <int NW> __global__ void update_kernel(MotionState m, MotionConsts k) {
       const bool fg = m.mask[i] != 0;
       fg_count += fg;
       if (k.blind) {
-        insert<NW>(m, k, i);
+        insert<NW>(m, k, i, compensated(m, frame_values(m, x, y)));
       } else if (!fg && m.raw[i] == 0 && m.cnt[i] == 0 && !m.adopted[i] && !m.shadow[i] &&
                  sample_phase(x, y, k.frame, P)) {
-        turn = static_cast<long long>(i);
+        turn = x;
       }
       const int age = fg ? (m.age[i] < 65535 ? m.age[i] + 1 : 65535) : 0;
       m.age[i] = static_cast<uint16_t>(age);
       if (k.absorb_frames > 0 && age >= k.absorb_frames) {
-        set_all_samples(m, true, i);
+        set_all_samples(m, compensated(m, frame_values(m, x, y)), i);
         refresh<NW>(m, k, i);
         m.age[i] = 0;
       }
-      m.prev[i] = cur_at(m, 0, i);
+      uint8_t luma[3]; // prev = the compensated luma (Y of the colour modes: fetch_yuv's out[0])
+      fetch_yuv(m.src, x, y, true, luma);
+      m.prev[i] = __ldg(m.lut + luma[0]);
     }
     if (turn >= 0)
-      insert<NW>(m, k, static_cast<size_t>(turn));
+      insert<NW>(m, k, static_cast<size_t>(y) * m.w + turn,
+                 compensated(m, frame_values(m, turn, y)));
   }
-  // Foreground count: per warp, then one atomic.
+  // Foreground count: per warp, per block (shared), then one global atomic per block.
+  __shared__ unsigned block_fg;
+  if (threadIdx.x == 0 && threadIdx.y == 0)
+    block_fg = 0;
   for (int off = 16; off > 0; off >>= 1)
     fg_count += __shfl_xor_sync(kFull, fg_count, off);
+  __syncthreads();
   if ((threadIdx.x & 31) == 0 && fg_count)
-    atomicAdd(&m.fig->foreground, static_cast<unsigned long long>(fg_count));
+    atomicAdd(&block_fg, static_cast<unsigned>(fg_count));
+  __syncthreads();
+  if (threadIdx.x == 0 && threadIdx.y == 0 && block_fg)
+    atomicAdd(&m.fig->foreground, static_cast<unsigned long long>(block_fg));
 }
 
 __global__ void output_kernel(MotionState m, MotionConsts k, uint8_t* mask, size_t mask_pitch,
@@ -643,9 +666,14 @@ __global__ void output_kernel(MotionState m, MotionConsts k, uint8_t* mask, size
     mask[static_cast<size_t>(y) * mask_pitch + x] = m.mask[i];
   if (!has_bg)
     return;
-  const uint32_t g16 = raw ? 65536u : m.fig->g16;
-  const uint8_t v[3] = {static_cast<uint8_t>(raw ? m.in[i] : uncompensate(m.bg[i], k.black, g16)),
-                        128, 128};
+  uint8_t v[3] = {0, 128, 128};
+  if (raw) {
+    uint8_t luma[3];
+    fetch_yuv(m.src, x, y, true, luma);
+    v[0] = luma[0];
+  } else {
+    v[0] = static_cast<uint8_t>(uncompensate(m.bg[i], k.black, m.fig->g16));
+  }
   store_background(bg, x, y, true, v);
 }
 
@@ -656,12 +684,6 @@ __global__ void output_kernel(MotionState m, MotionConsts k, uint8_t* mask, size
     kernel<<<grid, tile_block(), 0, s>>>(__VA_ARGS__);                                             \
     CVIS_CUDA_CHECK_LAUNCH(s, "motion " #kernel);                                                  \
   } while (0)
-
-Status launch_motion_load(const PixelSource& src, const MotionState& m, bool illumination,
-                          cudaStream_t s) {
-  CVIS_MOTION_LAUNCH(load_kernel, tile_grid(m.w, m.h), src, m, illumination);
-  return Status::Ok();
-}
 
 // The kernels that compute medians, instantiated per padded history (words of 4 samples).
 #define CVIS_MOTION_LAUNCH_NW(kernel, grid, ...)                                                   \

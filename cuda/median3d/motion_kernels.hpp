@@ -20,7 +20,7 @@
 
 namespace cvis::median3d::kernels {
 
-// Figures of one frame, written by the kernels (zeroed by launch_motion_load), read back after
+// Figures of one frame, written by the kernels (zeroed by the gain solve), read back after
 // the frame.
 struct MotionFigures {
   uint32_t gain_votes, offset_votes; // background pixels that voted
@@ -38,7 +38,7 @@ struct MotionState {
   size_t px = 0;
   uint8_t* samples = nullptr;            // [c][pixel][stride]
   uint8_t *bg = nullptr, *tau = nullptr; // [c][pixel]: median, threshold
-  uint8_t* in = nullptr;  // [c][pixel]: the frame's values
+  PixelSource src{};      // this frame (device memory): every pass reads its values from it
   uint8_t* lut = nullptr; // [c][256]: the frame's compensated values of every level (compensate())
   uint8_t *head = nullptr, *cnt = nullptr, *prev = nullptr, *raw = nullptr, *mask = nullptr,
           *adopted = nullptr, *shadow = nullptr; // (the own tests stay in test_kernel)
@@ -69,10 +69,6 @@ struct MotionConsts {
   bool blind;      // refilling after a shot change: every pixel inserts
 };
 
-// in = the frame's channel values (fetch_yuv of motion_math.hpp); zeroes the figures (and the
-// vote histograms when `illumination`).
-Status launch_motion_load(const PixelSource& src, const MotionState& m, bool illumination,
-                          cudaStream_t s);
 // Initial fill: sample `slot` = in; prev = in (luma); mask = 0. `last`: the fill ends, every
 // pixel's head restarts and its median and threshold are computed.
 Status launch_motion_fill(const MotionState& m, const MotionConsts& k, int slot, bool last,
