@@ -62,8 +62,7 @@ public:
     result->frame = ++frame_;
     result->pixels = static_cast<int64_t>(m_.px);
     kernels::MotionConsts k = consts(frame);
-    CVIS_RETURN_IF_ERROR(kernels::launch_motion_begin(m_, p_.illumination, s));
-    CVIS_RETURN_IF_ERROR(kernels::launch_motion_load(make_pixel_source(dev), m_, s));
+    m_.src = make_pixel_source(dev); // valid until the synchronisation at the end of the frame
 
     if (restart_pending_ || frame_ <= p_.history) {
       if (restart_pending_) { // a shot change confirmed at the previous frame
@@ -151,9 +150,10 @@ private:
     m_.w = m_.h = 0;
     const size_t px = static_cast<size_t>(w) * h;
     const int nc = p_.color ? 3 : 1;
-    CVIS_RETURN_IF_ERROR(samples_.reserve(static_cast<size_t>(nc) * p_.history * px, s));
-    CVIS_RETURN_IF_ERROR(planes_.reserve(4 * nc * px, s)); // bg, tau, in, cur
-    CVIS_RETURN_IF_ERROR(pixels_.reserve(9 * px, s));      // head .. own, adopt
+    const int stride = kernels::sample_stride(p_.history);
+    CVIS_RETURN_IF_ERROR(samples_.reserve(static_cast<size_t>(nc) * stride * px, s));
+    CVIS_RETURN_IF_ERROR(planes_.reserve(2 * nc * px + 3 * 256, s)); // bg, tau; table
+    CVIS_RETURN_IF_ERROR(pixels_.reserve(8 * px, s)); // head .. shadow, adopt
     CVIS_RETURN_IF_ERROR(age_.reserve(px, s));
     CVIS_RETURN_IF_ERROR(hist_.reserve(seg::kGainBins + 2 * seg::kOffsetBins, s));
     CVIS_RETURN_IF_ERROR(dfig_.reserve(1, s));
@@ -161,29 +161,33 @@ private:
     CVIS_RETURN_IF_ERROR(ccl_.reserve(w, h, s));
     m_.nc = nc;
     m_.history = p_.history;
+    m_.stride = stride;
     m_.px = px;
     m_.samples = samples_.get();
     uint8_t* pl = planes_.get();
     m_.bg = pl;
     m_.tau = pl + nc * px;
-    m_.in = pl + 2 * nc * px;
-    m_.cur = pl + 3 * nc * px;
+    m_.lut = pl + 2 * nc * px;
     uint8_t* pp = pixels_.get();
-    uint8_t** per_pixel[] = {&m_.head, &m_.cnt,     &m_.prev,   &m_.raw,
-                             &m_.mask, &m_.adopted, &m_.shadow, &m_.own};
-    for (size_t j = 0; j < 8; ++j)
+    uint8_t** per_pixel[] = {&m_.head, &m_.cnt,     &m_.prev,  &m_.raw,
+                             &m_.mask, &m_.adopted, &m_.shadow};
+    for (size_t j = 0; j < 7; ++j)
       *per_pixel[j] = pp + j * px;
-    m_.adopt = reinterpret_cast<int8_t*>(pp + 8 * px);
+    m_.adopt = reinterpret_cast<int8_t*>(pp + 7 * px);
     m_.age = age_.get();
     m_.gain_hist = hist_.get();
     m_.off_hist = hist_.get() + seg::kGainBins;
     m_.fig = dfig_.get();
-    // Every per-pixel state starts at 0 (as the CPU's allocate()); the samples are written by the
-    // initial fill before they are read.
-    CVIS_CUDA_CHECK(cudaMemsetAsync(pp, 0, 8 * px, s));
+    // Every per-pixel state starts at 0 (as the CPU's allocate()). The samples are written by the
+    // initial fill before they are used, but the refresh loads whole padded blocks: the padding
+    // (never counted) is cleared once so that no load reads memory nothing wrote.
+    CVIS_CUDA_CHECK(cudaMemsetAsync(m_.samples, 0, static_cast<size_t>(nc) * stride * px, s));
+    CVIS_CUDA_CHECK(cudaMemsetAsync(pp, 0, 7 * px, s));
     CVIS_CUDA_CHECK(cudaMemsetAsync(m_.adopt, 0xff, px, s));
     CVIS_CUDA_CHECK(cudaMemsetAsync(m_.age, 0, px * sizeof(uint16_t), s));
-    CVIS_CUDA_CHECK(cudaMemsetAsync(pl, 0, 4 * nc * px, s));
+    CVIS_CUDA_CHECK(cudaMemsetAsync(pl, 0, 2 * nc * px + 3 * 256, s));
+    CVIS_CUDA_CHECK(cudaMemsetAsync(m_.gain_hist, 0,
+                                    (seg::kGainBins + 2 * seg::kOffsetBins) * sizeof(uint32_t), s));
     m_.w = w;
     m_.h = h;
     restart_counters();

@@ -1,5 +1,7 @@
-// Kernels of the motion detector (motion_kernels.hpp): one thread per pixel on 32 x 8 tiles, the
-// passes of motion_cpu.cpp in its order. Counts are reduced per warp (ballot) before one atomic.
+// Kernels of the motion detector (motion_kernels.hpp): 32 x 8 tiles (one thread per pixel, the
+// update one per group of sample_period pixels), the passes of motion_cpu.cpp in its order, several
+// fused (README.md, "Motion detector: the CUDA backend"). Counts are reduced per block before one
+// global atomic.
 #include "common/cuda/check.hpp"
 #include "common/cuda/tiles.hpp"
 #include "common/segmentation.hpp"
@@ -20,78 +22,258 @@ constexpr unsigned kFull = 0xffffffffu;
 // Gains within this of 1 are not applied (motion_cpu.cpp: kGainDeadZone).
 constexpr float kGainDeadZone = 1.0f / 64.0f;
 
-__device__ __forceinline__ void count(bool flag, unsigned long long* total) {
-  const unsigned b = __ballot_sync(kFull, flag);
-  if ((threadIdx.x & 31) == 0 && b)
-    atomicAdd(total, static_cast<unsigned long long>(__popc(b)));
+// ---------------------------------------------------------------------------------------------
+// Median and deviation of one pixel's samples, four 8-bit samples per 32-bit word (SWAR). The
+// rank selection is select_rank() of motion_math.hpp (bit by bit from the top, #(values < c)
+// counted per candidate c), with the counting done four bytes per instruction: 8 words hold the
+// 31 samples of the default history, so a candidate costs about 5 x 8 integer instructions
+// instead of 31 byte loads and compares. The padding bytes (k >= K) are forced to 255, which is
+// never below a candidate (c <= 255): they are never counted, as select_rank() over K values.
+
+constexpr uint32_t kHigh = 0x80808080u;
+
+// Bit 7 of every byte: that byte of a is below the same byte of c (unsigned). With t's bit 7 =
+// (a & 0x7f) >= (c & 0x7f) (no borrow crosses a byte: each byte of a | H is >= 0x80 > c & 0x7f),
+// a < c iff a's top bit is clear and c's set, or they are equal and the low seven bits compare
+// below. (Checked exhaustively against byte compares.)
+__device__ __forceinline__ uint32_t lt_bytes(uint32_t a, uint32_t c) {
+  const uint32_t t = (a | kHigh) - (c & ~kHigh);
+  return ((~a & c) | (~(a ^ c) & ~t)) & kHigh;
 }
 
-// Median and threshold of every channel of pixel i from its samples (refresh() of the CPU). The
-// samples are read once into a thread-local copy: the 16 rank passes then stay in L1.
-__device__ void refresh(const MotionState& m, const MotionConsts& k, size_t i) {
-  const size_t K = static_cast<size_t>(m.history);
-  uint8_t v[kMaxHistory];
+// |a - b| per byte: max - min per byte, which never borrows across bytes.
+__device__ __forceinline__ uint32_t absdiff_bytes(uint32_t a, uint32_t b) {
+  const uint32_t m = (lt_bytes(a, b) >> 7) * 0xffu;
+  return ((a & ~m) | (b & m)) - ((a & m) | (b & ~m));
+}
+
+// How many bytes of w are below c (c: one level in every byte, 0..255).
+template <int NW> __device__ __forceinline__ int count_below(const uint32_t (&w)[NW], uint32_t c) {
+  uint32_t acc = 0; // per byte lane: how many of the words' bytes there are below (<= 16)
+#pragma unroll
+  for (int j = 0; j < NW; ++j)
+    acc += lt_bytes(w[j], c) >> 7;
+  return static_cast<int>((acc * 0x01010101u) >> 24); // the four lanes' sum (<= 64)
+}
+
+// select_rank() over the bytes of w (the padding already 255), from bit `top` down with the bits
+// above it 0: equal to select_rank() when fewer than rank + 1 values are below 2^(top + 1) is
+// false, i.e. when #(values < 2^(top + 1)) > rank (every candidate of a higher bit then has more
+// than rank values below it and is refused there too).
+template <int NW, int kTop = 7>
+__device__ __forceinline__ int select_rank_packed(const uint32_t (&w)[NW], int rank) {
+  int cur = 0;
+#pragma unroll
+  for (int bit = kTop; bit >= 0; --bit) {
+    const int cand = cur | (1 << bit);
+    if (count_below<NW>(w, static_cast<uint32_t>(cand) * 0x01010101u) <= rank)
+      cur = cand;
+  }
+  return cur;
+}
+
+__device__ __forceinline__ uint32_t bytes_mask(uint32_t bit7) {
+  return (bit7 >> 7) * 0xffu;
+}
+__device__ __forceinline__ uint32_t min_bytes(uint32_t a, uint32_t b) {
+  const uint32_t m = bytes_mask(lt_bytes(a, b));
+  return (a & m) | (b & ~m);
+}
+__device__ __forceinline__ uint32_t max_bytes(uint32_t a, uint32_t b) {
+  const uint32_t m = bytes_mask(lt_bytes(a, b));
+  return (b & m) | (a & ~m);
+}
+
+// select_rank() over the bytes of w (padding 255) with a guess h of the answer: the previous
+// median, when one sample of the set has been replaced. With lt = #(values < h) and
+// le = #(values <= h): lt <= rank < le -> h; le == rank -> the smallest value above h; lt ==
+// rank + 1 -> the largest value below h; otherwise (or h = 255) the bit-by-bit selection. Each
+// case is exact for any h; one replaced sample moves lt and le by at most 1, so the previous
+// median always lands in the first three (two counting passes, at most one min or max pass,
+// instead of eight counting passes).
+template <int NW>
+__device__ __forceinline__ int select_rank_near(const uint32_t (&w)[NW], int rank, int h) {
+  if (h < 255) {
+    const uint32_t hb = static_cast<uint32_t>(h) * 0x01010101u;
+    const int lt = count_below<NW>(w, hb), le = count_below<NW>(w, hb + 0x01010101u);
+    if (lt <= rank && rank < le)
+      return h;
+    if (le == rank) {
+      uint32_t r = 0xffffffffu;
+#pragma unroll
+      for (int j = 0; j < NW; ++j) // bytes not above h count as 255 (the padding is 255)
+        r = min_bytes(r, w[j] | ~bytes_mask(lt_bytes(hb, w[j])));
+      r = min_bytes(r, r >> 16);
+      return static_cast<int>(min_bytes(r, r >> 8) & 0xffu);
+    }
+    if (lt == rank + 1) {
+      uint32_t r = 0;
+#pragma unroll
+      for (int j = 0; j < NW; ++j) // bytes not below h count as 0 (the padding, 255, is not)
+        r = max_bytes(r, w[j] & bytes_mask(lt_bytes(w[j], hb)));
+      r = max_bytes(r, r >> 16);
+      return static_cast<int>(max_bytes(r, r >> 8) & 0xffu);
+    }
+  }
+  return select_rank_packed<NW>(w, rank);
+}
+
+// Mask of the real samples of word j (bytes 4j .. 4j + 3 below K).
+template <int NW> __device__ __forceinline__ void valid_masks(int K, uint32_t (&vm)[NW]) {
+#pragma unroll
+  for (int j = 0; j < NW; ++j) {
+    const int n = K - 4 * j;
+    vm[j] = n >= 4 ? 0xffffffffu : (n <= 0 ? 0u : (1u << (8 * n)) - 1u);
+  }
+}
+
+// median_mad() of motion_math.hpp on the packed samples: the same B and D. `hint`: a guess of B
+// (the median before one sample was replaced), or -1.
+template <int NW>
+__device__ __forceinline__ void median_mad_packed(const uint32_t (&w)[NW], int K, int hint,
+                                                  int* median, int* mad) {
+  uint32_t vm[NW], s[NW];
+  valid_masks<NW>(K, vm);
+#pragma unroll
+  for (int j = 0; j < NW; ++j)
+    s[j] = w[j] | ~vm[j];
+  const int rank = (K - 1) / 2;
+  const int b = hint >= 0 ? select_rank_near<NW>(s, rank, hint) : select_rank_packed<NW>(s, rank);
+  const uint32_t bb = static_cast<uint32_t>(b) * 0x01010101u;
+#pragma unroll
+  for (int j = 0; j < NW; ++j)
+    s[j] = absdiff_bytes(w[j], bb) | ~vm[j];
+  *median = b;
+  // Deviations are mostly small: when more than rank are below 16, bits 7..4 of D are 0 and the
+  // selection starts at bit 3 (exact, select_rank_packed's condition).
+  *mad = count_below<NW>(s, 0x10101010u) > rank ? select_rank_packed<NW, 3>(s, rank)
+                                                  : select_rank_packed<NW>(s, rank);
+}
+
+__device__ __forceinline__ uint8_t* samples_of(const MotionState& m, int c, size_t i) {
+  return m.samples + (static_cast<size_t>(c) * m.px + i) * m.stride;
+}
+
+// The frame's channel values at (x, y) (in_ of the CPU reference: fetch_yuv()), packed v0 | v1 << 8
+// | v2 << 16 (0 for channels past nc). Read from the frame by each pass that needs them: NV12 costs
+// 1.5 bytes per pixel where a plane of values written by a pass of its own cost 1.5 + 2 nc and nc
+// per reader. (Packed, not a small array: a run-time channel index would put it on the stack.)
+__device__ __forceinline__ uint32_t frame_values(const MotionState& m, int x, int y) {
+  uint8_t v[3] = {0, 0, 0};
+  fetch_yuv(m.src, x, y, m.nc == 1, v);
+  return static_cast<uint32_t>(v[0]) | (static_cast<uint32_t>(v[1]) << 8) |
+         (static_cast<uint32_t>(v[2]) << 16);
+}
+
+__device__ __forceinline__ int channel(uint32_t packed, int c) {
+  return static_cast<int>((packed >> (8 * c)) & 255u);
+}
+
+// The compensated values (cur_ of the CPU reference) of packed frame values: the frame's table
+// (compensate() of every level, written by offset_solve_kernel), which replaces three 64-bit
+// divisions per pixel.
+__device__ __forceinline__ uint32_t compensated(const MotionState& m, uint32_t in) {
+  uint32_t r = 0;
+#pragma unroll
+  for (int c = 0; c < 3; ++c)
+    if (c < m.nc)
+      r |= static_cast<uint32_t>(__ldg(m.lut + c * 256 + channel(in, c))) << (8 * c);
+  return r;
+}
+
+template <int NW>
+__device__ __forceinline__ void load_samples(const uint8_t* p, uint32_t (&w)[NW]) {
+  const uint4* q = reinterpret_cast<const uint4*>(p);
+#pragma unroll
+  for (int j = 0; j < NW / 4; ++j) {
+    const uint4 v = q[j];
+    w[4 * j] = v.x;
+    w[4 * j + 1] = v.y;
+    w[4 * j + 2] = v.z;
+    w[4 * j + 3] = v.w;
+  }
+}
+
+// Median and threshold of channel c of pixel i from its samples `w`.
+template <int NW>
+__device__ __forceinline__ void store_model(const MotionState& m, const MotionConsts& k, int c,
+                                            size_t i, const uint32_t (&w)[NW], int hint = -1) {
+  int b, d;
+  median_mad_packed<NW>(w, m.history, hint, &b, &d);
+  m.bg[c * m.px + i] = static_cast<uint8_t>(b);
+  m.tau[c * m.px + i] = static_cast<uint8_t>(
+      tau_of(d, k.factor16, c == 0 ? k.tau_min : k.tau_min_chroma, k.tau_max));
+}
+
+// Median and threshold of every channel of pixel i from its samples (refresh() of the CPU).
+template <int NW> __device__ void refresh(const MotionState& m, const MotionConsts& k, size_t i) {
   for (int c = 0; c < m.nc; ++c) {
-    const uint8_t* s = m.samples + c * K * m.px + i;
-    for (int j = 0; j < m.history; ++j)
-      v[j] = s[j * m.px];
-    int b, d;
-    median_mad([&](int j) { return static_cast<int>(v[j]); }, m.history, &b, &d);
-    m.bg[c * m.px + i] = static_cast<uint8_t>(b);
-    m.tau[c * m.px + i] = static_cast<uint8_t>(
-        tau_of(d, k.factor16, c == 0 ? k.tau_min : k.tau_min_chroma, k.tau_max));
+    uint32_t w[NW];
+    load_samples<NW>(samples_of(m, c, i), w);
+    store_model<NW>(m, k, c, i, w);
+  }
+}
+
+// insert() of the CPU: the current values replace the oldest samples (at head), then refresh.
+// The new byte goes into the loaded words in registers (unrolled selects: a run-time index into
+// the array would put it in local memory) and into memory as one byte store.
+// `cur`: the pixel's compensated values, packed.
+template <int NW>
+__device__ void insert(const MotionState& m, const MotionConsts& k, size_t i, uint32_t cur) {
+  const int h = m.head[i];
+  const int wi = h >> 2, shift = 8 * (h & 3);
+  for (int c = 0; c < m.nc; ++c) {
+    uint8_t* p = samples_of(m, c, i);
+    uint32_t w[NW];
+    load_samples<NW>(p, w);
+    const uint8_t v = static_cast<uint8_t>(channel(cur, c));
+#pragma unroll
+    for (int j = 0; j < NW; ++j)
+      if (j == wi)
+        w[j] = (w[j] & ~(0xffu << shift)) | (static_cast<uint32_t>(v) << shift);
+    p[h] = v;
+    // The model still holds the median of the samples before this one replaced the oldest.
+    store_model<NW>(m, k, c, i, w, m.bg[c * m.px + i]);
+  }
+  m.head[i] = static_cast<uint8_t>(h + 1 == m.history ? 0 : h + 1);
+}
+
+// Every sample of pixel i set to its value in channel c of `values` (packed).
+__device__ __forceinline__ void set_all_samples(const MotionState& m, uint32_t values, size_t i) {
+  for (int c = 0; c < m.nc; ++c) {
+    const uint32_t v = static_cast<uint32_t>(channel(values, c)) * 0x01010101u;
+    uint4* q = reinterpret_cast<uint4*>(samples_of(m, c, i));
+    for (int j = 0; j < m.stride / 16; ++j)
+      q[j] = make_uint4(v, v, v, v);
   }
 }
 
 __device__ __forceinline__ PixelModel model_at(const MotionState& m, size_t i, uint32_t scale16) {
   PixelModel p{};
-  for (int c = 0; c < m.nc; ++c) {
+#pragma unroll
+  for (int c = 0; c < 3; ++c) {
+    if (c >= m.nc)
+      break;
     p.b[c] = m.bg[c * m.px + i];
     p.tau[c] = scale_tau(m.tau[c * m.px + i], scale16);
   }
   return p;
 }
 
-__device__ __forceinline__ void values(const MotionState& m, size_t i, int v[3]) {
-  for (int c = 0; c < 3; ++c)
-    v[c] = c < m.nc ? m.cur[c * m.px + i] : 0;
-}
 
-__global__ void begin_kernel(MotionState m, bool hists) {
-  const int t = blockIdx.x * blockDim.x + threadIdx.x;
-  if (t == 0)
-    *m.fig = MotionFigures{};
-  if (!hists)
-    return;
-  if (t < seg::kGainBins)
-    m.gain_hist[t] = 0;
-  if (t < 2 * seg::kOffsetBins)
-    m.off_hist[t] = 0;
-}
-
-__global__ void load_kernel(PixelSource src, MotionState m) {
+template <int NW> __global__ void fill_kernel(MotionState m, MotionConsts k, int slot, bool last) {
   const int x = blockIdx.x * kTileW + threadIdx.x, y = blockIdx.y * kTileH + threadIdx.y;
   if (x >= m.w || y >= m.h)
     return;
-  uint8_t v[3];
-  fetch_yuv(src, x, y, m.nc == 1, v);
   const size_t i = static_cast<size_t>(y) * m.w + x;
+  const uint32_t in = frame_values(m, x, y);
   for (int c = 0; c < m.nc; ++c)
-    m.in[c * m.px + i] = v[c];
-}
-
-__global__ void fill_kernel(MotionState m, MotionConsts k, int slot, bool last) {
-  const int x = blockIdx.x * kTileW + threadIdx.x, y = blockIdx.y * kTileH + threadIdx.y;
-  if (x >= m.w || y >= m.h)
-    return;
-  const size_t i = static_cast<size_t>(y) * m.w + x, K = static_cast<size_t>(m.history);
-  for (int c = 0; c < m.nc; ++c)
-    m.samples[(c * K + slot) * m.px + i] = m.in[c * m.px + i];
+    samples_of(m, c, i)[slot] = static_cast<uint8_t>(channel(in, c));
   if (last) {
     m.head[i] = 0;
-    refresh(m, k, i);
+    refresh<NW>(m, k, i);
   }
-  m.prev[i] = m.in[i];
+  m.prev[i] = static_cast<uint8_t>(channel(in, 0));
   m.mask[i] = 0;
 }
 
@@ -99,139 +281,289 @@ __global__ void restart_kernel(MotionState m, MotionConsts k) {
   const int x = blockIdx.x * kTileW + threadIdx.x, y = blockIdx.y * kTileH + threadIdx.y;
   if (x >= m.w || y >= m.h)
     return;
-  const size_t i = static_cast<size_t>(y) * m.w + x, K = static_cast<size_t>(m.history);
+  const size_t i = static_cast<size_t>(y) * m.w + x;
+  const uint32_t in = frame_values(m, x, y);
+  set_all_samples(m, in, i); // the padding too: it is never counted
   for (int c = 0; c < m.nc; ++c) {
-    const uint8_t v = m.in[c * m.px + i];
-    for (size_t j = 0; j < K; ++j)
-      m.samples[(c * K + j) * m.px + i] = v;
-    m.bg[c * m.px + i] = v;
+    m.bg[c * m.px + i] = static_cast<uint8_t>(channel(in, c));
     m.tau[c * m.px + i] = static_cast<uint8_t>(c == 0 ? k.tau_min : k.tau_min_chroma);
   }
   m.head[i] = m.shadow[i] = m.cnt[i] = m.mask[i] = 0;
   m.age[i] = 0;
-  m.prev[i] = m.in[i];
+  m.prev[i] = static_cast<uint8_t>(channel(in, 0));
 }
 
-// Gain votes of the previous frame's background pixels (every other row and column).
-__global__ void gain_votes_kernel(MotionState m, MotionConsts k) {
-  const int x = 2 * (blockIdx.x * kTileW + threadIdx.x),
-            y = 2 * (blockIdx.y * kTileH + threadIdx.y);
-  if (x >= m.w || y >= m.h)
-    return;
-  const size_t i = static_cast<size_t>(y) * m.w + x;
-  if (m.mask[i] || m.shadow[i] || m.bg[i] - k.black < seg::kGainMinLevel)
-    return;
-  const int v = m.in[i] - k.black;
-  atomicAdd(&m.gain_hist[seg::gain_bin(v < 0 ? 0 : v, m.bg[i] - k.black)], 1u);
-  atomicAdd(&m.fig->gain_votes, 1u);
+// Gain and chroma-offset votes of the previous frame's background pixels (every other row and
+// column), into per-block histograms in shared memory, then added to the global ones (only the
+// bins the block used). At 1080p about half a million pixels vote into a few bins near the ratio
+// 1 (offset 0): one global atomic per vote queued on those few addresses.
+// A block covers kTileW x kVoteRows voting positions (its 256 threads kVoteRows / kTileH each).
+constexpr int kVoteRows = 32;
+
+inline dim3 vote_grid_of(int w, int h) {
+  return dim3(static_cast<unsigned>(cuda::div_up((w + 1) / 2, kTileW)),
+              static_cast<unsigned>(cuda::div_up((h + 1) / 2, kVoteRows)));
 }
 
-__global__ void gain_solve_kernel(MotionState m, bool illumination) {
-  MotionFigures& f = *m.fig;
-  const float g =
-      illumination ? seg::gain_median([&](int j) { return m.gain_hist[j]; }, f.gain_votes) : 1.0f;
-  f.gain = g;
-  f.g16_vote = static_cast<uint32_t>(llround(static_cast<double>(g) * 65536.0));
-}
-
-__global__ void offset_votes_kernel(MotionState m) {
-  const int x = 2 * (blockIdx.x * kTileW + threadIdx.x),
-            y = 2 * (blockIdx.y * kTileH + threadIdx.y);
-  if (x >= m.w || y >= m.h)
-    return;
-  const size_t i = static_cast<size_t>(y) * m.w + x;
-  if (m.mask[i] || m.shadow[i])
-    return;
-  for (int c = 1; c < m.nc; ++c) {
-    const int vote = chroma_offset_vote(m.in[c * m.px + i], m.bg[c * m.px + i], m.fig->g16_vote);
-    const int b = (vote < -255 ? -255 : (vote > 254 ? 254 : vote)) + 255;
-    atomicAdd(&m.off_hist[(c - 1) * seg::kOffsetBins + b], 1u);
+__global__ void __launch_bounds__(kTileW* kTileH) gain_votes_kernel(MotionState m, MotionConsts k) {
+  __shared__ uint32_t hist[seg::kGainBins];
+  const int t = threadIdx.y * kTileW + threadIdx.x;
+  for (int j = t; j < seg::kGainBins; j += kTileW * kTileH)
+    hist[j] = 0;
+  __syncthreads();
+  const int x = 2 * (blockIdx.x * kTileW + threadIdx.x);
+  for (int r = threadIdx.y; r < kVoteRows; r += kTileH) {
+    const int y = 2 * (blockIdx.y * kVoteRows + r);
+    if (x >= m.w || y >= m.h)
+      continue;
+    const size_t i = static_cast<size_t>(y) * m.w + x;
+    if (m.mask[i] || m.shadow[i] || m.bg[i] - k.black < seg::kGainMinLevel)
+      continue;
+    uint8_t luma[3];
+    fetch_yuv(m.src, x, y, true, luma); // Y of the colour modes too (fetch_yuv's out[0])
+    const int v = luma[0] - k.black;
+    atomicAdd(&hist[seg::gain_bin(v < 0 ? 0 : v, m.bg[i] - k.black)], 1u);
   }
-  atomicAdd(&m.fig->offset_votes, 1u);
+  __syncthreads();
+  for (int j = t; j < seg::kGainBins; j += kTileW * kTileH)
+    if (hist[j])
+      atomicAdd(&m.gain_hist[j], hist[j]);
 }
 
-// The applied gain (dead zone), the threshold scale and the chroma offsets.
-__global__ void offset_solve_kernel(MotionState m, bool illumination) {
+__global__ void __launch_bounds__(kTileW* kTileH) offset_votes_kernel(MotionState m) {
+  __shared__ uint32_t hist[2 * seg::kOffsetBins];
+  const int t = threadIdx.y * kTileW + threadIdx.x;
+  for (int j = t; j < 2 * seg::kOffsetBins; j += kTileW * kTileH)
+    hist[j] = 0;
+  __syncthreads();
+  const uint32_t g16 = m.fig->g16_vote;
+  const int x = 2 * (blockIdx.x * kTileW + threadIdx.x);
+  for (int r = threadIdx.y; r < kVoteRows; r += kTileH) {
+    const int y = 2 * (blockIdx.y * kVoteRows + r);
+    if (x >= m.w || y >= m.h)
+      continue;
+    const size_t i = static_cast<size_t>(y) * m.w + x;
+    if (m.mask[i] || m.shadow[i])
+      continue;
+    const uint32_t in = frame_values(m, x, y);
+    for (int c = 1; c < m.nc; ++c) {
+      const int vote = chroma_offset_vote(channel(in, c), m.bg[c * m.px + i], g16);
+      const int b = (vote < -255 ? -255 : (vote > 254 ? 254 : vote)) + 255;
+      atomicAdd(&hist[(c - 1) * seg::kOffsetBins + b], 1u);
+    }
+  }
+  __syncthreads();
+  for (int j = t; j < 2 * seg::kOffsetBins; j += kTileW * kTileH)
+    if (hist[j])
+      atomicAdd(&m.off_hist[j], hist[j]);
+}
+
+// Inclusive prefix sum over the block (blockDim.x threads, a multiple of 32, at most 1024) of one
+// value per thread; *total gets the sum. `warp_sums`: 32 words of shared memory. Every thread of
+// the block calls it.
+__device__ uint32_t block_inclusive_scan(uint32_t v, uint32_t* warp_sums, uint32_t* total) {
+  const int lane = threadIdx.x & 31, wid = threadIdx.x >> 5, nw = blockDim.x >> 5;
+  for (int off = 1; off < 32; off <<= 1) {
+    const uint32_t n = __shfl_up_sync(kFull, v, off);
+    if (lane >= off)
+      v += n;
+  }
+  if (lane == 31)
+    warp_sums[wid] = v;
+  __syncthreads();
+  if (wid == 0) {
+    uint32_t s = lane < nw ? warp_sums[lane] : 0u;
+    for (int off = 1; off < 32; off <<= 1) {
+      const uint32_t n = __shfl_up_sync(kFull, s, off);
+      if (lane >= off)
+        s += n;
+    }
+    warp_sums[lane] = s;
+  }
+  __syncthreads();
+  const uint32_t r = v + (wid > 0 ? warp_sums[wid - 1] : 0u);
+  *total = warp_sums[nw - 1];
+  __syncthreads(); // warp_sums may be reused by the caller's next scan
+  return r;
+}
+
+// seg::gain_median() in parallel, one thread per bin (kGainBins threads): its serial walk stops at
+// the first bin k with count > 0 and (votes before k) + count >= half; that bin is the one whose
+// inclusive prefix reaches half while its exclusive one does not (the count > 0 follows: half > 0),
+// and its thread evaluates the same expression in the same double arithmetic. The vote count is
+// the histogram's total (every vote lands in one bin).
+__global__ void __launch_bounds__(seg::kGainBins) gain_solve_kernel(MotionState m, bool illumination) {
+  __shared__ uint32_t warp_sums[32];
+  __shared__ float gain;
   MotionFigures& f = *m.fig;
+  const int k = threadIdx.x;
+  // The first pass of a frame to write figures: they start from zero here (the host reads them
+  // after the frame; no pass before this one writes them).
+  if (k == 0)
+    f = MotionFigures{};
+  const uint32_t c = illumination ? m.gain_hist[k] : 0u;
+  uint32_t n = 0;
+  const uint32_t incl = block_inclusive_scan(c, warp_sums, &n);
+  if (k == 0)
+    gain = 1.0f;
+  __syncthreads();
+  if (illumination && n >= seg::kGainMinVotes) {
+    const double half = 0.5 * static_cast<double>(n);
+    const uint32_t cum = incl - c;
+    if (c > 0 && static_cast<double>(incl) >= half && static_cast<double>(cum) < half) {
+      const double frac = (half - static_cast<double>(cum)) / static_cast<double>(c);
+      gain = static_cast<float>((k - 0.5 + frac) / seg::kGainScale);
+    }
+  }
+  __syncthreads();
+  if (k == 0) {
+    f.gain_votes = n;
+    f.gain = gain;
+    f.g16_vote = static_cast<uint32_t>(llround(static_cast<double>(gain) * 65536.0));
+  }
+}
+
+// The chroma offsets (seg::offset_median() in parallel: the first bin whose inclusive prefix
+// doubled reaches the vote count), then the applied gain (dead zone) and the threshold scale.
+// 512 threads (kOffsetBins + 1).
+constexpr int kOffsetThreads = 512;
+static_assert(kOffsetThreads >= seg::kOffsetBins, "one thread per offset bin");
+
+__global__ void __launch_bounds__(kOffsetThreads) offset_solve_kernel(MotionState m,
+                                                                      MotionConsts kc,
+                                                                      bool illumination) {
+  __shared__ uint32_t warp_sums[32];
+  MotionFigures& f = *m.fig;
+  const int k = threadIdx.x;
   for (int c = 1; c < m.nc && illumination; ++c) {
     const uint32_t* h = m.off_hist + (c - 1) * seg::kOffsetBins;
-    const int o = seg::offset_median([&](int j) { return h[j]; }, f.offset_votes);
-    f.offset[c - 1] = (o >= -1 && o <= 1) ? 0 : o;
+    const uint32_t count = k < seg::kOffsetBins ? h[k] : 0u;
+    uint32_t n = 0;
+    const uint32_t incl = block_inclusive_scan(count, warp_sums, &n);
+    // n: the pixels that voted (each voted once per channel).
+    if (c == 1 && k == 0)
+      f.offset_votes = n;
+    if (n >= seg::kGainMinVotes && k < seg::kOffsetBins && 2 * incl >= n && 2 * (incl - count) < n) {
+      const int o = k - 255;
+      f.offset[c - 1] = (o >= -1 && o <= 1) ? 0 : o;
+    }
   }
-  f.g16 = fabsf(f.gain - 1.0f) < kGainDeadZone ? 65536u : f.g16_vote;
-  f.tau_scale16 =
-      f.g16 < 65536u ? static_cast<uint32_t>((65536ull * 65536ull + f.g16 / 2) / f.g16) : 65536u;
+  if (k == 0) {
+    f.g16 = fabsf(f.gain - 1.0f) < kGainDeadZone ? 65536u : f.g16_vote;
+    f.tau_scale16 =
+        f.g16 < 65536u ? static_cast<uint32_t>((65536ull * 65536ull + f.g16 / 2) / f.g16) : 65536u;
+  }
+  __syncthreads();
+  // The frame's compensation table (compensated()): every level of every channel.
+  const uint32_t g16 = f.g16;
+  for (int j = k; j < m.nc * 256; j += kOffsetThreads) {
+    const int c = j >> 8, v = j & 255;
+    m.lut[j] = static_cast<uint8_t>(
+        c == 0 ? compensate(v, kc.black, 0, g16) : compensate(v, 128, f.offset[c - 1], g16));
+  }
+  // The histograms are read (gain_solve_kernel, the scans above: each ends at a barrier): they
+  // start the next frame at zero (allocation clears them the first time).
+  for (int j = k; j < seg::kGainBins; j += kOffsetThreads)
+    m.gain_hist[j] = 0;
+  for (int j = k; j < 2 * seg::kOffsetBins; j += kOffsetThreads)
+    m.off_hist[j] = 0;
 }
 
-// cur and the own test.
-__global__ void own_kernel(MotionState m, MotionConsts k) {
-  const int x = blockIdx.x * kTileW + threadIdx.x, y = blockIdx.y * kTileH + threadIdx.y;
-  if (x >= m.w || y >= m.h)
-    return;
-  const size_t i = static_cast<size_t>(y) * m.w + x;
-  const MotionFigures& f = *m.fig;
-  int v[3] = {0, 0, 0};
-  v[0] = compensate(m.in[i], k.black, 0, f.g16);
-  for (int c = 1; c < m.nc; ++c)
-    v[c] = compensate(m.in[c * m.px + i], 128, f.offset[c - 1], f.g16);
-  for (int c = 0; c < m.nc; ++c)
-    m.cur[c * m.px + i] = static_cast<uint8_t>(v[c]);
-  int margin;
-  m.own[i] = matches(v, model_at(m, i, f.tau_scale16), m.nc, &margin);
-}
+// Own test, neighbour test, shadows, the change counts, cnt and the adoption choice, one block per
+// 32 x 8 tile. The neighbour test reads the models and own tests of the (2r + 1)^2 neighbours:
+// the block first computes them for its tile and an r-pixel halo into shared memory (values,
+// medians, thresholds widened by the gain once per pixel and block, not once per neighbour), so
+// no own-test plane goes through memory and no separate pass runs.
+constexpr int kHaloW = kTileW + 2 * kMaxMotionRadius, kHaloH = kTileH + 2 * kMaxMotionRadius;
 
-// Neighbour test, shadows, the change counts, cnt and the adoption choice.
-__global__ void test_kernel(MotionState m, MotionConsts k) {
+__global__ void __launch_bounds__(kTileW* kTileH) test_kernel(MotionState m, MotionConsts k) {
+  __shared__ uint32_t s_val[kHaloW * kHaloH];    // v0 | v1 << 8 | v2 << 16
+  __shared__ uint32_t s_bg[kHaloW * kHaloH];     // b0 | b1 << 8 | b2 << 16 | own << 24
+  __shared__ int s_tau[3][kHaloW * kHaloH];      // thresholds widened by 1/g (may pass 255)
+  const int r = k.radius, hw = kTileW + 2 * r, hh = kTileH + 2 * r;
+  const int x0 = blockIdx.x * kTileW - r, y0 = blockIdx.y * kTileH - r;
+  const uint32_t scale = m.fig->tau_scale16;
+  for (int e = threadIdx.y * kTileW + threadIdx.x; e < hw * hh; e += kTileW * kTileH) {
+    const int xx = x0 + e % hw, yy = y0 + e / hw;
+    uint32_t val = 0, bg = 0;
+    if (xx >= 0 && xx < m.w && yy >= 0 && yy < m.h) {
+      const size_t q = static_cast<size_t>(yy) * m.w + xx;
+      const uint32_t cur = compensated(m, frame_values(m, xx, yy));
+      const int v[3] = {channel(cur, 0), channel(cur, 1), channel(cur, 2)};
+      const PixelModel pm = model_at(m, q, scale);
+      int margin;
+      const bool own = matches(v, pm, m.nc, &margin);
+      val = static_cast<uint32_t>(v[0]) | (static_cast<uint32_t>(v[1]) << 8) |
+            (static_cast<uint32_t>(v[2]) << 16);
+      bg = static_cast<uint32_t>(pm.b[0]) | (static_cast<uint32_t>(pm.b[1]) << 8) |
+           (static_cast<uint32_t>(pm.b[2]) << 16) | (own ? 1u << 24 : 0u);
+#pragma unroll
+      for (int c = 0; c < 3; ++c)
+        s_tau[c][e] = pm.tau[c];
+    }
+    s_val[e] = val;
+    s_bg[e] = bg; // outside the image: never read (motion_test skips those neighbours)
+  }
+  __syncthreads();
   const int x = blockIdx.x * kTileW + threadIdx.x, y = blockIdx.y * kTileH + threadIdx.y;
   const bool inside = x < m.w && y < m.h;
   bool raw = false, shadow = false, diff = false;
   if (inside) {
     const size_t i = static_cast<size_t>(y) * m.w + x;
-    const uint32_t scale = m.fig->tau_scale16;
-    int v[3];
-    values(m, i, v);
+    auto at = [&](int xx, int yy) { return (yy - y0) * hw + (xx - x0); };
+    const uint32_t val = s_val[at(x, y)];
+    const int v[3] = {static_cast<int>(val & 255u), static_cast<int>((val >> 8) & 255u),
+                      static_cast<int>(val >> 16)};
     auto model = [&](int xx, int yy) {
-      return model_at(m, static_cast<size_t>(yy) * m.w + xx, scale);
+      const int e = at(xx, yy);
+      const uint32_t b = s_bg[e];
+      PixelModel pm;
+      pm.b[0] = static_cast<int>(b & 255u);
+      pm.b[1] = static_cast<int>((b >> 8) & 255u);
+      pm.b[2] = static_cast<int>((b >> 16) & 255u);
+#pragma unroll
+      for (int c = 0; c < 3; ++c)
+        pm.tau[c] = s_tau[c][e];
+      return pm;
     };
-    auto shows_bg = [&](int xx, int yy) { return m.own[static_cast<size_t>(yy) * m.w + xx] != 0; };
-    const MotionTest t = motion_test(v, m.nc, x, y, m.w, m.h, k.radius, model, shows_bg);
+    auto shows_bg = [&](int xx, int yy) { return (s_bg[at(xx, yy)] >> 24) != 0; };
+    const MotionTest t = motion_test(v, m.nc, x, y, m.w, m.h, r, model, shows_bg);
     raw = !t.own && t.neighbour < 0;
-    if (raw && m.nc == 3 && k.shadows &&
-        seg::shadow_yuv(v[0], v[1], v[2], m.bg[i], m.bg[m.px + i], m.bg[2 * m.px + i], k.black,
-                        k.lo16, k.hi16, k.shadow_chroma)) {
-      shadow = true;
-      raw = false;
+    if (raw && m.nc == 3 && k.shadows) {
+      const PixelModel pm = model(x, y);
+      if (seg::shadow_yuv(v[0], v[1], v[2], pm.b[0], pm.b[1], pm.b[2], k.black, k.lo16, k.hi16,
+                          k.shadow_chroma)) {
+        shadow = true;
+        raw = false;
+      }
     }
     m.raw[i] = raw ? 255 : 0;
     m.shadow[i] = shadow;
-    const int d = m.cur[i] > m.prev[i] ? m.cur[i] - m.prev[i] : m.prev[i] - m.cur[i];
+    const int d = v[0] > m.prev[i] ? v[0] - m.prev[i] : m.prev[i] - v[0];
     diff = d > m.tau[i];
     const int c = (!t.own && t.neighbour >= 0) ? (m.cnt[i] < 255 ? m.cnt[i] + 1 : 255) : 0;
     m.cnt[i] = static_cast<uint8_t>(c);
     m.adopt[i] =
         static_cast<int8_t>((k.adopt_frames > 0 && c >= k.adopt_frames) ? t.neighbour : -1);
   }
-  count(raw, &m.fig->raw);
-  count(shadow, &m.fig->shadow);
-  count(diff, &m.fig->diff);
+  // Counts per block (one global atomic per figure and block: 8,100 at 1080p, where one per warp
+  // made 64,800 on each of three addresses, which the L2 serialises).
+  const int n_raw = __syncthreads_count(raw), n_shadow = __syncthreads_count(shadow),
+            n_diff = __syncthreads_count(diff);
+  if (threadIdx.x == 0 && threadIdx.y == 0) {
+    if (n_raw)
+      atomicAdd(&m.fig->raw, static_cast<unsigned long long>(n_raw));
+    if (n_shadow)
+      atomicAdd(&m.fig->shadow, static_cast<unsigned long long>(n_shadow));
+    if (n_diff)
+      atomicAdd(&m.fig->diff, static_cast<unsigned long long>(n_diff));
+  }
 }
 
-__global__ void majority_kernel(MotionState m, MotionConsts k) {
-  const int x = blockIdx.x * kTileW + threadIdx.x, y = blockIdx.y * kTileH + threadIdx.y;
-  if (x >= m.w || y >= m.h)
-    return;
-  auto at = [&](int xx, int yy) { return m.raw[static_cast<size_t>(yy) * m.w + xx]; };
-  const size_t i = static_cast<size_t>(y) * m.w + x;
-  m.mask[i] = k.cleanup ? seg::majority3x3(at, x, y, m.w, m.h) : m.raw[i];
-}
-
-// Adoption: reads only neighbours that do not adopt in this frame (their samples do not change
-// here), so the threads' order does not matter.
-__global__ void adopt_kernel(MotionState m, MotionConsts k) {
-  const int x = blockIdx.x * kTileW + threadIdx.x, y = blockIdx.y * kTileH + threadIdx.y;
-  if (x >= m.w || y >= m.h)
-    return;
-  const size_t i = static_cast<size_t>(y) * m.w + x;
+// Adoption (pixel i at (x, y)): reads only neighbours that do not adopt in this frame (their
+// samples do not change here), so the threads' order does not matter.
+__device__ __forceinline__ void adopt(const MotionState& m, const MotionConsts& k, int x, int y,
+                                      size_t i) {
   m.adopted[i] = 0;
   const int a = m.adopt[i];
   if (a < 0)
@@ -240,9 +572,12 @@ __global__ void adopt_kernel(MotionState m, MotionConsts k) {
   const size_t q = static_cast<size_t>(y + a / side - k.radius) * m.w + (x + a % side - k.radius);
   if (m.adopt[q] >= 0)
     return;
-  const size_t n = static_cast<size_t>(m.nc) * m.history;
-  for (size_t j = 0; j < n; ++j)
-    m.samples[j * m.px + i] = m.samples[j * m.px + q];
+  for (int c = 0; c < m.nc; ++c) {
+    const uint4* from = reinterpret_cast<const uint4*>(samples_of(m, c, q));
+    uint4* to = reinterpret_cast<uint4*>(samples_of(m, c, i));
+    for (int j = 0; j < m.stride / 16; ++j)
+      to[j] = from[j];
+  }
   m.head[i] = m.head[q];
   for (int c = 0; c < m.nc; ++c) {
     m.bg[c * m.px + i] = m.bg[c * m.px + q];
@@ -252,34 +587,73 @@ __global__ void adopt_kernel(MotionState m, MotionConsts k) {
   m.adopted[i] = 1;
 }
 
+// The raw mask's 3x3 majority, and the adoption (which the CPU reference runs after the clean-up
+// and the area filter; it reads and writes neither mask, and the choices are final after
+// test_kernel, so it shares this pass instead of taking a launch of its own).
+__global__ void majority_kernel(MotionState m, MotionConsts k) {
+  const int x = blockIdx.x * kTileW + threadIdx.x, y = blockIdx.y * kTileH + threadIdx.y;
+  if (x >= m.w || y >= m.h)
+    return;
+  auto at = [&](int xx, int yy) { return m.raw[static_cast<size_t>(yy) * m.w + xx]; };
+  const size_t i = static_cast<size_t>(y) * m.w + x;
+  m.mask[i] = k.cleanup ? seg::majority3x3(at, x, y, m.w, m.h) : m.raw[i];
+  adopt(m, k, x, y, i);
+}
+
 // Sample updates (blind while refilling, else background pixels at their turn), absorption of
 // long-stopped foreground, the foreground count, prev = cur.
-__global__ void update_kernel(MotionState m, MotionConsts k) {
-  const int x = blockIdx.x * kTileW + threadIdx.x, y = blockIdx.y * kTileH + threadIdx.y;
-  const bool inside = x < m.w && y < m.h;
-  bool fg = false;
-  if (inside) {
-    const size_t i = static_cast<size_t>(y) * m.w + x, K = static_cast<size_t>(m.history);
-    fg = m.mask[i] != 0;
-    const bool own_bg = m.raw[i] == 0 && m.cnt[i] == 0 && !m.adopted[i] && !m.shadow[i];
-    if (k.blind || (sample_phase(x, y, k.frame, k.sample_period) && own_bg && !fg)) {
-      for (int c = 0; c < m.nc; ++c)
-        m.samples[(c * K + m.head[i]) * m.px + i] = m.cur[c * m.px + i];
-      m.head[i] = static_cast<uint8_t>((m.head[i] + 1) % m.history);
-      refresh(m, k, i);
+// One thread per group of `sample_period` (P) consecutive pixels of a row: the turns are staggered
+// by (x + 3 y) mod P, so each group holds exactly one pixel on its turn (the last group of a row at
+// most one), and every lane of a warp has one candidate refresh. With one thread per pixel, 1 lane
+// in P refreshed and the warp paid the whole median for each of its P phases. The refresh of the
+// pixel on its turn runs after the group's loop: pixels on their turn are background (mask 0),
+// absorbed pixels foreground, so no pixel does both (blind inserts run in the loop, before the
+// absorption, as in the CPU reference).
+template <int NW> __global__ void update_kernel(MotionState m, MotionConsts k) {
+  const int g = blockIdx.x * kTileW + threadIdx.x, y = blockIdx.y * kTileH + threadIdx.y;
+  const int P = k.sample_period;
+  const int x0 = g * P;
+  int fg_count = 0;
+  int turn = -1; // x of the group's pixel on its turn, if it adds a sample
+  if (x0 < m.w && y < m.h) {
+    const int x1 = x0 + P < m.w ? x0 + P : m.w;
+    for (int x = x0; x < x1; ++x) {
+      const size_t i = static_cast<size_t>(y) * m.w + x;
+      const bool fg = m.mask[i] != 0;
+      fg_count += fg;
+      if (k.blind) {
+        insert<NW>(m, k, i, compensated(m, frame_values(m, x, y)));
+      } else if (!fg && m.raw[i] == 0 && m.cnt[i] == 0 && !m.adopted[i] && !m.shadow[i] &&
+                 sample_phase(x, y, k.frame, P)) {
+        turn = x;
+      }
+      const int age = fg ? (m.age[i] < 65535 ? m.age[i] + 1 : 65535) : 0;
+      m.age[i] = static_cast<uint16_t>(age);
+      if (k.absorb_frames > 0 && age >= k.absorb_frames) {
+        set_all_samples(m, compensated(m, frame_values(m, x, y)), i);
+        refresh<NW>(m, k, i);
+        m.age[i] = 0;
+      }
+      uint8_t luma[3]; // prev = the compensated luma (Y of the colour modes: fetch_yuv's out[0])
+      fetch_yuv(m.src, x, y, true, luma);
+      m.prev[i] = __ldg(m.lut + luma[0]);
     }
-    const int age = fg ? (m.age[i] < 65535 ? m.age[i] + 1 : 65535) : 0;
-    m.age[i] = static_cast<uint16_t>(age);
-    if (k.absorb_frames > 0 && age >= k.absorb_frames) {
-      for (int c = 0; c < m.nc; ++c)
-        for (size_t j = 0; j < K; ++j)
-          m.samples[(c * K + j) * m.px + i] = m.cur[c * m.px + i];
-      refresh(m, k, i);
-      m.age[i] = 0;
-    }
-    m.prev[i] = m.cur[i];
+    if (turn >= 0)
+      insert<NW>(m, k, static_cast<size_t>(y) * m.w + turn,
+                 compensated(m, frame_values(m, turn, y)));
   }
-  count(fg, &m.fig->foreground);
+  // Foreground count: per warp, per block (shared), then one global atomic per block.
+  __shared__ unsigned block_fg;
+  if (threadIdx.x == 0 && threadIdx.y == 0)
+    block_fg = 0;
+  for (int off = 16; off > 0; off >>= 1)
+    fg_count += __shfl_xor_sync(kFull, fg_count, off);
+  __syncthreads();
+  if ((threadIdx.x & 31) == 0 && fg_count)
+    atomicAdd(&block_fg, static_cast<unsigned>(fg_count));
+  __syncthreads();
+  if (threadIdx.x == 0 && threadIdx.y == 0 && block_fg)
+    atomicAdd(&m.fig->foreground, static_cast<unsigned long long>(block_fg));
 }
 
 __global__ void output_kernel(MotionState m, MotionConsts k, uint8_t* mask, size_t mask_pitch,
@@ -292,9 +666,14 @@ __global__ void output_kernel(MotionState m, MotionConsts k, uint8_t* mask, size
     mask[static_cast<size_t>(y) * mask_pitch + x] = m.mask[i];
   if (!has_bg)
     return;
-  const uint32_t g16 = raw ? 65536u : m.fig->g16;
-  const uint8_t v[3] = {static_cast<uint8_t>(raw ? m.in[i] : uncompensate(m.bg[i], k.black, g16)),
-                        128, 128};
+  uint8_t v[3] = {0, 128, 128};
+  if (raw) {
+    uint8_t luma[3];
+    fetch_yuv(m.src, x, y, true, luma);
+    v[0] = luma[0];
+  } else {
+    v[0] = static_cast<uint8_t>(uncompensate(m.bg[i], k.black, m.fig->g16));
+  }
   store_background(bg, x, y, true, v);
 }
 
@@ -306,23 +685,30 @@ __global__ void output_kernel(MotionState m, MotionConsts k, uint8_t* mask, size
     CVIS_CUDA_CHECK_LAUNCH(s, "motion " #kernel);                                                  \
   } while (0)
 
-Status launch_motion_begin(const MotionState& m, bool illumination, cudaStream_t s) {
-  begin_kernel<<<cuda::div_up(2 * seg::kOffsetBins > seg::kGainBins ? 2 * seg::kOffsetBins
-                                                                    : seg::kGainBins,
-                              256),
-                 256, 0, s>>>(m, illumination);
-  CVIS_CUDA_CHECK_LAUNCH(s, "motion begin_kernel");
-  return Status::Ok();
-}
-
-Status launch_motion_load(const PixelSource& src, const MotionState& m, cudaStream_t s) {
-  CVIS_MOTION_LAUNCH(load_kernel, tile_grid(m.w, m.h), src, m);
-  return Status::Ok();
-}
+// The kernels that compute medians, instantiated per padded history (words of 4 samples).
+#define CVIS_MOTION_LAUNCH_NW(kernel, grid, ...)                                                   \
+  do {                                                                                             \
+    switch (m.stride / 4) {                                                                        \
+    case 4:                                                                                        \
+      CVIS_MOTION_LAUNCH(kernel<4>, grid, __VA_ARGS__);                                            \
+      break;                                                                                       \
+    case 8:                                                                                        \
+      CVIS_MOTION_LAUNCH(kernel<8>, grid, __VA_ARGS__);                                            \
+      break;                                                                                       \
+    case 12:                                                                                       \
+      CVIS_MOTION_LAUNCH(kernel<12>, grid, __VA_ARGS__);                                           \
+      break;                                                                                       \
+    case 16:                                                                                       \
+      CVIS_MOTION_LAUNCH(kernel<16>, grid, __VA_ARGS__);                                           \
+      break;                                                                                       \
+    default:                                                                                       \
+      return internal_error("motion: bad sample stride");                                          \
+    }                                                                                              \
+  } while (0)
 
 Status launch_motion_fill(const MotionState& m, const MotionConsts& k, int slot, bool last,
                           cudaStream_t s) {
-  CVIS_MOTION_LAUNCH(fill_kernel, tile_grid(m.w, m.h), m, k, slot, last);
+  CVIS_MOTION_LAUNCH_NW(fill_kernel, tile_grid(m.w, m.h), m, k, slot, last);
   return Status::Ok();
 }
 
@@ -333,30 +719,28 @@ Status launch_motion_restart(const MotionState& m, const MotionConsts& k, cudaSt
 
 Status launch_motion_gain(const MotionState& m, const MotionConsts& k, bool illumination,
                           cudaStream_t s) {
-  const dim3 half = tile_grid((m.w + 1) / 2, (m.h + 1) / 2);
+  const dim3 votes = vote_grid_of(m.w, m.h);
   if (illumination)
-    CVIS_MOTION_LAUNCH(gain_votes_kernel, half, m, k);
-  gain_solve_kernel<<<1, 1, 0, s>>>(m, illumination);
+    CVIS_MOTION_LAUNCH(gain_votes_kernel, votes, m, k);
+  gain_solve_kernel<<<1, seg::kGainBins, 0, s>>>(m, illumination);
   CVIS_CUDA_CHECK_LAUNCH(s, "motion gain_solve_kernel");
   if (illumination && m.nc == 3)
-    CVIS_MOTION_LAUNCH(offset_votes_kernel, half, m);
-  offset_solve_kernel<<<1, 1, 0, s>>>(m, illumination);
+    CVIS_MOTION_LAUNCH(offset_votes_kernel, votes, m);
+  offset_solve_kernel<<<1, kOffsetThreads, 0, s>>>(m, k, illumination);
   CVIS_CUDA_CHECK_LAUNCH(s, "motion offset_solve_kernel");
   return Status::Ok();
 }
 
 Status launch_motion_classify(const MotionState& m, const MotionConsts& k, cudaStream_t s) {
   const dim3 grid = tile_grid(m.w, m.h);
-  CVIS_MOTION_LAUNCH(own_kernel, grid, m, k);
   CVIS_MOTION_LAUNCH(test_kernel, grid, m, k);
   CVIS_MOTION_LAUNCH(majority_kernel, grid, m, k);
   return Status::Ok();
 }
 
 Status launch_motion_update(const MotionState& m, const MotionConsts& k, cudaStream_t s) {
-  const dim3 grid = tile_grid(m.w, m.h);
-  CVIS_MOTION_LAUNCH(adopt_kernel, grid, m, k);
-  CVIS_MOTION_LAUNCH(update_kernel, grid, m, k);
+  const int groups = cuda::div_up(m.w, k.sample_period);
+  CVIS_MOTION_LAUNCH_NW(update_kernel, tile_grid(groups, m.h), m, k);
   return Status::Ok();
 }
 

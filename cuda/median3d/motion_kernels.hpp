@@ -2,9 +2,11 @@
 // includes this header. Each kernel is one pass of the CPU reference (motion_cpu.cpp), in the same
 // order, with the per-pixel arithmetic of motion_math.hpp: both backends give identical bits.
 //
-// Layout (device memory, px = w * h, dense rows of w): samples [c][k][pixel] (K per channel,
-// pixel-contiguous, so one warp reads 32 consecutive bytes of one sample), every other per-pixel
-// array [c][pixel] or [pixel].
+// Layout (device memory, px = w * h, dense rows of w): samples [c][pixel][stride] (a pixel's K
+// samples of one channel contiguous, padded to `stride` = K rounded up to 16 bytes: a refresh
+// reads them with stride / 16 aligned 16-byte loads, and only the pixels that refresh move their
+// samples through DRAM; the padding bytes are never counted), every other per-pixel array
+// [c][pixel] or [pixel].
 #pragma once
 
 #include <cuda_runtime_api.h>
@@ -18,7 +20,7 @@
 
 namespace cvis::median3d::kernels {
 
-// Figures of one frame, written by the kernels (zeroed by launch_motion_begin), read back after
+// Figures of one frame, written by the kernels (zeroed by the gain solve), read back after
 // the frame.
 struct MotionFigures {
   uint32_t gain_votes, offset_votes; // background pixels that voted
@@ -32,18 +34,25 @@ struct MotionFigures {
 
 struct MotionState {
   int w = 0, h = 0, nc = 3, history = 31;
+  int stride = 32; // bytes per pixel and channel in `samples`: sample_stride(history)
   size_t px = 0;
-  uint8_t* samples = nullptr;            // [c][k][pixel]
+  uint8_t* samples = nullptr;            // [c][pixel][stride]
   uint8_t *bg = nullptr, *tau = nullptr; // [c][pixel]: median, threshold
-  uint8_t *in = nullptr, *cur = nullptr; // [c][pixel]: frame, compensated frame
+  PixelSource src{};      // this frame (device memory): every pass reads its values from it
+  uint8_t* lut = nullptr; // [c][256]: the frame's compensated values of every level (compensate())
   uint8_t *head = nullptr, *cnt = nullptr, *prev = nullptr, *raw = nullptr, *mask = nullptr,
-          *adopted = nullptr, *shadow = nullptr, *own = nullptr;
+          *adopted = nullptr, *shadow = nullptr; // (the own tests stay in test_kernel)
   int8_t* adopt = nullptr;
   uint16_t* age = nullptr;
   uint32_t* gain_hist = nullptr; // seg::kGainBins
   uint32_t* off_hist = nullptr;  // 2 * seg::kOffsetBins
   MotionFigures* fig = nullptr;
 };
+
+// Bytes of one pixel's samples of one channel: K rounded up to a multiple of 16 (16..64).
+inline int sample_stride(int history) {
+  return (history + 15) / 16 * 16;
+}
 
 // The parameters the passes need (from MotionParams, per frame).
 struct MotionConsts {
@@ -60,10 +69,6 @@ struct MotionConsts {
   bool blind;      // refilling after a shot change: every pixel inserts
 };
 
-// Zeroes the figures (and the vote histograms when `illumination`).
-Status launch_motion_begin(const MotionState& m, bool illumination, cudaStream_t s);
-// in = the frame's channel values (fetch_yuv of motion_math.hpp).
-Status launch_motion_load(const PixelSource& src, const MotionState& m, cudaStream_t s);
 // Initial fill: sample `slot` = in; prev = in (luma); mask = 0. `last`: the fill ends, every
 // pixel's head restarts and its median and threshold are computed.
 Status launch_motion_fill(const MotionState& m, const MotionConsts& k, int slot, bool last,
@@ -72,13 +77,13 @@ Status launch_motion_fill(const MotionState& m, const MotionConsts& k, int slot,
 // cnt, age and mask 0.
 Status launch_motion_restart(const MotionState& m, const MotionConsts& k, cudaStream_t s);
 // Gain and chroma offsets (estimate_gain of the CPU reference): votes and their medians into the
-// figures; with illumination off, g = 1 and no offsets.
+// figures, and the frame's compensation table; with illumination off, g = 1 and no offsets.
 Status launch_motion_gain(const MotionState& m, const MotionConsts& k, bool illumination,
                           cudaStream_t s);
-// cur = compensated in; own test; then the neighbour test, shadows, counts, cnt and adopt; then
-// the raw mask's 3x3 majority into mask.
+// Own test (the compensated values through the frame's table); then the neighbour test, shadows,
+// counts, cnt and adopt; then the raw mask's 3x3 majority into mask, and the adoptions.
 Status launch_motion_classify(const MotionState& m, const MotionConsts& k, cudaStream_t s);
-// Adoption, sample updates and absorption; foreground count; prev = cur.
+// Sample updates and absorption; foreground count; prev = compensated luma.
 Status launch_motion_update(const MotionState& m, const MotionConsts& k, cudaStream_t s);
 // Outputs: the mask into `mask` (null: none) and the background (`has_background`: into `bg`, as
 // luma; `raw`: the frame's luma instead of the model).

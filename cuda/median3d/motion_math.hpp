@@ -115,7 +115,11 @@ struct PixelModel {
 
 CVIS_HD bool matches(const int v[3], const PixelModel& m, int nc, int* margin) {
   int worst = -255;
-  for (int c = 0; c < nc; ++c) {
+  // A constant trip count with a guard: the GPU keeps v, b and tau in registers (a loop bound of
+  // nc indexes them at run time and puts them on the stack).
+  for (int c = 0; c < 3; ++c) {
+    if (c >= nc)
+      break;
     const int d = (v[c] > m.b[c] ? v[c] - m.b[c] : m.b[c] - v[c]) - m.tau[c];
     worst = d > worst ? d : worst;
   }

@@ -95,6 +95,15 @@ std::vector<MotionCase> cases() {
   v.push_back({"bgr_plain_host", PixelFormat::kBGR, 45, 33, 3, false, plain});
   MotionParams defaults; // the element's defaults: 31 samples every 4 frames
   v.push_back({"nv12_defaults_device", PixelFormat::kNV12, 96, 64, 0, true, defaults, 150});
+  // The longest history (63 samples: the CUDA backend's widest sample block, 64 bytes) and a period
+  // of 3 (groups of 3 pixels per update thread, a partial group at the end of each 40-pixel row).
+  // The sequence's dimming and cut fall inside the 63-frame fill: neither is expected here.
+  MotionParams longest = base;
+  longest.history = 63;
+  longest.sample_period = 3;
+  longest.illumination = false;
+  longest.shot_change = false;
+  v.push_back({"nv12_k63_p3_device", PixelFormat::kNV12, 40, 30, 0, true, longest, 103});
   if (cvis::test::sanitizer_run()) { // small: every kernel and path, few frames
     v.resize(2);
     for (auto& c : v)

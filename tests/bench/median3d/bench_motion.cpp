@@ -77,17 +77,19 @@ bool upload(Frame* f) {
   return cudaDeviceSynchronize() == cudaSuccess;
 }
 
-// Modelled DRAM bytes per pixel of one steady-state frame (nc channels, K samples, period P):
-// frame in 1.5 (NV12) + in nc; gain and offset votes (every other row: 32-byte sectors fetch the
-// whole row) 2 + 1.5 (nc - 1); own test nc (in) + 2 nc (model) + nc (cur) + 1 (own); neighbour
-// test nc (cur) + 2 nc (model) + 4 (own, prev, cnt) + 4 written (raw, shadow, cnt, adopt);
-// majority 2; labelling and area filter ~30; adoption 2; update: 8 flags and age + the samples of
-// the pixels on their turn: with turns staggered by (x + 3y) mod P, every 32-byte sector of a
-// sample plane holds a pixel on its turn, so nc K are read, nc written, 2 nc (median, threshold)
-// written; output 1 (mask) + 1 (model) + 2.5 written (mask, NV12 background) when asked.
-double model_bytes_per_pixel(int nc, int K) {
-  return 1.5 + nc + 2 + 1.5 * (nc - 1) + (4.0 * nc + 1) + (3.0 * nc + 8) + 2 + 30 + 2 +
-         (10 + nc * K + 3.0 * nc) + 4.5;
+// Modelled DRAM bytes per pixel of one steady-state frame (nc channels, K samples padded to
+// S = sample_stride(K) bytes per pixel and channel, period P), each kernel's reads and writes
+// counted once (no reuse through L2 between kernels); the passes read the NV12 frame (1.5)
+// themselves: gain votes (every other row: 32-byte sectors fetch the whole row) 2; offset votes
+// 1 + (nc - 1); own and neighbour tests (one kernel) frame 1.5, model and threshold 2 nc, prev,
+// cnt 2, written raw, shadow, cnt, adopt 4; majority and adoption 4; labelling and area filter
+// ~30; update: 5 flags, age 4, frame 1.5, prev 1, head 2, the samples of the pixels on their turn
+// (one in P, each reading and writing its S-byte block per channel: 2 nc S / P), median and
+// threshold written 2 nc (one pixel in P of every sector); output: mask 2.
+double model_bytes_per_pixel(int nc, int K, int P) {
+  const int S = (K + 15) / 16 * 16;
+  return 2 + (1 + (nc - 1)) + (2.0 * nc + 7.5) + 4 + 30 + (13.5 + 2.0 * nc + 2.0 * nc * S / P) +
+         2;
 }
 
 struct Row {
@@ -114,7 +116,7 @@ Row run(const char* name, int w, int h, bool color, int frames, int cpu_frames,
   MotionParams p;
   p.color = color;
   p.shadows = color;
-  row.mb = model_bytes_per_pixel(color ? 3 : 1, p.history) * w * h / 1e6;
+  row.mb = model_bytes_per_pixel(color ? 3 : 1, p.history, p.sample_period) * w * h / 1e6;
   auto fail = [&](const std::string& e) {
     row.ok = false;
     row.error = e;
