@@ -298,8 +298,8 @@ TEST(Tracker, ModelAnchor) {
 }
 
 // A target growing by 3% a frame for 30 frames (to 2.4x): with the size prediction the reported
-// scale follows within 10% at the end; scale_prediction 0 is run too and must not be better
-// (the prediction centres the size search on the trend instead of lagging behind it).
+// scale follows within 6% over the last 10 frames, closer than with scale_prediction 0 (the
+// prediction centres the size search on the trend instead of lagging behind it).
 TEST(Tracker, ScalePredictionFollowsGrowth) {
   const int W = 200, H = 160;
   HostImage bg = test::make_background(W, H, 3);
@@ -324,8 +324,9 @@ TEST(Tracker, ScalePredictionFollowsGrowth) {
         err[k] += std::fabs(std::log(r[0].scale / s)) / 10;
     }
   }
-  EXPECT_LT(err[1], std::log(1.1)) << "mean |ln(scale error)| over the last 10 frames";
-  EXPECT_LE(err[1], err[0]);
+  // Measured: 0.043 without the prediction, 0.036 with it (mean |ln(scale error)|, last 10 frames).
+  EXPECT_LT(err[1], 0.06);
+  EXPECT_LT(err[1], err[0]);
 }
 
 // A target given as a saved model (no box) is found by a whole-frame search on its first frame.
