@@ -35,15 +35,15 @@ struct Tracker::Target {
   Box init;
   bool located = false;
   double cx = 0, cy = 0, w = 0, h = 0, w0 = 0, h0 = 0, vx = 0, vy = 0;
-  double vs = 0; // smoothed per-frame change of ln(size) (scale_prediction)
+  double vs = 0;         // smoothed per-frame change of ln(size) (scale_prediction)
   double bw = 0, bh = 0; // this frame's search base size (the predicted size)
   bool lost = false;
   double lost_radius = -1; // < 0: a lost target is searched over the whole frame
   uint64_t age = 0;
   double distance = 0;
   Box box;
-  std::vector<double> cov;     // current model, ridged, n x n
-  std::vector<double> log_cov; // the running mean's matrix logarithm (update_rate > 0)
+  std::vector<double> cov;      // current model, ridged, n x n
+  std::vector<double> log_cov;  // the running mean's matrix logarithm (update_rate > 0)
   std::vector<double> log_cov0; // the first model's (model_anchor > 0)
   ModelData data;
   // This frame.

@@ -233,8 +233,8 @@ TEST(Tracker, ModelUpdate) {
 }
 
 // model_anchor a: with update_rate 1 the matched model is exp((1 - a) log B + a log A0) (ridged
-// covariances; A0 the first model, B the last matched window's), exactly as defined; a = 0.5 differs
-// from both A0 and B.
+// covariances; A0 the first model, B the last matched window's), exactly as defined; a = 0.5
+// differs from both A0 and B.
 TEST(Tracker, ModelAnchor) {
   const int W = 120, H = 90;
   HostImage bg = test::make_background(W, H, 5);
