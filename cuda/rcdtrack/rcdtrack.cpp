@@ -161,6 +161,10 @@ Status validate(const Params& p) {
       !(p.scale_weight >= 0.0 && p.scale_weight <= 1e6) ||
       !(p.context_weight >= 0.0 && p.context_weight <= 1e6))
     return invalid_argument("prior weights must be in 0..1e6");
+  if (!(p.scale_prediction >= 0.0 && p.scale_prediction <= 1.0))
+    return invalid_argument("scale_prediction not in 0..1");
+  if (!(p.model_anchor >= 0.0 && p.model_anchor <= 1.0))
+    return invalid_argument("model_anchor not in 0..1");
   if (p.top_k < 1 || p.top_k > kMaxTopK)
     return invalid_argument("top-k must be in 1.." + std::to_string(kMaxTopK));
   if (!(p.threshold > 0.0))

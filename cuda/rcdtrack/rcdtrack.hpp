@@ -100,6 +100,12 @@ struct Params {
                                // the ring around the window): windows that cut through the target
                                // (target pixels just outside) lose to ones that fit it
   int top_k = 1;               // hits kept per target and stage (1..8), best first
+  double scale_prediction = 0.2; // 0..1: gain of the smoothed per-frame log size change; the
+                                 // search sizes (and the scale prior) are centred on the size it
+                                 // predicts (0: on the current size)
+  double model_anchor = 0.5;     // 0..1: weight of the first model in the model used for matching,
+                                 // exp((1 - a) log(running mean) + a log(first)): bounds how far
+                                 // learning (e.g. of occluders or background) can drift it
   // Detector only.
   double threshold = 1.0; // report windows whose distance is under it
   double nms_iou = 0.3;   // suppress a detection overlapping a better one by more than this

@@ -35,13 +35,16 @@ struct Tracker::Target {
   Box init;
   bool located = false;
   double cx = 0, cy = 0, w = 0, h = 0, w0 = 0, h0 = 0, vx = 0, vy = 0;
+  double vs = 0;         // smoothed per-frame change of ln(size) (scale_prediction)
+  double bw = 0, bh = 0; // this frame's search base size (the predicted size)
   bool lost = false;
   double lost_radius = -1; // < 0: a lost target is searched over the whole frame
   uint64_t age = 0;
   double distance = 0;
   Box box;
-  std::vector<double> cov;     // current model, ridged, n x n
-  std::vector<double> log_cov; // its matrix logarithm (update_rate > 0)
+  std::vector<double> cov;      // current model, ridged, n x n
+  std::vector<double> log_cov;  // the running mean's matrix logarithm (update_rate > 0)
+  std::vector<double> log_cov0; // the first model's (model_anchor > 0)
   ModelData data;
   // This frame.
   int group = -1; // coarse group (describe group for kPending)
@@ -54,8 +57,8 @@ namespace {
 
 // Log-Euclidean running mean: log A <- (1 - r) log A + r log B, B the matched window's covariance
 // with the ridge (both positive definite).
-void update_model(const Layout& layout, double rate, const std::vector<double>& matched,
-                  Tracker::Target* t);
+void update_model(const Layout& layout, double rate, double anchor,
+                  const std::vector<double>& matched, Tracker::Target* t);
 
 } // namespace
 
@@ -68,8 +71,8 @@ struct Tracker::Impl {
 
 namespace {
 
-void update_model(const Layout& layout, double rate, const std::vector<double>& matched,
-                  Tracker::Target* t) {
+void update_model(const Layout& layout, double rate, double anchor,
+                  const std::vector<double>& matched, Tracker::Target* t) {
   const int n = layout.n;
   const size_t nn = static_cast<size_t>(n) * n;
   std::vector<double> b = matched;
@@ -81,6 +84,7 @@ void update_model(const Layout& layout, double rate, const std::vector<double>& 
       const std::vector<double> la = sym_log(n, a);
       std::copy(la.begin(), la.end(), t->log_cov.begin() + p * nn);
     }
+    t->log_cov0 = t->log_cov; // the first update: the model is still the first one
   }
   std::vector<double> next(t->cov.size());
   for (int p = 0; p < layout.parts; ++p) {
@@ -88,7 +92,10 @@ void update_model(const Layout& layout, double rate, const std::vector<double>& 
     const std::vector<double> lb = sym_log(n, bp);
     for (size_t k = 0; k < nn; ++k)
       t->log_cov[p * nn + k] = (1.0 - rate) * t->log_cov[p * nn + k] + rate * lb[k];
-    const std::vector<double> lp(t->log_cov.begin() + p * nn, t->log_cov.begin() + (p + 1) * nn);
+    std::vector<double> lp(t->log_cov.begin() + p * nn, t->log_cov.begin() + (p + 1) * nn);
+    if (anchor > 0.0)
+      for (size_t k = 0; k < nn; ++k)
+        lp[k] = (1.0 - anchor) * lp[k] + anchor * t->log_cov0[p * nn + k];
     const std::vector<double> a = sym_exp(n, lp);
     std::copy(a.begin(), a.end(), next.begin() + p * nn);
   }
@@ -242,8 +249,12 @@ Status Tracker::process(const ImageView& frame, StreamHandle stream,
     g.top_k = params_.top_k;
     Area area;
     t.prior = Prior();
-    t.prior.w = t.w;
-    t.prior.h = t.h;
+    // Search sizes are factors of the predicted size (the current one unless scale_prediction).
+    const double ps = t.lost ? 1.0 : std::exp(t.vs);
+    t.bw = t.w * ps;
+    t.bh = t.h * ps;
+    t.prior.w = t.bw;
+    t.prior.h = t.bh;
     if ((t.lost && t.lost_radius < 0.0) || params_.search_radius < 0.0) {
       area.whole_frame = true;
       t.prior.cx = t.cx;
@@ -256,8 +267,8 @@ Status Tracker::process(const ImageView& frame, StreamHandle stream,
     } else {
       area.cx = t.cx + t.vx;
       area.cy = t.cy + t.vy;
-      area.rx = params_.search_radius * t.w;
-      area.ry = params_.search_radius * t.h;
+      area.rx = params_.search_radius * t.bw;
+      area.ry = params_.search_radius * t.bh;
       t.prior.cx = area.cx;
       t.prior.cy = area.cy;
     }
@@ -267,12 +278,12 @@ Status Tracker::process(const ImageView& frame, StreamHandle stream,
     }
     t.prior.context_weight = params_.context_weight; // whole-frame searches too
     g.prior = t.prior;
-    t.step = coarse_step(params_.step, t.w, t.h);
+    t.step = coarse_step(params_.step, t.bw, t.bh);
     // A whole-frame search of a lost target on a twice coarser grid (auto step): the fine pass
     // still refines the best window, and lost targets otherwise dominate the frame's cost.
     if (area.whole_frame && t.lost && params_.step == 0)
-      t.step = coarse_step(0, 2 * t.w, 2 * t.h);
-    if (add_search(&cp, area, t.w, t.h, factors, t.step, params_.parts, width_, height_, g)) {
+      t.step = coarse_step(0, 2 * t.bw, 2 * t.bh);
+    if (add_search(&cp, area, t.bw, t.bh, factors, t.step, params_.parts, width_, height_, g)) {
       t.group = static_cast<int>(cp.groups.size()) - 1;
       cp.models.push_back(t.data);
     }
@@ -308,7 +319,7 @@ Status Tracker::process(const ImageView& frame, StreamHandle stream,
       area.cx = hit.box.x + 0.5 * hit.box.w;
       area.cy = hit.box.y + 0.5 * hit.box.h;
       area.rx = area.ry = t.step;
-      if (add_search(&fp, area, t.w, t.h, ff, fstep, params_.parts, width_, height_, g))
+      if (add_search(&fp, area, t.bw, t.bh, ff, fstep, params_.parts, width_, height_, g))
         ++t.fine_count;
     }
   }
@@ -361,7 +372,7 @@ Status Tracker::process(const ImageView& frame, StreamHandle stream,
       const bool match = best && best->distance <= gate;
       if (!t.lost && !match) {
         t.lost = true;
-        t.vx = t.vy = 0.0;
+        t.vx = t.vy = t.vs = 0.0;
         res.event = Event::kLost;
       } else if (match) {
         const double ncx = best->box.x + 0.5 * best->box.w, ncy = best->box.y + 0.5 * best->box.h;
@@ -369,17 +380,21 @@ Status Tracker::process(const ImageView& frame, StreamHandle stream,
           res.event = t.located ? Event::kReacquired : Event::kStarted;
           t.lost = false;
           t.located = true;
-          t.vx = t.vy = 0.0;
+          t.vx = t.vy = t.vs = 0.0;
         } else {
+          const double ls = std::log(t.bw * factor / t.w); // this frame's size change
+          t.vs = (1.0 - params_.scale_prediction) * t.vs + params_.scale_prediction * ls;
+          // At most one fine size step per frame: one noisy size jump must not run away.
+          t.vs = std::min(std::log(fine_q), std::max(-std::log(fine_q), t.vs));
           t.vx = (1.0 - kVelocityGain) * t.vx + kVelocityGain * (ncx - t.cx);
           t.vy = (1.0 - kVelocityGain) * t.vy + kVelocityGain * (ncy - t.cy);
           if (params_.update_rate > 0.0 && best->distance < kUpdateGate * params_.lost_threshold)
-            update_model(im.layout, params_.update_rate, from->cov, &t);
+            update_model(im.layout, params_.update_rate, params_.model_anchor, from->cov, &t);
         }
         t.cx = ncx;
         t.cy = ncy;
-        t.w *= factor;
-        t.h *= factor;
+        t.w = t.bw * factor;
+        t.h = t.bh * factor;
         t.box = best->box;
       }
     }

@@ -29,6 +29,8 @@ enum {
   PROP_MOTION_WEIGHT,
   PROP_SCALE_WEIGHT,
   PROP_CONTEXT_WEIGHT,
+  PROP_SCALE_PREDICTION,
+  PROP_MODEL_ANCHOR,
   PROP_TOP_K,
   PROP_MODEL_LOCATION,
   PROP_THRESHOLD,
@@ -182,6 +184,12 @@ gst_cuda_rcd_track_set_property (GObject * object, guint prop_id, const GValue *
     case PROP_CONTEXT_WEIGHT:
       p.context_weight = g_value_get_double (value);
       break;
+    case PROP_SCALE_PREDICTION:
+      p.scale_prediction = g_value_get_double (value);
+      break;
+    case PROP_MODEL_ANCHOR:
+      p.model_anchor = g_value_get_double (value);
+      break;
     case PROP_TOP_K:
       p.top_k = g_value_get_int (value);
       break;
@@ -282,6 +290,12 @@ gst_cuda_rcd_track_get_property (GObject * object, guint prop_id, GValue * value
       break;
     case PROP_CONTEXT_WEIGHT:
       g_value_set_double (value, p.context_weight);
+      break;
+    case PROP_SCALE_PREDICTION:
+      g_value_set_double (value, p.scale_prediction);
+      break;
+    case PROP_MODEL_ANCHOR:
+      g_value_set_double (value, p.model_anchor);
       break;
     case PROP_TOP_K:
       g_value_set_int (value, p.top_k);
@@ -412,6 +426,15 @@ gst_cuda_rcd_track_install_properties (GObjectClass * gobject_class)
           "Score bonus times the distance (at most 1) between the model and the ring around a "
           "window: windows that fit the target beat windows inside it (0: off)", 0.0, 1e6,
           d.context_weight, playing));
+  g_object_class_install_property (gobject_class, PROP_SCALE_PREDICTION,
+      g_param_spec_double ("scale-prediction", "Scale prediction",
+          "Gain of the smoothed per-frame size change; the search sizes are centred on the size "
+          "it predicts (0: on the current size)", 0.0, 1.0, d.scale_prediction, playing));
+  g_object_class_install_property (gobject_class, PROP_MODEL_ANCHOR,
+      g_param_spec_double ("model-anchor", "Model anchor",
+          "Weight of the first model in the model matched (log-Euclidean mean with the running "
+          "model): bounds how far learning occluders or background drifts it (0: off)", 0.0, 1.0,
+          d.model_anchor, playing));
   g_object_class_install_property (gobject_class, PROP_TOP_K,
       g_param_spec_int ("top-k", "Top k",
           "Best coarse windows per target refined by the fine search", 1, 8, d.top_k, playing));

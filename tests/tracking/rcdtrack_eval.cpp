@@ -5,7 +5,8 @@
 // Usage: rcdtrack_eval DIR [--backend cpu|cuda] [--out FILE] [--features F] [--distance D]
 //        [--step N] [--search-radius R] [--update-rate R] [--lost-threshold T] [--scales N]
 //        [--motion-weight W] [--scale-weight W] [--top-k K] [--parts 1|5] [--ridge R]
-//        [--scale-min S] [--scale-max S] [--context-weight W]
+//        [--scale-min S] [--scale-max S] [--context-weight W] [--scale-prediction G]
+//        [--model-anchor A]
 // Prints the mean time per frame. Exit status 1 on any error.
 #include <chrono>
 #include <cstdio>
@@ -72,6 +73,10 @@ int main(int argc, char** argv) {
       p.scale_min = std::atof(v.c_str());
     } else if (k == "--scale-max") {
       p.scale_max = std::atof(v.c_str());
+    } else if (k == "--scale-prediction") {
+      p.scale_prediction = std::atof(v.c_str());
+    } else if (k == "--model-anchor") {
+      p.model_anchor = std::atof(v.c_str());
     } else if (k == "--top-k") {
       p.top_k = std::atoi(v.c_str());
     } else {

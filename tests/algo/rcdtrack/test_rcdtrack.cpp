@@ -396,6 +396,20 @@ TEST(Params, Validation) {
   p = Params();
   p.update_rate = 1.5;
   EXPECT_FALSE(validate(p).ok());
+  p = Params();
+  p.scale_prediction = -0.1;
+  EXPECT_FALSE(validate(p).ok());
+  p.scale_prediction = 1.1;
+  EXPECT_FALSE(validate(p).ok());
+  p.scale_prediction = 1.0;
+  EXPECT_TRUE(validate(p).ok());
+  p = Params();
+  p.model_anchor = -0.1;
+  EXPECT_FALSE(validate(p).ok());
+  p.model_anchor = 1.5;
+  EXPECT_FALSE(validate(p).ok());
+  p.model_anchor = 1.0;
+  EXPECT_TRUE(validate(p).ok());
 }
 
 std::string temp_path(const char* name) {

@@ -97,6 +97,16 @@ TEST_F(RcdTrackElement, PropertiesRoundTripAndRefusals) {
                "threshold", &thr, "nms-overlap", &nms, "max-detections", &maxd, "context-weight",
                &ctx, nullptr);
   EXPECT_EQ(ctx, 0.25);
+  {
+    gdouble sp, anchor;
+    g_object_get(e, "scale-prediction", &sp, "model-anchor", &anchor, nullptr);
+    EXPECT_EQ(sp, rcd::Params().scale_prediction);
+    EXPECT_EQ(anchor, rcd::Params().model_anchor);
+    g_object_set(e, "scale-prediction", 0.75, "model-anchor", 0.125, nullptr);
+    g_object_get(e, "scale-prediction", &sp, "model-anchor", &anchor, nullptr);
+    EXPECT_EQ(sp, 0.75);
+    EXPECT_EQ(anchor, 0.125);
+  }
   EXPECT_EQ(std::string(features), "x,y,r,g,b");
   EXPECT_EQ(std::string(roi), "1,2,30,40;5,6,7,8");
   EXPECT_EQ(std::string(type), "foreground");
