@@ -14,6 +14,8 @@
 #include <thread>
 #include <vector>
 
+#include <unistd.h>
+
 #include "action-commands.h"
 #include "action-dataset.h"
 #include "actionmatch.hpp"
@@ -283,15 +285,25 @@ bool read_distances(const std::string& path, const std::string& key, size_t clip
   return static_cast<bool>(in);
 }
 
+// Written to a temporary name and renamed, so that a concurrent eval never reads half a table.
 void write_distances(const std::string& path, const std::string& key,
                      const std::vector<std::vector<double>>& dist) {
-  std::ofstream out(path, std::ios::binary);
-  out << key << "\n";
-  const uint64_t n = dist.size(), c = dist.empty() ? 0 : dist[0].size();
-  out.write(reinterpret_cast<const char*>(&n), 8);
-  out.write(reinterpret_cast<const char*>(&c), 8);
-  for (const auto& row : dist)
-    out.write(reinterpret_cast<const char*>(row.data()), static_cast<std::streamsize>(8 * c));
+  const std::string tmp = path + "." + std::to_string(::getpid()) + ".tmp";
+  {
+    std::ofstream out(tmp, std::ios::binary);
+    out << key << "\n";
+    const uint64_t n = dist.size(), c = dist.empty() ? 0 : dist[0].size();
+    out.write(reinterpret_cast<const char*>(&n), 8);
+    out.write(reinterpret_cast<const char*>(&c), 8);
+    for (const auto& row : dist)
+      out.write(reinterpret_cast<const char*>(row.data()), static_cast<std::streamsize>(8 * c));
+    if (!out) {
+      std::fprintf(stderr, "cvis-action: could not write %s\n", tmp.c_str());
+      return;
+    }
+  }
+  if (std::rename(tmp.c_str(), path.c_str()) != 0)
+    std::fprintf(stderr, "cvis-action: could not rename %s to %s\n", tmp.c_str(), path.c_str());
 }
 
 bool prepare(const Options& o, Work* w, std::string* err) {
