@@ -115,6 +115,54 @@ int nearest_class(const std::vector<double>& dist, const std::vector<int>& allow
   return best < 0 ? -1 : cand_class[best];
 }
 
+int knn_class(const std::vector<double>& dist, const std::vector<int>& allowed,
+              const std::vector<int>& cand_class, int classes, int k) {
+  std::vector<std::vector<double>> per(classes);
+  for (int c : allowed)
+    if (std::isfinite(dist[c]))
+      per[cand_class[c]].push_back(dist[c]);
+  int best = -1;
+  double bs = std::numeric_limits<double>::infinity();
+  for (int q = 0; q < classes; ++q) {
+    std::vector<double>& d = per[q];
+    if (d.empty())
+      continue;
+    const size_t n = std::min(d.size(), static_cast<size_t>(k));
+    std::partial_sort(d.begin(), d.begin() + static_cast<std::ptrdiff_t>(n), d.end());
+    double sum = 0;  // in increasing order: the same sum whatever the candidates' order
+    for (size_t i = 0; i < n; ++i)
+      sum += d[i];
+    const double score = sum / static_cast<double>(n);
+    if (score < bs) {
+      bs = score;
+      best = q;
+    }
+  }
+  return best;
+}
+
+int choose_knn_k(const std::vector<std::vector<double>>& D, const std::vector<int>& clip_class,
+                 const std::vector<int>& clip_subject, const std::vector<int>& cand_class,
+                 const std::vector<int>& cand_subject, int classes, const std::vector<int>& ks) {
+  int best_k = ks.front(), best = -1;
+  std::vector<int> allowed;
+  for (int k : ks) {
+    int correct = 0;
+    for (size_t v = 0; v < D.size(); ++v) {
+      allowed.clear();
+      for (size_t c = 0; c < cand_class.size(); ++c)
+        if (cand_subject[c] != clip_subject[v])
+          allowed.push_back(static_cast<int>(c));
+      correct += knn_class(D[v], allowed, cand_class, classes, k) == clip_class[v];
+    }
+    if (correct > best) {
+      best = correct;
+      best_k = k;
+    }
+  }
+  return best_k;
+}
+
 namespace {
 
 // Nearest-prototype accuracy (count) and a margin score of a prototype set on the validation

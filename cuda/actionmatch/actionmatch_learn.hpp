@@ -59,6 +59,24 @@ double node_distance(const MatchResult& r, Distance d, int model_nodes);
 int nearest_class(const std::vector<double>& dist, const std::vector<int>& allowed,
                   const std::vector<int>& cand_class);
 
+// k-nearest class mean: each class scores the mean of its k smallest finite distances among the
+// allowed candidates (all of them when it has fewer than k; +infinity when none), and the class of
+// the smallest score wins (ties: the lower class). k = 1 is the nearest neighbour over `allowed`.
+// Unlike the nearest prototype, one chance match of a wrong class's candidate is outvoted by the
+// right class's next k - 1 candidates. -1 when no class has a finite score.
+// dist[candidate]; `allowed` lists candidate indices; cand_class[c] in 0..classes-1; k >= 1.
+int knn_class(const std::vector<double>& dist, const std::vector<int>& allowed,
+              const std::vector<int>& cand_class, int classes, int k);
+
+// Chooses k for knn_class from `ks` by leave-one-subject-out over the validation clips alone:
+// clip v is classified among the candidates whose subject differs from clip_subject[v]. Returns
+// the k with the most correct clips (ties: the earlier in `ks`). dist[clip][candidate] as
+// select_prototypes; `ks` not empty.
+int choose_knn_k(const std::vector<std::vector<double>>& clip_dist,
+                 const std::vector<int>& clip_class, const std::vector<int>& clip_subject,
+                 const std::vector<int>& cand_class, const std::vector<int>& cand_subject,
+                 int classes, const std::vector<int>& ks);
+
 // Prototype selection (sequential floating forward search): from candidate prototypes (with class
 // and subject), choose at most `per_class` per class maximising the nearest-prototype accuracy on
 // validation clips. dist[clip][candidate] = distance of the clip's block set to that candidate

@@ -6,11 +6,15 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <fstream>
+#include <functional>
 #include <limits>
 #include <map>
 #include <string>
 #include <thread>
 #include <vector>
+
+#include <unistd.h>
 
 #include "action-commands.h"
 #include "action-dataset.h"
@@ -35,12 +39,14 @@ int usage(const std::string& why) {
 
 struct Options {
   std::vector<std::string> positional;
-  std::string output, cache;
+  std::string output, cache, distances;
   Backend backend = Backend::kAuto;
   Distance distance = Distance::kAppearance;
   int threads = 0;
   bool verbose = false;
   bool block_min = false; // clip distance: the best block (min) or the mean over blocks
+  bool knn = false;       // eval: k-nearest class mean over all training candidates
+  int knn_k = 0;          // its k; 0 = chosen per fold on the training subjects
   FrontEndParams fp;
   LearnParams lp;
   Params mp;
@@ -177,6 +183,23 @@ bool parse_options(int argc, char** argv, bool train, Options* o, std::string* e
         return false;
       }
       o->block_min = value == "min";
+    } else if (s == "--distances") {
+      o->distances = value;
+    } else if (s == "--classifier") {
+      if (value != "prototypes" && value != "knn") {
+        *err = "--classifier: prototypes or knn";
+        return false;
+      }
+      if (train && value == "knn") {
+        *err = "--classifier knn is for eval only (dictionaries and the element use the nearest "
+               "prototype)";
+        return false;
+      }
+      o->knn = value == "knn";
+    } else if (s == "--knn") {
+      if (!num(0, 1000))
+        return false;
+      o->knn_k = static_cast<int>(v);
     } else if (s == "--dummy-cost") {
       if (!num(0, 1e6))
         return false;
@@ -220,6 +243,69 @@ int class_index(const std::vector<std::string>& classes, const std::string& labe
   return static_cast<int>(std::find(classes.begin(), classes.end(), label) - classes.begin());
 }
 
+// What the clip x candidate distances depend on (front end, models, blocks, matcher, distance,
+// aggregation, the clips themselves), as the first line of a --distances file.
+std::string distances_key(const Options& o, const Work& w) {
+  const FrontEndParams& f = o.fp;
+  char b[1024];
+  std::snprintf(b, sizeof b,
+                "cvis-action-distances 1 fe %d %.9g %.9g %.9g %.9g %d %d %.9g %d %d %d %d %.9g %d "
+                "%.9g %d %.9g %.9g lp %d %d %d %d %d mp %.9g %.9g %.9g %d %d %.9g d %d %d",
+                static_cast<int>(f.normalise_gain), f.sigma, f.tau, f.omega, f.threshold,
+                f.nms_radius, f.max_points, f.cell_size, f.cell_frames, f.flow_levels,
+                f.flow_iterations, f.flow_radius, f.flow_min, static_cast<int>(f.flow_histogram),
+                f.speed_split, static_cast<int>(f.detector), f.harris_k, f.harris_scale,
+                o.lp.model_frames, o.lp.min_model_nodes, o.lp.windows_per_clip,
+                o.lp.block_frames, o.lp.block_step, o.mp.lambda1, o.mp.lambda2, o.mp.lambda3,
+                o.mp.T, static_cast<int>(o.mp.causality), o.mp.dummy_cost,
+                static_cast<int>(o.distance), static_cast<int>(o.block_min));
+  std::string names;
+  for (const ClipFile& c : w.files)
+    names += c.label + "/" + c.name + ";";
+  return std::string(b) + " clips " + std::to_string(w.files.size()) + " " +
+         std::to_string(std::hash<std::string>()(names));
+}
+
+// Reads the distances of a previous run with the same key (the matching is the eval's cost; the
+// classifiers after it are cheap, so they can be compared on one matrix).
+bool read_distances(const std::string& path, const std::string& key, size_t clips, size_t cands,
+                    std::vector<std::vector<double>>* dist) {
+  std::ifstream in(path, std::ios::binary);
+  std::string line;
+  if (!in || !std::getline(in, line) || line != key)
+    return false;
+  uint64_t n = 0, c = 0;
+  in.read(reinterpret_cast<char*>(&n), 8);
+  in.read(reinterpret_cast<char*>(&c), 8);
+  if (!in || n != clips || c != cands)
+    return false;
+  dist->assign(clips, std::vector<double>(cands));
+  for (auto& row : *dist)
+    in.read(reinterpret_cast<char*>(row.data()), static_cast<std::streamsize>(8 * cands));
+  return static_cast<bool>(in);
+}
+
+// Written to a temporary name and renamed, so that a concurrent eval never reads half a table.
+void write_distances(const std::string& path, const std::string& key,
+                     const std::vector<std::vector<double>>& dist) {
+  const std::string tmp = path + "." + std::to_string(::getpid()) + ".tmp";
+  {
+    std::ofstream out(tmp, std::ios::binary);
+    out << key << "\n";
+    const uint64_t n = dist.size(), c = dist.empty() ? 0 : dist[0].size();
+    out.write(reinterpret_cast<const char*>(&n), 8);
+    out.write(reinterpret_cast<const char*>(&c), 8);
+    for (const auto& row : dist)
+      out.write(reinterpret_cast<const char*>(row.data()), static_cast<std::streamsize>(8 * c));
+    if (!out) {
+      std::fprintf(stderr, "cvis-action: could not write %s\n", tmp.c_str());
+      return;
+    }
+  }
+  if (std::rename(tmp.c_str(), path.c_str()) != 0)
+    std::fprintf(stderr, "cvis-action: could not rename %s to %s\n", tmp.c_str(), path.c_str());
+}
+
 bool prepare(const Options& o, Work* w, std::string* err) {
   if (!scan_dataset(o.positional[0], &w->files, &w->classes, err))
     return false;
@@ -255,6 +341,12 @@ bool prepare(const Options& o, Work* w, std::string* err) {
   std::fprintf(stderr, "cvis-action: %zu clips, %zu points, %zu candidate models (%.1f s)\n",
                w->clips.size(), nodes, w->cands.size(),
                std::chrono::duration<double>(t1 - t0).count());
+  const std::string dkey = o.distances.empty() ? "" : distances_key(o, *w);
+  if (!o.distances.empty() &&
+      read_distances(o.distances, dkey, w->clips.size(), w->cands.size(), &w->dist)) {
+    std::fprintf(stderr, "cvis-action: distances read from %s\n", o.distances.c_str());
+    return true;
+  }
   auto matcher = make_matcher(backend, &st, threads);
   if (st.ok())
     st = matcher->configure(o.mp, w->cands);
@@ -286,6 +378,8 @@ bool prepare(const Options& o, Work* w, std::string* err) {
                    w->clips.size(),
                    std::chrono::duration<double>(std::chrono::steady_clock::now() - t1).count());
   }
+  if (!o.distances.empty())
+    write_distances(o.distances, dkey, w->dist);
   return true;
 }
 
@@ -316,6 +410,35 @@ std::vector<int> select_without(const Work& w, int held_out, const LearnParams& 
   for (int& c : chosen)
     c = cands[c];
   return chosen;
+}
+
+// The k-nearest class mean classifier of fold `held_out`: k given, or chosen by
+// leave-one-subject-out among the other subjects' clips and candidates; `allowed` gets the
+// candidates of the other subjects.
+int knn_fold(const Work& w, int held_out, int given_k, std::vector<int>* allowed) {
+  allowed->clear();
+  for (size_t k = 0; k < w.cands.size(); ++k)
+    if (w.cand_subject[k] != held_out)
+      allowed->push_back(static_cast<int>(k));
+  if (given_k > 0)
+    return given_k;
+  std::vector<std::vector<double>> D;
+  std::vector<int> vc, vs, cc, cs;
+  for (size_t i = 0; i < w.clips.size(); ++i) {
+    if (w.clip_subject[i] == held_out)
+      continue;
+    D.emplace_back();
+    for (int k : *allowed)
+      D.back().push_back(w.dist[i][k]);
+    vc.push_back(w.clip_class[i]);
+    vs.push_back(w.clip_subject[i]);
+  }
+  for (int k : *allowed) {
+    cc.push_back(w.cand_class[k]);
+    cs.push_back(w.cand_subject[k]);
+  }
+  return choose_knn_k(D, vc, vs, cc, cs, static_cast<int>(w.classes.size()),
+                      {1, 2, 3, 4, 6, 8, 12});
 }
 
 } // namespace
@@ -359,19 +482,28 @@ int cmd_eval(int argc, char** argv) {
   std::vector<std::vector<int>> confusion(K, std::vector<int>(K + 1, 0));
   int correct = 0, total = 0;
   for (int s : subjects) {
-    const std::vector<int> chosen = select_without(w, s, o.lp);
+    std::vector<int> chosen;
+    int k = 0;
+    if (o.knn)
+      k = knn_fold(w, s, o.knn_k, &chosen);
+    else
+      chosen = select_without(w, s, o.lp);
     int fold_ok = 0, fold_n = 0;
     for (size_t i = 0; i < w.clips.size(); ++i) {
       if (w.clip_subject[i] != s)
         continue;
-      const int pred = nearest_class(w.dist[i], chosen, w.cand_class);
+      const int pred = o.knn ? knn_class(w.dist[i], chosen, w.cand_class, K, k)
+                             : nearest_class(w.dist[i], chosen, w.cand_class);
       ++confusion[w.clip_class[i]][pred < 0 ? K : pred];
       fold_ok += pred == w.clip_class[i];
       ++fold_n;
     }
     correct += fold_ok;
     total += fold_n;
-    if (o.verbose)
+    if (o.verbose && o.knn)
+      std::printf("subject %02d: %d/%d (k-nearest class mean, k = %d, %zu candidates)\n", s,
+                  fold_ok, fold_n, k, chosen.size());
+    else if (o.verbose)
       std::printf("subject %02d: %d/%d (%zu prototypes)\n", s, fold_ok, fold_n, chosen.size());
   }
   std::printf("confusion (rows: true class, columns: recognised; '-': none)\n%14s", "");

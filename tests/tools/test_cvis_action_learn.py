@@ -5,8 +5,9 @@ Usage: test_cvis_action_learn.py CVIS_ACTION_EXE GEN_ACTIONS_EXE
 Renders 3 subjects x 6 actions x 1 scenario of 40 frames at 96x72 with gen_actions (tests/actiongen),
 then: eval prints a 6x6 confusion matrix whose cells add up to the 18 clips and ends with the
 line "accuracy: N/18 (P%)"; train writes a dictionary that inspect reads back with the six labels;
-a second eval with the point cache gives the same output; bad command lines and a folder without
-clips fail with one line on stderr. Accuracy itself is measured on the full generated set (README),
+a second eval with the point cache gives the same output; an eval that reads the distances file of
+the first gives its output again, and one with --classifier knn its own accuracy line; bad command
+lines and a folder without clips fail with one line on stderr. Accuracy itself is measured on the full generated set (README),
 not here: 3 subjects are too few for a meaningful number.
 """
 import os
@@ -52,7 +53,8 @@ def main():
     common = ["--backend", "cpu", "--threads", 2, "--model-frames", 12, "--block-frames", 30,
               "--overlap", 10, "--prototypes", 2]
     cache = os.path.join(TMP, "cache")
-    rc, out, err = run(EXE, "eval", data, "--cache", cache, *common)
+    dists = os.path.join(TMP, "distances.bin")
+    rc, out, err = run(EXE, "eval", data, "--cache", cache, "--distances", dists, *common)
     lines = out.strip().split("\n")
     m = re.fullmatch(r"accuracy: (\d+)/(\d+) \((\d+\.\d)%\)", lines[-1]) if lines else None
     case("eval ends with the accuracy line", rc == 0 and m and m.group(2) == "18", out + err)
@@ -69,6 +71,19 @@ def main():
     rc2, out2, err2 = run(EXE, "eval", data, "--cache", cache, *common)
     case("eval from the point cache gives the same output", rc2 == 0 and out2 == out, out2 + err2)
 
+    rc3, out3, err3 = run(EXE, "eval", data, "--cache", cache, "--distances", dists, *common)
+    case("eval from the distances file gives the same output without matching",
+         rc3 == 0 and out3 == out and "distances read" in err3 and "matched" not in err3,
+         out3 + err3)
+    rc4, out4, err4 = run(EXE, "eval", data, "--cache", cache, "--distances", dists,
+                          "--classifier", "knn", "--verbose", *common)
+    m4 = re.search(r"accuracy: (\d+)/18 \(", out4)
+    folds = re.findall(r"subject \d\d: \d+/6 \(k-nearest class mean, k = (\d+), \d+ candidates\)",
+                       out4)
+    case("eval --classifier knn: every fold chooses k, the accuracy line",
+         rc4 == 0 and m4 is not None and len(folds) == 3 and "distances read" in err4,
+         out4 + err4)
+
     dic = os.path.join(TMP, "dict.bin")
     rc, out, err = run(EXE, "train", data, "-o", dic, "--cache", cache, *common)
     case("train writes a dictionary", rc == 0 and os.path.isfile(dic), out + err)
@@ -83,6 +98,8 @@ def main():
         ("eval of a folder without clips", ["eval", empty], 1),
         ("eval of a missing folder", ["eval", os.path.join(TMP, "nope")], 1),
         ("train without -o", ["train", data], 2),
+        ("train --classifier knn", ["train", data, "-o", dic, "--classifier", "knn"], 2),
+        ("bad classifier", ["eval", data, "--classifier", "svm"], 2),
         ("unknown option", ["eval", data, "--bogus", "1"], 2),
         ("bad number", ["eval", data, "--sigma", "x"], 2),
     ]:

@@ -15,6 +15,7 @@
 #include <cstring>
 #include <functional>
 #include <limits>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -76,8 +77,9 @@ inline am::ClipPoints points(const std::vector<Gray>& frames, const am::FrontEnd
   return cp;
 }
 
-// The test dictionary: two model windows from each of two actions of subject 1.
-// Written once per process to a temporary file, removed at exit.
+// The test dictionary: two model windows from each of two actions of subject 1, by the front end
+// `fp` (and recording its flow histogram, as cvis-action train does). Written once per process and
+// front-end setting to a temporary file, removed at exit.
 struct TempFile {
   std::string path;
   ~TempFile() {
@@ -86,23 +88,35 @@ struct TempFile {
   }
 };
 
-inline const std::string& dictionary_path() {
-  static TempFile file;
-  std::string& path = file.path;
+// The front-end settings a dictionary depends on, as a file-name key.
+inline std::string frontend_key(const am::FrontEndParams& fp) {
+  char buf[256];
+  std::snprintf(buf, sizeof buf, "d%d-f%d-s%g-t%g-tau%g-k%g-h%g-m%d", static_cast<int>(fp.detector),
+                static_cast<int>(fp.flow_histogram), fp.speed_split, fp.threshold, fp.tau,
+                fp.harris_k, fp.harris_scale, fp.max_points);
+  return buf;
+}
+
+inline const std::string& dictionary_path(const am::FrontEndParams& fp = am::FrontEndParams()) {
+  static std::map<std::string, TempFile> files;
+  const std::string key = frontend_key(fp);
+  std::string& path = files[key].path;
   if (!path.empty())
     return path;
   am::Dictionary d;
+  am::describe(fp, &d);
   d.params.dummy_cost = 0.6;  // as cvis-action train
   am::LearnParams lp;
   for (int action : {0, 5}) {  // boxing, walking
-    am::ClipPoints cp = points(clip(1, action, 70, 100 + action), am::FrontEndParams());
+    am::ClipPoints cp = points(clip(1, action, 70, 100 + action), fp);
     cp.label = actiongen::kActions[action];
     for (am::Model& m : am::cut_models(cp, lp, 2)) {
       m.label = cp.label;
       d.models.push_back(std::move(m));
     }
   }
-  path = std::string(g_get_tmp_dir()) + "/cvis-test-actions-" + std::to_string(getpid()) + ".cvad";
+  path = std::string(g_get_tmp_dir()) + "/cvis-test-actions-" + std::to_string(getpid()) + "-" +
+         key + ".cvad";
   EXPECT_GE(d.models.size(), 2u);
   EXPECT_TRUE(am::save_dictionary(path, d).ok());
   return path;
@@ -116,10 +130,11 @@ struct Expected {
   double distance, score;
   std::vector<am::MatchedPoint> pts;
 };
-inline std::vector<Expected> expected(const std::vector<Gray>& frames, int block, int overlap) {
+inline std::vector<Expected> expected(const std::vector<Gray>& frames, int block, int overlap,
+                                      const am::FrontEndParams& fp = am::FrontEndParams()) {
   am::Dictionary d;
-  EXPECT_TRUE(am::load_dictionary(dictionary_path(), &d).ok());
-  am::ClipPoints cp = points(frames, am::FrontEndParams());
+  EXPECT_TRUE(am::load_dictionary(dictionary_path(fp), &d).ok());
+  am::ClipPoints cp = points(frames, fp);
   cp.frames = static_cast<int>(frames.size());
   am::LearnParams lp;
   lp.block_frames = block;
@@ -177,9 +192,12 @@ inline std::string caps(GstVideoFormat f) {
          ",width=" + std::to_string(kW) + ",height=" + std::to_string(kH) + ",framerate=25/1";
 }
 
-inline GstHarness* harness(const std::string& props, GstVideoFormat f = GST_VIDEO_FORMAT_GRAY8) {
+// The element on the CPU backend with the dictionary of front end `fp` (the element's own front-end
+// properties are in `props`).
+inline GstHarness* harness(const std::string& props, GstVideoFormat f = GST_VIDEO_FORMAT_GRAY8,
+                           const am::FrontEndParams& fp = am::FrontEndParams()) {
   GstHarness* hs = gst_harness_new_parse(
-      ("cudaactionmatch backend=cpu model-location=" + dictionary_path() + " " + props).c_str());
+      ("cudaactionmatch backend=cpu model-location=" + dictionary_path(fp) + " " + props).c_str());
   gst_harness_set_caps_str(hs, caps(f).c_str(), caps(f).c_str());
   return hs;
 }
@@ -275,9 +293,10 @@ inline std::vector<Got> run(GstHarness* hs, const std::vector<Gray>& frames, boo
   return got;
 }
 
-inline void compare(const std::vector<Got>& got, const std::vector<Expected>& exp) {
+inline void compare(const std::vector<Got>& got, const std::vector<Expected>& exp,
+                    const am::FrontEndParams& fp = am::FrontEndParams()) {
   am::Dictionary d;
-  ASSERT_TRUE(am::load_dictionary(dictionary_path(), &d).ok());
+  ASSERT_TRUE(am::load_dictionary(dictionary_path(fp), &d).ok());
   ASSERT_EQ(got.size(), exp.size());
   for (size_t i = 0; i < got.size(); ++i) {
     SCOPED_TRACE("block " + std::to_string(i));
