@@ -33,6 +33,13 @@ COMMON = [
 ]
 
 # Presets: what each gpu-suite test needs. New methods add theirs here (or call `build`).
+# The actionmatch library and test helpers, shared by the actionmatch presets.
+ACTIONMATCH_SRC = ["cuda/actionmatch/actionmatch.cpp", "cuda/actionmatch/actionmatch_evaluate.cpp",
+                   "cuda/actionmatch/actionmatch_layout.cpp", "cuda/actionmatch/actionmatch_cpu.cpp",
+                   "cuda/actionmatch/actionmatch_dict.cpp", "cuda/actionmatch/actionmatch_scene.cpp",
+                   "cuda/actionmatch/actionmatch_cuda.cpp",
+                   "tests/algo/actionmatch/actionmatch_test_util.cpp"]
+
 TARGETS = {
     "median3d": dict(
         name="test_median3d_gpu",
@@ -93,22 +100,12 @@ TARGETS = {
     "actionmatch": dict(
         name="test_actionmatch_gpu",
         cu=["cuda/actionmatch/actionmatch_kernels.cu"],
-        src=["cuda/actionmatch/actionmatch.cpp", "cuda/actionmatch/actionmatch_evaluate.cpp",
-             "cuda/actionmatch/actionmatch_layout.cpp", "cuda/actionmatch/actionmatch_cpu.cpp",
-             "cuda/actionmatch/actionmatch_dict.cpp", "cuda/actionmatch/actionmatch_scene.cpp",
-             "cuda/actionmatch/actionmatch_cuda.cpp",
-             "tests/algo/actionmatch/actionmatch_test_util.cpp",
-             "tests/algo/actionmatch/test_actionmatch_gpu.cpp"],
+        src=ACTIONMATCH_SRC + ["tests/algo/actionmatch/test_actionmatch_gpu.cpp"],
         inc=["cuda/actionmatch", "tests/algo/actionmatch"]),
     "actionmatch_rows": dict(
         name="test_actionmatch_gpu_rows",
         cu=["cuda/actionmatch/actionmatch_kernels.cu"],
-        src=["cuda/actionmatch/actionmatch.cpp", "cuda/actionmatch/actionmatch_evaluate.cpp",
-             "cuda/actionmatch/actionmatch_layout.cpp", "cuda/actionmatch/actionmatch_cpu.cpp",
-             "cuda/actionmatch/actionmatch_dict.cpp", "cuda/actionmatch/actionmatch_scene.cpp",
-             "cuda/actionmatch/actionmatch_cuda.cpp",
-             "tests/algo/actionmatch/actionmatch_test_util.cpp",
-             "tests/algo/actionmatch/test_actionmatch_gpu_rows.cpp"],
+        src=ACTIONMATCH_SRC + ["tests/algo/actionmatch/test_actionmatch_gpu_rows.cpp"],
         inc=["cuda/actionmatch", "tests/algo/actionmatch"]),
     "actionmatch_frontend": dict(
         name="test_actionmatch_frontend_gpu",
