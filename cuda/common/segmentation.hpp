@@ -20,15 +20,25 @@ inline constexpr int kGainBins = 1024;   // ratios 0 .. 4 - 1/256
 inline constexpr int kGainScale = 256;   // bin width 1/256 of a ratio
 inline constexpr int kGainMinLevel = 24; // darker background values are too noisy to vote
 inline constexpr uint32_t kGainMinVotes = 64;
+// The smallest gain: when (nearly) every voter went black the median falls in bin 0, whose lower
+// half would give g <= 0, and compensation divides by g.
+inline constexpr float kGainMin = 1.0f / 16;
 
 CVIS_HD int gain_bin(int v, int b) {
   const int k = (2 * kGainScale * v + b) / (2 * b); // round(256 v / b), b > 0
   return k < kGainBins ? k : kGainBins - 1;
 }
 
+// The gain at fraction `frac` of median bin k (bin k covers ratios [(k - 0.5), (k + 0.5)) / 256),
+// at least kGainMin.
+CVIS_HD float gain_in_bin(int k, double frac) {
+  const float g = static_cast<float>((k - 0.5 + frac) / kGainScale);
+  return g < kGainMin ? kGainMin : g;
+}
+
 // Median of the votes (`hist`, kGainBins counts adding up to `n`), linearly interpolated inside the
-// median bin so that the gain is not quantised to 1/256: bin k covers ratios [(k - 0.5), (k + 0.5))
-// / 256 and the votes are taken as spread evenly over it. 1 when n < kGainMinVotes.
+// median bin so that the gain is not quantised to 1/256 (gain_in_bin: the votes are taken as
+// spread evenly over the bin). 1 when n < kGainMinVotes.
 template <typename CountFn> CVIS_HD float gain_median(CountFn count, uint32_t n) {
   if (n < kGainMinVotes)
     return 1.0f;
@@ -38,7 +48,7 @@ template <typename CountFn> CVIS_HD float gain_median(CountFn count, uint32_t n)
     const uint32_t c = count(k);
     if (c > 0 && static_cast<double>(cum + c) >= half) {
       const double frac = (half - static_cast<double>(cum)) / static_cast<double>(c);
-      return static_cast<float>((k - 0.5 + frac) / kGainScale);
+      return gain_in_bin(k, frac);
     }
     cum += c;
   }

@@ -412,7 +412,7 @@ __global__ void __launch_bounds__(seg::kGainBins) gain_solve_kernel(MotionState 
     const uint32_t cum = incl - c;
     if (c > 0 && static_cast<double>(incl) >= half && static_cast<double>(cum) < half) {
       const double frac = (half - static_cast<double>(cum)) / static_cast<double>(c);
-      gain = static_cast<float>((k - 0.5 + frac) / seg::kGainScale);
+      gain = seg::gain_in_bin(k, frac);
     }
   }
   __syncthreads();

@@ -81,6 +81,20 @@ TEST(Segmentation, GainMedianRecoversAGlobalGain) {
   EXPECT_EQ(seg::gain_median([&](int k) { return few[k]; }, seg::kGainMinVotes - 1), 1.0f);
 }
 
+// Black frames put every vote in bin 0, whose lower half would give a gain <= 0.
+TEST(Segmentation, GainMedianOfBlackFramesIsBounded) {
+  std::vector<uint32_t> hist(seg::kGainBins, 0);
+  hist[0] = 1000;
+  EXPECT_EQ(seg::gain_median([&](int k) { return hist[k]; }, 1000), seg::kGainMin);
+  hist[0] = 400;
+  hist[20] = 600; // median in bin 20: (20 - 0.5 + 100 / 600) / 256, above the bound
+  EXPECT_NEAR(seg::gain_median([&](int k) { return hist[k]; }, 1000), (19.5 + 1.0 / 6) / 256,
+              1e-6);
+  hist[20] = 0;
+  hist[2] = 600; // in bin 2, below the bound
+  EXPECT_EQ(seg::gain_median([&](int k) { return hist[k]; }, 1000), seg::kGainMin);
+}
+
 TEST(Segmentation, ShotChangeRuleNeedsAnAbruptStartAndPersistence) {
   seg::ShotChangeRule r;
   r.configure(0.5, 2);
@@ -249,6 +263,39 @@ TEST(MotionDetector, FollowsAnIlluminationDropAndRestartsAtACut) {
   EXPECT_LT(fp_dim, static_cast<int64_t>(w) * h * 40 / 100) << "false positives while dimming";
   EXPECT_GE(cut_at, 60);
   EXPECT_LE(cut_at, 63);
+}
+
+// Frames that go black and come back (lights off, a closed iris, black between clips): the gain
+// stops at seg::kGainMin instead of 0 (the compensation divides by it), and the scene is background
+// again a few frames after it returns.
+TEST(MotionDetector, SurvivesBlackFrames) {
+  const int w = 40, h = 30;
+  const HostImage base = test::make_rgba(test::Pattern::kSmoothNoise, w, h, 4);
+  Status st;
+  auto det = median3d::make_motion_detector(Backend::kCpu, &st);
+  ASSERT_TRUE(det) << st.to_string();
+  median3d::MotionParams p;
+  p.history = 9;
+  ASSERT_TRUE(det->configure(p).ok());
+  HostImage mask(PixelFormat::kGRAY8, w, h);
+  const ImageView mv = mask.view();
+  std::vector<uint8_t> truth;
+  for (int t = 0; t < 70; ++t) {
+    HostImage f = render(base, {}, 1.f, t, &truth);
+    if (t >= 25 && t < 35)
+      for (int y = 0; y < h; ++y)
+        std::memset(f.view().data[0] + y * f.pitch(0), 0, 4 * static_cast<size_t>(w));
+    median3d::MotionResult r;
+    ASSERT_TRUE(det->process(f.view(), &mv, nullptr, &r, nullptr).ok()) << t;
+    EXPECT_GE(r.gain, seg::kGainMin) << t;
+    if (t >= 60) {
+      int64_t fg = 0;
+      for (int y = 0; y < h; ++y)
+        for (int x = 0; x < w; ++x)
+          fg += mask.view().data[0][y * mask.pitch(0) + x] != 0;
+      EXPECT_LT(fg, w * h / 50) << t;
+    }
+  }
 }
 
 // reset() (the element's flush and seek) gives a fresh detector: the same frames after a reset give

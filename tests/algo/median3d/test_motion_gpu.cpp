@@ -31,6 +31,7 @@ struct MotionCase {
   bool device; // device frames and outputs (else host: the backend uploads and downloads)
   MotionParams p;
   int frames = 64;
+  bool black = false; // frames 28..37 black instead of dimmed (the gain's lower bound)
 };
 
 void PrintTo(const MotionCase& c, std::ostream* os) {
@@ -39,8 +40,9 @@ void PrintTo(const MotionCase& c, std::ostream* os) {
 
 // Frame t: the seeded scene (two moving rectangles over a textured background, +-6 noise), a dark
 // parked block until frame 16 (inside the initial fill: it leaves a ghost), the first plane dimmed
-// to 70% during frames 28..37 (luma, or R for packed RGB), its rows mirrored from frame 48 (a cut).
-HostImage motion_frame(PixelFormat f, int w, int h, size_t pad, int t) {
+// to 70% during frames 28..37 (luma, or R for packed RGB; `black`: every plane set to 0), its rows
+// mirrored from frame 48 (a cut).
+HostImage motion_frame(PixelFormat f, int w, int h, size_t pad, int t, bool black = false) {
   HostImage img = test::make_frame(f, w, h, pad, test::Content::kScene, 6u, t);
   const int bpp = is_yuv(f) ? 1 : static_cast<int>(plane_row_bytes(f, 0, 1));
   for (int y = 0; y < h; ++y) {
@@ -53,6 +55,11 @@ HostImage motion_frame(PixelFormat f, int w, int h, size_t pad, int t) {
     }
     if (t >= 48)
       std::reverse(row, row + static_cast<size_t>(w) * bpp);
+  }
+  if (black && t >= 28 && t < 38) {
+    for (int p = 0; p < plane_count(f); ++p)
+      for (int y = 0; y < plane_rows(f, p, h); ++y)
+        std::fill_n(img.plane(p) + static_cast<size_t>(y) * img.pitch(p), plane_row_bytes(f, p, w), 0);
   }
   return img;
 }
@@ -104,6 +111,8 @@ std::vector<MotionCase> cases() {
   longest.illumination = false;
   longest.shot_change = false;
   v.push_back({"nv12_k63_p3_device", PixelFormat::kNV12, 40, 30, 0, true, longest, 103});
+  // Black frames: every voter in the gain's bin 0 (the gain stops at seg::kGainMin).
+  v.push_back({"rgba_black_frames_device", PixelFormat::kRGBA, 48, 32, 0, true, base, 64, true});
   if (cvis::test::sanitizer_run()) { // small: every kernel and path, few frames
     v.resize(2);
     for (auto& c : v)
@@ -137,7 +146,7 @@ TEST_P(MotionGpu, EqualsTheCpuReference) {
   ASSERT_TRUE(gpu->configure(c.p).ok());
   int gains = 0, cuts = 0, busy = 0, with_blobs = 0, shadows = 0;
   for (int t = 0; t < c.frames; ++t) {
-    const HostImage f = motion_frame(c.format, c.width, c.height, c.pad, t);
+    const HostImage f = motion_frame(c.format, c.width, c.height, c.pad, t, c.black);
     HostImage cm(PixelFormat::kGRAY8, c.width, c.height), cb(c.format, c.width, c.height);
     HostImage gm(PixelFormat::kGRAY8, c.width, c.height, 5), gb(c.format, c.width, c.height, 2);
     const ImageView cmv = cm.view(), cbv = cb.view();
