@@ -116,16 +116,30 @@ def main():
                           "--classifier", "ridge", "--verbose", *common)
     case("eval --clip-list --classifier ridge gives the folder's output", rc7 == 0 and out7 == out5,
          out7 + err7)
-    with open(dists, "rb") as f:
-        raw = f.read()
-    old = os.path.join(TMP, "distances-old.bin")  # as written before the candidates' clips
-    with open(old, "wb") as f:
-        f.write(raw[:raw.index(b"\n") + 1 + 16 + 8 * 18 * max(n_cands, 0)])
-    rc8, out8, err8 = run(EXE, "eval", "--clip-list", listing, "--distances", old, *common)
-    # Without the list, the candidates' clips are known only when every clip gave its 2 windows.
-    case("a table without the candidates' clips: read when they are 2 per clip, refused if not",
-         (rc8 == 0 and out8 == out) if n_cands == 36 else (rc8 == 1 and "no table" in err8),
-         "%d candidates\n" % n_cands + out8 + err8)
+    # A table as written before the candidates' clips were recorded (the bytes after the table cut
+    # off): read when every clip gave its windows (then the count is clips x windows, in clip
+    # order), refused otherwise.
+    def truncated(path, cands):
+        with open(path, "rb") as f:
+            raw = f.read()
+        out_path = path + ".old"
+        with open(out_path, "wb") as f:
+            f.write(raw[:raw.index(b"\n") + 1 + 16 + 8 * 18 * max(cands, 0)])
+        return out_path
+    dists1 = os.path.join(TMP, "distances-1.bin")
+    one = [*common, "--windows", 1, "--model-frames", 20]  # 20 frames: every clip has a window
+    rc8, out8, err8 = run(EXE, "eval", data, "--cache", cache, "--distances", dists1, *one)
+    m8 = re.search(r"18 clips, \d+ points, (\d+) candidate models", err8)
+    rc8b, out8b, err8b = run(EXE, "eval", "--clip-list", listing, "--distances",
+                             truncated(dists1, 18), *one)
+    case("a table without the candidates' clips, one per clip: read",
+         rc8 == 0 and m8 and m8.group(1) == "18" and rc8b == 0 and out8b == out8,
+         out8 + err8 + out8b + err8b)
+    old = truncated(dists, n_cands)
+    rc8c, out8c, err8c = run(EXE, "eval", "--clip-list", listing, "--distances", old, *common)
+    case("a table without the candidates' clips, fewer than 2 per clip: refused",
+         (rc8c == 0 and out8c == out) if n_cands == 36 else (rc8c == 1 and "no table" in err8c),
+         "%d candidates\n" % n_cands + out8c + err8c)
     rc9, out9, err9 = run(EXE, "eval", "--clip-list", listing, "--distances", old, *common,
                           "--windows", 3)
     case("--clip-list with other settings than the table's: exit 1, one line",
