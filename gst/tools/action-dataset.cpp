@@ -20,8 +20,43 @@ namespace fs = std::filesystem;
 namespace cvis::action_tool {
 
 using actionmatch::ClipPoints;
-using actionmatch::FrontEndParams;
 using actionmatch::FramePoints;
+using actionmatch::FrontEndParams;
+
+namespace {
+
+const std::regex& clip_name_re() {
+  static const std::regex re("person([0-9]+)_([A-Za-z0-9]+)_d([0-9]+)(_.*)?\\.[A-Za-z0-9]+");
+  return re;
+}
+
+// A clip of folder `label` named `file`: false when the name does not follow the layout.
+bool parse_clip(const fs::path& path, const std::string& label, ClipFile* c) {
+  const std::string file = path.filename().string();
+  std::smatch m;
+  if (!std::regex_match(file, m, clip_name_re()) || m[2].str() != label)
+    return false;
+  c->path = path.string();
+  c->name = path.stem().string();
+  c->label = label;
+  c->subject = std::stoi(m[1].str());
+  c->scenario = std::stoi(m[3].str());
+  return true;
+}
+
+// Sorts the clips (label, subject, scenario, name) and lists the classes.
+void finish_list(std::vector<ClipFile>* clips, std::vector<std::string>* classes) {
+  std::sort(clips->begin(), clips->end(), [](const ClipFile& a, const ClipFile& b) {
+    return std::tie(a.label, a.subject, a.scenario, a.name) <
+           std::tie(b.label, b.subject, b.scenario, b.name);
+  });
+  classes->clear();
+  for (const ClipFile& c : *clips)
+    if (classes->empty() || classes->back() != c.label)
+      classes->push_back(c.label);
+}
+
+} // namespace
 
 bool scan_dataset(const std::string& dir, std::vector<ClipFile>* clips,
                   std::vector<std::string>* classes, std::string* err) {
@@ -30,7 +65,6 @@ bool scan_dataset(const std::string& dir, std::vector<ClipFile>* clips,
     *err = dir + ": not a directory";
     return false;
   }
-  const std::regex re("person([0-9]+)_([A-Za-z0-9]+)_d([0-9]+)(_.*)?\\.[A-Za-z0-9]+");
   for (const auto& sub : fs::directory_iterator(dir, ec)) {
     if (!sub.is_directory())
       continue;
@@ -38,19 +72,12 @@ bool scan_dataset(const std::string& dir, std::vector<ClipFile>* clips,
     for (const auto& f : fs::directory_iterator(sub.path(), ec)) {
       if (!f.is_regular_file())
         continue;
-      const std::string file = f.path().filename().string();
-      std::smatch m;
-      if (!std::regex_match(file, m, re) || m[2].str() != label) {
+      ClipFile c;
+      if (!parse_clip(f.path(), label, &c)) {
         std::fprintf(stderr, "cvis-action: skipping %s (not personNN_%s_dK_*.ext)\n",
                      f.path().c_str(), label.c_str());
         continue;
       }
-      ClipFile c;
-      c.path = f.path().string();
-      c.name = f.path().stem().string();
-      c.label = label;
-      c.subject = std::stoi(m[1].str());
-      c.scenario = std::stoi(m[3].str());
       clips->push_back(c);
     }
   }
@@ -62,14 +89,38 @@ bool scan_dataset(const std::string& dir, std::vector<ClipFile>* clips,
     *err = dir + ": no clip named <action>/personNN_<action>_dK_*.<ext>";
     return false;
   }
-  std::sort(clips->begin(), clips->end(), [](const ClipFile& a, const ClipFile& b) {
-    return std::tie(a.label, a.subject, a.scenario, a.name) <
-           std::tie(b.label, b.subject, b.scenario, b.name);
-  });
-  classes->clear();
-  for (const ClipFile& c : *clips)
-    if (classes->empty() || classes->back() != c.label)
-      classes->push_back(c.label);
+  finish_list(clips, classes);
+  return true;
+}
+
+bool read_clip_list(const std::string& list, std::vector<ClipFile>* clips,
+                    std::vector<std::string>* classes, std::string* err) {
+  std::ifstream in(list);
+  if (!in) {
+    *err = list + ": cannot be read";
+    return false;
+  }
+  std::string line;
+  int number = 0;
+  while (std::getline(in, line)) {
+    ++number;
+    while (!line.empty() && (line.back() == '\r' || line.back() == ' '))
+      line.pop_back();
+    if (line.empty())
+      continue;
+    const fs::path path(line);
+    ClipFile c;
+    if (!parse_clip(path, path.parent_path().filename().string(), &c)) {
+      *err = list + ":" + std::to_string(number) + ": not <action>/personNN_<action>_dK_*.<ext>";
+      return false;
+    }
+    clips->push_back(c);
+  }
+  if (clips->empty()) {
+    *err = list + ": no clip";
+    return false;
+  }
+  finish_list(clips, classes);
   return true;
 }
 
@@ -79,9 +130,9 @@ namespace {
 std::string cache_key(const FrontEndParams& p) {
   char b[512];
   std::snprintf(b, sizeof b, "v2 %d %.9g %.9g %.9g %.9g %d %d %.9g %d %d %d %d %.9g",
-                static_cast<int>(p.normalise_gain), p.sigma,
-                p.tau, p.omega, p.threshold, p.nms_radius, p.max_points, p.cell_size,
-                p.cell_frames, p.flow_levels, p.flow_iterations, p.flow_radius, p.flow_min);
+                static_cast<int>(p.normalise_gain), p.sigma, p.tau, p.omega, p.threshold,
+                p.nms_radius, p.max_points, p.cell_size, p.cell_frames, p.flow_levels,
+                p.flow_iterations, p.flow_radius, p.flow_min);
   std::string key = b;
   // Appended only for non-default kinds, so that existing caches of the paper's front end hit.
   if (p.flow_histogram != actionmatch::FlowHistogram::kPaper) {
@@ -263,9 +314,9 @@ bool clip_points(const ClipFile& clip, const FrontEndParams& fp, Backend backend
   return true;
 }
 
-bool all_clip_points(const std::vector<ClipFile>& clips, const FrontEndParams& fp,
-                     Backend backend, const std::string& cache_dir, int threads,
-                     std::vector<ClipPoints>* out, std::string* err) {
+bool all_clip_points(const std::vector<ClipFile>& clips, const FrontEndParams& fp, Backend backend,
+                     const std::string& cache_dir, int threads, std::vector<ClipPoints>* out,
+                     std::string* err) {
   out->assign(clips.size(), ClipPoints());
   std::atomic<size_t> next{0}, done{0};
   std::atomic<bool> failed{false};

@@ -24,12 +24,17 @@ struct ClipFile {
 bool scan_dataset(const std::string& dir, std::vector<ClipFile>* clips,
                   std::vector<std::string>* classes, std::string* err);
 
+/* The clips named in a text file, one path per line ending in <action>/personNN_<action>_dK_*.<ext>
+ * (as gen_actions lists them; nothing is opened), sorted as scan_dataset sorts them. *err is set
+ * for an unreadable file, a line that does not follow the layout, or no clip. */
+bool read_clip_list(const std::string& list, std::vector<ClipFile>* clips,
+                    std::vector<std::string>* classes, std::string* err);
+
 /* Decodes `clip` (any container/codec GStreamer reads, converted to GRAY8 at its own size) and
  * runs the front end over it; with `cache_dir`, points are read from / written to a cache file
  * keyed by the front-end parameters. */
 bool clip_points(const ClipFile& clip, const actionmatch::FrontEndParams& fp, Backend backend,
-                 const std::string& cache_dir, actionmatch::ClipPoints* out,
-                 std::string* err);
+                 const std::string& cache_dir, actionmatch::ClipPoints* out, std::string* err);
 
 /* clip_points for every clip on `threads` threads; progress on stderr. */
 bool all_clip_points(const std::vector<ClipFile>& clips, const actionmatch::FrontEndParams& fp,

@@ -20,6 +20,7 @@
 #include "action-dataset.h"
 #include "actionmatch.hpp"
 #include "actionmatch_learn.hpp"
+#include "actionmatch_ridge.hpp"
 
 namespace cvis::action_tool {
 
@@ -40,6 +41,7 @@ int usage(const std::string& why) {
 struct Options {
   std::vector<std::string> positional;
   std::string output, cache, distances;
+  std::string clip_list; // eval: clips named in a file, distances from --distances (no decoding)
   Backend backend = Backend::kAuto;
   Distance distance = Distance::kAppearance;
   int threads = 0;
@@ -47,6 +49,8 @@ struct Options {
   bool block_min = false; // clip distance: the best block (min) or the mean over blocks
   bool knn = false;       // eval: k-nearest class mean over all training candidates
   int knn_k = 0;          // its k; 0 = chosen per fold on the training subjects
+  bool ridge = false;     // eval: ridge regression over the distances to all training candidates
+  double ridge_alpha = 0; // its strength; 0 = chosen per fold on the training subjects
   FrontEndParams fp;
   LearnParams lp;
   Params mp;
@@ -89,8 +93,8 @@ bool parse_options(int argc, char** argv, bool train, Options* o, std::string* e
     auto num = [&](double lo, double hi) {
       if (parse_number(value, lo, hi, &v))
         return true;
-      *err = "option " + s + ": '" + value + "' is not a number in " + std::to_string(lo) +
-             ".." + std::to_string(hi);
+      *err = "option " + s + ": '" + value + "' is not a number in " + std::to_string(lo) + ".." +
+             std::to_string(hi);
       return false;
     };
     if ((s == "-o" || s == "--output") && train) {
@@ -186,20 +190,27 @@ bool parse_options(int argc, char** argv, bool train, Options* o, std::string* e
     } else if (s == "--distances") {
       o->distances = value;
     } else if (s == "--classifier") {
-      if (value != "prototypes" && value != "knn") {
-        *err = "--classifier: prototypes or knn";
+      if (value != "prototypes" && value != "knn" && value != "ridge") {
+        *err = "--classifier: prototypes, knn or ridge";
         return false;
       }
-      if (train && value == "knn") {
-        *err = "--classifier knn is for eval only (dictionaries and the element use the nearest "
-               "prototype)";
+      if (train && value != "prototypes") {
+        *err = "--classifier " + value +
+               " is for eval only (dictionaries and the element use the nearest prototype)";
         return false;
       }
       o->knn = value == "knn";
+      o->ridge = value == "ridge";
     } else if (s == "--knn") {
       if (!num(0, 1000))
         return false;
       o->knn_k = static_cast<int>(v);
+    } else if (s == "--ridge") {
+      if (!num(0, 1e6))
+        return false;
+      o->ridge_alpha = v;
+    } else if (s == "--clip-list" && !train) {
+      o->clip_list = value;
     } else if (s == "--dummy-cost") {
       if (!num(0, 1e6))
         return false;
@@ -217,7 +228,16 @@ bool parse_options(int argc, char** argv, bool train, Options* o, std::string* e
       return false;
     }
   }
-  if (o->positional.size() != 1) {
+  if (!o->clip_list.empty()) {
+    if (!o->positional.empty()) {
+      *err = "--clip-list replaces the dataset folder";
+      return false;
+    }
+    if (o->distances.empty()) {
+      *err = "--clip-list needs --distances (a table computed from the clips)";
+      return false;
+    }
+  } else if (o->positional.size() != 1) {
     *err = "expected one dataset folder";
     return false;
   }
@@ -235,8 +255,10 @@ struct Work {
   std::vector<ClipPoints> clips;
   std::vector<int> clip_class, clip_subject;
   std::vector<Model> cands;
-  std::vector<int> cand_class, cand_subject;
-  std::vector<std::vector<double>> dist; // [clip][candidate]
+  std::vector<int> cand_class, cand_subject, cand_clip; // cands may be empty (--clip-list)
+  std::vector<std::vector<double>> dist;                // [clip][candidate]
+  size_t num_clips() const { return clip_class.size(); }
+  size_t num_cands() const { return cand_class.size(); }
 };
 
 int class_index(const std::vector<std::string>& classes, const std::string& label) {
@@ -255,10 +277,10 @@ std::string distances_key(const Options& o, const Work& w) {
                 f.nms_radius, f.max_points, f.cell_size, f.cell_frames, f.flow_levels,
                 f.flow_iterations, f.flow_radius, f.flow_min, static_cast<int>(f.flow_histogram),
                 f.speed_split, static_cast<int>(f.detector), f.harris_k, f.harris_scale,
-                o.lp.model_frames, o.lp.min_model_nodes, o.lp.windows_per_clip,
-                o.lp.block_frames, o.lp.block_step, o.mp.lambda1, o.mp.lambda2, o.mp.lambda3,
-                o.mp.T, static_cast<int>(o.mp.causality), o.mp.dummy_cost,
-                static_cast<int>(o.distance), static_cast<int>(o.block_min));
+                o.lp.model_frames, o.lp.min_model_nodes, o.lp.windows_per_clip, o.lp.block_frames,
+                o.lp.block_step, o.mp.lambda1, o.mp.lambda2, o.mp.lambda3, o.mp.T,
+                static_cast<int>(o.mp.causality), o.mp.dummy_cost, static_cast<int>(o.distance),
+                static_cast<int>(o.block_min));
   std::string names;
   for (const ClipFile& c : w.files)
     names += c.label + "/" + c.name + ";";
@@ -267,9 +289,13 @@ std::string distances_key(const Options& o, const Work& w) {
 }
 
 // Reads the distances of a previous run with the same key (the matching is the eval's cost; the
-// classifiers after it are cheap, so they can be compared on one matrix).
+// classifiers after it are cheap, so they can be compared on one matrix). `cands` 0: any count
+// (--clip-list, where the candidates are not cut). After the table, the clip of each candidate
+// (uint64 count, int32 each; absent in files of older builds: then the candidates must be
+// windows_per_clip per clip, in clip order, the only way their count can be clips x windows).
 bool read_distances(const std::string& path, const std::string& key, size_t clips, size_t cands,
-                    std::vector<std::vector<double>>* dist) {
+                    int windows_per_clip, std::vector<std::vector<double>>* dist,
+                    std::vector<int>* cand_clip) {
   std::ifstream in(path, std::ios::binary);
   std::string line;
   if (!in || !std::getline(in, line) || line != key)
@@ -277,17 +303,35 @@ bool read_distances(const std::string& path, const std::string& key, size_t clip
   uint64_t n = 0, c = 0;
   in.read(reinterpret_cast<char*>(&n), 8);
   in.read(reinterpret_cast<char*>(&c), 8);
-  if (!in || n != clips || c != cands)
+  if (!in || n != clips || (cands && c != cands) || c == 0 || c > (1u << 24))
     return false;
-  dist->assign(clips, std::vector<double>(cands));
+  dist->assign(clips, std::vector<double>(c));
   for (auto& row : *dist)
-    in.read(reinterpret_cast<char*>(row.data()), static_cast<std::streamsize>(8 * cands));
-  return static_cast<bool>(in);
+    in.read(reinterpret_cast<char*>(row.data()), static_cast<std::streamsize>(8 * c));
+  if (!in)
+    return false;
+  uint64_t m = 0;
+  cand_clip->assign(c, 0);
+  if (in.read(reinterpret_cast<char*>(&m), 8) && m == c) {
+    in.read(reinterpret_cast<char*>(cand_clip->data()), static_cast<std::streamsize>(4 * c));
+    if (!in)
+      return false;
+    for (int k : *cand_clip)
+      if (k < 0 || static_cast<uint64_t>(k) >= n)
+        return false;
+    return true;
+  }
+  if (c != n * static_cast<uint64_t>(windows_per_clip))
+    return false;
+  for (size_t k = 0; k < c; ++k)
+    (*cand_clip)[k] = static_cast<int>(k / static_cast<size_t>(windows_per_clip));
+  return true;
 }
 
 // Written to a temporary name and renamed, so that a concurrent eval never reads half a table.
 void write_distances(const std::string& path, const std::string& key,
-                     const std::vector<std::vector<double>>& dist) {
+                     const std::vector<std::vector<double>>& dist,
+                     const std::vector<int>& cand_clip) {
   const std::string tmp = path + "." + std::to_string(::getpid()) + ".tmp";
   {
     std::ofstream out(tmp, std::ios::binary);
@@ -297,6 +341,9 @@ void write_distances(const std::string& path, const std::string& key,
     out.write(reinterpret_cast<const char*>(&c), 8);
     for (const auto& row : dist)
       out.write(reinterpret_cast<const char*>(row.data()), static_cast<std::streamsize>(8 * c));
+    const uint64_t m = cand_clip.size();
+    out.write(reinterpret_cast<const char*>(&m), 8);
+    out.write(reinterpret_cast<const char*>(cand_clip.data()), static_cast<std::streamsize>(4 * m));
     if (!out) {
       std::fprintf(stderr, "cvis-action: could not write %s\n", tmp.c_str());
       return;
@@ -306,7 +353,32 @@ void write_distances(const std::string& path, const std::string& key,
     std::fprintf(stderr, "cvis-action: could not rename %s to %s\n", tmp.c_str(), path.c_str());
 }
 
+// --clip-list: the clips' names and the distances file alone (nothing decoded or matched).
+bool prepare_from_list(const Options& o, Work* w, std::string* err) {
+  if (!read_clip_list(o.clip_list, &w->files, &w->classes, err))
+    return false;
+  for (const ClipFile& c : w->files) {
+    w->clip_class.push_back(class_index(w->classes, c.label));
+    w->clip_subject.push_back(c.subject);
+  }
+  if (!read_distances(o.distances, distances_key(o, *w), w->files.size(), 0, o.lp.windows_per_clip,
+                      &w->dist, &w->cand_clip)) {
+    *err = o.distances + ": no table for these clips and settings (the options must be those "
+                         "of the run that wrote it)";
+    return false;
+  }
+  for (int k : w->cand_clip) {
+    w->cand_class.push_back(w->clip_class[k]);
+    w->cand_subject.push_back(w->clip_subject[k]);
+  }
+  std::fprintf(stderr, "cvis-action: %zu clips, %zu candidate models; distances read from %s\n",
+               w->files.size(), w->cand_clip.size(), o.distances.c_str());
+  return true;
+}
+
 bool prepare(const Options& o, Work* w, std::string* err) {
+  if (!o.clip_list.empty())
+    return prepare_from_list(o, w, err);
   if (!scan_dataset(o.positional[0], &w->files, &w->classes, err))
     return false;
   Backend backend = Backend::kCpu;
@@ -331,6 +403,7 @@ bool prepare(const Options& o, Work* w, std::string* err) {
       w->cands.push_back(std::move(m));
       w->cand_class.push_back(k);
       w->cand_subject.push_back(c.subject);
+      w->cand_clip.push_back(static_cast<int>(w->clip_class.size() - 1));
     }
     blocks.push_back(cut_blocks(c, o.lp));
   }
@@ -342,8 +415,11 @@ bool prepare(const Options& o, Work* w, std::string* err) {
                w->clips.size(), nodes, w->cands.size(),
                std::chrono::duration<double>(t1 - t0).count());
   const std::string dkey = o.distances.empty() ? "" : distances_key(o, *w);
+  std::vector<int> file_cand_clip;
   if (!o.distances.empty() &&
-      read_distances(o.distances, dkey, w->clips.size(), w->cands.size(), &w->dist)) {
+      read_distances(o.distances, dkey, w->clips.size(), w->cands.size(), o.lp.windows_per_clip,
+                     &w->dist, &file_cand_clip) &&
+      file_cand_clip == w->cand_clip) {
     std::fprintf(stderr, "cvis-action: distances read from %s\n", o.distances.c_str());
     return true;
   }
@@ -374,22 +450,21 @@ bool prepare(const Options& o, Work* w, std::string* err) {
       w->dist[i][k] = o.block_min ? best : sum / static_cast<double>(b.size());
     }
     if ((i + 1) % 50 == 0 || i + 1 == w->clips.size())
-      std::fprintf(stderr, "cvis-action: matched %zu/%zu clips (%.1f s)\n", i + 1,
-                   w->clips.size(),
+      std::fprintf(stderr, "cvis-action: matched %zu/%zu clips (%.1f s)\n", i + 1, w->clips.size(),
                    std::chrono::duration<double>(std::chrono::steady_clock::now() - t1).count());
   }
   if (!o.distances.empty())
-    write_distances(o.distances, dkey, w->dist);
+    write_distances(o.distances, dkey, w->dist, w->cand_clip);
   return true;
 }
 
 // The rows of `w` whose subject is not `held_out` (-1: all), as the selection's inputs.
 std::vector<int> select_without(const Work& w, int held_out, const LearnParams& lp) {
   std::vector<int> rows, cands;
-  for (size_t i = 0; i < w.clips.size(); ++i)
+  for (size_t i = 0; i < w.num_clips(); ++i)
     if (w.clip_subject[i] != held_out)
       rows.push_back(static_cast<int>(i));
-  for (size_t k = 0; k < w.cands.size(); ++k)
+  for (size_t k = 0; k < w.num_cands(); ++k)
     if (w.cand_subject[k] != held_out)
       cands.push_back(static_cast<int>(k));
   std::vector<std::vector<double>> D(rows.size(), std::vector<double>(cands.size()));
@@ -404,8 +479,7 @@ std::vector<int> select_without(const Work& w, int held_out, const LearnParams& 
     cc.push_back(w.cand_class[k]);
     cs.push_back(w.cand_subject[k]);
   }
-  std::vector<int> chosen = select_prototypes(D, vc, vs, cc, cs,
-                                              static_cast<int>(w.classes.size()),
+  std::vector<int> chosen = select_prototypes(D, vc, vs, cc, cs, static_cast<int>(w.classes.size()),
                                               lp.prototypes_per_class);
   for (int& c : chosen)
     c = cands[c];
@@ -417,14 +491,14 @@ std::vector<int> select_without(const Work& w, int held_out, const LearnParams& 
 // candidates of the other subjects.
 int knn_fold(const Work& w, int held_out, int given_k, std::vector<int>* allowed) {
   allowed->clear();
-  for (size_t k = 0; k < w.cands.size(); ++k)
+  for (size_t k = 0; k < w.num_cands(); ++k)
     if (w.cand_subject[k] != held_out)
       allowed->push_back(static_cast<int>(k));
   if (given_k > 0)
     return given_k;
   std::vector<std::vector<double>> D;
   std::vector<int> vc, vs, cc, cs;
-  for (size_t i = 0; i < w.clips.size(); ++i) {
+  for (size_t i = 0; i < w.num_clips(); ++i) {
     if (w.clip_subject[i] == held_out)
       continue;
     D.emplace_back();
@@ -439,6 +513,25 @@ int knn_fold(const Work& w, int held_out, int given_k, std::vector<int>* allowed
   }
   return choose_knn_k(D, vc, vs, cc, cs, static_cast<int>(w.classes.size()),
                       {1, 2, 3, 4, 6, 8, 12});
+}
+
+// The ridge classifier of fold `held_out`, trained on the other subjects' clips over the other
+// subjects' candidates; alpha given, or chosen among them (choose_ridge_alpha).
+RidgeClassifier ridge_fold(const Work& w, int held_out, double given_alpha, double* alpha) {
+  std::vector<int> rows, cands;
+  for (size_t i = 0; i < w.num_clips(); ++i)
+    if (w.clip_subject[i] != held_out)
+      rows.push_back(static_cast<int>(i));
+  for (size_t k = 0; k < w.num_cands(); ++k)
+    if (w.cand_subject[k] != held_out)
+      cands.push_back(static_cast<int>(k));
+  const int K = static_cast<int>(w.classes.size());
+  *alpha = given_alpha > 0 ? given_alpha
+                           : choose_ridge_alpha(w.dist, rows, w.clip_class, w.clip_subject, cands,
+                                                w.cand_subject, K, {0.1, 0.3, 1, 3, 10}, 5);
+  RidgeClassifier rc;
+  train_ridge(w.dist, rows, w.clip_class, w.clip_subject, cands, w.cand_subject, K, *alpha, &rc);
+  return rc;
 }
 
 } // namespace
@@ -460,8 +553,8 @@ int cmd_train(int argc, char** argv) {
   const Status st = save_dictionary(o.output, d);
   if (!st.ok())
     return fail(st.to_string());
-  std::printf("%zu prototypes (of %zu candidates) for %zu classes written to %s\n",
-              d.models.size(), w.cands.size(), w.classes.size(), o.output.c_str());
+  std::printf("%zu prototypes (of %zu candidates) for %zu classes written to %s\n", d.models.size(),
+              w.cands.size(), w.classes.size(), o.output.c_str());
   return kExitOk;
 }
 
@@ -484,23 +577,31 @@ int cmd_eval(int argc, char** argv) {
   for (int s : subjects) {
     std::vector<int> chosen;
     int k = 0;
-    if (o.knn)
+    double alpha = 0;
+    RidgeClassifier rc;
+    if (o.ridge)
+      rc = ridge_fold(w, s, o.ridge_alpha, &alpha);
+    else if (o.knn)
       k = knn_fold(w, s, o.knn_k, &chosen);
     else
       chosen = select_without(w, s, o.lp);
     int fold_ok = 0, fold_n = 0;
-    for (size_t i = 0; i < w.clips.size(); ++i) {
+    for (size_t i = 0; i < w.num_clips(); ++i) {
       if (w.clip_subject[i] != s)
         continue;
-      const int pred = o.knn ? knn_class(w.dist[i], chosen, w.cand_class, K, k)
-                             : nearest_class(w.dist[i], chosen, w.cand_class);
+      const int pred = o.ridge ? ridge_class(rc, w.dist[i])
+                       : o.knn ? knn_class(w.dist[i], chosen, w.cand_class, K, k)
+                               : nearest_class(w.dist[i], chosen, w.cand_class);
       ++confusion[w.clip_class[i]][pred < 0 ? K : pred];
       fold_ok += pred == w.clip_class[i];
       ++fold_n;
     }
     correct += fold_ok;
     total += fold_n;
-    if (o.verbose && o.knn)
+    if (o.verbose && o.ridge)
+      std::printf("subject %02d: %d/%d (ridge, alpha %g, %zu candidates)\n", s, fold_ok, fold_n,
+                  alpha, rc.cands.size());
+    else if (o.verbose && o.knn)
       std::printf("subject %02d: %d/%d (k-nearest class mean, k = %d, %zu candidates)\n", s,
                   fold_ok, fold_n, k, chosen.size());
     else if (o.verbose)
@@ -516,8 +617,7 @@ int cmd_eval(int argc, char** argv) {
       std::printf(" %6d", confusion[r][c]);
     std::printf("\n");
   }
-  std::printf("accuracy: %d/%d (%.1f%%)\n", correct, total,
-              total ? 100.0 * correct / total : 0.0);
+  std::printf("accuracy: %d/%d (%.1f%%)\n", correct, total, total ? 100.0 * correct / total : 0.0);
   return kExitOk;
 }
 

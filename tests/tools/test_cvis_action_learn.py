@@ -6,7 +6,9 @@ Renders 3 subjects x 6 actions x 1 scenario of 40 frames at 96x72 with gen_actio
 then: eval prints a 6x6 confusion matrix whose cells add up to the 18 clips and ends with the
 line "accuracy: N/18 (P%)"; train writes a dictionary that inspect reads back with the six labels;
 a second eval with the point cache gives the same output; an eval that reads the distances file of
-the first gives its output again, and one with --classifier knn its own accuracy line; bad command
+the first gives its output again, one with --classifier knn and one with --classifier ridge their
+own accuracy lines; --clip-list (the clips' names in a file, no folder) gives the same outputs from
+the distances file alone, also from a table written without the candidates' clips; bad command
 lines and a folder without clips fail with one line on stderr. Accuracy itself is measured on the full generated set (README),
 not here: 3 subjects are too few for a meaningful number.
 """
@@ -84,6 +86,65 @@ def main():
          rc4 == 0 and m4 is not None and len(folds) == 3 and "distances read" in err4,
          out4 + err4)
 
+    rc5, out5, err5 = run(EXE, "eval", data, "--cache", cache, "--distances", dists,
+                          "--classifier", "ridge", "--verbose", *common)
+    m5 = re.search(r"accuracy: (\d+)/18 \(", out5)
+    mc = re.search(r"18 clips, \d+ points, (\d+) candidate models", err)
+    n_cands = int(mc.group(1)) if mc else -1
+    # Each fold's features: the candidates of the two other subjects.
+    per_fold = [n for n in re.findall(r"\(ridge, alpha [0-9.]+, (\d+) candidates\)", out5)]
+    folds = re.findall(r"subject \d\d: \d+/6 \(ridge, alpha ([0-9.]+), \d+ candidates\)", out5)
+    case("eval --classifier ridge: every fold chooses alpha among its own candidates, the "
+         "accuracy line",
+         rc5 == 0 and m5 is not None and len(folds) == 3 and n_cands > 0 and
+         sum(int(n) for n in per_fold) == 2 * n_cands and
+         all(a in ("0.1", "0.3", "1", "3", "10") for a in folds) and "distances read" in err5,
+         out5 + err5)
+
+    # --clip-list: the same evals from the distances file and the clips' names alone (listed as
+    # gen_actions' callers list them, relative to the folder), nothing decoded.
+    listing = os.path.join(TMP, "clips.txt")
+    with open(listing, "w") as f:
+        for a in reversed(ACTIONS):
+            for name in sorted(os.listdir(os.path.join(data, a))):
+                f.write("./%s/%s\n" % (a, name))
+    rc6, out6, err6 = run(EXE, "eval", "--clip-list", listing, "--distances", dists, *common)
+    case("eval --clip-list gives the folder's output without decoding or matching",
+         rc6 == 0 and out6 == out and "distances read" in err6 and "points of" not in err6
+         and "matched" not in err6, out6 + err6)
+    rc7, out7, err7 = run(EXE, "eval", "--clip-list", listing, "--distances", dists,
+                          "--classifier", "ridge", "--verbose", *common)
+    case("eval --clip-list --classifier ridge gives the folder's output", rc7 == 0 and out7 == out5,
+         out7 + err7)
+    # A table as written before the candidates' clips were recorded (the bytes after the table cut
+    # off): read when every clip gave its windows (then the count is clips x windows, in clip
+    # order), refused otherwise.
+    def truncated(path, cands):
+        with open(path, "rb") as f:
+            raw = f.read()
+        out_path = path + ".old"
+        with open(out_path, "wb") as f:
+            f.write(raw[:raw.index(b"\n") + 1 + 16 + 8 * 18 * max(cands, 0)])
+        return out_path
+    dists1 = os.path.join(TMP, "distances-1.bin")
+    one = [*common, "--windows", 1, "--model-frames", 20]  # 20 frames: every clip has a window
+    rc8, out8, err8 = run(EXE, "eval", data, "--cache", cache, "--distances", dists1, *one)
+    m8 = re.search(r"18 clips, \d+ points, (\d+) candidate models", err8)
+    rc8b, out8b, err8b = run(EXE, "eval", "--clip-list", listing, "--distances",
+                             truncated(dists1, 18), *one)
+    case("a table without the candidates' clips, one per clip: read",
+         rc8 == 0 and m8 and m8.group(1) == "18" and rc8b == 0 and out8b == out8,
+         out8 + err8 + out8b + err8b)
+    old = truncated(dists, n_cands)
+    rc8c, out8c, err8c = run(EXE, "eval", "--clip-list", listing, "--distances", old, *common)
+    case("a table without the candidates' clips, fewer than 2 per clip: refused",
+         (rc8c == 0 and out8c == out) if n_cands == 36 else (rc8c == 1 and "no table" in err8c),
+         "%d candidates\n" % n_cands + out8c + err8c)
+    rc9, out9, err9 = run(EXE, "eval", "--clip-list", listing, "--distances", old, *common,
+                          "--windows", 3)
+    case("--clip-list with other settings than the table's: exit 1, one line",
+         rc9 == 1 and len(err9.strip().split("\n")) == 1 and "no table" in err9, err9)
+
     dic = os.path.join(TMP, "dict.bin")
     rc, out, err = run(EXE, "train", data, "-o", dic, "--cache", cache, *common)
     case("train writes a dictionary", rc == 0 and os.path.isfile(dic), out + err)
@@ -100,6 +161,12 @@ def main():
         ("train without -o", ["train", data], 2),
         ("train --classifier knn", ["train", data, "-o", dic, "--classifier", "knn"], 2),
         ("bad classifier", ["eval", data, "--classifier", "svm"], 2),
+        ("train --classifier ridge", ["train", data, "-o", dic, "--classifier", "ridge"], 2),
+        ("--clip-list without --distances", ["eval", "--clip-list", listing], 2),
+        ("--clip-list and a folder", ["eval", data, "--clip-list", listing, "--distances", dists],
+         2),
+        ("--clip-list of a missing file", ["eval", "--clip-list", os.path.join(TMP, "nope.txt"),
+                                           "--distances", dists], 1),
         ("unknown option", ["eval", data, "--bogus", "1"], 2),
         ("bad number", ["eval", data, "--sigma", "x"], 2),
     ]:

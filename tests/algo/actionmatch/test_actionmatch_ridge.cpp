@@ -1,0 +1,166 @@
+// The ridge classifier over clip-to-candidate distances (actionmatch_ridge.hpp) on hand-made
+// distance tables: it learns from which candidates a class fails to match, where the nearest
+// candidate misleads; a clip's own-subject distances and non-finite distances do not leak in.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <vector>
+
+#include "actionmatch_learn.hpp"
+#include "actionmatch_ridge.hpp"
+
+namespace {
+
+namespace am = cvis::actionmatch;
+const double kInf = std::numeric_limits<double>::infinity();
+
+// Six subjects, two classes, two clips per (subject, class), one candidate of each class per
+// subject. Every clip's nearest candidates are of class 1 (distance 0.2); what tells the classes
+// apart is the distance to the class-0 candidates: 0.3 for class-0 clips, 0.5 for class-1 clips.
+// A small deterministic jitter keeps every feature's spread non-zero.
+struct Table {
+  std::vector<std::vector<double>> D;
+  std::vector<int> clip_class, clip_subject, cand_class, cand_subject;
+};
+
+Table misleading_nearest() {
+  Table t;
+  const int S = 6;
+  for (int s = 0; s < S; ++s)
+    for (int c = 0; c < 2; ++c) {
+      t.cand_class.push_back(c);
+      t.cand_subject.push_back(s);
+    }
+  unsigned h = 12345;
+  auto jitter = [&] {
+    h = h * 1103515245u + 12345u;
+    return ((h >> 16) % 1000) * 2e-5; // 0 .. 0.02
+  };
+  for (int s = 0; s < S; ++s)
+    for (int c = 0; c < 2; ++c)
+      for (int j = 0; j < 2; ++j) {
+        std::vector<double> row;
+        for (size_t k = 0; k < t.cand_class.size(); ++k)
+          row.push_back((t.cand_class[k] == 1 ? 0.2 : (c == 0 ? 0.3 : 0.5)) + jitter());
+        t.D.push_back(row);
+        t.clip_class.push_back(c);
+        t.clip_subject.push_back(s);
+      }
+  return t;
+}
+
+// Rows and candidates of every subject but `held_out`.
+void split(const Table& t, int held_out, std::vector<int>* rows, std::vector<int>* cands) {
+  for (size_t i = 0; i < t.D.size(); ++i)
+    if (t.clip_subject[i] != held_out)
+      rows->push_back(static_cast<int>(i));
+  for (size_t k = 0; k < t.cand_class.size(); ++k)
+    if (t.cand_subject[k] != held_out)
+      cands->push_back(static_cast<int>(k));
+}
+
+TEST(ActionMatchRidge, LearnsWhatTheNearestCandidateMisses) {
+  const Table t = misleading_nearest();
+  for (int held_out = 0; held_out < 6; ++held_out) {
+    std::vector<int> rows, cands;
+    split(t, held_out, &rows, &cands);
+    am::RidgeClassifier rc;
+    ASSERT_TRUE(am::train_ridge(t.D, rows, t.clip_class, t.clip_subject, cands, t.cand_subject, 2,
+                                1.0, &rc));
+    EXPECT_EQ(rc.cands, cands);
+    for (size_t i = 0; i < t.D.size(); ++i) {
+      if (t.clip_subject[i] != held_out)
+        continue;
+      std::vector<double> scores;
+      EXPECT_EQ(am::ridge_class(rc, t.D[i], &scores), t.clip_class[i]) << held_out << " " << i;
+      ASSERT_EQ(scores.size(), 2u);
+      // The nearest candidate and the k-nearest class mean call every clip class 1.
+      EXPECT_EQ(am::nearest_class(t.D[i], cands, t.cand_class), 1);
+      EXPECT_EQ(am::knn_class(t.D[i], cands, t.cand_class, 2, 3), 1);
+    }
+  }
+}
+
+TEST(ActionMatchRidge, OwnSubjectDistancesAreIgnored) {
+  // A training clip never sees its own subject's candidates at test time, so the values there
+  // (here: 0, as a clip matched against its own models) must not change the classifier.
+  Table t = misleading_nearest();
+  std::vector<int> rows, cands;
+  split(t, 5, &rows, &cands);
+  am::RidgeClassifier a, b;
+  ASSERT_TRUE(
+      am::train_ridge(t.D, rows, t.clip_class, t.clip_subject, cands, t.cand_subject, 2, 1.0, &a));
+  for (size_t i = 0; i < t.D.size(); ++i)
+    for (size_t k = 0; k < t.cand_class.size(); ++k)
+      if (t.cand_subject[k] == t.clip_subject[i])
+        t.D[i][k] = (i % 2) ? 0.0 : kInf;
+  ASSERT_TRUE(
+      am::train_ridge(t.D, rows, t.clip_class, t.clip_subject, cands, t.cand_subject, 2, 1.0, &b));
+  EXPECT_EQ(a.weights, b.weights);
+  EXPECT_EQ(a.mean, b.mean);
+  EXPECT_EQ(a.fill, b.fill);
+  EXPECT_EQ(a.bias, b.bias);
+}
+
+TEST(ActionMatchRidge, InfeasibleMatchesTakeTheLargestTrainingDistance) {
+  Table t = misleading_nearest();
+  std::vector<int> rows, cands;
+  split(t, 5, &rows, &cands);
+  t.D[rows[3]][cands[2]] = kInf; // an infeasible match in training
+  am::RidgeClassifier rc;
+  ASSERT_TRUE(
+      am::train_ridge(t.D, rows, t.clip_class, t.clip_subject, cands, t.cand_subject, 2, 1.0, &rc));
+  double largest = 0;
+  for (int r : rows)
+    if (t.clip_subject[r] != t.cand_subject[cands[2]] && std::isfinite(t.D[r][cands[2]]))
+      largest = std::max(largest, t.D[r][cands[2]]);
+  EXPECT_EQ(rc.fill[2], largest);
+  std::vector<double> row = t.D.back(), same = row, s1, s2;
+  row[cands[2]] = kInf;
+  same[cands[2]] = largest;
+  EXPECT_EQ(am::ridge_class(rc, row, &s1), am::ridge_class(rc, same, &s2));
+  EXPECT_EQ(s1, s2);
+  for (double v : s1)
+    EXPECT_TRUE(std::isfinite(v));
+}
+
+TEST(ActionMatchRidge, BadInputsAndUntrained) {
+  const Table t = misleading_nearest();
+  std::vector<int> rows, cands;
+  split(t, 5, &rows, &cands);
+  am::RidgeClassifier rc;
+  EXPECT_FALSE(
+      am::train_ridge(t.D, {}, t.clip_class, t.clip_subject, cands, t.cand_subject, 2, 1.0, &rc));
+  EXPECT_FALSE(
+      am::train_ridge(t.D, rows, t.clip_class, t.clip_subject, {}, t.cand_subject, 2, 1.0, &rc));
+  EXPECT_FALSE(
+      am::train_ridge(t.D, rows, t.clip_class, t.clip_subject, cands, t.cand_subject, 2, 0.0, &rc));
+  EXPECT_EQ(am::ridge_class(am::RidgeClassifier{}, t.D[0]), -1);
+}
+
+TEST(ActionMatchRidge, ChoosesAlphaOnTheTrainingSubjectsOnly) {
+  Table t = misleading_nearest();
+  std::vector<int> rows, cands;
+  split(t, 5, &rows, &cands);
+  // Every alpha separates this table: the tie goes to the largest.
+  EXPECT_EQ(am::choose_ridge_alpha(t.D, rows, t.clip_class, t.clip_subject, cands, t.cand_subject,
+                                   2, {0.1, 1, 10}, 5),
+            10);
+  EXPECT_EQ(am::choose_ridge_alpha(t.D, rows, t.clip_class, t.clip_subject, cands, t.cand_subject,
+                                   2, {3}, 5),
+            3);
+  // Whatever the held-out subject's clips say, the choice is the same: they are not used.
+  const double before = am::choose_ridge_alpha(t.D, rows, t.clip_class, t.clip_subject, cands,
+                                               t.cand_subject, 2, {0.01, 0.1, 1, 10, 100}, 5);
+  for (size_t i = 0; i < t.D.size(); ++i)
+    if (t.clip_subject[i] == 5)
+      for (double& v : t.D[i])
+        v = 1.0 - v;
+  EXPECT_EQ(am::choose_ridge_alpha(t.D, rows, t.clip_class, t.clip_subject, cands, t.cand_subject,
+                                   2, {0.01, 0.1, 1, 10, 100}, 5),
+            before);
+}
+
+} // namespace
