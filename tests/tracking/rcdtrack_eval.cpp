@@ -6,7 +6,8 @@
 //        [--step N] [--search-radius R] [--update-rate R] [--lost-threshold T] [--scales N]
 //        [--motion-weight W] [--scale-weight W] [--top-k K] [--parts 1|5] [--ridge R]
 //        [--scale-min S] [--scale-max S] [--context-weight W] [--scale-prediction G]
-//        [--model-anchor A]
+//        [--model-anchor A] [--local-reacquire 0|1] [--trace FILE]
+// --trace writes per frame "distance,lost,scale" of the target (where a sequence goes wrong).
 // Prints the mean time per frame. Exit status 1 on any error.
 #include <chrono>
 #include <cstdio>
