@@ -106,6 +106,10 @@ struct Params {
   double model_anchor = 0.5;     // 0..1: weight of the first model in the model used for matching,
                                  // exp((1 - a) log(running mean) + a log(first)): bounds how far
                                  // learning (e.g. of occluders or background) can drift it
+  bool local_reacquire = true;   // a lost target is also searched near where it was last seen
+                                 // (search_radius times up to 2, widening with the frames lost,
+                                 // the motion and scale priors on) and re-acquired there by a
+                                 // window under 3/4 lost_threshold (whole frame: 1/2 of it)
   // Detector only.
   double threshold = 1.0; // report windows whose distance is under it
   double nms_iou = 0.3;   // suppress a detection overlapping a better one by more than this

@@ -19,6 +19,15 @@ constexpr double kUpdateGate = 0.5;
 // whole-frame search offers many more candidates than a tracking search, so a chance match must be
 // rarer (hysteresis between losing and finding).
 constexpr double kReacquireGate = 0.5;
+// local_reacquire: a lost target's search around where it was last seen accepts a window nearer
+// than this fraction of lost_threshold: between the tracking gate (1) and the whole-frame gate
+// (kReacquireGate), as that area holds fewer chance matches than the frame but more than the
+// tracking search; at 1 it took the background and a passing distractor (DEV sequences).
+constexpr double kLocalGate = 0.75;
+// That area is search_radius target sizes times sqrt(1 + frames lost), at most this factor: the
+// position's uncertainty grows while the target is unseen, but a wide area finds background
+// matches (unbounded, the DEV sequences' frame-edge exits were taken by far background windows).
+constexpr double kLocalWidenMax = 2.0;
 // Velocity smoothing: v = (1 - a) v + a * displacement.
 constexpr double kVelocityGain = 0.5;
 // The fine pass tries 2 * kFineHalf + 1 sizes spanning two coarse scale steps (one either side of
@@ -38,6 +47,7 @@ struct Tracker::Target {
   double vs = 0;         // smoothed per-frame change of ln(size) (scale_prediction)
   double bw = 0, bh = 0; // this frame's search base size (the predicted size)
   bool lost = false;
+  int lost_frames = 0;     // frames since it was lost
   double lost_radius = -1; // < 0: a lost target is searched over the whole frame
   uint64_t age = 0;
   double distance = 0;
@@ -51,6 +61,10 @@ struct Tracker::Target {
   int fine_first = -1, fine_count = 0;
   int step = 1;
   Prior prior;
+  // This frame, a lost target's local search (local_reacquire): coarse group, fine groups.
+  int local_group = -1, local_fine = -1, local_fine_count = 0;
+  int local_step = 1;
+  Prior local_prior;
 };
 
 namespace {
@@ -239,6 +253,8 @@ Status Tracker::process(const ImageView& frame, StreamHandle stream,
   for (Target& t : im.targets) {
     t.group = -1;
     t.fine_count = 0;
+    t.local_group = -1;
+    t.local_fine_count = 0;
     if (t.stage == Stage::kPending) {
       t.group = static_cast<int>(cp.groups.size());
       add_describe(&cp, t.init);
@@ -287,6 +303,38 @@ Status Tracker::process(const ImageView& frame, StreamHandle stream,
       t.group = static_cast<int>(cp.groups.size()) - 1;
       cp.models.push_back(t.data);
     }
+    // A lost target is most likely still near where it was last seen (a partial occlusion, a
+    // short disappearance): search there too, with the tracking priors (the motion prior
+    // weakened as the area widens, the scale prior keeping the size it had before it was lost),
+    // so that it is found again under kLocalGate instead of waiting for a whole-frame match
+    // under kReacquireGate (which a passing distractor can delay for a long time).
+    if (t.lost && t.located && params_.local_reacquire) {
+      const double widen = std::min(kLocalWidenMax, std::sqrt(1.0 + t.lost_frames));
+      GroupSpec lg;
+      lg.model = static_cast<int>(cp.models.size());
+      lg.top_k = params_.top_k;
+      t.local_prior = Prior();
+      t.local_prior.cx = t.cx;
+      t.local_prior.cy = t.cy;
+      t.local_prior.w = t.bw;
+      t.local_prior.h = t.bh;
+      t.local_prior.motion_weight = params_.motion_weight / (widen * widen);
+      t.local_prior.scale_weight = params_.scale_weight;
+      t.local_prior.context_weight = params_.context_weight;
+      lg.prior = t.local_prior;
+      Area la;
+      la.whole_frame = params_.search_radius < 0.0;
+      la.cx = t.cx;
+      la.cy = t.cy;
+      la.rx = params_.search_radius * t.bw * widen;
+      la.ry = params_.search_radius * t.bh * widen;
+      t.local_step = coarse_step(params_.step, t.bw, t.bh);
+      if (add_search(&cp, la, t.bw, t.bh, factors, t.local_step, params_.parts, width_, height_,
+                     lg)) {
+        t.local_group = static_cast<int>(cp.groups.size()) - 1;
+        cp.models.push_back(t.data);
+      }
+    }
   }
   if (!cp.groups.empty())
     CVIS_RETURN_IF_ERROR(engine_->run(cp, &im.coarse_out, stream));
@@ -295,16 +343,15 @@ Status Tracker::process(const ImageView& frame, StreamHandle stream,
   // of the step.
   Pass& fp = im.fine;
   fp = Pass();
-  for (Target& t : im.targets) {
-    if (t.group < 0 || t.stage == Stage::kPending)
-      continue;
-    const GroupResult& r = im.coarse_out[t.group];
+  // Appends the fine searches around the hits of coarse group `r` (model `model` of the fine
+  // pass); returns how many fitted.
+  auto add_fine = [&](const Target& t, const GroupResult& r, const Prior& prior, int step,
+                      int model) {
     GroupSpec g;
-    g.model = static_cast<int>(fp.models.size());
-    g.prior = t.prior;
-    fp.models.push_back(t.data);
-    t.fine_first = static_cast<int>(fp.groups.size());
-    const int fstep = std::max(1, t.step / 4);
+    g.model = model;
+    g.prior = prior;
+    const int fstep = std::max(1, step / 4);
+    int count = 0;
     for (const Hit& hit : r.top) {
       if (hit.grid < 0)
         continue;
@@ -318,9 +365,25 @@ Status Tracker::process(const ImageView& frame, StreamHandle stream,
       Area area;
       area.cx = hit.box.x + 0.5 * hit.box.w;
       area.cy = hit.box.y + 0.5 * hit.box.h;
-      area.rx = area.ry = t.step;
+      area.rx = area.ry = step;
       if (add_search(&fp, area, t.bw, t.bh, ff, fstep, params_.parts, width_, height_, g))
-        ++t.fine_count;
+        ++count;
+    }
+    return count;
+  };
+  for (Target& t : im.targets) {
+    if (t.stage == Stage::kPending || (t.group < 0 && t.local_group < 0))
+      continue;
+    const int model = static_cast<int>(fp.models.size());
+    fp.models.push_back(t.data);
+    if (t.group >= 0) {
+      t.fine_first = static_cast<int>(fp.groups.size());
+      t.fine_count = add_fine(t, im.coarse_out[t.group], t.prior, t.step, model);
+    }
+    if (t.local_group >= 0) {
+      t.local_fine = static_cast<int>(fp.groups.size());
+      t.local_fine_count =
+          add_fine(t, im.coarse_out[t.local_group], t.local_prior, t.local_step, model);
     }
   }
   if (!fp.groups.empty())
@@ -351,27 +414,47 @@ Status Tracker::process(const ImageView& frame, StreamHandle stream,
     } else {
       ++t.age;
       // The best fine hit (the coarse one when no fine search fitted).
-      const Hit* best = nullptr;
-      const GroupResult* from = nullptr;
-      double factor = 1.0;
-      for (int k = 0; k < t.fine_count; ++k) {
-        const GroupResult& r = im.fine_out[t.fine_first + k];
-        if (!r.top.empty() && (!best || r.top[0].score < best->score)) {
-          best = &r.top[0];
-          from = &r;
-          factor = fp.grids[best->grid].factor;
+      struct Found {
+        const Hit* best = nullptr;
+        const GroupResult* from = nullptr;
+        double factor = 1.0;
+      };
+      auto find = [&](int fine_first, int fine_count, int coarse_group) {
+        Found b;
+        for (int k = 0; k < fine_count; ++k) {
+          const GroupResult& r = im.fine_out[fine_first + k];
+          if (!r.top.empty() && (!b.best || r.top[0].score < b.best->score)) {
+            b.best = &r.top[0];
+            b.from = &r;
+            b.factor = fp.grids[b.best->grid].factor;
+          }
+        }
+        if (!b.best && coarse_group >= 0 && !im.coarse_out[coarse_group].top.empty()) {
+          b.from = &im.coarse_out[coarse_group];
+          b.best = &b.from->top[0];
+          b.factor = cp.grids[b.best->grid].factor;
+        }
+        return b;
+      };
+      Found found = find(t.fine_first, t.fine_count, t.group);
+      double gate = t.lost ? kReacquireGate * params_.lost_threshold : params_.lost_threshold;
+      if (t.local_group >= 0) { // a lost target: near where it was last seen, kLocalGate
+        const Found local = find(t.local_fine, t.local_fine_count, t.local_group);
+        if (local.best && local.best->distance <= kLocalGate * params_.lost_threshold) {
+          found = local;
+          gate = kLocalGate * params_.lost_threshold;
         }
       }
-      if (!best && t.group >= 0 && !im.coarse_out[t.group].top.empty()) {
-        from = &im.coarse_out[t.group];
-        best = &from->top[0];
-        factor = cp.grids[best->grid].factor;
-      }
+      const Hit* best = found.best;
+      const GroupResult* from = found.from;
+      const double factor = found.factor;
       t.distance = best ? best->distance : HUGE_VAL;
-      const double gate = t.lost ? kReacquireGate * params_.lost_threshold : params_.lost_threshold;
       const bool match = best && best->distance <= gate;
+      if (t.lost && !match)
+        ++t.lost_frames;
       if (!t.lost && !match) {
         t.lost = true;
+        t.lost_frames = 0;
         t.vx = t.vy = t.vs = 0.0;
         res.event = Event::kLost;
       } else if (match) {

@@ -31,6 +31,7 @@ enum {
   PROP_CONTEXT_WEIGHT,
   PROP_SCALE_PREDICTION,
   PROP_MODEL_ANCHOR,
+  PROP_LOCAL_REACQUIRE,
   PROP_TOP_K,
   PROP_MODEL_LOCATION,
   PROP_THRESHOLD,
@@ -190,6 +191,9 @@ gst_cuda_rcd_track_set_property (GObject * object, guint prop_id, const GValue *
     case PROP_MODEL_ANCHOR:
       p.model_anchor = g_value_get_double (value);
       break;
+    case PROP_LOCAL_REACQUIRE:
+      p.local_reacquire = g_value_get_boolean (value) != FALSE;
+      break;
     case PROP_TOP_K:
       p.top_k = g_value_get_int (value);
       break;
@@ -296,6 +300,9 @@ gst_cuda_rcd_track_get_property (GObject * object, guint prop_id, GValue * value
       break;
     case PROP_MODEL_ANCHOR:
       g_value_set_double (value, p.model_anchor);
+      break;
+    case PROP_LOCAL_REACQUIRE:
+      g_value_set_boolean (value, p.local_reacquire);
       break;
     case PROP_TOP_K:
       g_value_set_int (value, p.top_k);
@@ -435,6 +442,12 @@ gst_cuda_rcd_track_install_properties (GObjectClass * gobject_class)
           "Weight of the first model in the model matched (log-Euclidean mean with the running "
           "model): bounds how far learning occluders or background drifts it (0: off)", 0.0, 1.0,
           d.model_anchor, playing));
+  g_object_class_install_property (gobject_class, PROP_LOCAL_REACQUIRE,
+      g_param_spec_boolean ("local-reacquire", "Local re-acquisition",
+          "A lost target is also searched near where it was last seen (an area widening to twice "
+          "search-radius, the motion and scale priors on) and found again there by a window "
+          "nearer than 3/4 of lost-threshold (the whole-frame search needs half of it)",
+          d.local_reacquire, playing));
   g_object_class_install_property (gobject_class, PROP_TOP_K,
       g_param_spec_int ("top-k", "Top k",
           "Best coarse windows per target refined by the fine search", 1, 8, d.top_k, playing));

@@ -6,7 +6,8 @@
 //        [--step N] [--search-radius R] [--update-rate R] [--lost-threshold T] [--scales N]
 //        [--motion-weight W] [--scale-weight W] [--top-k K] [--parts 1|5] [--ridge R]
 //        [--scale-min S] [--scale-max S] [--context-weight W] [--scale-prediction G]
-//        [--model-anchor A]
+//        [--model-anchor A] [--local-reacquire 0|1] [--trace FILE]
+// --trace writes per frame "distance,lost,scale" of the target (where a sequence goes wrong).
 // Prints the mean time per frame. Exit status 1 on any error.
 #include <chrono>
 #include <cstdio>
@@ -30,6 +31,7 @@ int main(int argc, char** argv) {
   }
   const std::string dir = argv[1];
   std::string out_path = dir + "/rcdtrack.txt";
+  std::string trace_path; // per frame: distance, lost flag, scale (diagnosis of failures)
   Backend backend = Backend::kCpu;
   Params p;
   for (int i = 2; i + 1 < argc; i += 2) {
@@ -42,6 +44,10 @@ int main(int argc, char** argv) {
       }
     } else if (k == "--out") {
       out_path = v;
+    } else if (k == "--local-reacquire") {
+      p.local_reacquire = std::atoi(v.c_str()) != 0;
+    } else if (k == "--trace") {
+      trace_path = v;
     } else if (k == "--features") {
       if (!parse_features(v, &p.features, &err)) {
         std::fprintf(stderr, "%s\n", err.c_str());
@@ -126,6 +132,9 @@ int main(int argc, char** argv) {
   v.data[0] = rgb.data();
   v.pitch[0] = static_cast<size_t>(w) * 3;
   std::ofstream out(out_path);
+  std::ofstream trace;
+  if (!trace_path.empty())
+    trace.open(trace_path);
   std::vector<TargetResult> res;
   double seconds = 0;
   for (int f = 0; f < n; ++f) {
@@ -142,6 +151,8 @@ int main(int argc, char** argv) {
     seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     const Box& b = res[0].box;
     out << b.x << "," << b.y << "," << b.w << "," << b.h << "\n";
+    if (trace.is_open())
+      trace << res[0].distance << "," << (res[0].lost ? 1 : 0) << "," << res[0].scale << "\n";
   }
   if (stream)
     stream_destroy(stream);

@@ -152,6 +152,74 @@ TEST(Tracker, LossAndReacquisition) {
   EXPECT_LE(back_at, 22);
 }
 
+// Hidden for 6 frames, then back near where it was lost but changed (rotated): its distance d is
+// above the whole-frame re-acquisition gate (lost_threshold / 2) and under the local one
+// (3/4 lost_threshold). With local_reacquire it is found again on its first frame back, with its
+// size kept; without, it stays lost. d is measured first by a tracker that never loses it.
+TEST(Tracker, LocalReacquisitionNearLastPosition) {
+  const int W = 200, H = 150;
+  HostImage bg = test::make_background(W, H, 6);
+  HostImage tex = test::make_texture(32, 24, 14, 1);
+  auto frame = [&](int t, Box* gt) {
+    HostImage f = test::copy_image(bg);
+    const double cx = 80 + 1.0 * t, cy = 70;
+    if (t < 10)
+      *gt = test::draw_object(&f, tex, cx, cy, 1.0, 0.0);
+    else if (t >= 16)
+      *gt = test::draw_object(&f, tex, cx, cy, 1.0, 0.35);
+    return f;
+  };
+  // The changed target's distance to the model: tracked without loss, shown changed at frame 10.
+  double d = 0;
+  {
+    Params p;
+    p.lost_threshold = 1e6;
+    auto tr = cpu_tracker(p, W, H);
+    for (int t = 0; t <= 10; ++t) {
+      HostImage f = test::copy_image(bg);
+      const Box gt = test::draw_object(&f, tex, 80 + 1.0 * t, 70, 1.0, t < 10 ? 0.0 : 0.35);
+      if (t == 0) {
+        ASSERT_TRUE(tr->add_target(0, gt).ok());
+      }
+      std::vector<TargetResult> r;
+      ASSERT_TRUE(tr->process(f.view(), nullptr, &r).ok());
+      d = r[0].distance;
+    }
+  }
+  ASSERT_GT(d, 0.05);
+  for (bool local : {true, false}) {
+    Params p;
+    p.lost_threshold = d / 0.6; // d: 0.6 of it, between the gates (0.5 and 0.75)
+    p.local_reacquire = local;
+    auto tr = cpu_tracker(p, W, H);
+    int lost_at = -1, back_at = -1;
+    for (int t = 0; t < 24; ++t) {
+      Box gt;
+      HostImage f = frame(t, &gt);
+      if (t == 0) {
+        ASSERT_TRUE(tr->add_target(0, gt).ok());
+      }
+      std::vector<TargetResult> r;
+      ASSERT_TRUE(tr->process(f.view(), nullptr, &r).ok());
+      if (r[0].event == Event::kLost && lost_at < 0)
+        lost_at = t;
+      if (r[0].event == Event::kReacquired && back_at < 0) {
+        back_at = t;
+        EXPECT_GT(iou(r[0].box, gt), 0.6) << "local " << local;
+        EXPECT_NEAR(r[0].scale, 1.0, 0.15) << "local " << local;
+      }
+    }
+    EXPECT_GE(lost_at, 10) << "local " << local;
+    EXPECT_LE(lost_at, 12) << "local " << local;
+    if (local) {
+      EXPECT_GE(back_at, 16);
+      EXPECT_LE(back_at, 17);
+    } else {
+      EXPECT_EQ(back_at, -1);
+    }
+  }
+}
+
 // Three targets in one pass, one touching the left border, one larger than its search region.
 TEST(Tracker, SeveralTargetsBorderAndLargeTarget) {
   const int W = 200, H = 150;

@@ -106,6 +106,12 @@ TEST_F(RcdTrackElement, PropertiesRoundTripAndRefusals) {
     g_object_get(e, "scale-prediction", &sp, "model-anchor", &anchor, nullptr);
     EXPECT_EQ(sp, 0.75);
     EXPECT_EQ(anchor, 0.125);
+    gboolean local = FALSE;
+    g_object_get(e, "local-reacquire", &local, nullptr);
+    EXPECT_EQ(local != FALSE, rcd::Params().local_reacquire);
+    g_object_set(e, "local-reacquire", FALSE, nullptr);
+    g_object_get(e, "local-reacquire", &local, nullptr);
+    EXPECT_FALSE(local);
   }
   EXPECT_EQ(std::string(features), "x,y,r,g,b");
   EXPECT_EQ(std::string(roi), "1,2,30,40;5,6,7,8");
