@@ -49,12 +49,12 @@ constexpr int kPrologueX = 32, kPrologueY = 8, kUnaryChunk = 32;
 // no-ops in a launch without the attribute, and absent where there is no cluster code.
 __device__ __forceinline__ void allow_dependent_launch() {
 #if defined(CVIS_AM_CLUSTER_CODE)
-  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+  cudaTriggerProgrammaticLaunchCompletion(); // griddepcontrol.launch_dependents
 #endif
 }
 __device__ __forceinline__ void wait_for_prologue() {
 #if defined(CVIS_AM_CLUSTER_CODE)
-  asm volatile("griddepcontrol.wait;" ::: "memory");
+  cudaGridDependencySynchronize(); // griddepcontrol.wait
 #endif
 }
 
