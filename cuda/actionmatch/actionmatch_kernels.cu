@@ -787,6 +787,18 @@ __global__ void __launch_bounds__(kTrellisThreads) trellis_kernel(Problem p) {
 
 } // namespace
 
+namespace {
+
+// Whether a launch of p runs the shared-memory instantiation (kShared): when everything is in
+// shared memory, unless CVIS_ACTIONMATCH_GENERIC_TRELLIS=1 asks for the generic one (the same
+// results), so that both can be timed in one session.
+bool use_shared_trellis(const Problem& p) {
+  static const bool generic = std::getenv("CVIS_ACTIONMATCH_GENERIC_TRELLIS") != nullptr;
+  return !generic && trellis_all_shared(p);
+}
+
+} // namespace
+
 Status allow_trellis_shared(size_t bytes) {
   const int b = static_cast<int>(bytes);
   const auto attr = cudaFuncAttributeMaxDynamicSharedMemorySize;
@@ -820,11 +832,11 @@ namespace {
 
 using TrellisKernel = void (*)(Problem);
 
-// The instantiation a launch of p runs (kTri: the angle table; kShared: trellis_all_shared()).
+// The instantiation a launch of p runs (kTri: the angle table; kShared: use_shared_trellis()).
 TrellisKernel trellis_for(const Problem& p) {
   if (p.use_tri)
-    return trellis_all_shared(p) ? trellis_kernel<true, true> : trellis_kernel<true, false>;
-  return trellis_all_shared(p) ? trellis_kernel<false, true> : trellis_kernel<false, false>;
+    return use_shared_trellis(p) ? trellis_kernel<true, true> : trellis_kernel<true, false>;
+  return use_shared_trellis(p) ? trellis_kernel<false, true> : trellis_kernel<false, false>;
 }
 
 // The launch configuration of a trellis launch in clusters of K blocks (cfg keeps a pointer to
@@ -944,7 +956,7 @@ Status launch_trellis(const Problem& p, size_t shared_bytes, cudaStream_t stream
   }
 #endif
   // (Each instantiation named: the CPU emulation rewrites launches of a kernel by its name.)
-  const bool all_shared = trellis_all_shared(p);
+  const bool all_shared = use_shared_trellis(p);
   if (p.use_tri && all_shared)
     trellis_kernel<true, true><<<p.npairs, kTrellisThreads, shared_bytes, stream>>>(p);
   else if (p.use_tri)
