@@ -4,6 +4,7 @@
 #include "actionmatch_kernels.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <cstdlib>
 #include <map>
 #include <mutex>
@@ -37,9 +38,25 @@ static_assert(kTrellisThreads >= kMaxModelNodes, "the backtracking stores z in r
 
 // The prologue's shape: blocks of 32 x 8 threads; the first ceil(scene_nodes / 8) blocks take
 // 8 scene nodes each (a lane per ray of the node's window), the next (with the angle table) 32
-// trellis cells each, the others unary tiles of 32 columns x 8 model nodes, the descriptors read
-// kUnaryChunk values at a time.
+// trellis cells each, the others unary tiles of 32 columns x 16 model nodes (kUnaryNodes), the
+// descriptors read kUnaryChunk values at a time.
 constexpr int kPrologueX = 32, kPrologueY = 8, kUnaryChunk = 32;
+
+// Programmatic dependent launch (sm_90, launches in clusters only, launch_trellis): the prologue
+// lets the trellis launch early, and the trellis waits for the whole prologue (its completion and
+// its memory) before it reads anything the prologue wrote, so that the trellis's launch and the
+// part of its set-up that reads only the uploaded input overlap the prologue's tail. Both are
+// no-ops in a launch without the attribute, and absent where there is no cluster code.
+__device__ __forceinline__ void allow_dependent_launch() {
+#if defined(CVIS_AM_CLUSTER_CODE)
+  cudaTriggerProgrammaticLaunchCompletion(); // griddepcontrol.launch_dependents
+#endif
+}
+__device__ __forceinline__ void wait_for_prologue() {
+#if defined(CVIS_AM_CLUSTER_CODE)
+  cudaGridDependencySynchronize(); // griddepcontrol.wait
+#endif
+}
 
 __device__ void directions_block(const Problem& p, int dblock) {
   const int x = dblock * kPrologueY + threadIdx.y;
@@ -125,22 +142,27 @@ __device__ void plans_block(const Problem& p, int pblock) {
   p.plan[gi] = pl;
 }
 
-// Tile `tile`: columns (unary slots) [32 tx0, + 32) x model nodes [8 ty0, + 8). Thread (tx, ty)
-// sums its (model node, column) value term by term in index order, reading both descriptors from
-// shared memory (the scene's transposed, so that the 32 lanes of a warp read 32 banks, the
+// Model nodes of a unary tile: two per thread (rows ty and ty + kPrologueY), so that each scene
+// value read from shared memory serves two sums and a thread has two independent addition chains.
+constexpr int kUnaryNodes = 2 * kPrologueY;
+
+// Tile `tile`: columns (unary slots) [32 tx0, + 32) x model nodes [16 ty0, + 16). Thread (tx, ty)
+// sums its two (model node, column) values term by term in index order, reading both descriptors
+// from shared memory (the scene's transposed, so that the 32 lanes of a warp read 32 banks, the
 // model's broadcast): the same operations as terms::unary_q, hence the same bits. The descriptors
 // are staged as doubles (the double of a float is exact, so the terms are unchanged): each value
 // is converted once when staged instead of once per product (float -> double conversions run at a
-// quarter of the FP64 rate on sm_90, 16 per clock per SM, and were 2 per product: 32 x 8 x 2
-// per chunk and tile, against 32 x 8 + 32 x 32 staged).
+// quarter of the FP64 rate on sm_90). The next chunk's values are loaded into registers while the
+// current one is summed, so that the L2 latency of the staging is not paid once per chunk.
 __device__ void unary_tile(const Problem& p, int tile) {
   __shared__ double sc[kUnaryChunk][kPrologueX + 1];
-  __shared__ double md[kPrologueY][kUnaryChunk];
+  __shared__ double md[kUnaryNodes][kUnaryChunk];
   __shared__ int node_of[kPrologueX]; // scene node of each column of the tile, -1: dummy or none
+  constexpr int kScenePerThread = kPrologueX / kPrologueY;
   const int tiles_x = (p.slots + kPrologueX - 1) / kPrologueX;
   const int tx = threadIdx.x, ty = threadIdx.y;
-  const int slot0 = (tile % tiles_x) * kPrologueX, g0 = (tile / tiles_x) * kPrologueY;
-  const int slot = slot0 + tx, g = g0 + ty;
+  const int slot0 = (tile % tiles_x) * kPrologueX, g0 = (tile / tiles_x) * kUnaryNodes;
+  const int slot = slot0 + tx;
   int s = 0, a = 0;
   BlockInfo B;
   if (slot < p.slots) {
@@ -150,30 +172,64 @@ __device__ void unary_tile(const Problem& p, int tile) {
   }
   if (ty == 0)
     node_of[tx] = slot < p.slots && a < B.S ? B.node0 + a : -1;
-  double sum = 0.0;
+  __syncthreads(); // node_of written (and the previous tile's reads of sc, md done)
+  // This thread's share of a chunk's staging: value tx of the descriptors of columns ty + 8 i and
+  // of model nodes g0 + ty + 8 i (0 beyond the descriptor or for the dummy / missing columns).
+  float sv[kScenePerThread], mv[2];
+  const auto fetch = [&](int k0) {
+    const int kn = p.dim - k0 < kUnaryChunk ? p.dim - k0 : kUnaryChunk;
+#pragma unroll
+    for (int i = 0; i < kScenePerThread; ++i) {
+      const int n = node_of[ty + kPrologueY * i];
+      sv[i] = n >= 0 && tx < kn ? p.scene_desc[static_cast<int64_t>(n) * p.dim + k0 + tx] : 0.f;
+    }
+#pragma unroll
+    for (int i = 0; i < 2; ++i) {
+      const int g = g0 + ty + kPrologueY * i;
+      mv[i] = g < p.model_nodes && tx < kn ? p.model_desc[static_cast<int64_t>(g) * p.dim + k0 + tx]
+                                           : 0.f;
+    }
+  };
+  fetch(0);
+  double sum0 = 0.0, sum1 = 0.0;
   for (int k0 = 0; k0 < p.dim; k0 += kUnaryChunk) {
     const int kn = p.dim - k0 < kUnaryChunk ? p.dim - k0 : kUnaryChunk;
-    __syncthreads(); // node_of written; the previous chunk read
-    // Coalesced: a warp reads 32 consecutive values of one descriptor.
-    for (int j = ty; j < kPrologueX; j += kPrologueY) {
-      const int n = node_of[j];
-      sc[tx][j] = n >= 0 && tx < kn ? static_cast<double>(
-                                          p.scene_desc[static_cast<int64_t>(n) * p.dim + k0 + tx])
-                                    : 0.0;
-    }
-    md[ty][tx] = g < p.model_nodes && tx < kn
-                     ? static_cast<double>(p.model_desc[static_cast<int64_t>(g) * p.dim + k0 + tx])
-                     : 0.0;
+    __syncthreads(); // the previous chunk read
+#pragma unroll
+    for (int i = 0; i < kScenePerThread; ++i)
+      sc[tx][ty + kPrologueY * i] = static_cast<double>(sv[i]);
+    md[ty][tx] = static_cast<double>(mv[0]);
+    md[ty + kPrologueY][tx] = static_cast<double>(mv[1]);
     __syncthreads();
-    for (int k = 0; k < kn; ++k)
-      sum = terms::unary_add(sum, md[ty][k], sc[k][tx]);
+    if (k0 + kUnaryChunk < p.dim)
+      fetch(k0 + kUnaryChunk); // in flight during the sums below
+    if (kn == kUnaryChunk) {
+#pragma unroll 8
+      for (int k = 0; k < kUnaryChunk; ++k) {
+        const double v = sc[k][tx];
+        sum0 = terms::unary_add(sum0, md[ty][k], v);
+        sum1 = terms::unary_add(sum1, md[ty + kPrologueY][k], v);
+      }
+    } else {
+      for (int k = 0; k < kn; ++k) {
+        const double v = sc[k][tx];
+        sum0 = terms::unary_add(sum0, md[ty][k], v);
+        sum1 = terms::unary_add(sum1, md[ty + kPrologueY][k], v);
+      }
+    }
   }
-  if (slot >= p.slots || g >= p.model_nodes)
+  if (slot >= p.slots)
     return;
-  const int m = p.node_model[g], r = g - p.model_node0[m];
-  const PairInfo& pi = p.pairs[s * p.nmodels + m];
-  int64_t* out = p.unary + pi.unary0 + static_cast<int64_t>(r) * (B.S + 1) + a;
-  *out = a == B.S ? p.dummy_q : terms::unary_finish(sum, p.lambda1);
+#pragma unroll
+  for (int i = 0; i < 2; ++i) {
+    const int g = g0 + ty + kPrologueY * i;
+    if (g >= p.model_nodes)
+      continue;
+    const int m = p.node_model[g], r = g - p.model_node0[m];
+    const PairInfo& pi = p.pairs[s * p.nmodels + m];
+    int64_t* out = p.unary + pi.unary0 + static_cast<int64_t>(r) * (B.S + 1) + a;
+    *out = a == B.S ? p.dummy_q : terms::unary_finish(i == 0 ? sum0 : sum1, p.lambda1);
+  }
 }
 
 // Blocks [0, dir_blocks): directions; [dir_blocks, tri_blocks): angle tables; [tri_blocks,
@@ -181,6 +237,7 @@ __device__ void unary_tile(const Problem& p, int tile) {
 // barriers are reached by every thread of a block).
 __global__ void __launch_bounds__(kPrologueX* kPrologueY)
     prologue_kernel(Problem p, int dir_blocks, int tri_blocks, int plan_blocks, int unary_tiles) {
+  allow_dependent_launch(); // the trellis may launch; it waits for this grid (wait_for_prologue)
   const int bx = blockIdx.x;
   if (bx < dir_blocks) {
     directions_block(p, bx);
@@ -331,31 +388,59 @@ __device__ __forceinline__ void store_beta(uint16_t* row, int cell, uint16_t v, 
   row[cell] = v;
 }
 
-// Block-wide minimum of (v, key), smaller key first among equal v; every thread gets it.
+// Block-wide minimum of (v, key), smaller key first among equal v; every thread gets it. The
+// smallest (v, key) pair is unique whatever the order of the comparisons (the keys differ), so the
+// warps' shuffle reductions, then one warp over the warps' minima, give the same pair as a tree
+// over all threads, with two barriers instead of log2(blockDim.x). blockDim.x: a multiple of 32.
 __device__ void block_argmin(int64_t* v, int32_t* key, int64_t* red_v, int32_t* red_k) {
-  const int t = threadIdx.x;
-  red_v[t] = *v;
-  red_k[t] = *key;
-  __syncthreads();
-  for (int s = blockDim.x / 2; s > 0; s >>= 1) {
-    if (t < s) {
-      const int64_t ov = red_v[t + s];
-      const int32_t ok = red_k[t + s];
-      if (ov < red_v[t] || (ov == red_v[t] && ok < red_k[t])) {
-        red_v[t] = ov;
-        red_k[t] = ok;
-      }
-    }
-    __syncthreads();
+  const int t = threadIdx.x, warps = blockDim.x / 32;
+  warp_argmin(v, key);
+  if ((t & 31) == 0) {
+    red_v[t / 32] = *v;
+    red_k[t / 32] = *key;
   }
-  *v = red_v[0];
-  *key = red_k[0];
+  __syncthreads();
+  if (t < 32) {
+    int64_t wv = t < warps ? red_v[t] : kInf;
+    int32_t wk = t < warps ? red_k[t] : INT32_MAX;
+    warp_argmin(&wv, &wk);
+    if (t == 0) {
+      red_v[warps] = wv;
+      red_k[warps] = wk;
+    }
+  }
+  __syncthreads();
+  *v = red_v[warps];
+  *key = red_k[warps];
   __syncthreads(); // red_* may be reused right after
+}
+
+// dst[i] = src[i] for i = tid, tid + nt, ... < n, four loads in flight per thread before their
+// stores (the staging at the start of the trellis is a few rounds of L2 latency, not bandwidth).
+template <typename T>
+__device__ __forceinline__ void stage(T* dst, const T* src, int64_t n, int tid, int nt) {
+  int64_t i = tid;
+  for (; i + 3 * static_cast<int64_t>(nt) < n; i += 4 * static_cast<int64_t>(nt)) {
+    const T v0 = src[i], v1 = src[i + nt], v2 = src[i + 2 * nt], v3 = src[i + 3 * nt];
+    dst[i] = v0;
+    dst[i + nt] = v1;
+    dst[i + 2 * nt] = v2;
+    dst[i + 3 * nt] = v3;
+  }
+  for (; i < n; i += nt)
+    dst[i] = src[i];
 }
 
 // kTri: the distortion terms take the scene angles from the block's angle table (computed once
 // per call) instead of from three ray directions per candidate (d_term); the same bits.
-template <bool kTri> __global__ void __launch_bounds__(kTrellisThreads) trellis_kernel(Problem p) {
+// kShared: everything the rows read per candidate is in shared memory (scene tables, alpha rows,
+// the angle table or the ray directions, the unary table, the cell plans: trellis_all_shared(),
+// e.g. 60-node blocks). The pointers are then known at compile time to point into shared memory,
+// so the candidate loop uses shared loads with 32-bit addresses instead of generic loads with
+// 64-bit address arithmetic (the other instantiation chooses per launch, so its pointers may
+// point to either space); the same computation, the same bits.
+template <bool kTri, bool kShared>
+__global__ void __launch_bounds__(kTrellisThreads) trellis_kernel(Problem p) {
   extern __shared__ int64_t smem[];
   // A pair is one block, or a cluster of K = p.cluster blocks that share its rows (README.md).
   const int K = p.cluster, rank = cluster_rank(K), pair = blockIdx.x / K;
@@ -379,7 +464,7 @@ template <bool kTri> __global__ void __launch_bounds__(kTrellisThreads) trellis_
   t.dir_rel = p.dir_rel + B.node0;
   t.dir = p.dir + B.dir0;
   const int64_t* U = p.unary + pi.unary0;
-  if (p.shared_tables) {
+  if (kShared || p.shared_tables) {
     int32_t* sb = reinterpret_cast<int32_t*>(base + sl.tables);
     int32_t* se = sb + p.max_segments;
     int32_t* fr = se + p.max_segments;
@@ -400,38 +485,35 @@ template <bool kTri> __global__ void __launch_bounds__(kTrellisThreads) trellis_
     t.win_lo = wl;
     t.dir_rel = dr;
   }
+  // Everything above read the uploaded input only; what follows reads the prologue's tables.
+  wait_for_prologue();
   const SceneAngles* tri = kTri ? p.tri + B.tri0 : nullptr;
-  if (kTri && p.shared_tri) {
+  if (kTri && (kShared || p.shared_tri)) {
     const int64_t end = pi.block + 1 < p.nblocks ? p.blocks[pi.block + 1].tri0 : p.total_tri;
     SceneAngles* d = reinterpret_cast<SceneAngles*>(base + sl.tri);
-    for (int64_t i = tid; i < end - B.tri0; i += nt)
-      d[i] = tri[i];
+    stage(d, tri, end - B.tri0, tid, nt);
     tri = d;
   }
-  if (p.shared_dir) {
+  if ((!kTri && kShared) || p.shared_dir) {
     // The block's table ends where the next block's starts (or at the end of all).
     const int64_t end = pi.block + 1 < p.nblocks ? p.blocks[pi.block + 1].dir0 : p.total_dirs;
     double* d = reinterpret_cast<double*>(base + sl.dir);
-    for (int64_t i = tid; i < end - B.dir0; i += nt)
-      d[i] = t.dir[i];
+    stage(d, t.dir, end - B.dir0, tid, nt);
     t.dir = d;
   }
-  if (p.shared_unary) {
+  if (kShared || p.shared_unary) {
     int64_t* u = reinterpret_cast<int64_t*>(base + sl.unary);
-    const int64_t n = static_cast<int64_t>(M) * (S + 1);
-    for (int64_t i = tid; i < n; i += nt)
-      u[i] = U[i];
+    stage(u, U, static_cast<int64_t>(M) * (S + 1), tid, nt);
     U = u;
   }
   int64_t* alpha_rows =
-      p.shared_alpha ? reinterpret_cast<int64_t*>(base + sl.alpha) : p.alpha + pi.alpha0;
+      kShared || p.shared_alpha ? reinterpret_cast<int64_t*>(base + sl.alpha) : p.alpha + pi.alpha0;
   const uint16_t* cell_b = p.cell_b + B.cell0;
   // The cell plans (CellPlan, in work order): a row's set-up of a cell is one load of them.
   const CellPlan* plan = p.plan + B.cell0;
-  if (p.shared_plan) {
+  if (kShared || p.shared_plan) {
     CellPlan* d = reinterpret_cast<CellPlan*>(base + sl.plan);
-    for (int i = tid; i < C; i += nt)
-      d[i] = plan[i];
+    stage(d, plan, C, tid, nt);
     plan = d;
   }
   // The model's hyperedge rows, read at the top of every row: in the reduction scratch (free until
@@ -473,7 +555,7 @@ template <bool kTri> __global__ void __launch_bounds__(kTrellisThreads) trellis_
   const int Gt = wide ? 2 * G : G;
   const int grp = wide ? gt / Gt : X + (gt - 2 * G * X) / G;
   const int lane = (wide ? gt : gt - 2 * G * X) & (Gt - 1);
-  const bool shared_rows = p.shared_alpha != 0;
+  const bool shared_rows = kShared || p.shared_alpha != 0;
   // The argmin tables: in shared memory (when they fit) the backtracking's chain of M - 2
   // dependent reads stays on the SM instead of going to L2.
   const bool shared_beta = p.shared_beta != 0;
@@ -485,8 +567,10 @@ template <bool kTri> __global__ void __launch_bounds__(kTrellisThreads) trellis_
   for (int r = M - 1; r >= 2; --r) {
     const ModelRow row = mrows[r];
     const int64_t* Ur = U + static_cast<int64_t>(r) * (S + 1);
-    const int64_t* nxt =
-        r == M - 1 ? nullptr : alpha_rows + ((r + 1) & 1) * static_cast<int64_t>(C);
+    // Row r + 1 (none for the last model node: alpha_{M+1} = 0). A flag rather than a null
+    // pointer, so that the pointer stays a shared-memory one with kShared.
+    const bool has_next = r != M - 1;
+    const int64_t* nxt = alpha_rows + ((r + 1) & 1) * static_cast<int64_t>(C);
     int64_t* cur = alpha_rows + (r & 1) * static_cast<int64_t>(C);
     uint16_t* beta = beta_rows + static_cast<int64_t>(r - 2) * C;
     for (int base = 0, k_round = 0; base < C; base += NG, ++k_round) {
@@ -533,27 +617,36 @@ template <bool kTri> __global__ void __launch_bounds__(kTrellisThreads) trellis_
         // U(a) + D + alpha_{r+1}(a, b), kInf when alpha_{r+1}(a, b) is. D is computed whether or
         // not alpha_{r+1}(a, b) is feasible (no early exit), so that the two candidates of an
         // iteration are two independent chains the scheduler can interleave.
-        const auto total = [&](int a, int64_t nx, int64_t dq) -> int64_t {
-          return nx == kInf ? kInf : Ur[a] + dq + nx;
+        // With kShared and the angle table, U(a) comes loaded beforehand (u), so that its load is
+        // not behind the feasibility test; otherwise it is read here (the direction path would
+        // spill: it keeps more live values).
+        constexpr bool kHoistU = kShared && kTri;
+        const auto total = [&](int a, int64_t nx, int64_t dq, int64_t u) -> int64_t {
+          return nx == kInf ? kInf : (kHoistU ? u : Ur[a]) + dq + nx;
         };
         // This lane's candidates first + lane, + Gt, ...: two per iteration, both alpha_{r+1} loads
-        // issued first, compared in increasing order so that the lane keeps its first minimum.
-        // (Issuing every load of both candidates first needs more than the 64 registers a thread
-        // of a 1024-thread block has: ptxas spilled 16 to 68 bytes.)
+        // (and with kShared both U loads) issued first, compared in increasing order so that the
+        // lane keeps its first minimum. (Issuing every load of both candidates first needs more
+        // than the 64 registers a thread of a 1024-thread block has: ptxas spilled 16 to 68 bytes
+        // with generic 64-bit addresses.)
         int a = first + lane;
         for (; a + Gt < end; a += 2 * Gt) {
           const int a1 = a + Gt;
-          int64_t nx0 = 0, nx1 = 0;
-          if (nxt) {
+          int64_t nx0 = 0, nx1 = 0, u0 = 0, u1 = 0;
+          if (has_next) {
             nx0 = nxt[next_of[a] + next_add];
             nx1 = nxt[next_of[a1] + next_add];
+          }
+          if (kHoistU) {
+            u0 = Ur[a];
+            u1 = Ur[a1];
           }
           int64_t d0 = 0, d1 = 0;
           if (geometry) {
             d0 = dist(a);
             d1 = dist(a1);
           }
-          const int64_t v0 = total(a, nx0, d0), v1 = total(a1, nx1, d1);
+          const int64_t v0 = total(a, nx0, d0, u0), v1 = total(a1, nx1, d1, u1);
           if (v0 < best) {
             best = v0;
             arg = a;
@@ -564,15 +657,15 @@ template <bool kTri> __global__ void __launch_bounds__(kTrellisThreads) trellis_
           }
         }
         if (a < end) {
-          const int64_t nx = nxt ? nxt[next_of[a] + next_add] : 0;
-          const int64_t v = total(a, nx, geometry ? dist(a) : 0);
+          const int64_t nx = has_next ? nxt[next_of[a] + next_add] : 0;
+          const int64_t v = total(a, nx, geometry ? dist(a) : 0, Ur[a]);
           if (v < best) {
             best = v;
             arg = a;
           }
         }
         if (dummies && lane == 0) { // the dummy, last (its key S is above every node's)
-          const int64_t nx = nxt ? nxt[t.cell(S, b)] : 0;
+          const int64_t nx = has_next ? nxt[t.cell(S, b)] : 0;
           if (nx != kInf && Ur[S] + nx < best) {
             best = Ur[S] + nx;
             arg = S;
@@ -596,7 +689,7 @@ template <bool kTri> __global__ void __launch_bounds__(kTrellisThreads) trellis_
       int64_t best = kInf;
       int32_t arg = S;
       for (int a = gt - dd0; a <= S; a += 32) {
-        const int64_t nx = nxt ? nxt[t.cell(a, S)] : 0;
+        const int64_t nx = has_next ? nxt[t.cell(a, S)] : 0;
         if (nx == kInf)
           continue;
         const int64_t v = Ur[a] + nx;
@@ -694,11 +787,25 @@ template <bool kTri> __global__ void __launch_bounds__(kTrellisThreads) trellis_
 
 } // namespace
 
+namespace {
+
+// Whether a launch of p runs the shared-memory instantiation (kShared): when everything is in
+// shared memory, unless CVIS_ACTIONMATCH_GENERIC_TRELLIS=1 asks for the generic one (the same
+// results), so that both can be timed in one session.
+bool use_shared_trellis(const Problem& p) {
+  static const bool generic = std::getenv("CVIS_ACTIONMATCH_GENERIC_TRELLIS") != nullptr;
+  return !generic && trellis_all_shared(p);
+}
+
+} // namespace
+
 Status allow_trellis_shared(size_t bytes) {
-  CVIS_CUDA_CHECK(cudaFuncSetAttribute(
-      trellis_kernel<true>, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(bytes)));
-  CVIS_CUDA_CHECK(cudaFuncSetAttribute(
-      trellis_kernel<false>, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(bytes)));
+  const int b = static_cast<int>(bytes);
+  const auto attr = cudaFuncAttributeMaxDynamicSharedMemorySize;
+  CVIS_CUDA_CHECK(cudaFuncSetAttribute(trellis_kernel<true, true>, attr, b));
+  CVIS_CUDA_CHECK(cudaFuncSetAttribute(trellis_kernel<true, false>, attr, b));
+  CVIS_CUDA_CHECK(cudaFuncSetAttribute(trellis_kernel<false, true>, attr, b));
+  CVIS_CUDA_CHECK(cudaFuncSetAttribute(trellis_kernel<false, false>, attr, b));
   return Status::Ok();
 }
 
@@ -708,7 +815,7 @@ Status launch_prologue(const Problem& p, cudaStream_t stream) {
   const int tri_blocks =
       dir_blocks + (p.use_tri ? (p.total_cells + cells_per_block - 1) / cells_per_block : 0);
   const int64_t tiles = static_cast<int64_t>((p.slots + kPrologueX - 1) / kPrologueX) *
-                        ((p.model_nodes + kPrologueY - 1) / kPrologueY);
+                        ((p.model_nodes + kUnaryNodes - 1) / kUnaryNodes);
   if (tiles > INT32_MAX)
     return Status(StatusCode::kInvalidArgument, "actionmatch: too many unary tiles in one call");
   const int plan_blocks =
@@ -723,8 +830,17 @@ Status launch_prologue(const Problem& p, cudaStream_t stream) {
 #if defined(CVIS_AM_CLUSTERS)
 namespace {
 
+using TrellisKernel = void (*)(Problem);
+
+// The instantiation a launch of p runs (kTri: the angle table; kShared: use_shared_trellis()).
+TrellisKernel trellis_for(const Problem& p) {
+  if (p.use_tri)
+    return use_shared_trellis(p) ? trellis_kernel<true, true> : trellis_kernel<true, false>;
+  return use_shared_trellis(p) ? trellis_kernel<false, true> : trellis_kernel<false, false>;
+}
+
 // The launch configuration of a trellis launch in clusters of K blocks (cfg keeps a pointer to
-// attr).
+// attr; a caller may add attributes after it in an array and raise cfg->numAttrs).
 void cluster_config(int K, int pairs, size_t shared_bytes, cudaStream_t stream,
                     cudaLaunchConfig_t* cfg, cudaLaunchAttribute* attr) {
   *attr = cudaLaunchAttribute{};
@@ -767,7 +883,7 @@ int trellis_cluster(int pairs, size_t shared_bytes) {
     cudaFuncAttributes fa{};
     if (cudaDeviceGetAttribute(&clusters, cudaDevAttrClusterLaunch, dev) != cudaSuccess ||
         cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess ||
-        cudaFuncGetAttributes(&fa, trellis_kernel<true>) != cudaSuccess) {
+        cudaFuncGetAttributes(&fa, trellis_kernel<true, false>) != cudaSuccess) {
       cudaGetLastError(); // a query failed: no clusters
       clusters = 0;
     }
@@ -793,9 +909,9 @@ int trellis_cluster(int pairs, size_t shared_bytes) {
       cudaLaunchAttribute attr;
       cluster_config(K, 1, shared_bytes, nullptr, &cfg, &attr);
       int active = 0;
-      const bool ok =
-          cudaOccupancyMaxActiveClusters(&active, trellis_kernel<true>, &cfg) == cudaSuccess &&
-          active > 0;
+      const bool ok = cudaOccupancyMaxActiveClusters(&active, trellis_kernel<true, false>, &cfg) ==
+                          cudaSuccess &&
+                      active > 0;
       if (!ok)
         cudaGetLastError();
       f = cache.fits.emplace(key, ok).first;
@@ -815,20 +931,40 @@ Status launch_trellis(const Problem& p, size_t shared_bytes, cudaStream_t stream
 #if defined(CVIS_AM_CLUSTERS)
   if (p.cluster > 1) {
     cudaLaunchConfig_t cfg;
-    cudaLaunchAttribute attr;
-    cluster_config(p.cluster, p.npairs, shared_bytes, stream, &cfg, &attr);
-    if (p.use_tri)
-      CVIS_CUDA_CHECK(cudaLaunchKernelEx(&cfg, trellis_kernel<true>, p));
-    else
-      CVIS_CUDA_CHECK(cudaLaunchKernelEx(&cfg, trellis_kernel<false>, p));
+    cudaLaunchAttribute attr[2];
+    cluster_config(p.cluster, p.npairs, shared_bytes, stream, &cfg, &attr[0]);
+    // Programmatic dependent launch (allow_dependent_launch / wait_for_prologue in the kernels):
+    // the trellis launches while the prologue ends. A device or driver that refuses the attribute
+    // gets the plain launch (and keeps it); CVIS_ACTIONMATCH_NO_PDL=1 asks for it, for timings.
+    static std::atomic<bool> pdl{std::getenv("CVIS_ACTIONMATCH_NO_PDL") == nullptr};
+    if (pdl.load()) {
+      attr[1] = cudaLaunchAttribute{};
+      attr[1].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+      attr[1].val.programmaticStreamSerializationAllowed = 1;
+      cfg.numAttrs = 2;
+      if (cudaLaunchKernelEx(&cfg, trellis_for(p), p) == cudaSuccess) {
+        CVIS_CUDA_CHECK_LAUNCH(stream, "trellis_kernel (clusters, dependent launch)");
+        return Status::Ok();
+      }
+      cudaGetLastError(); // refused at the launch (not a sticky error): without the attribute
+      pdl.store(false);
+      cfg.numAttrs = 1;
+    }
+    CVIS_CUDA_CHECK(cudaLaunchKernelEx(&cfg, trellis_for(p), p));
     CVIS_CUDA_CHECK_LAUNCH(stream, "trellis_kernel (clusters)");
     return Status::Ok();
   }
 #endif
-  if (p.use_tri)
-    trellis_kernel<true><<<p.npairs, kTrellisThreads, shared_bytes, stream>>>(p);
+  // (Each instantiation named: the CPU emulation rewrites launches of a kernel by its name.)
+  const bool all_shared = use_shared_trellis(p);
+  if (p.use_tri && all_shared)
+    trellis_kernel<true, true><<<p.npairs, kTrellisThreads, shared_bytes, stream>>>(p);
+  else if (p.use_tri)
+    trellis_kernel<true, false><<<p.npairs, kTrellisThreads, shared_bytes, stream>>>(p);
+  else if (all_shared)
+    trellis_kernel<false, true><<<p.npairs, kTrellisThreads, shared_bytes, stream>>>(p);
   else
-    trellis_kernel<false><<<p.npairs, kTrellisThreads, shared_bytes, stream>>>(p);
+    trellis_kernel<false, false><<<p.npairs, kTrellisThreads, shared_bytes, stream>>>(p);
   CVIS_CUDA_CHECK_LAUNCH(stream, "trellis_kernel");
   return Status::Ok();
 }

@@ -159,6 +159,14 @@ CVIS_HD SharedLayout shared_layout(const Problem& p, int threads) {
   return l;
 }
 
+// Whether everything the trellis rows read per candidate is in shared memory (the scene tables, the
+// alpha rows, the angle table (or the ray directions without it), the unary table, the cell plans):
+// the trellis then runs an instantiation whose candidate loop reads shared memory only.
+CVIS_HD bool trellis_all_shared(const Problem& p) {
+  return p.shared_tables && p.shared_alpha && p.shared_unary && p.shared_plan &&
+         (p.use_tri ? p.shared_tri : p.shared_dir);
+}
+
 // Raises the trellis kernel's dynamic shared memory limit to `bytes` (cudaFuncSetAttribute).
 Status allow_trellis_shared(size_t bytes);
 
@@ -172,9 +180,9 @@ int trellis_cluster(int pairs, size_t shared_bytes);
 
 // One launch before the trellis: the ray directions of every scene node's window (the host's
 // detail::scene_directions; one thread per ray), the angle table of every block (when use_tri;
-// 8 threads per cell), the cell plans (one thread per cell) and lambda1 U of every (model node, scene node or
-// dummy) of every pair (Sect. 3.3; descriptor tiles staged in shared memory, each value summed in
-// index order as terms::unary_q does).
+// 8 threads per cell), the cell plans (one thread per cell) and lambda1 U of every (model node,
+// scene node or dummy) of every pair (Sect. 3.3; descriptor tiles staged in shared memory, each
+// value summed in index order as terms::unary_q does).
 Status launch_prologue(const Problem& p, cudaStream_t stream);
 // One block (or cluster of p.cluster blocks) per pair: every trellis row (eq. 11, 10) with
 // block-wide barriers between rows, the final minimisation (eq. 13), the backtracking (eq. 12) and
