@@ -62,6 +62,11 @@ struct MotionParams {
   bool shot_change = true;
   double cut_fraction = 0.5; // seg::ShotChangeRule
   int cut_frames = 2;
+  // Background output: where the pixel is background in this frame (final and raw masks clear, not
+  // a shadow) it is the frame's own luma, elsewhere the median (times the gain). A moving
+  // background (foliage, water) is its own best estimate: the median of its samples is off by the
+  // motion's amplitude. false: the median everywhere (the output before issue 12's measurement).
+  bool live_background = true;
   int min_blob_area = 25; // blobs (8-connected) smaller than this are not reported
   size_t max_blobs = 64;  // the largest are kept
   bool blobs = true;
@@ -90,7 +95,8 @@ public:
   // Processes one frame (any cvis::PixelFormat, host views for the CPU backend, host or device
   // views for the CUDA backend): writes the mask (GRAY8, 255 = foreground) when `mask` is not null
   // and the background when `background` is not null (any format, written as median3d's luma-mode
-  // background: B times the gain, R = G = B or neutral chroma). A frame of another size resets the
+  // background: B times the gain, or the frame's luma at background pixels with
+  // live_background; R = G = B or neutral chroma). A frame of another size resets the
   // model. `result` is complete when the call returns (the CUDA backend synchronises `stream`: the
   // shot-change rule reads the frame's counts); the outputs are written on `stream`.
   virtual Status process(const ImageView& frame, const ImageView* mask, const ImageView* background,

@@ -355,8 +355,13 @@ private:
       if (!background)
         continue;
       for (int x = 0; x < w_; ++x) {
+        const size_t i = idx(x, y);
+        // live_background: a background pixel of this frame shows the background itself (same
+        // rule as the CUDA output kernel).
+        const bool live = p_.live_background && !mask_[i] && !raw_[i] && !shadow_[i];
+        const int b = uncompensate(bg_[i], black_, g16);
         const uint8_t v[3] = {
-            static_cast<uint8_t>(raw ? in_[idx(x, y)] : uncompensate(bg_[idx(x, y)], black_, g16)),
+            static_cast<uint8_t>(raw ? in_[i] : (live ? live_background_value(in_[i], b, p_.tau_min) : b)),
             128, 128};
         store_background(d, x, y, true, v);
       }

@@ -143,6 +143,7 @@ private:
     k.sample_period = p_.sample_period;
     k.frame = frame_;
     k.blind = false;
+    k.live_background = p_.live_background;
     return k;
   }
 

@@ -667,10 +667,15 @@ __global__ void output_kernel(MotionState m, MotionConsts k, uint8_t* mask, size
   if (!has_bg)
     return;
   uint8_t v[3] = {0, 128, 128};
-  if (raw) {
+  // live_background: a background pixel of this frame shows the background itself (CPU reference:
+  // write_outputs).
+  const bool live = !raw && k.live_background && !m.mask[i] && !m.raw[i] && !m.shadow[i];
+  if (raw || live) {
     uint8_t luma[3];
     fetch_yuv(m.src, x, y, true, luma);
-    v[0] = luma[0];
+    v[0] = raw ? luma[0]
+               : static_cast<uint8_t>(live_background_value(
+                     luma[0], uncompensate(m.bg[i], k.black, m.fig->g16), k.tau_min));
   } else {
     v[0] = static_cast<uint8_t>(uncompensate(m.bg[i], k.black, m.fig->g16));
   }

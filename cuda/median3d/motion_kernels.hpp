@@ -67,6 +67,7 @@ struct MotionConsts {
   int sample_period;
   long long frame; // frames since the reset, this one included
   bool blind;      // refilling after a shot change: every pixel inserts
+  bool live_background; // background output: the frame's luma at background pixels
 };
 
 // Initial fill: sample `slot` = in; prev = in (luma); mask = 0. `last`: the fill ends, every

@@ -79,6 +79,15 @@ CVIS_HD int uncompensate(int b, int center, uint32_t g16) {
   return r < 0 ? 0 : (r > 255 ? 255 : static_cast<int>(r));
 }
 
+// The background output of a pixel that is background in this frame (live_background): its luma
+// `v` itself (a moving background, foliage or water, is its own best estimate; the median is off by
+// the motion's amplitude), or, where v is within tau_min / 2 of the shown median `b` (camera noise
+// and coding only), their rounded mean, which halves the frame's noise.
+CVIS_HD int live_background_value(int v, int b, int tau_min) {
+  const int d = v > b ? v - b : b - v;
+  return 2 * d <= tau_min ? (v + b + 1) >> 1 : v;
+}
+
 // A chroma value's deviation from the background scaled by the gain: (v - 128) - (b - 128) g,
 // rounded (the vote of a background pixel for the frame's chroma offset).
 CVIS_HD int chroma_offset_vote(int v, int b, uint32_t g16) {

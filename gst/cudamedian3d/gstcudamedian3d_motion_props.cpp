@@ -22,6 +22,7 @@ enum {
   M_ABSORB_FRAMES,
   M_MIN_MASK_AREA,
   M_SHOT_CHANGES,
+  M_LIVE_BACKGROUND,
   M_COUNT
 };
 static_assert (M_COUNT == GST_CUDA_MEDIAN3D_MOTION_PROPS, "property count");
@@ -82,6 +83,9 @@ gst_cuda_median3d_set_motion_property (m3d::MotionParams * m, guint prop_id, con
     case M_SHOT_CHANGES:
       m->shot_change = g_value_get_boolean (value);
       break;
+    case M_LIVE_BACKGROUND:
+      m->live_background = g_value_get_boolean (value);
+      break;
     default:
       break;
   }
@@ -126,6 +130,9 @@ gst_cuda_median3d_get_motion_property (const m3d::MotionParams & m, guint prop_i
       return TRUE;
     case M_SHOT_CHANGES:
       g_value_set_boolean (value, m.shot_change);
+      return TRUE;
+    case M_LIVE_BACKGROUND:
+      g_value_set_boolean (value, m.live_background);
       return TRUE;
     default:
       return FALSE;
@@ -182,4 +189,9 @@ gst_cuda_median3d_install_motion_properties (GObjectClass * k, guint first)
           "shot-changes", "Shot changes", "mode=motion: detect cuts (most pixels change at once "
           "and stay changed), restart the model and post a cvis-shot-change element message",
           d.shot_change, ready));
+  g_object_class_install_property (k, first + M_LIVE_BACKGROUND, g_param_spec_boolean (
+          "live-background", "Live background", "mode=motion, output=background: pixels that are "
+          "background in this frame show the frame's own luma (a moving background such as "
+          "foliage is its own best estimate), the others the median; FALSE: the median everywhere",
+          d.live_background, ready));
 }

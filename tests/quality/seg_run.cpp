@@ -72,6 +72,7 @@ cvis::median3d::MotionParams motion_params(Kv& kv) {
   p.shot_change = num(kv, "shot_change", p.shot_change) != 0;
   p.cut_fraction = num(kv, "cut_fraction", p.cut_fraction);
   p.cut_frames = static_cast<int>(num(kv, "cut_frames", p.cut_frames));
+  p.live_background = num(kv, "live_background", p.live_background) != 0;
   p.blobs = false;
   return p;
 }

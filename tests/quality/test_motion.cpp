@@ -298,6 +298,65 @@ TEST(MotionDetector, SurvivesBlackFrames) {
   }
 }
 
+// live_background: at this frame's background pixels the background output is the frame's own
+// luma (a moving background is its own best estimate; within tau_min / 2 of the median, their
+// mean), under an object the median, and the masks do not change; live_background=false gives the
+// median everywhere.
+TEST(MotionDetector, LiveBackgroundShowsTheFrameWhereBackgroundAndTheMedianUnderObjects) {
+  const int w = 40, h = 30;
+  const HostImage base = test::make_rgba(test::Pattern::kSmoothNoise, w, h, 31);
+  median3d::MotionParams p;
+  p.history = 7;
+  p.sample_period = 1;
+  median3d::MotionParams median = p;
+  median.live_background = false;
+  Status st;
+  auto live = median3d::make_motion_detector(Backend::kCpu, &st);
+  auto med = median3d::make_motion_detector(Backend::kCpu, &st);
+  ASSERT_TRUE(live->configure(p).ok() && med->configure(median).ok());
+  HostImage m1(PixelFormat::kGRAY8, w, h), m2(PixelFormat::kGRAY8, w, h);
+  HostImage b1(PixelFormat::kGRAY8, w, h), b2(PixelFormat::kGRAY8, w, h);
+  const ImageView mv1 = m1.view(), mv2 = m2.view(), bv1 = b1.view(), bv2 = b2.view();
+  std::vector<uint8_t> truth;
+  int64_t bg_pixels = 0, bg_live = 0, bg_moved = 0, under = 0;
+  for (int t = 0; t < 40; ++t) {
+    // Grey frames (R = G = B: the luma is the value itself); a square that stops at x = 16.
+    HostImage f = render(base, {{std::min(2 + t, 16), 10, 8, {240, 240, 240}}}, 1.0f, t, &truth);
+    for (int y = 0; y < h; ++y) {
+      for (int x = 0; x < w; ++x) {
+        const uint8_t* q = f.view().data[0] + y * f.pitch(0) + 4 * x;
+        f.set_rgb(x, y, q[0], q[0], q[0]);
+      }
+    }
+    median3d::MotionResult r1, r2;
+    ASSERT_TRUE(live->process(f.view(), &mv1, &bv1, &r1, nullptr).ok());
+    ASSERT_TRUE(med->process(f.view(), &mv2, &bv2, &r2, nullptr).ok());
+    for (int y = 0; y < h; ++y) {
+      ASSERT_EQ(0, std::memcmp(m1.view().data[0] + y * m1.pitch(0),
+                               m2.view().data[0] + y * m2.pitch(0), w))
+          << "mask row " << y << " frame " << t;
+      for (int x = 0; t >= p.history && x < w; ++x) {
+        const uint8_t frame = f.view().data[0][y * f.pitch(0) + 4 * x];
+        const uint8_t a = b1.view().data[0][y * b1.pitch(0) + x];
+        const uint8_t b = b2.view().data[0][y * b2.pitch(0) + x];
+        if (m1.view().data[0][y * m1.pitch(0) + x]) {
+          ASSERT_EQ(a, b) << "under the mask: the median, " << x << "," << y << " frame " << t;
+          under += truth[y * w + x] != 0;
+        } else {
+          const int want = median3d::live_background_value(frame, b, p.tau_min);
+          ASSERT_TRUE(a == want || a == b) << x << "," << y << " frame " << t;
+          ++bg_pixels;
+          bg_live += a == want;
+          bg_moved += a != b;
+        }
+      }
+    }
+  }
+  EXPECT_GT(under, 8 * 8 * 20) << "the stopped square stays foreground";
+  EXPECT_GT(bg_live, bg_pixels * 95 / 100) << "the frame's luma at background pixels";
+  EXPECT_GT(bg_moved, bg_pixels / 2) << "the frame's noise shows (halved): not the median";
+}
+
 // reset() (the element's flush and seek) gives a fresh detector: the same frames after a reset give
 // the same masks, backgrounds and figures as a new detector's, although the model had aged pixels,
 // counts and an adopted stopped object before it.

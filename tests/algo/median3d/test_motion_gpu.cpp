@@ -99,6 +99,7 @@ std::vector<MotionCase> cases() {
   plain.blobs = false;
   plain.history = 9;
   plain.sample_period = 1;
+  plain.live_background = false; // the median everywhere (the other cases: the frame's luma too)
   v.push_back({"bgr_plain_host", PixelFormat::kBGR, 45, 33, 3, false, plain});
   MotionParams defaults; // the element's defaults: 31 samples every 4 frames
   v.push_back({"nv12_defaults_device", PixelFormat::kNV12, 96, 64, 0, true, defaults, 150});

@@ -69,12 +69,13 @@ TEST_F(Median3dMotion, DefaultModeAndItsProperties) {
   const m3d::MotionParams d;
   gint mode, history, period, tau_min, tau_max, adopt, absorb, area;
   gdouble factor;
-  gboolean chroma, shadows, illum, shots;
+  gboolean chroma, shadows, illum, shots, live;
   auto get = [&] {
     g_object_get(e, "mode", &mode, "history", &history, "sample-period", &period, "tau-min",
                  &tau_min, "tau-max", &tau_max, "adopt-frames", &adopt, "absorb-frames", &absorb,
                  "min-mask-area", &area, "noise-factor", &factor, "chroma", &chroma, "shadows",
-                 &shadows, "illumination", &illum, "shot-changes", &shots, nullptr);
+                 &shadows, "illumination", &illum, "shot-changes", &shots, "live-background", &live,
+                 nullptr);
   };
   get();
   EXPECT_EQ(mode, 0); // motion
@@ -90,10 +91,11 @@ TEST_F(Median3dMotion, DefaultModeAndItsProperties) {
   EXPECT_EQ(!!shadows, d.shadows);
   EXPECT_EQ(!!illum, d.illumination);
   EXPECT_EQ(!!shots, d.shot_change);
+  EXPECT_EQ(!!live, d.live_background);
   g_object_set(e, "mode", 1, "history", 15, "sample-period", 3, "tau-min", 5, "tau-max", 40,
                "adopt-frames", 0, "absorb-frames", 300, "min-mask-area", 0, "noise-factor", 3.5,
                "chroma", FALSE, "shadows", FALSE, "illumination", FALSE, "shot-changes", FALSE,
-               nullptr);
+               "live-background", FALSE, nullptr);
   get();
   EXPECT_EQ(mode, 1);
   EXPECT_EQ(history, 15);
@@ -104,7 +106,7 @@ TEST_F(Median3dMotion, DefaultModeAndItsProperties) {
   EXPECT_EQ(absorb, 300);
   EXPECT_EQ(area, 0);
   EXPECT_DOUBLE_EQ(factor, 3.5);
-  EXPECT_FALSE(chroma || shadows || illum || shots);
+  EXPECT_FALSE(chroma || shadows || illum || shots || live);
   // Refused with a warning, values kept: an even history, tau-min above tau-max and the reverse.
   g_object_set(e, "history", 16, "tau-min", 41, "tau-max", 4, nullptr);
   get();
