@@ -101,6 +101,14 @@ __global__ void __launch_bounds__(kBx* kBy) ccl_local(DeviceLabels m) {
   const int x = blockIdx.x * kBx + tx, y = blockIdx.y * kBy + ty;
   const bool inside = x < m.width && y < m.height;
   const bool fg = inside && is_fg(m, x, y);
+  // An empty tile (most tiles of a motion or foreground mask) has no labels, stats or count: it
+  // only clears its stats (ccl_resolve and ccl_stats read them at every pixel) and skips the
+  // shared-memory union-find and its barriers.
+  if (!__syncthreads_or(fg)) {
+    if (inside)
+      m.tile_stats[static_cast<size_t>(y) * m.width + x] = 0u;
+    return;
+  }
   const unsigned row = __ballot_sync(kFull, fg);
   if (tx == 0) {
     bits[ty] = row;
@@ -266,9 +274,8 @@ __global__ void area_filter_kernel(DeviceLabels m, uint8_t* mask, int min_area) 
   const int x = blockIdx.x * kBx + threadIdx.x, y = blockIdx.y * kBy + threadIdx.y;
   if (x >= m.width || y >= m.height || !is_fg(m, x, y))
     return;
-  const int i = y * m.width + x;
-  const int k = m.slot[m.labels[m.labels[i]]];
-  if (k >= 0 && k < m.blob_capacity && m.components[k].area < min_area)
+  const ComponentAreas a{m.labels, m.slot, m.components, m.width, m.blob_capacity};
+  if (in_small_component(a, x, y, min_area))
     mask[static_cast<size_t>(y) * m.pitch + x] = 0;
 }
 
