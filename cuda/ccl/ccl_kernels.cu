@@ -165,8 +165,18 @@ __global__ void __launch_bounds__(kBx* kBy) ccl_local(DeviceLabels m) {
     atomicAdd(&m.counters->foreground, static_cast<unsigned long long>(count));
 }
 
-__global__ void __launch_bounds__(kBx* kBy) ccl_border(DeviceLabels m) {
-  const int tx = threadIdx.x, ty = threadIdx.y;
+// Only a tile's border pixels have work here: its top row (kBx) and its left and right columns
+// below that row (2 (kBy - 1)), one thread each in a block of kBorderThreads per tile (a block of
+// the tile's kBx * kBy threads left ~80% of its lanes idle).
+constexpr int kBorderThreads = 64;
+static_assert(kBx + 2 * (kBy - 1) <= kBorderThreads, "one thread per border pixel");
+
+__global__ void __launch_bounds__(kBorderThreads) ccl_border(DeviceLabels m) {
+  const int j = threadIdx.x;
+  if (j >= kBx + 2 * (kBy - 1))
+    return;
+  const int tx = j < kBx ? j : (j < kBx + kBy - 1 ? 0 : kBx - 1);
+  const int ty = j < kBx ? 0 : (j < kBx + kBy - 1 ? j - kBx + 1 : j - kBx - kBy + 2);
   const int x = blockIdx.x * kBx + tx, y = blockIdx.y * kBy + ty;
   if (x >= m.width || y >= m.height)
     return;
@@ -293,7 +303,7 @@ Status launch_blobs(const DeviceLabels& m, int min_area, cudaStream_t stream) {
   CVIS_CUDA_CHECK(cudaMemsetAsync(m.counters, 0, sizeof(CclCounters), stream));
   ccl_local<<<grid, block, 0, stream>>>(m);
   CVIS_CUDA_CHECK_LAUNCH(stream, "ccl ccl_local");
-  ccl_border<<<grid, block, 0, stream>>>(m);
+  ccl_border<<<grid, kBorderThreads, 0, stream>>>(m);
   CVIS_CUDA_CHECK_LAUNCH(stream, "ccl ccl_border");
   ccl_resolve<<<grid, block, 0, stream>>>(m);
   CVIS_CUDA_CHECK_LAUNCH(stream, "ccl ccl_resolve");

@@ -664,7 +664,13 @@ __global__ void __launch_bounds__(kTileW* kTileH, NW <= 8 ? 4 : 2)
       bool cand = false;
       if (x < m.w) {
         const size_t i = row + x;
+        // Every plane's load first, unconditionally: they go out together (behind a condition,
+        // each waited for the one before it).
         uint8_t mv = m.mask[i];
+        const bool hold = m.hold[i] != 0;
+        const int age_before = m.age[i];
+        uint8_t luma[3]; // prev = the compensated luma (Y of the colour modes: fetch_yuv's out[0])
+        fetch_yuv(m.src, x, y, true, luma);
         if (mv && f.filter && ccl::in_small_component(f.areas, x, y, f.min_area)) {
           mv = 0;
           m.mask[i] = 0;
@@ -676,16 +682,14 @@ __global__ void __launch_bounds__(kTileW* kTileH, NW <= 8 ? 4 : 2)
         if (k.blind)
           insert<NW>(m, k, i, compensated(m, frame_values(m, x, y)));
         else
-          cand = !fg && !m.hold[i] && (phase0 + off) % P == 0;
-        const int age = fg ? (m.age[i] < 65535 ? m.age[i] + 1 : 65535) : 0;
+          cand = !fg && !hold && (phase0 + off) % P == 0;
+        const int age = fg ? (age_before < 65535 ? age_before + 1 : 65535) : 0;
         m.age[i] = static_cast<uint16_t>(age);
         if (k.absorb_frames > 0 && age >= k.absorb_frames) {
           set_all_samples(m, compensated(m, frame_values(m, x, y)), i);
           refresh<NW>(m, k, i);
           m.age[i] = 0;
         }
-        uint8_t luma[3]; // prev = the compensated luma (Y of the colour modes: fetch_yuv's out[0])
-        fetch_yuv(m.src, x, y, true, luma);
         m.prev[i] = __ldg(m.lut + luma[0]);
       }
       const unsigned b = __ballot_sync(kFull, cand);
