@@ -177,8 +177,7 @@ private:
     m_.tau = pl + nc * px;
     m_.lut = pl + 2 * nc * px;
     uint8_t* pp = pixels_.get();
-    uint8_t** per_pixel[] = {&m_.head, &m_.cnt,     &m_.prev,  &m_.raw,
-                             &m_.mask, &m_.hold, &m_.shadow};
+    uint8_t** per_pixel[] = {&m_.head, &m_.cnt, &m_.prev, &m_.raw, &m_.mask, &m_.hold, &m_.shadow};
     for (size_t j = 0; j < 7; ++j)
       *per_pixel[j] = pp + j * px;
     m_.adopt = reinterpret_cast<int8_t*>(pp + 7 * px);

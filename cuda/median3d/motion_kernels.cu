@@ -638,11 +638,11 @@ template <int NW> __global__ void majority_kernel(MotionState m, MotionConsts k)
 // One block per 32 P x 8 pixels (P = sample_period), one warp per row segment of 32 P pixels.
 // Pass 1: lane l takes the segment's pixels l, l + 32, ... (coalesced byte loads: one sector per
 // warp and plane), applies the area filter and writes the mask output (MaskFinish: the mask is
-// final here, and the pass reads it anyway), and decides whether the pixel adds a sample. The turns are staggered by
-// (x + 3 y) mod P, so exactly 32 pixels of a segment are on their turn: the candidates are
-// compacted into a queue of 32 per warp (ballot), and pass 2 refreshes one per lane, every lane
-// of the warp busy with a median (one thread per pixel left 1 lane in P busy; one thread per P
-// consecutive pixels made every load of pass 1 touch P sectors per warp for 32 bytes used).
+// final here, and the pass reads it anyway), and decides whether the pixel adds a sample. The turns
+// are staggered by (x + 3 y) mod P, so exactly 32 pixels of a segment are on their turn: the
+// candidates are compacted into a queue of 32 per warp (ballot), and pass 2 refreshes one per lane,
+// every lane of the warp busy with a median (one thread per pixel left 1 lane in P busy; one thread
+// per P consecutive pixels made every load of pass 1 touch P sectors per warp for 32 bytes used).
 // Pixels on their turn are background (mask 0), absorbed pixels foreground, so no pixel does both;
 // blind inserts run in pass 1, before the absorption, as in the CPU reference.
 // At most 64 registers for the default history (NW = 8): 4 blocks per SM, as many warps to hide

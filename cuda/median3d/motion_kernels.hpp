@@ -89,10 +89,10 @@ Status launch_motion_classify(const MotionState& m, const MotionConsts& k, cudaS
 // the labelling's small components (ccl::launch_area_filter), and the copy of the final mask into a
 // device output.
 struct MaskFinish {
-  bool filter = false;          // clear the components of `areas` smaller than min_area from m.mask
-  ccl::ComponentAreas areas{};  // the last labelling of m.mask
+  bool filter = false;         // clear the components of `areas` smaller than min_area from m.mask
+  ccl::ComponentAreas areas{}; // the last labelling of m.mask
   int min_area = 0;
-  uint8_t* out = nullptr;       // device output (null: none), rows `out_pitch` bytes apart
+  uint8_t* out = nullptr; // device output (null: none), rows `out_pitch` bytes apart
   size_t out_pitch = 0;
 };
 
