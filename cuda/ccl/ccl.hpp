@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "common/blob.hpp"
+#include "common/hd.hpp"
 #include "common/image.hpp"
 #include "common/status.hpp"
 
@@ -104,6 +105,27 @@ Status launch_blobs(const uint8_t* mask, size_t pitch, int width, int height, in
 // Asynchronous on `stream`.
 Status launch_area_filter(uint8_t* mask, size_t pitch, int width, int height, int min_area,
                           DeviceScratch* scratch, StreamHandle stream);
+// Read-only device view of the last launch_blobs() of a scratch: what the area filter reads, for a
+// kernel of another module that applies the filter in its own pass over the mask instead of
+// launch_area_filter() (in_small_component()). Valid until the next launch on the scratch.
+struct ComponentAreas {
+  const int32_t* labels = nullptr;
+  const int32_t* slot = nullptr;
+  const BlobRecord* components = nullptr;
+  int width = 0, capacity = 0;
+};
+ComponentAreas component_areas(const DeviceScratch& scratch);
+
+// Whether foreground pixel (x, y) of the labelled mask belongs to a component smaller than
+// min_area pixels (what launch_area_filter() clears): its label is its tile root, whose label is
+// the component's root, whose slot is its record. Device code only (the pointers are device
+// memory).
+CVIS_HD bool in_small_component(const ComponentAreas& a, int x, int y, int min_area) {
+  const int i = y * a.width + x;
+  const int k = a.slot[a.labels[a.labels[i]]];
+  return k >= 0 && k < a.capacity && a.components[k].area < min_area;
+}
+
 // Only the foreground count of the device mask (counters; no records).
 Status launch_count(const uint8_t* mask, size_t pitch, int width, int height,
                     DeviceScratch* scratch, StreamHandle stream);

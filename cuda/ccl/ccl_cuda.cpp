@@ -25,6 +25,7 @@ struct DeviceScratch::Impl {
   cuda::Event copied;                           // after the last readback's copies
   cudaStream_t stream = nullptr;                // of the last readback
   int capacity = 0;                             // blob_capacity of the last launch
+  int last_width = 0;                           // mask width of the last launch_blobs
   bool read_back = false;    // a readback was enqueued since the scratch was reserved
   bool read_records = false; // ... with the records
   bool pending = false;      // its copies may still run
@@ -123,6 +124,7 @@ Status launch_blobs(const uint8_t* mask, size_t pitch, int width, int height, in
   CVIS_RETURN_IF_ERROR(s.check(mask, pitch, width, height));
   const kernels::DeviceLabels m = s.labels_for(mask, pitch, width, height);
   s.capacity = m.blob_capacity;
+  s.last_width = width;
   return kernels::launch_blobs(m, min_area, static_cast<cudaStream_t>(stream));
 }
 
@@ -141,6 +143,17 @@ Status launch_count(const uint8_t* mask, size_t pitch, int width, int height,
   const kernels::DeviceLabels m = s.labels_for(mask, pitch, width, height);
   s.capacity = m.blob_capacity;
   return kernels::launch_count(m, static_cast<cudaStream_t>(stream));
+}
+
+ComponentAreas component_areas(const DeviceScratch& scratch) {
+  const DeviceScratch::Impl& s = *scratch.impl();
+  ComponentAreas a;
+  a.labels = s.labels.get();
+  a.slot = s.slot.get();
+  a.components = s.components.get();
+  a.width = s.last_width;
+  a.capacity = s.capacity;
+  return a;
 }
 
 Status enqueue_readback(bool with_records, DeviceScratch* scratch, StreamHandle stream) {

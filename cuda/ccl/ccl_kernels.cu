@@ -101,6 +101,14 @@ __global__ void __launch_bounds__(kBx* kBy) ccl_local(DeviceLabels m) {
   const int x = blockIdx.x * kBx + tx, y = blockIdx.y * kBy + ty;
   const bool inside = x < m.width && y < m.height;
   const bool fg = inside && is_fg(m, x, y);
+  // An empty tile (most tiles of a motion or foreground mask) has no labels, stats or count: it
+  // only clears its stats (ccl_resolve and ccl_stats read them at every pixel) and skips the
+  // shared-memory union-find and its barriers.
+  if (!__syncthreads_or(fg)) {
+    if (inside)
+      m.tile_stats[static_cast<size_t>(y) * m.width + x] = 0u;
+    return;
+  }
   const unsigned row = __ballot_sync(kFull, fg);
   if (tx == 0) {
     bits[ty] = row;
@@ -157,8 +165,18 @@ __global__ void __launch_bounds__(kBx* kBy) ccl_local(DeviceLabels m) {
     atomicAdd(&m.counters->foreground, static_cast<unsigned long long>(count));
 }
 
-__global__ void __launch_bounds__(kBx* kBy) ccl_border(DeviceLabels m) {
-  const int tx = threadIdx.x, ty = threadIdx.y;
+// Only a tile's border pixels have work here: its top row (kBx) and its left and right columns
+// below that row (2 (kBy - 1)), one thread each in a block of kBorderThreads per tile (a block of
+// the tile's kBx * kBy threads left ~80% of its lanes idle).
+constexpr int kBorderThreads = 64;
+static_assert(kBx + 2 * (kBy - 1) <= kBorderThreads, "one thread per border pixel");
+
+__global__ void __launch_bounds__(kBorderThreads) ccl_border(DeviceLabels m) {
+  const int j = threadIdx.x;
+  if (j >= kBx + 2 * (kBy - 1))
+    return;
+  const int tx = j < kBx ? j : (j < kBx + kBy - 1 ? 0 : kBx - 1);
+  const int ty = j < kBx ? 0 : (j < kBx + kBy - 1 ? j - kBx + 1 : j - kBx - kBy + 2);
   const int x = blockIdx.x * kBx + tx, y = blockIdx.y * kBy + ty;
   if (x >= m.width || y >= m.height)
     return;
@@ -266,9 +284,8 @@ __global__ void area_filter_kernel(DeviceLabels m, uint8_t* mask, int min_area) 
   const int x = blockIdx.x * kBx + threadIdx.x, y = blockIdx.y * kBy + threadIdx.y;
   if (x >= m.width || y >= m.height || !is_fg(m, x, y))
     return;
-  const int i = y * m.width + x;
-  const int k = m.slot[m.labels[m.labels[i]]];
-  if (k >= 0 && k < m.blob_capacity && m.components[k].area < min_area)
+  const ComponentAreas a{m.labels, m.slot, m.components, m.width, m.blob_capacity};
+  if (in_small_component(a, x, y, min_area))
     mask[static_cast<size_t>(y) * m.pitch + x] = 0;
 }
 
@@ -286,7 +303,7 @@ Status launch_blobs(const DeviceLabels& m, int min_area, cudaStream_t stream) {
   CVIS_CUDA_CHECK(cudaMemsetAsync(m.counters, 0, sizeof(CclCounters), stream));
   ccl_local<<<grid, block, 0, stream>>>(m);
   CVIS_CUDA_CHECK_LAUNCH(stream, "ccl ccl_local");
-  ccl_border<<<grid, block, 0, stream>>>(m);
+  ccl_border<<<grid, kBorderThreads, 0, stream>>>(m);
   CVIS_CUDA_CHECK_LAUNCH(stream, "ccl ccl_border");
   ccl_resolve<<<grid, block, 0, stream>>>(m);
   CVIS_CUDA_CHECK_LAUNCH(stream, "ccl ccl_resolve");

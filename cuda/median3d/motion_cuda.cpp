@@ -85,22 +85,30 @@ public:
     CVIS_RETURN_IF_ERROR(kernels::launch_motion_gain(m_, k, p_.illumination, s));
     CVIS_RETURN_IF_ERROR(kernels::launch_motion_classify(m_, k, s));
     const bool filter = p_.min_mask_area > 1;
+    kernels::MaskFinish finish;
     if (filter || p_.blobs) {
       // One labelling of the cleaned mask: the area filter's components, and the blobs of the
       // filtered mask (its components of at least min_mask_area pixels, unchanged by the filter).
+      // The update pass applies the filter (ccl::launch_area_filter's rule, no pass of its own).
       const int min_area = std::max(p_.min_blob_area, filter ? p_.min_mask_area : 1);
       CVIS_RETURN_IF_ERROR(ccl::launch_blobs(m_.mask, m_.w, m_.w, m_.h, min_area, &ccl_, s));
-      if (filter)
-        CVIS_RETURN_IF_ERROR(
-            ccl::launch_area_filter(m_.mask, m_.w, m_.w, m_.h, p_.min_mask_area, &ccl_, s));
+      finish.filter = filter;
+      finish.areas = ccl::component_areas(ccl_);
+      finish.min_area = p_.min_mask_area;
       if (p_.blobs)
         CVIS_RETURN_IF_ERROR(ccl::enqueue_readback(true, &ccl_, s));
     }
+    // A device mask output is written by the update pass (the final mask is known there).
+    const bool dev_mask = mask && mask->space != MemorySpace::kHost;
+    if (dev_mask) {
+      finish.out = mask->data[0];
+      finish.out_pitch = mask->pitch[0];
+    }
     k.blind = fill_ > 0;
-    CVIS_RETURN_IF_ERROR(kernels::launch_motion_update(m_, k, s));
+    CVIS_RETURN_IF_ERROR(kernels::launch_motion_update(m_, k, finish, s));
     if (fill_ > 0)
       --fill_;
-    CVIS_RETURN_IF_ERROR(write_outputs(k, mask, background, false, s));
+    CVIS_RETURN_IF_ERROR(write_outputs(k, dev_mask ? nullptr : mask, background, false, s));
     CVIS_CUDA_CHECK(cudaMemcpyAsync(fig_.get(), m_.fig, sizeof(kernels::MotionFigures),
                                     cudaMemcpyDeviceToHost, s));
     CVIS_CUDA_CHECK(cudaStreamSynchronize(s));
@@ -170,8 +178,7 @@ private:
     m_.tau = pl + nc * px;
     m_.lut = pl + 2 * nc * px;
     uint8_t* pp = pixels_.get();
-    uint8_t** per_pixel[] = {&m_.head, &m_.cnt,     &m_.prev,  &m_.raw,
-                             &m_.mask, &m_.adopted, &m_.shadow};
+    uint8_t** per_pixel[] = {&m_.head, &m_.cnt, &m_.prev, &m_.raw, &m_.mask, &m_.hold, &m_.shadow};
     for (size_t j = 0; j < 7; ++j)
       *per_pixel[j] = pp + j * px;
     m_.adopt = reinterpret_cast<int8_t*>(pp + 7 * px);

@@ -255,7 +255,8 @@ __device__ __forceinline__ PixelModel model_at(const MotionState& m, size_t i, u
     if (c >= m.nc)
       break;
     p.b[c] = m.bg[c * m.px + i];
-    p.tau[c] = scale_tau(m.tau[c * m.px + i], scale16);
+    const int t = m.tau[c * m.px + i];
+    p.tau[c] = scale16 == 65536u ? t : scale_tau(t, scale16); // scale_tau(t, 65536) = t
   }
   return p;
 }
@@ -476,11 +477,14 @@ __global__ void __launch_bounds__(kOffsetThreads) offset_solve_kernel(MotionStat
 // no own-test plane goes through memory and no separate pass runs.
 constexpr int kHaloW = kTileW + 2 * kMaxMotionRadius, kHaloH = kTileH + 2 * kMaxMotionRadius;
 
+// R: the radius as a constant (one instance per radius): the halo's index arithmetic becomes
+// multiplications and the neighbour loops unroll.
+template <int R>
 __global__ void __launch_bounds__(kTileW* kTileH) test_kernel(MotionState m, MotionConsts k) {
   __shared__ uint32_t s_val[kHaloW * kHaloH];    // v0 | v1 << 8 | v2 << 16
   __shared__ uint32_t s_bg[kHaloW * kHaloH];     // b0 | b1 << 8 | b2 << 16 | own << 24
   __shared__ int s_tau[3][kHaloW * kHaloH];      // thresholds widened by 1/g (may pass 255)
-  const int r = k.radius, hw = kTileW + 2 * r, hh = kTileH + 2 * r;
+  constexpr int r = R, hw = kTileW + 2 * r, hh = kTileH + 2 * r;
   const int x0 = blockIdx.x * kTileW - r, y0 = blockIdx.y * kTileH - r;
   const uint32_t scale = m.fig->tau_scale16;
   for (int e = threadIdx.y * kTileW + threadIdx.x; e < hw * hh; e += kTileW * kTileH) {
@@ -527,7 +531,12 @@ __global__ void __launch_bounds__(kTileW* kTileH) test_kernel(MotionState m, Mot
       return pm;
     };
     auto shows_bg = [&](int xx, int yy) { return (s_bg[at(xx, yy)] >> 24) != 0; };
-    const MotionTest t = motion_test(v, m.nc, x, y, m.w, m.h, r, model, shows_bg);
+    // Only a pixel that fails its own test needs the neighbour test (every use of t.neighbour
+    // below requires !t.own): most pixels pass (the halo pass already knows), and skip the
+    // (2r + 1)^2 - 1 neighbour models.
+    MotionTest t{true, -1};
+    if (!shows_bg(x, y))
+      t = motion_test(v, m.nc, x, y, m.w, m.h, r, model, shows_bg);
     raw = !t.own && t.neighbour < 0;
     if (raw && m.nc == 3 && k.shadows) {
       const PixelModel pm = model(x, y);
@@ -561,86 +570,138 @@ __global__ void __launch_bounds__(kTileW* kTileH) test_kernel(MotionState m, Mot
 }
 
 // Adoption (pixel i at (x, y)): reads only neighbours that do not adopt in this frame (their
-// samples do not change here), so the threads' order does not matter.
-__device__ __forceinline__ void adopt(const MotionState& m, const MotionConsts& k, int x, int y,
+// samples do not change here), so the threads' order does not matter. Returns whether it adopted.
+// Everything of q is loaded before the first store: a load may not move past a store that could
+// alias it, so copying chunk by chunk waited for one load after another.
+template <int NW>
+__device__ __forceinline__ bool adopt(const MotionState& m, const MotionConsts& k, int x, int y,
                                       size_t i) {
-  m.adopted[i] = 0;
   const int a = m.adopt[i];
   if (a < 0)
-    return;
+    return false;
   const int side = 2 * k.radius + 1;
   const size_t q = static_cast<size_t>(y + a / side - k.radius) * m.w + (x + a % side - k.radius);
   if (m.adopt[q] >= 0)
-    return;
-  for (int c = 0; c < m.nc; ++c) {
+    return false;
+  constexpr int kChunks = NW / 4; // 16-byte chunks per channel (m.stride / 16)
+  uint4 buf[3][kChunks];
+  int bg[3], tau[3];
+#pragma unroll
+  for (int c = 0; c < 3; ++c) {
+    if (c >= m.nc)
+      break;
     const uint4* from = reinterpret_cast<const uint4*>(samples_of(m, c, q));
+#pragma unroll
+    for (int j = 0; j < kChunks; ++j)
+      buf[c][j] = from[j];
+    bg[c] = m.bg[c * m.px + q];
+    tau[c] = m.tau[c * m.px + q];
+  }
+  const uint8_t head = m.head[q];
+#pragma unroll
+  for (int c = 0; c < 3; ++c) {
+    if (c >= m.nc)
+      break;
     uint4* to = reinterpret_cast<uint4*>(samples_of(m, c, i));
-    for (int j = 0; j < m.stride / 16; ++j)
-      to[j] = from[j];
+#pragma unroll
+    for (int j = 0; j < kChunks; ++j)
+      to[j] = buf[c][j];
+    m.bg[c * m.px + i] = static_cast<uint8_t>(bg[c]);
+    m.tau[c * m.px + i] = static_cast<uint8_t>(tau[c]);
   }
-  m.head[i] = m.head[q];
-  for (int c = 0; c < m.nc; ++c) {
-    m.bg[c * m.px + i] = m.bg[c * m.px + q];
-    m.tau[c * m.px + i] = m.tau[c * m.px + q];
-  }
+  m.head[i] = head;
   m.cnt[i] = 0;
-  m.adopted[i] = 1;
+  return true;
 }
 
 // The raw mask's 3x3 majority, and the adoption (which the CPU reference runs after the clean-up
 // and the area filter; it reads and writes neither mask, and the choices are final after
-// test_kernel, so it shares this pass instead of taking a launch of its own).
-__global__ void majority_kernel(MotionState m, MotionConsts k) {
+// test_kernel, so it shares this pass instead of taking a launch of its own). It also writes
+// `hold`: the pixel adds no sample this frame whatever its final mask (raw foreground, a neighbour
+// match counting, shadow, or adopted: the CPU's !own_bg), so that update_kernel reads one flag
+// instead of four planes.
+template <int NW> __global__ void majority_kernel(MotionState m, MotionConsts k) {
   const int x = blockIdx.x * kTileW + threadIdx.x, y = blockIdx.y * kTileH + threadIdx.y;
   if (x >= m.w || y >= m.h)
     return;
   auto at = [&](int xx, int yy) { return m.raw[static_cast<size_t>(yy) * m.w + xx]; };
   const size_t i = static_cast<size_t>(y) * m.w + x;
-  m.mask[i] = k.cleanup ? seg::majority3x3(at, x, y, m.w, m.h) : m.raw[i];
-  adopt(m, k, x, y, i);
+  const uint8_t raw = m.raw[i];
+  const bool hold = raw != 0 || m.cnt[i] != 0 || m.shadow[i] != 0;
+  m.mask[i] = k.cleanup ? seg::majority3x3(at, x, y, m.w, m.h) : raw;
+  const bool adopted = adopt<NW>(m, k, x, y, i);
+  m.hold[i] = hold || adopted;
 }
 
 // Sample updates (blind while refilling, else background pixels at their turn), absorption of
 // long-stopped foreground, the foreground count, prev = cur.
-// One thread per group of `sample_period` (P) consecutive pixels of a row: the turns are staggered
-// by (x + 3 y) mod P, so each group holds exactly one pixel on its turn (the last group of a row at
-// most one), and every lane of a warp has one candidate refresh. With one thread per pixel, 1 lane
-// in P refreshed and the warp paid the whole median for each of its P phases. The refresh of the
-// pixel on its turn runs after the group's loop: pixels on their turn are background (mask 0),
-// absorbed pixels foreground, so no pixel does both (blind inserts run in the loop, before the
-// absorption, as in the CPU reference).
-template <int NW> __global__ void update_kernel(MotionState m, MotionConsts k) {
-  const int g = blockIdx.x * kTileW + threadIdx.x, y = blockIdx.y * kTileH + threadIdx.y;
-  const int P = k.sample_period;
-  const int x0 = g * P;
+// One block per 32 P x 8 pixels (P = sample_period), one warp per row segment of 32 P pixels.
+// Pass 1: lane l takes the segment's pixels l, l + 32, ... (coalesced byte loads: one sector per
+// warp and plane), applies the area filter and writes the mask output (MaskFinish: the mask is
+// final here, and the pass reads it anyway), and decides whether the pixel adds a sample. The turns
+// are staggered by (x + 3 y) mod P, so exactly 32 pixels of a segment are on their turn: the
+// candidates are compacted into a queue of 32 per warp (ballot), and pass 2 refreshes one per lane,
+// every lane of the warp busy with a median (one thread per pixel left 1 lane in P busy; one thread
+// per P consecutive pixels made every load of pass 1 touch P sectors per warp for 32 bytes used).
+// Pixels on their turn are background (mask 0), absorbed pixels foreground, so no pixel does both;
+// blind inserts run in pass 1, before the absorption, as in the CPU reference.
+// At most 64 registers for the default history (NW = 8): 4 blocks per SM, as many warps to hide
+// the loads' latency (unbounded, the compiler took 72, i.e. 3 blocks).
+template <int NW>
+__global__ void __launch_bounds__(kTileW* kTileH, NW <= 8 ? 4 : 2)
+    update_kernel(MotionState m, MotionConsts k, MaskFinish f) {
+  __shared__ uint16_t s_turn[kTileH][kTileW]; // segment offsets of the pixels adding a sample
+  const int lane = threadIdx.x, y = blockIdx.y * kTileH + threadIdx.y;
+  const int P = k.sample_period, seg = kTileW * P, xs = blockIdx.x * seg;
   int fg_count = 0;
-  int turn = -1; // x of the group's pixel on its turn, if it adds a sample
-  if (x0 < m.w && y < m.h) {
-    const int x1 = x0 + P < m.w ? x0 + P : m.w;
-    for (int x = x0; x < x1; ++x) {
-      const size_t i = static_cast<size_t>(y) * m.w + x;
-      const bool fg = m.mask[i] != 0;
-      fg_count += fg;
-      if (k.blind) {
-        insert<NW>(m, k, i, compensated(m, frame_values(m, x, y)));
-      } else if (!fg && m.raw[i] == 0 && m.cnt[i] == 0 && !m.adopted[i] && !m.shadow[i] &&
-                 sample_phase(x, y, k.frame, P)) {
-        turn = x;
+  if (y < m.h) { // the whole warp (one row)
+    // sample_phase(x, y, frame, P) for x = xs + off is (phase0 + off) % P == 0 (all non-negative).
+    const int phase0 = static_cast<int>((k.frame + xs + 3 * static_cast<long long>(y)) % P);
+    const size_t row = static_cast<size_t>(y) * m.w;
+    int queued = 0;
+    for (int off = lane; off < seg; off += kTileW) { // the same trip count on every lane
+      const int x = xs + off;
+      bool cand = false;
+      if (x < m.w) {
+        const size_t i = row + x;
+        // Every plane's load first, unconditionally: they go out together (behind a condition,
+        // each waited for the one before it).
+        uint8_t mv = m.mask[i];
+        const bool hold = m.hold[i] != 0;
+        const int age_before = m.age[i];
+        uint8_t luma[3]; // prev = the compensated luma (Y of the colour modes: fetch_yuv's out[0])
+        fetch_yuv(m.src, x, y, true, luma);
+        if (mv && f.filter && ccl::in_small_component(f.areas, x, y, f.min_area)) {
+          mv = 0;
+          m.mask[i] = 0;
+        }
+        if (f.out)
+          f.out[static_cast<size_t>(y) * f.out_pitch + x] = mv;
+        const bool fg = mv != 0;
+        fg_count += fg;
+        if (k.blind)
+          insert<NW>(m, k, i, compensated(m, frame_values(m, x, y)));
+        else
+          cand = !fg && !hold && (phase0 + off) % P == 0;
+        const int age = fg ? (age_before < 65535 ? age_before + 1 : 65535) : 0;
+        m.age[i] = static_cast<uint16_t>(age);
+        if (k.absorb_frames > 0 && age >= k.absorb_frames) {
+          set_all_samples(m, compensated(m, frame_values(m, x, y)), i);
+          refresh<NW>(m, k, i);
+          m.age[i] = 0;
+        }
+        m.prev[i] = __ldg(m.lut + luma[0]);
       }
-      const int age = fg ? (m.age[i] < 65535 ? m.age[i] + 1 : 65535) : 0;
-      m.age[i] = static_cast<uint16_t>(age);
-      if (k.absorb_frames > 0 && age >= k.absorb_frames) {
-        set_all_samples(m, compensated(m, frame_values(m, x, y)), i);
-        refresh<NW>(m, k, i);
-        m.age[i] = 0;
-      }
-      uint8_t luma[3]; // prev = the compensated luma (Y of the colour modes: fetch_yuv's out[0])
-      fetch_yuv(m.src, x, y, true, luma);
-      m.prev[i] = __ldg(m.lut + luma[0]);
+      const unsigned b = __ballot_sync(kFull, cand);
+      if (cand)
+        s_turn[threadIdx.y][queued + __popc(b & ((1u << lane) - 1u))] = static_cast<uint16_t>(off);
+      queued += __popc(b);
     }
-    if (turn >= 0)
-      insert<NW>(m, k, static_cast<size_t>(y) * m.w + turn,
-                 compensated(m, frame_values(m, turn, y)));
+    __syncwarp();
+    if (lane < queued) {
+      const int x = xs + s_turn[threadIdx.y][lane];
+      insert<NW>(m, k, row + x, compensated(m, frame_values(m, x, y)));
+    }
   }
   // Foreground count: per warp, per block (shared), then one global atomic per block.
   __shared__ unsigned block_fg;
@@ -738,20 +799,36 @@ Status launch_motion_gain(const MotionState& m, const MotionConsts& k, bool illu
 
 Status launch_motion_classify(const MotionState& m, const MotionConsts& k, cudaStream_t s) {
   const dim3 grid = tile_grid(m.w, m.h);
-  CVIS_MOTION_LAUNCH(test_kernel, grid, m, k);
-  CVIS_MOTION_LAUNCH(majority_kernel, grid, m, k);
+  switch (k.radius) {
+  case 0:
+    CVIS_MOTION_LAUNCH(test_kernel<0>, grid, m, k);
+    break;
+  case 1:
+    CVIS_MOTION_LAUNCH(test_kernel<1>, grid, m, k);
+    break;
+  case 2:
+    CVIS_MOTION_LAUNCH(test_kernel<2>, grid, m, k);
+    break;
+  default:
+    return internal_error("motion: bad radius");
+  }
+  CVIS_MOTION_LAUNCH_NW(majority_kernel, grid, m, k);
   return Status::Ok();
 }
 
-Status launch_motion_update(const MotionState& m, const MotionConsts& k, cudaStream_t s) {
-  const int groups = cuda::div_up(m.w, k.sample_period);
-  CVIS_MOTION_LAUNCH_NW(update_kernel, tile_grid(groups, m.h), m, k);
+Status launch_motion_update(const MotionState& m, const MotionConsts& k, const MaskFinish& f,
+                            cudaStream_t s) {
+  const dim3 grid(static_cast<unsigned>(cuda::div_up(m.w, kTileW * k.sample_period)),
+                  static_cast<unsigned>(cuda::div_up(m.h, kTileH)));
+  CVIS_MOTION_LAUNCH_NW(update_kernel, grid, m, k, f);
   return Status::Ok();
 }
 
 Status launch_motion_output(const MotionState& m, const MotionConsts& k, uint8_t* mask,
                             size_t mask_pitch, bool has_background, const PixelDest& bg, bool raw,
                             cudaStream_t s) {
+  if (!mask && !has_background)
+    return Status::Ok(); // nothing to write (the update pass wrote the mask output)
   CVIS_MOTION_LAUNCH(output_kernel, tile_grid(m.w, m.h), m, k, mask, mask_pitch, has_background, bg,
                      raw);
   return Status::Ok();

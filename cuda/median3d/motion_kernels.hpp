@@ -14,6 +14,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "ccl/ccl.hpp"
 #include "common/color.hpp"
 #include "common/status.hpp"
 #include "median3d_math.hpp"
@@ -41,7 +42,8 @@ struct MotionState {
   PixelSource src{};      // this frame (device memory): every pass reads its values from it
   uint8_t* lut = nullptr; // [c][256]: the frame's compensated values of every level (compensate())
   uint8_t *head = nullptr, *cnt = nullptr, *prev = nullptr, *raw = nullptr, *mask = nullptr,
-          *adopted = nullptr, *shadow = nullptr; // (the own tests stay in test_kernel)
+          *hold = nullptr, *shadow = nullptr; // (the own tests stay in test_kernel)
+  // hold: no sample this frame (raw, cnt, shadow or adopted), written by the majority pass
   int8_t* adopt = nullptr;
   uint16_t* age = nullptr;
   uint32_t* gain_hist = nullptr; // seg::kGainBins
@@ -84,8 +86,21 @@ Status launch_motion_gain(const MotionState& m, const MotionConsts& k, bool illu
 // Own test (the compensated values through the frame's table); then the neighbour test, shadows,
 // counts, cnt and adopt; then the raw mask's 3x3 majority into mask, and the adoptions.
 Status launch_motion_classify(const MotionState& m, const MotionConsts& k, cudaStream_t s);
-// Sample updates and absorption; foreground count; prev = compensated luma.
-Status launch_motion_update(const MotionState& m, const MotionConsts& k, cudaStream_t s);
+// What the update pass also does to the mask (instead of passes of their own): the area filter of
+// the labelling's small components (ccl::launch_area_filter), and the copy of the final mask into a
+// device output.
+struct MaskFinish {
+  bool filter = false;         // clear the components of `areas` smaller than min_area from m.mask
+  ccl::ComponentAreas areas{}; // the last labelling of m.mask
+  int min_area = 0;
+  uint8_t* out = nullptr; // device output (null: none), rows `out_pitch` bytes apart
+  size_t out_pitch = 0;
+};
+
+// The area filter and the mask output (MaskFinish); sample updates and absorption; foreground
+// count; prev = compensated luma.
+Status launch_motion_update(const MotionState& m, const MotionConsts& k, const MaskFinish& f,
+                            cudaStream_t s);
 // Outputs: the mask into `mask` (null: none) and the background (`has_background`: into `bg`, as
 // luma; `raw`: the frame's luma instead of the model).
 Status launch_motion_output(const MotionState& m, const MotionConsts& k, uint8_t* mask,

@@ -82,14 +82,14 @@ bool upload(Frame* f) {
 // counted once (no reuse through L2 between kernels); the passes read the NV12 frame (1.5)
 // themselves: gain votes (every other row: 32-byte sectors fetch the whole row) 2; offset votes
 // 1 + (nc - 1); own and neighbour tests (one kernel) frame 1.5, model and threshold 2 nc, prev,
-// cnt 2, written raw, shadow, cnt, adopt 4; majority and adoption 4; labelling and area filter
-// ~30; update: 5 flags, age 4, frame 1.5, prev 1, head 2, the samples of the pixels on their turn
-// (one in P, each reading and writing its S-byte block per channel: 2 nc S / P), median and
-// threshold written 2 nc (one pixel in P of every sector); output: mask 2.
+// cnt 2, written raw, shadow, cnt, adopt 4; majority and adoption: raw, cnt, shadow, adopt read,
+// mask and hold written 6; labelling ~29 (the area filter runs in the update pass); update: mask
+// and hold 2, age 4, frame 1.5, prev 1, head 2, the samples of the pixels on their turn (one in
+// P, each reading and writing its S-byte block per channel: 2 nc S / P), median and threshold
+// written 2 nc (one pixel in P of every sector), the device mask output 1 (no output pass).
 double model_bytes_per_pixel(int nc, int K, int P) {
   const int S = (K + 15) / 16 * 16;
-  return 2 + (1 + (nc - 1)) + (2.0 * nc + 7.5) + 4 + 30 + (13.5 + 2.0 * nc + 2.0 * nc * S / P) +
-         2;
+  return 2 + (1 + (nc - 1)) + (2.0 * nc + 7.5) + 6 + 29 + (11.5 + 2.0 * nc + 2.0 * nc * S / P);
 }
 
 struct Row {
