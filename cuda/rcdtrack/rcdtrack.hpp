@@ -107,6 +107,7 @@ struct Params {
                                  // exp((1 - a) log(running mean) + a log(first)): bounds how far
                                  // learning (e.g. of occluders or background) can drift it
   bool local_reacquire = true;   // a lost target is also searched near where it was last seen
+                                 // (targets whose lost search is the whole frame only)
                                  // (search_radius times up to 2, widening with the frames lost,
                                  // the motion and scale priors on) and re-acquired there by a
                                  // window under 3/4 lost_threshold (whole frame: 1/2 of it)

@@ -307,8 +307,10 @@ Status Tracker::process(const ImageView& frame, StreamHandle stream,
     // short disappearance): search there too, with the tracking priors (the motion prior
     // weakened as the area widens, the scale prior keeping the size it had before it was lost),
     // so that it is found again under kLocalGate instead of waiting for a whole-frame match
-    // under kReacquireGate (which a passing distractor can delay for a long time).
-    if (t.lost && t.located && params_.local_reacquire) {
+    // under kReacquireGate (which a passing distractor can delay for a long time). Only where the
+    // lost search is the whole frame: targets with a lost radius (init-roi-type) are already
+    // searched there, and a second search of the same area doubled their cost in the full chain.
+    if (t.lost && t.located && params_.local_reacquire && area.whole_frame) {
       const double widen = std::min(kLocalWidenMax, std::sqrt(1.0 + t.lost_frames));
       GroupSpec lg;
       lg.model = static_cast<int>(cp.models.size());
