@@ -20,7 +20,7 @@ SAN=""
 if [ -n "${VERIFY_SAN:-}" ]; then
   printf '%s\n' ${VERIFY_SAN} > "$D/gpu-tests.txt"
   sleep 20 # run.sh tests unpacks the binaries first
-  SAN_TIMEOUT=$(( $(left) - 120 )) CVIS_JOBS=${SAN_JOBS:-10} CVIS_NO_EXTRACT=1 CVIS_RESULTS=/tmp/v-san \
+  SAN_TIMEOUT=${SAN_TIMEOUT:-$(( $(left) - 120 ))} CVIS_JOBS=${SAN_JOBS:-10} CVIS_NO_EXTRACT=1 CVIS_RESULTS=/tmp/v-san \
     OUT=/tmp/v-o2 bash scripts/gpu/run.sh sanitize > /tmp/v-san.log 2>&1 &
   SAN=$!
 fi
