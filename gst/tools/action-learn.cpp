@@ -261,6 +261,18 @@ struct Work {
   size_t num_cands() const { return cand_class.size(); }
 };
 
+// The clips (rows) and candidates of every subject but `held_out` (-1: all): a fold's training set.
+void fold_rows(const Work& w, int held_out, std::vector<int>* rows, std::vector<int>* cands) {
+  rows->clear();
+  cands->clear();
+  for (size_t i = 0; i < w.num_clips(); ++i)
+    if (w.clip_subject[i] != held_out)
+      rows->push_back(static_cast<int>(i));
+  for (size_t k = 0; k < w.num_cands(); ++k)
+    if (w.cand_subject[k] != held_out)
+      cands->push_back(static_cast<int>(k));
+}
+
 int class_index(const std::vector<std::string>& classes, const std::string& label) {
   return static_cast<int>(std::find(classes.begin(), classes.end(), label) - classes.begin());
 }
@@ -461,12 +473,7 @@ bool prepare(const Options& o, Work* w, std::string* err) {
 // The rows of `w` whose subject is not `held_out` (-1: all), as the selection's inputs.
 std::vector<int> select_without(const Work& w, int held_out, const LearnParams& lp) {
   std::vector<int> rows, cands;
-  for (size_t i = 0; i < w.num_clips(); ++i)
-    if (w.clip_subject[i] != held_out)
-      rows.push_back(static_cast<int>(i));
-  for (size_t k = 0; k < w.num_cands(); ++k)
-    if (w.cand_subject[k] != held_out)
-      cands.push_back(static_cast<int>(k));
+  fold_rows(w, held_out, &rows, &cands);
   std::vector<std::vector<double>> D(rows.size(), std::vector<double>(cands.size()));
   std::vector<int> cc, cs, vc, vs;
   for (size_t r = 0; r < rows.size(); ++r) {
@@ -490,17 +497,13 @@ std::vector<int> select_without(const Work& w, int held_out, const LearnParams& 
 // leave-one-subject-out among the other subjects' clips and candidates; `allowed` gets the
 // candidates of the other subjects.
 int knn_fold(const Work& w, int held_out, int given_k, std::vector<int>* allowed) {
-  allowed->clear();
-  for (size_t k = 0; k < w.num_cands(); ++k)
-    if (w.cand_subject[k] != held_out)
-      allowed->push_back(static_cast<int>(k));
+  std::vector<int> rows;
+  fold_rows(w, held_out, &rows, allowed);
   if (given_k > 0)
     return given_k;
   std::vector<std::vector<double>> D;
   std::vector<int> vc, vs, cc, cs;
-  for (size_t i = 0; i < w.num_clips(); ++i) {
-    if (w.clip_subject[i] == held_out)
-      continue;
+  for (int i : rows) {
     D.emplace_back();
     for (int k : *allowed)
       D.back().push_back(w.dist[i][k]);
@@ -519,12 +522,7 @@ int knn_fold(const Work& w, int held_out, int given_k, std::vector<int>* allowed
 // subjects' candidates; alpha given, or chosen among them (choose_ridge_alpha).
 RidgeClassifier ridge_fold(const Work& w, int held_out, double given_alpha, double* alpha) {
   std::vector<int> rows, cands;
-  for (size_t i = 0; i < w.num_clips(); ++i)
-    if (w.clip_subject[i] != held_out)
-      rows.push_back(static_cast<int>(i));
-  for (size_t k = 0; k < w.num_cands(); ++k)
-    if (w.cand_subject[k] != held_out)
-      cands.push_back(static_cast<int>(k));
+  fold_rows(w, held_out, &rows, &cands);
   const int K = static_cast<int>(w.classes.size());
   *alpha = given_alpha > 0 ? given_alpha
                            : choose_ridge_alpha(w.dist, rows, w.clip_class, w.clip_subject, cands,
