@@ -1,6 +1,10 @@
 #!/usr/bin/env python3
 """Counts test cases in Meson's JUnit log (gtest binaries count each of their cases) and prints the
-closing line "N passed, N failed" (skipped cases are reported on the line before)."""
+closing line "N passed, N failed" (skipped cases are reported on the line before). A test that Meson
+reports as failed (testlog.json beside the JUnit log: a crash, a kill, a timeout, a bad exit) without
+a failed case of its own counts as one failure: it may have died before reporting its cases."""
+import json
+import os
 import sys
 import xml.etree.ElementTree as ET
 
@@ -23,6 +27,19 @@ def main(path):
                 skipped += 1
             else:
                 passed += 1
+    log = os.path.join(os.path.dirname(path), "testlog.json")
+    try:
+        with open(log) as f:
+            results = [json.loads(line) for line in f if line.strip()]
+    except (OSError, ValueError):
+        results = []
+    for r in results:
+        name = r.get("name", "?")
+        if r.get("result") in ("OK", "SKIP", "EXPECTEDFAIL"):
+            continue
+        if not any(f.startswith(name + " ") or f == name for f in failures):
+            failed += 1
+            failures.append(f"{name} ({r.get('result')})")
     for f in failures:
         print(f"FAILED: {f}")
     print(f"{skipped} skipped")
