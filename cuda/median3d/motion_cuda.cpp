@@ -14,6 +14,7 @@
 #include "common/segmentation.hpp"
 #include "median3d_internal.hpp"
 #include "motion_kernels.hpp"
+#include "motion_math.hpp"
 
 namespace cvis::median3d {
 
@@ -140,6 +141,13 @@ private:
     k.tau_min = p_.tau_min;
     k.tau_min_chroma = p_.tau_min_chroma;
     k.tau_max = p_.tau_max;
+    for (int c = 0; c < 2; ++c) {
+      kernels::TauRange& r = k.tau_range[c];
+      r.factor16 = k.factor16;
+      r.tau_min = c == 0 ? p_.tau_min : p_.tau_min_chroma;
+      r.tau_max = p_.tau_max;
+      tau_clamp_range(r.factor16, r.tau_min, r.tau_max, &r.low, &r.high);
+    }
     k.radius = p_.radius;
     k.shadows = p_.color && p_.shadows;
     k.lo16 = static_cast<int>(std::lround(p_.shadow_low * 16.0f));

@@ -127,11 +127,29 @@ template <int NW> __device__ __forceinline__ void valid_masks(int K, uint32_t (&
   }
 }
 
-// median_mad() of motion_math.hpp on the packed samples: the same B and D. `hint`: a guess of B
-// (the median before one sample was replaced), or -1.
+// select_rank() over the bytes of w (the padding already 255) with a run-time top bit (bits above
+// it 0): exact when the answer is below 2^(top + 1), as select_rank_packed's condition.
 template <int NW>
-__device__ __forceinline__ void median_mad_packed(const uint32_t (&w)[NW], int K, int hint,
-                                                  int* median, int* mad) {
+__device__ __forceinline__ int select_rank_from(const uint32_t (&w)[NW], int rank, int top) {
+  int cur = 0;
+  for (int bit = top; bit >= 0; --bit) {
+    const int cand = cur | (1 << bit);
+    if (count_below<NW>(w, static_cast<uint32_t>(cand) * 0x01010101u) <= rank)
+      cur = cand;
+  }
+  return cur;
+}
+
+// median_mad() of motion_math.hpp on the packed samples, then tau_of() of D: the same B and
+// threshold. `hint`: a guess of B (the median before one sample was replaced), or -1. D is
+// selected only when the threshold depends on it: [low, high) = the deviations strictly between
+// the clamps (tau_clamp_range()); D <= low (#(deviations <= low) > rank) gives tau_min, D >= high
+// (#(deviations < high) <= rank) gives tau_max, each after one counting pass. A still background
+// (D of 0..2 at the defaults) then costs one pass instead of the four to eight of the selection;
+// the rest select from the top bit of high - 1 (D < high).
+template <int NW>
+__device__ __forceinline__ void median_tau_packed(const uint32_t (&w)[NW], int K, int hint,
+                                                  const TauRange& tr, int* median, int* tau) {
   uint32_t vm[NW], s[NW];
   valid_masks<NW>(K, vm);
 #pragma unroll
@@ -144,10 +162,20 @@ __device__ __forceinline__ void median_mad_packed(const uint32_t (&w)[NW], int K
   for (int j = 0; j < NW; ++j)
     s[j] = absdiff_bytes(w[j], bb) | ~vm[j];
   *median = b;
-  // Deviations are mostly small: when more than rank are below 16, bits 7..4 of D are 0 and the
-  // selection starts at bit 3 (exact, select_rank_packed's condition).
-  *mad = count_below<NW>(s, 0x10101010u) > rank ? select_rank_packed<NW, 3>(s, rank)
-                                                  : select_rank_packed<NW>(s, rank);
+  if (tr.low >= 255 || count_below<NW>(s, static_cast<uint32_t>(tr.low + 1) * 0x01010101u) > rank) {
+    *tau = tr.tau_min;
+  } else if (tr.high <= 255 &&
+             count_below<NW>(s, static_cast<uint32_t>(tr.high) * 0x01010101u) <= rank) {
+    *tau = tr.tau_max;
+  } else {
+    const int d = select_rank_from<NW>(s, rank, 31 - __clz(tr.high - 1));
+    *tau = tau_of(d, tr.factor16, tr.tau_min, tr.tau_max);
+  }
+}
+
+// The TauRange of channel c (a run-time index into the parameters would copy them to the stack).
+__device__ __forceinline__ TauRange tau_range(const MotionConsts& k, int c) {
+  return c == 0 ? k.tau_range[0] : k.tau_range[1];
 }
 
 __device__ __forceinline__ uint8_t* samples_of(const MotionState& m, int c, size_t i) {
@@ -198,11 +226,10 @@ __device__ __forceinline__ void load_samples(const uint8_t* p, uint32_t (&w)[NW]
 template <int NW>
 __device__ __forceinline__ void store_model(const MotionState& m, const MotionConsts& k, int c,
                                             size_t i, const uint32_t (&w)[NW], int hint = -1) {
-  int b, d;
-  median_mad_packed<NW>(w, m.history, hint, &b, &d);
+  int b, tau;
+  median_tau_packed<NW>(w, m.history, hint, tau_range(k, c), &b, &tau);
   m.bg[c * m.px + i] = static_cast<uint8_t>(b);
-  m.tau[c * m.px + i] = static_cast<uint8_t>(
-      tau_of(d, k.factor16, c == 0 ? k.tau_min : k.tau_min_chroma, k.tau_max));
+  m.tau[c * m.px + i] = static_cast<uint8_t>(tau);
 }
 
 // Median and threshold of every channel of pixel i from its samples (refresh() of the CPU).
@@ -217,23 +244,38 @@ template <int NW> __device__ void refresh(const MotionState& m, const MotionCons
 // insert() of the CPU: the current values replace the oldest samples (at head), then refresh.
 // The new byte goes into the loaded words in registers (unrolled selects: a run-time index into
 // the array would put it in local memory) and into memory as one byte store.
-// `cur`: the pixel's compensated values, packed.
+// `cur`: the pixel's compensated values, packed. Every load (head, the previous medians, the
+// samples of each channel) comes before the first store: a load may not move past a store that
+// could alias it, so storing channel by channel made each channel's loads wait for the previous
+// channel's stores (a DRAM round trip per channel). The results wait in registers, packed.
 template <int NW>
 __device__ void insert(const MotionState& m, const MotionConsts& k, size_t i, uint32_t cur) {
   const int h = m.head[i];
+  uint32_t hints = 0; // previous medians, one byte per channel
+#pragma unroll
+  for (int c = 0; c < 3; ++c)
+    if (c < m.nc)
+      hints |= static_cast<uint32_t>(m.bg[c * m.px + i]) << (8 * c);
   const int wi = h >> 2, shift = 8 * (h & 3);
+  uint32_t bgs = 0, taus = 0;
   for (int c = 0; c < m.nc; ++c) {
-    uint8_t* p = samples_of(m, c, i);
     uint32_t w[NW];
-    load_samples<NW>(p, w);
-    const uint8_t v = static_cast<uint8_t>(channel(cur, c));
+    load_samples<NW>(samples_of(m, c, i), w);
+    const uint32_t v = static_cast<uint32_t>(channel(cur, c));
 #pragma unroll
     for (int j = 0; j < NW; ++j)
       if (j == wi)
-        w[j] = (w[j] & ~(0xffu << shift)) | (static_cast<uint32_t>(v) << shift);
-    p[h] = v;
+        w[j] = (w[j] & ~(0xffu << shift)) | (v << shift);
     // The model still holds the median of the samples before this one replaced the oldest.
-    store_model<NW>(m, k, c, i, w, m.bg[c * m.px + i]);
+    int b, tau;
+    median_tau_packed<NW>(w, m.history, channel(hints, c), tau_range(k, c), &b, &tau);
+    bgs |= static_cast<uint32_t>(b) << (8 * c);
+    taus |= static_cast<uint32_t>(tau) << (8 * c);
+  }
+  for (int c = 0; c < m.nc; ++c) {
+    samples_of(m, c, i)[h] = static_cast<uint8_t>(channel(cur, c));
+    m.bg[c * m.px + i] = static_cast<uint8_t>(channel(bgs, c));
+    m.tau[c * m.px + i] = static_cast<uint8_t>(channel(taus, c));
   }
   m.head[i] = static_cast<uint8_t>(h + 1 == m.history ? 0 : h + 1);
 }
@@ -306,57 +348,65 @@ inline dim3 vote_grid_of(int w, int h) {
               static_cast<unsigned>(cuda::div_up((h + 1) / 2, kVoteRows)));
 }
 
-__global__ void __launch_bounds__(kTileW* kTileH) gain_votes_kernel(MotionState m, MotionConsts k) {
-  __shared__ uint32_t hist[seg::kGainBins];
-  const int t = threadIdx.y * kTileW + threadIdx.x;
-  for (int j = t; j < seg::kGainBins; j += kTileW * kTileH)
-    hist[j] = 0;
-  __syncthreads();
+// The voting positions of this block (every other row and column, kTileW x kVoteRows of them,
+// kVoteRows / kTileH per thread): vote(x, y, i) for each, i the pixel index. Shared by the gain
+// and offset votes, which walk the same positions.
+template <typename Vote>
+__device__ __forceinline__ void for_each_voter(const MotionState& m, Vote vote) {
   const int x = 2 * (blockIdx.x * kTileW + threadIdx.x);
+  if (x >= m.w)
+    return;
   for (int r = threadIdx.y; r < kVoteRows; r += kTileH) {
     const int y = 2 * (blockIdx.y * kVoteRows + r);
-    if (x >= m.w || y >= m.h)
-      continue;
-    const size_t i = static_cast<size_t>(y) * m.w + x;
+    if (y >= m.h)
+      return; // the rows only grow
+    vote(x, y, static_cast<size_t>(y) * m.w + x);
+  }
+}
+
+// A block's shared histogram of n bins: cleared, filled by the voters (for_each_voter), then its
+// non-zero bins added to the global one. Every thread of the block calls both.
+__device__ __forceinline__ void clear_bins(uint32_t* hist, int n) {
+  for (int j = threadIdx.y * kTileW + threadIdx.x; j < n; j += kTileW * kTileH)
+    hist[j] = 0;
+  __syncthreads();
+}
+__device__ __forceinline__ void flush_bins(const uint32_t* hist, uint32_t* global, int n) {
+  __syncthreads();
+  for (int j = threadIdx.y * kTileW + threadIdx.x; j < n; j += kTileW * kTileH)
+    if (hist[j])
+      atomicAdd(&global[j], hist[j]);
+}
+
+__global__ void __launch_bounds__(kTileW* kTileH) gain_votes_kernel(MotionState m, MotionConsts k) {
+  __shared__ uint32_t hist[seg::kGainBins];
+  clear_bins(hist, seg::kGainBins);
+  for_each_voter(m, [&](int x, int y, size_t i) {
     if (m.mask[i] || m.shadow[i] || m.bg[i] - k.black < seg::kGainMinLevel)
-      continue;
+      return;
     uint8_t luma[3];
     fetch_yuv(m.src, x, y, true, luma); // Y of the colour modes too (fetch_yuv's out[0])
     const int v = luma[0] - k.black;
     atomicAdd(&hist[seg::gain_bin(v < 0 ? 0 : v, m.bg[i] - k.black)], 1u);
-  }
-  __syncthreads();
-  for (int j = t; j < seg::kGainBins; j += kTileW * kTileH)
-    if (hist[j])
-      atomicAdd(&m.gain_hist[j], hist[j]);
+  });
+  flush_bins(hist, m.gain_hist, seg::kGainBins);
 }
 
 __global__ void __launch_bounds__(kTileW* kTileH) offset_votes_kernel(MotionState m) {
   __shared__ uint32_t hist[2 * seg::kOffsetBins];
-  const int t = threadIdx.y * kTileW + threadIdx.x;
-  for (int j = t; j < 2 * seg::kOffsetBins; j += kTileW * kTileH)
-    hist[j] = 0;
-  __syncthreads();
+  clear_bins(hist, 2 * seg::kOffsetBins);
   const uint32_t g16 = m.fig->g16_vote;
-  const int x = 2 * (blockIdx.x * kTileW + threadIdx.x);
-  for (int r = threadIdx.y; r < kVoteRows; r += kTileH) {
-    const int y = 2 * (blockIdx.y * kVoteRows + r);
-    if (x >= m.w || y >= m.h)
-      continue;
-    const size_t i = static_cast<size_t>(y) * m.w + x;
+  for_each_voter(m, [&](int x, int y, size_t i) {
     if (m.mask[i] || m.shadow[i])
-      continue;
+      return;
     const uint32_t in = frame_values(m, x, y);
     for (int c = 1; c < m.nc; ++c) {
       const int vote = chroma_offset_vote(channel(in, c), m.bg[c * m.px + i], g16);
       const int b = (vote < -255 ? -255 : (vote > 254 ? 254 : vote)) + 255;
       atomicAdd(&hist[(c - 1) * seg::kOffsetBins + b], 1u);
     }
-  }
-  __syncthreads();
-  for (int j = t; j < 2 * seg::kOffsetBins; j += kTileW * kTileH)
-    if (hist[j])
-      atomicAdd(&m.off_hist[j], hist[j]);
+  });
+  flush_bins(hist, m.off_hist, 2 * seg::kOffsetBins);
 }
 
 // Inclusive prefix sum over the block (blockDim.x threads, a multiple of 32, at most 1024) of one

@@ -56,11 +56,18 @@ inline int sample_stride(int history) {
   return (history + 15) / 16 * 16;
 }
 
+// tau_of() of one channel kind (luma, chroma) and its clamped deviations (tau_clamp_range()).
+struct TauRange {
+  int factor16, tau_min, tau_max;
+  int low, high; // D <= low: tau_min; D >= high: tau_max (256: never)
+};
+
 // The parameters the passes need (from MotionParams, per frame).
 struct MotionConsts {
   int black;    // luma black level
   int factor16; // round(16 * noise_factor)
   int tau_min, tau_min_chroma, tau_max;
+  TauRange tau_range[2]; // luma, chroma
   int radius;
   bool shadows; // color and shadows
   int lo16, hi16, shadow_chroma;
