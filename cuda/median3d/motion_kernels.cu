@@ -178,8 +178,13 @@ __device__ __forceinline__ TauRange tau_range(const MotionConsts& k, int c) {
   return c == 0 ? k.tau_range[0] : k.tau_range[1];
 }
 
-__device__ __forceinline__ uint8_t* samples_of(const MotionState& m, int c, size_t i) {
-  return m.samples + (static_cast<size_t>(c) * m.px + i) * m.stride;
+// Channel c's samples of pixel (x, y): each row is stored as `group` sub-rows, x mod group, of
+// blocks x / group (motion_kernels.hpp), so that the pixels of a row on their turn (one residue of
+// x mod P) are contiguous blocks when P == group: a warp's refreshes read and write whole DRAM
+// bursts, where blocks P pixels apart fetched P times the bytes they used.
+__device__ __forceinline__ uint8_t* samples_of(const MotionState& m, int c, int x, int y) {
+  const size_t sub = static_cast<size_t>(y) * m.group + x % m.group;
+  return m.samples + c * m.sample_plane + (sub * m.group_w + x / m.group) * m.stride;
 }
 
 // The frame's channel values at (x, y) (in_ of the CPU reference: fetch_yuv()), packed v0 | v1 << 8
@@ -233,10 +238,11 @@ __device__ __forceinline__ void store_model(const MotionState& m, const MotionCo
 }
 
 // Median and threshold of every channel of pixel i from its samples (refresh() of the CPU).
-template <int NW> __device__ void refresh(const MotionState& m, const MotionConsts& k, size_t i) {
+template <int NW>
+__device__ void refresh(const MotionState& m, const MotionConsts& k, int x, int y, size_t i) {
   for (int c = 0; c < m.nc; ++c) {
     uint32_t w[NW];
-    load_samples<NW>(samples_of(m, c, i), w);
+    load_samples<NW>(samples_of(m, c, x, y), w);
     store_model<NW>(m, k, c, i, w);
   }
 }
@@ -249,7 +255,8 @@ template <int NW> __device__ void refresh(const MotionState& m, const MotionCons
 // could alias it, so storing channel by channel made each channel's loads wait for the previous
 // channel's stores (a DRAM round trip per channel). The results wait in registers, packed.
 template <int NW>
-__device__ void insert(const MotionState& m, const MotionConsts& k, size_t i, uint32_t cur) {
+__device__ void insert(const MotionState& m, const MotionConsts& k, int x, int y, size_t i,
+                       uint32_t cur) {
   const int h = m.head[i];
   uint32_t hints = 0; // previous medians, one byte per channel
 #pragma unroll
@@ -257,10 +264,11 @@ __device__ void insert(const MotionState& m, const MotionConsts& k, size_t i, ui
     if (c < m.nc)
       hints |= static_cast<uint32_t>(m.bg[c * m.px + i]) << (8 * c);
   const int wi = h >> 2, shift = 8 * (h & 3);
+  uint8_t* const base = samples_of(m, 0, x, y);
   uint32_t bgs = 0, taus = 0;
   for (int c = 0; c < m.nc; ++c) {
     uint32_t w[NW];
-    load_samples<NW>(samples_of(m, c, i), w);
+    load_samples<NW>(base + c * m.sample_plane, w);
     const uint32_t v = static_cast<uint32_t>(channel(cur, c));
 #pragma unroll
     for (int j = 0; j < NW; ++j)
@@ -273,7 +281,7 @@ __device__ void insert(const MotionState& m, const MotionConsts& k, size_t i, ui
     taus |= static_cast<uint32_t>(tau) << (8 * c);
   }
   for (int c = 0; c < m.nc; ++c) {
-    samples_of(m, c, i)[h] = static_cast<uint8_t>(channel(cur, c));
+    base[c * m.sample_plane + h] = static_cast<uint8_t>(channel(cur, c));
     m.bg[c * m.px + i] = static_cast<uint8_t>(channel(bgs, c));
     m.tau[c * m.px + i] = static_cast<uint8_t>(channel(taus, c));
   }
@@ -281,10 +289,11 @@ __device__ void insert(const MotionState& m, const MotionConsts& k, size_t i, ui
 }
 
 // Every sample of pixel i set to its value in channel c of `values` (packed).
-__device__ __forceinline__ void set_all_samples(const MotionState& m, uint32_t values, size_t i) {
+__device__ __forceinline__ void set_all_samples(const MotionState& m, uint32_t values, int x,
+                                                int y) {
   for (int c = 0; c < m.nc; ++c) {
     const uint32_t v = static_cast<uint32_t>(channel(values, c)) * 0x01010101u;
-    uint4* q = reinterpret_cast<uint4*>(samples_of(m, c, i));
+    uint4* q = reinterpret_cast<uint4*>(samples_of(m, c, x, y));
     for (int j = 0; j < m.stride / 16; ++j)
       q[j] = make_uint4(v, v, v, v);
   }
@@ -311,10 +320,10 @@ template <int NW> __global__ void fill_kernel(MotionState m, MotionConsts k, int
   const size_t i = static_cast<size_t>(y) * m.w + x;
   const uint32_t in = frame_values(m, x, y);
   for (int c = 0; c < m.nc; ++c)
-    samples_of(m, c, i)[slot] = static_cast<uint8_t>(channel(in, c));
+    samples_of(m, c, x, y)[slot] = static_cast<uint8_t>(channel(in, c));
   if (last) {
     m.head[i] = 0;
-    refresh<NW>(m, k, i);
+    refresh<NW>(m, k, x, y, i);
   }
   m.prev[i] = static_cast<uint8_t>(channel(in, 0));
   m.mask[i] = 0;
@@ -326,7 +335,7 @@ __global__ void restart_kernel(MotionState m, MotionConsts k) {
     return;
   const size_t i = static_cast<size_t>(y) * m.w + x;
   const uint32_t in = frame_values(m, x, y);
-  set_all_samples(m, in, i); // the padding too: it is never counted
+  set_all_samples(m, in, x, y); // the padding too: it is never counted
   for (int c = 0; c < m.nc; ++c) {
     m.bg[c * m.px + i] = static_cast<uint8_t>(channel(in, c));
     m.tau[c * m.px + i] = static_cast<uint8_t>(c == 0 ? k.tau_min : k.tau_min_chroma);
@@ -598,8 +607,12 @@ __global__ void __launch_bounds__(kTileW* kTileH) test_kernel(MotionState m, Mot
     }
     m.raw[i] = raw ? 255 : 0;
     m.shadow[i] = shadow;
-    const int d = v[0] > m.prev[i] ? v[0] - m.prev[i] : m.prev[i] - v[0];
+    const int prev = m.prev[i];
+    const int d = v[0] > prev ? v[0] - prev : prev - v[0];
     diff = d > m.tau[i];
+    // prev = this frame's compensated luma (the CPU reference's copy at the end of the frame):
+    // only this thread reads prev[i], and only here.
+    m.prev[i] = static_cast<uint8_t>(v[0]);
     const int c = (!t.own && t.neighbour >= 0) ? (m.cnt[i] < 255 ? m.cnt[i] + 1 : 255) : 0;
     m.cnt[i] = static_cast<uint8_t>(c);
     m.adopt[i] =
@@ -630,7 +643,8 @@ __device__ __forceinline__ bool adopt(const MotionState& m, const MotionConsts& 
   if (a < 0)
     return false;
   const int side = 2 * k.radius + 1;
-  const size_t q = static_cast<size_t>(y + a / side - k.radius) * m.w + (x + a % side - k.radius);
+  const int qx = x + a % side - k.radius, qy = y + a / side - k.radius;
+  const size_t q = static_cast<size_t>(qy) * m.w + qx;
   if (m.adopt[q] >= 0)
     return false;
   constexpr int kChunks = NW / 4; // 16-byte chunks per channel (m.stride / 16)
@@ -640,7 +654,7 @@ __device__ __forceinline__ bool adopt(const MotionState& m, const MotionConsts& 
   for (int c = 0; c < 3; ++c) {
     if (c >= m.nc)
       break;
-    const uint4* from = reinterpret_cast<const uint4*>(samples_of(m, c, q));
+    const uint4* from = reinterpret_cast<const uint4*>(samples_of(m, c, qx, qy));
 #pragma unroll
     for (int j = 0; j < kChunks; ++j)
       buf[c][j] = from[j];
@@ -652,7 +666,7 @@ __device__ __forceinline__ bool adopt(const MotionState& m, const MotionConsts& 
   for (int c = 0; c < 3; ++c) {
     if (c >= m.nc)
       break;
-    uint4* to = reinterpret_cast<uint4*>(samples_of(m, c, i));
+    uint4* to = reinterpret_cast<uint4*>(samples_of(m, c, x, y));
 #pragma unroll
     for (int j = 0; j < kChunks; ++j)
       to[j] = buf[c][j];
@@ -684,17 +698,20 @@ template <int NW> __global__ void majority_kernel(MotionState m, MotionConsts k)
 }
 
 // Sample updates (blind while refilling, else background pixels at their turn), absorption of
-// long-stopped foreground, the foreground count, prev = cur.
+// long-stopped foreground (ages counted only while it is on), the foreground count.
 // One block per 32 P x 8 pixels (P = sample_period), one warp per row segment of 32 P pixels.
 // Pass 1: lane l takes the segment's pixels l, l + 32, ... (coalesced byte loads: one sector per
-// warp and plane), applies the area filter and writes the mask output (MaskFinish: the mask is
-// final here, and the pass reads it anyway), and decides whether the pixel adds a sample. The turns
-// are staggered by (x + 3 y) mod P, so exactly 32 pixels of a segment are on their turn: the
-// candidates are compacted into a queue of 32 per warp (ballot), and pass 2 refreshes one per lane,
-// every lane of the warp busy with a median (one thread per pixel left 1 lane in P busy; one thread
-// per P consecutive pixels made every load of pass 1 touch P sectors per warp for 32 bytes used).
+// warp and plane), applies the area filter (MaskFinish: the mask is final here) and decides
+// whether the pixel adds a sample. It only loads (the flags of its P pixels kept as bits): a load
+// may not move past a store that could alias it, and a store in each step made every step wait a
+// DRAM round trip for the one before. Pass 2 stores what pass 1 found (the filtered mask, the mask
+// output) and runs the rare per-pixel work (blind inserts while refilling, absorption).
+// The turns are staggered by (x + 3 y) mod P, so exactly 32 pixels of a segment are on their turn:
+// the candidates are compacted into a queue of 32 per warp (ballot), and pass 3 refreshes one per
+// lane, every lane of the warp busy with a median (one thread per pixel left 1 lane in P busy; one
+// thread per P consecutive pixels made every load touch P sectors per warp for 32 bytes used).
 // Pixels on their turn are background (mask 0), absorbed pixels foreground, so no pixel does both;
-// blind inserts run in pass 1, before the absorption, as in the CPU reference.
+// blind inserts run in pass 2, before the absorption, as in the CPU reference.
 // At most 64 registers for the default history (NW = 8): 4 blocks per SM, as many warps to hide
 // the loads' latency (unbounded, the compiler took 72, i.e. 3 blocks).
 template <int NW>
@@ -708,49 +725,58 @@ __global__ void __launch_bounds__(kTileW* kTileH, NW <= 8 ? 4 : 2)
     // sample_phase(x, y, frame, P) for x = xs + off is (phase0 + off) % P == 0 (all non-negative).
     const int phase0 = static_cast<int>((k.frame + xs + 3 * static_cast<long long>(y)) % P);
     const size_t row = static_cast<size_t>(y) * m.w;
+    // Bit s of each: step s of this lane (pixel xs + lane + 32 s; P <= 64 steps).
+    uint64_t fg_bits = 0, cleared = 0;
     int queued = 0;
-    for (int off = lane; off < seg; off += kTileW) { // the same trip count on every lane
-      const int x = xs + off;
+#pragma unroll 4
+    for (int s = 0; s < P; ++s) { // the same trip count on every lane
+      const int off = lane + kTileW * s, x = xs + off;
       bool cand = false;
       if (x < m.w) {
         const size_t i = row + x;
-        // Every plane's load first, unconditionally: they go out together (behind a condition,
-        // each waited for the one before it).
-        uint8_t mv = m.mask[i];
+        bool fg = m.mask[i] != 0;
         const bool hold = m.hold[i] != 0;
-        const int age_before = m.age[i];
-        uint8_t luma[3]; // prev = the compensated luma (Y of the colour modes: fetch_yuv's out[0])
-        fetch_yuv(m.src, x, y, true, luma);
-        if (mv && f.filter && ccl::in_small_component(f.areas, x, y, f.min_area)) {
-          mv = 0;
-          m.mask[i] = 0;
+        if (fg && f.filter && ccl::in_small_component(f.areas, x, y, f.min_area)) {
+          fg = false;
+          cleared |= 1ull << s;
         }
-        if (f.out)
-          f.out[static_cast<size_t>(y) * f.out_pitch + x] = mv;
-        const bool fg = mv != 0;
-        fg_count += fg;
-        if (k.blind)
-          insert<NW>(m, k, i, compensated(m, frame_values(m, x, y)));
-        else
-          cand = !fg && !hold && (phase0 + off) % P == 0;
-        const int age = fg ? (age_before < 65535 ? age_before + 1 : 65535) : 0;
-        m.age[i] = static_cast<uint16_t>(age);
-        if (k.absorb_frames > 0 && age >= k.absorb_frames) {
-          set_all_samples(m, compensated(m, frame_values(m, x, y)), i);
-          refresh<NW>(m, k, i);
-          m.age[i] = 0;
-        }
-        m.prev[i] = __ldg(m.lut + luma[0]);
+        fg_bits |= static_cast<uint64_t>(fg) << s;
+        cand = !k.blind && !fg && !hold && (phase0 + off) % P == 0;
       }
       const unsigned b = __ballot_sync(kFull, cand);
       if (cand)
         s_turn[threadIdx.y][queued + __popc(b & ((1u << lane) - 1u))] = static_cast<uint16_t>(off);
       queued += __popc(b);
     }
+    fg_count = __popcll(fg_bits);
+    const bool per_pixel = f.out || cleared || k.blind || k.absorb_frames > 0;
+    for (int s = 0; per_pixel && s < P; ++s) {
+      const int x = xs + lane + kTileW * s;
+      if (x >= m.w)
+        break;
+      const size_t i = row + x;
+      const bool fg = (fg_bits >> s) & 1u;
+      if ((cleared >> s) & 1u)
+        m.mask[i] = 0;
+      if (f.out)
+        f.out[static_cast<size_t>(y) * f.out_pitch + x] = fg ? 255 : 0; // masks are 0 or 255
+      if (k.blind)
+        insert<NW>(m, k, x, y, i, compensated(m, frame_values(m, x, y)));
+      if (k.absorb_frames > 0) {
+        const int before = m.age[i];
+        const int age = fg ? (before < 65535 ? before + 1 : 65535) : 0;
+        m.age[i] = static_cast<uint16_t>(age);
+        if (age >= k.absorb_frames) {
+          set_all_samples(m, compensated(m, frame_values(m, x, y)), x, y);
+          refresh<NW>(m, k, x, y, i);
+          m.age[i] = 0;
+        }
+      }
+    }
     __syncwarp();
     if (lane < queued) {
       const int x = xs + s_turn[threadIdx.y][lane];
-      insert<NW>(m, k, row + x, compensated(m, frame_values(m, x, y)));
+      insert<NW>(m, k, x, y, row + x, compensated(m, frame_values(m, x, y)));
     }
   }
   // Foreground count: per warp, per block (shared), then one global atomic per block.
