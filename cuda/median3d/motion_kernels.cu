@@ -632,14 +632,13 @@ __global__ void __launch_bounds__(kTileW* kTileH) test_kernel(MotionState m, Mot
   }
 }
 
-// Adoption (pixel i at (x, y)): reads only neighbours that do not adopt in this frame (their
+// Adoption (pixel i at (x, y), its choice `a` = adopt[i]): reads only neighbours that do not adopt in this frame (their
 // samples do not change here), so the threads' order does not matter. Returns whether it adopted.
 // Everything of q is loaded before the first store: a load may not move past a store that could
 // alias it, so copying chunk by chunk waited for one load after another.
 template <int NW>
 __device__ __forceinline__ bool adopt(const MotionState& m, const MotionConsts& k, int x, int y,
-                                      size_t i) {
-  const int a = m.adopt[i];
+                                      size_t i, int a) {
   if (a < 0)
     return false;
   const int side = 2 * k.radius + 1;
@@ -684,17 +683,61 @@ __device__ __forceinline__ bool adopt(const MotionState& m, const MotionConsts& 
 // `hold`: the pixel adds no sample this frame whatever its final mask (raw foreground, a neighbour
 // match counting, shadow, or adopted: the CPU's !own_bg), so that update_kernel reads one flag
 // instead of four planes.
-template <int NW> __global__ void majority_kernel(MotionState m, MotionConsts k) {
-  const int x = blockIdx.x * kTileW + threadIdx.x, y = blockIdx.y * kTileH + threadIdx.y;
-  if (x >= m.w || y >= m.h)
+// kMajorityRows rows per thread (a block covers 32 x 8 kMajorityRows pixels): the rows share the
+// raw mask's window, and every load of the thread (window, cnt, shadow, adopt of its rows) is
+// issued before its first store (one pixel per thread and a store before the next load left one
+// DRAM round trip per pixel in flight per thread; the pass was latency-bound).
+constexpr int kMajorityRows = 4;
+
+template <int NW>
+__global__ void __launch_bounds__(kTileW* kTileH) majority_kernel(MotionState m, MotionConsts k) {
+  const int x = blockIdx.x * kTileW + threadIdx.x;
+  const int y0 = (blockIdx.y * kTileH + threadIdx.y) * kMajorityRows;
+  if (x >= m.w || y0 >= m.h)
     return;
-  auto at = [&](int xx, int yy) { return m.raw[static_cast<size_t>(yy) * m.w + xx]; };
-  const size_t i = static_cast<size_t>(y) * m.w + x;
-  const uint8_t raw = m.raw[i];
-  const bool hold = raw != 0 || m.cnt[i] != 0 || m.shadow[i] != 0;
-  m.mask[i] = k.cleanup ? seg::majority3x3(at, x, y, m.w, m.h) : raw;
-  const bool adopted = adopt<NW>(m, k, x, y, i);
-  m.hold[i] = hold || adopted;
+  // The raw window, rows y0 - 1 .. y0 + kMajorityRows and columns x - 1 .. x + 1 clamped to the
+  // image as majority3x3() clamps them: bit j of win[r] = raw == 255 at column x - 1 + j.
+  const int xl = x > 0 ? x - 1 : 0, xr = x + 1 < m.w ? x + 1 : m.w - 1;
+  uint32_t win[kMajorityRows + 2];
+  uint32_t holds = 0, choices = 0; // bit r: cnt or shadow set at row r; byte r: its adopt choice
+#pragma unroll
+  for (int r = 0; r < kMajorityRows + 2; ++r) {
+    const int yy = min(max(y0 - 1 + r, 0), m.h - 1);
+    const uint8_t* row = m.raw + static_cast<size_t>(yy) * m.w;
+    win[r] = static_cast<uint32_t>(row[xl] == 255) | (static_cast<uint32_t>(row[x] == 255) << 1) |
+             (static_cast<uint32_t>(row[xr] == 255) << 2);
+  }
+#pragma unroll
+  for (int r = 0; r < kMajorityRows; ++r) {
+    const size_t i = static_cast<size_t>(min(y0 + r, m.h - 1)) * m.w + x;
+    holds |= static_cast<uint32_t>(m.cnt[i] != 0 || m.shadow[i] != 0) << r;
+    choices |= static_cast<uint32_t>(static_cast<uint8_t>(m.adopt[i])) << (8 * r);
+  }
+#pragma unroll
+  for (int r = 0; r < kMajorityRows; ++r) {
+    const int y = y0 + r;
+    if (y >= m.h)
+      break;
+    // majority3x3's at(xx, yy) for the clamped neighbours of (x, y): rows y - 1, y, y + 1 of the
+    // window are win[r], win[r + 1], win[r + 2] (a clamped row repeats the centre's, as there).
+    auto at = [&](int xx, int yy) -> uint8_t {
+      const uint32_t bits = yy < y ? win[r] : (yy > y ? win[r + 2] : win[r + 1]);
+      const int j = xx < x ? 0 : (xx > x ? 2 : 1);
+      return ((bits >> j) & 1u) ? 255 : 0;
+    };
+    const uint8_t raw = at(x, y);
+    holds |= static_cast<uint32_t>(raw != 0) << r;
+    m.mask[static_cast<size_t>(y) * m.w + x] = k.cleanup ? seg::majority3x3(at, x, y, m.w, m.h) : raw;
+  }
+  // Adoptions are rare: one copy of their code, not one per unrolled row.
+#pragma unroll 1
+  for (int r = 0; r < kMajorityRows && y0 + r < m.h; ++r) {
+    const int y = y0 + r;
+    const size_t i = static_cast<size_t>(y) * m.w + x;
+    const bool adopted =
+        adopt<NW>(m, k, x, y, i, static_cast<int8_t>(static_cast<uint8_t>(choices >> (8 * r))));
+    m.hold[i] = ((holds >> r) & 1u) != 0 || adopted;
+  }
 }
 
 // Sample updates (blind while refilling, else background pixels at their turn), absorption of
@@ -888,7 +931,8 @@ Status launch_motion_classify(const MotionState& m, const MotionConsts& k, cudaS
   default:
     return internal_error("motion: bad radius");
   }
-  CVIS_MOTION_LAUNCH_NW(majority_kernel, grid, m, k);
+  CVIS_MOTION_LAUNCH_NW(majority_kernel, tile_grid(m.w, m.h, 1, kTileW, kTileH * kMajorityRows), m,
+                        k);
   return Status::Ok();
 }
 
