@@ -632,10 +632,10 @@ __global__ void __launch_bounds__(kTileW* kTileH) test_kernel(MotionState m, Mot
   }
 }
 
-// Adoption (pixel i at (x, y), its choice `a` = adopt[i]): reads only neighbours that do not adopt in this frame (their
-// samples do not change here), so the threads' order does not matter. Returns whether it adopted.
-// Everything of q is loaded before the first store: a load may not move past a store that could
-// alias it, so copying chunk by chunk waited for one load after another.
+// Adoption (pixel i at (x, y), its choice `a` = adopt[i]): reads only neighbours that do not adopt
+// in this frame (their samples do not change here), so the threads' order does not matter. Returns
+// whether it adopted. Everything of q is loaded before the first store: a load may not move past a
+// store that could alias it, so copying chunk by chunk waited for one load after another.
 template <int NW>
 __device__ __forceinline__ bool adopt(const MotionState& m, const MotionConsts& k, int x, int y,
                                       size_t i, int a) {
@@ -727,7 +727,8 @@ __global__ void __launch_bounds__(kTileW* kTileH) majority_kernel(MotionState m,
     };
     const uint8_t raw = at(x, y);
     holds |= static_cast<uint32_t>(raw != 0) << r;
-    m.mask[static_cast<size_t>(y) * m.w + x] = k.cleanup ? seg::majority3x3(at, x, y, m.w, m.h) : raw;
+    m.mask[static_cast<size_t>(y) * m.w + x] =
+        k.cleanup ? seg::majority3x3(at, x, y, m.w, m.h) : raw;
   }
   // Adoptions are rare: one copy of their code, not one per unrolled row.
 #pragma unroll 1
