@@ -55,7 +55,7 @@ struct MotionParams {
   float shadow_high = 0.9f;
   int shadow_chroma = 4;    // levels: chroma deviation from the dimmed background chroma
   int adopt_frames = 2;     // 0 = no adoption
-  int absorb_frames = 0;    // 0 = never
+  int absorb_frames = 0;    // 0 = never (ages count only while on: switched on, from 0)
   bool illumination = true; // global gain compensation
   bool cleanup = true;      // 3x3 majority of the raw mask
   int min_mask_area = 20;   // components of the cleaned mask below this many pixels are cleared

@@ -28,6 +28,8 @@ public:
   Status configure(const MotionParams& p) override {
     CVIS_RETURN_IF_ERROR(validate(p));
     const bool structural = p.history != p_.history || p.color != p_.color;
+    // Ages count only while absorption is on: switched on, they start from 0.
+    clear_ages_ = clear_ages_ || (p.absorb_frames > 0 && p_.absorb_frames == 0);
     p_ = p;
     rule_.configure(p.cut_fraction, p.cut_frames);
     if (structural)
@@ -207,10 +209,15 @@ public:
     if (fill_ > 0)
       --fill_;
 
-    // Absorption of long-stopped foreground.
-    for (size_t i = 0; i < npix_; ++i) {
+    // Absorption of long-stopped foreground (ages are counted only while it is on: without it,
+    // no pass of the CUDA backend touches them).
+    if (clear_ages_) {
+      std::fill(age_.begin(), age_.end(), 0);
+      clear_ages_ = false;
+    }
+    for (size_t i = 0; i < npix_ && p_.absorb_frames > 0; ++i) {
       age_[i] = mask_[i] ? static_cast<uint16_t>(std::min(65535, age_[i] + 1)) : 0;
-      if (p_.absorb_frames > 0 && age_[i] >= p_.absorb_frames) {
+      if (age_[i] >= p_.absorb_frames) {
         for (int c = 0; c < nc_; ++c)
           for (int k = 0; k < K; ++k)
             samples_[(static_cast<size_t>(c) * K + k) * npix_ + i] = cur_[c * npix_ + i];
@@ -384,6 +391,7 @@ private:
   int64_t frame_ = 0;
   int fill_ = 0;
   bool restart_pending_ = false;
+  bool clear_ages_ = false;                  // absorption was switched on: ages restart from 0
   std::vector<uint8_t> samples_;             // [channel][k][pixel]
   std::vector<uint8_t> bg_, tau_, in_, cur_; // [channel][pixel]
   std::vector<uint8_t> head_, cnt_, prev_, raw_, mask_, adopted_, shadow_, own_;

@@ -14,6 +14,7 @@
 #include "common/segmentation.hpp"
 #include "median3d_internal.hpp"
 #include "motion_kernels.hpp"
+#include "motion_math.hpp"
 
 namespace cvis::median3d {
 
@@ -30,6 +31,8 @@ public:
   Status configure(const MotionParams& p) override {
     CVIS_RETURN_IF_ERROR(validate(p));
     const bool structural = p.history != p_.history || p.color != p_.color;
+    // Ages count only while absorption is on: switched on, they start from 0 (as the CPU's).
+    clear_ages_ = clear_ages_ || (p.absorb_frames > 0 && p_.absorb_frames == 0);
     p_ = p;
     rule_.configure(p.cut_fraction, p.cut_frames);
     if (structural)
@@ -105,6 +108,10 @@ public:
       finish.out_pitch = mask->pitch[0];
     }
     k.blind = fill_ > 0;
+    if (clear_ages_) {
+      CVIS_CUDA_CHECK(cudaMemsetAsync(m_.age, 0, m_.px * sizeof(uint16_t), s));
+      clear_ages_ = false;
+    }
     CVIS_RETURN_IF_ERROR(kernels::launch_motion_update(m_, k, finish, s));
     if (fill_ > 0)
       --fill_;
@@ -140,6 +147,13 @@ private:
     k.tau_min = p_.tau_min;
     k.tau_min_chroma = p_.tau_min_chroma;
     k.tau_max = p_.tau_max;
+    for (int c = 0; c < 2; ++c) {
+      kernels::TauRange& r = k.tau_range[c];
+      r.factor16 = k.factor16;
+      r.tau_min = c == 0 ? p_.tau_min : p_.tau_min_chroma;
+      r.tau_max = p_.tau_max;
+      tau_clamp_range(r.factor16, r.tau_min, r.tau_max, &r.low, &r.high);
+    }
     k.radius = p_.radius;
     k.shadows = p_.color && p_.shadows;
     k.lo16 = static_cast<int>(std::lround(p_.shadow_low * 16.0f));
@@ -160,7 +174,11 @@ private:
     const size_t px = static_cast<size_t>(w) * h;
     const int nc = p_.color ? 3 : 1;
     const int stride = kernels::sample_stride(p_.history);
-    CVIS_RETURN_IF_ERROR(samples_.reserve(static_cast<size_t>(nc) * stride * px, s));
+    // The layout groups the pixels of the current sample period's turns (a later period is as
+    // exact, with scattered blocks).
+    const int group = p_.sample_period;
+    const size_t sample_bytes = kernels::sample_bytes(w, h, nc, stride, group);
+    CVIS_RETURN_IF_ERROR(samples_.reserve(sample_bytes, s));
     CVIS_RETURN_IF_ERROR(planes_.reserve(2 * nc * px + 3 * 256, s)); // bg, tau; table
     CVIS_RETURN_IF_ERROR(pixels_.reserve(8 * px, s)); // head .. shadow, adopt
     CVIS_RETURN_IF_ERROR(age_.reserve(px, s));
@@ -171,6 +189,9 @@ private:
     m_.nc = nc;
     m_.history = p_.history;
     m_.stride = stride;
+    m_.group = group;
+    m_.group_w = (w + group - 1) / group;
+    m_.sample_plane = sample_bytes / nc;
     m_.px = px;
     m_.samples = samples_.get();
     uint8_t* pl = planes_.get();
@@ -189,7 +210,7 @@ private:
     // Every per-pixel state starts at 0 (as the CPU's allocate()). The samples are written by the
     // initial fill before they are used, but the refresh loads whole padded blocks: the padding
     // (never counted) is cleared once so that no load reads memory nothing wrote.
-    CVIS_CUDA_CHECK(cudaMemsetAsync(m_.samples, 0, static_cast<size_t>(nc) * stride * px, s));
+    CVIS_CUDA_CHECK(cudaMemsetAsync(m_.samples, 0, sample_bytes, s));
     CVIS_CUDA_CHECK(cudaMemsetAsync(pp, 0, 7 * px, s));
     CVIS_CUDA_CHECK(cudaMemsetAsync(m_.adopt, 0xff, px, s));
     CVIS_CUDA_CHECK(cudaMemsetAsync(m_.age, 0, px * sizeof(uint16_t), s));
@@ -259,6 +280,7 @@ private:
   int64_t frame_ = 0;
   int fill_ = 0;
   bool restart_pending_ = false;
+  bool clear_ages_ = false; // absorption was switched on: ages restart from 0
   DeviceArray<uint8_t> samples_, planes_, pixels_;
   DeviceArray<uint16_t> age_;
   DeviceArray<uint32_t> hist_;

@@ -127,11 +127,29 @@ template <int NW> __device__ __forceinline__ void valid_masks(int K, uint32_t (&
   }
 }
 
-// median_mad() of motion_math.hpp on the packed samples: the same B and D. `hint`: a guess of B
-// (the median before one sample was replaced), or -1.
+// select_rank() over the bytes of w (the padding already 255) with a run-time top bit (bits above
+// it 0): exact when the answer is below 2^(top + 1), as select_rank_packed's condition.
 template <int NW>
-__device__ __forceinline__ void median_mad_packed(const uint32_t (&w)[NW], int K, int hint,
-                                                  int* median, int* mad) {
+__device__ __forceinline__ int select_rank_from(const uint32_t (&w)[NW], int rank, int top) {
+  int cur = 0;
+  for (int bit = top; bit >= 0; --bit) {
+    const int cand = cur | (1 << bit);
+    if (count_below<NW>(w, static_cast<uint32_t>(cand) * 0x01010101u) <= rank)
+      cur = cand;
+  }
+  return cur;
+}
+
+// median_mad() of motion_math.hpp on the packed samples, then tau_of() of D: the same B and
+// threshold. `hint`: a guess of B (the median before one sample was replaced), or -1. D is
+// selected only when the threshold depends on it: [low, high) = the deviations strictly between
+// the clamps (tau_clamp_range()); D <= low (#(deviations <= low) > rank) gives tau_min, D >= high
+// (#(deviations < high) <= rank) gives tau_max, each after one counting pass. A still background
+// (D of 0..2 at the defaults) then costs one pass instead of the four to eight of the selection;
+// the rest select from the top bit of high - 1 (D < high).
+template <int NW>
+__device__ __forceinline__ void median_tau_packed(const uint32_t (&w)[NW], int K, int hint,
+                                                  const TauRange& tr, int* median, int* tau) {
   uint32_t vm[NW], s[NW];
   valid_masks<NW>(K, vm);
 #pragma unroll
@@ -144,14 +162,29 @@ __device__ __forceinline__ void median_mad_packed(const uint32_t (&w)[NW], int K
   for (int j = 0; j < NW; ++j)
     s[j] = absdiff_bytes(w[j], bb) | ~vm[j];
   *median = b;
-  // Deviations are mostly small: when more than rank are below 16, bits 7..4 of D are 0 and the
-  // selection starts at bit 3 (exact, select_rank_packed's condition).
-  *mad = count_below<NW>(s, 0x10101010u) > rank ? select_rank_packed<NW, 3>(s, rank)
-                                                  : select_rank_packed<NW>(s, rank);
+  if (tr.low >= 255 || count_below<NW>(s, static_cast<uint32_t>(tr.low + 1) * 0x01010101u) > rank) {
+    *tau = tr.tau_min;
+  } else if (tr.high <= 255 &&
+             count_below<NW>(s, static_cast<uint32_t>(tr.high) * 0x01010101u) <= rank) {
+    *tau = tr.tau_max;
+  } else {
+    const int d = select_rank_from<NW>(s, rank, 31 - __clz(tr.high - 1));
+    *tau = tau_of(d, tr.factor16, tr.tau_min, tr.tau_max);
+  }
 }
 
-__device__ __forceinline__ uint8_t* samples_of(const MotionState& m, int c, size_t i) {
-  return m.samples + (static_cast<size_t>(c) * m.px + i) * m.stride;
+// The TauRange of channel c (a run-time index into the parameters would copy them to the stack).
+__device__ __forceinline__ TauRange tau_range(const MotionConsts& k, int c) {
+  return c == 0 ? k.tau_range[0] : k.tau_range[1];
+}
+
+// Channel c's samples of pixel (x, y): each row is stored as `group` sub-rows, x mod group, of
+// blocks x / group (motion_kernels.hpp), so that the pixels of a row on their turn (one residue of
+// x mod P) are contiguous blocks when P == group: a warp's refreshes read and write whole DRAM
+// bursts, where blocks P pixels apart fetched P times the bytes they used.
+__device__ __forceinline__ uint8_t* samples_of(const MotionState& m, int c, int x, int y) {
+  const size_t sub = static_cast<size_t>(y) * m.group + x % m.group;
+  return m.samples + c * m.sample_plane + (sub * m.group_w + x / m.group) * m.stride;
 }
 
 // The frame's channel values at (x, y) (in_ of the CPU reference: fetch_yuv()), packed v0 | v1 << 8
@@ -198,18 +231,18 @@ __device__ __forceinline__ void load_samples(const uint8_t* p, uint32_t (&w)[NW]
 template <int NW>
 __device__ __forceinline__ void store_model(const MotionState& m, const MotionConsts& k, int c,
                                             size_t i, const uint32_t (&w)[NW], int hint = -1) {
-  int b, d;
-  median_mad_packed<NW>(w, m.history, hint, &b, &d);
+  int b, tau;
+  median_tau_packed<NW>(w, m.history, hint, tau_range(k, c), &b, &tau);
   m.bg[c * m.px + i] = static_cast<uint8_t>(b);
-  m.tau[c * m.px + i] = static_cast<uint8_t>(
-      tau_of(d, k.factor16, c == 0 ? k.tau_min : k.tau_min_chroma, k.tau_max));
+  m.tau[c * m.px + i] = static_cast<uint8_t>(tau);
 }
 
 // Median and threshold of every channel of pixel i from its samples (refresh() of the CPU).
-template <int NW> __device__ void refresh(const MotionState& m, const MotionConsts& k, size_t i) {
+template <int NW>
+__device__ void refresh(const MotionState& m, const MotionConsts& k, int x, int y, size_t i) {
   for (int c = 0; c < m.nc; ++c) {
     uint32_t w[NW];
-    load_samples<NW>(samples_of(m, c, i), w);
+    load_samples<NW>(samples_of(m, c, x, y), w);
     store_model<NW>(m, k, c, i, w);
   }
 }
@@ -217,32 +250,50 @@ template <int NW> __device__ void refresh(const MotionState& m, const MotionCons
 // insert() of the CPU: the current values replace the oldest samples (at head), then refresh.
 // The new byte goes into the loaded words in registers (unrolled selects: a run-time index into
 // the array would put it in local memory) and into memory as one byte store.
-// `cur`: the pixel's compensated values, packed.
+// `cur`: the pixel's compensated values, packed. Every load (head, the previous medians, the
+// samples of each channel) comes before the first store: a load may not move past a store that
+// could alias it, so storing channel by channel made each channel's loads wait for the previous
+// channel's stores (a DRAM round trip per channel). The results wait in registers, packed.
 template <int NW>
-__device__ void insert(const MotionState& m, const MotionConsts& k, size_t i, uint32_t cur) {
+__device__ void insert(const MotionState& m, const MotionConsts& k, int x, int y, size_t i,
+                       uint32_t cur) {
   const int h = m.head[i];
+  uint32_t hints = 0; // previous medians, one byte per channel
+#pragma unroll
+  for (int c = 0; c < 3; ++c)
+    if (c < m.nc)
+      hints |= static_cast<uint32_t>(m.bg[c * m.px + i]) << (8 * c);
   const int wi = h >> 2, shift = 8 * (h & 3);
+  uint8_t* const base = samples_of(m, 0, x, y);
+  uint32_t bgs = 0, taus = 0;
   for (int c = 0; c < m.nc; ++c) {
-    uint8_t* p = samples_of(m, c, i);
     uint32_t w[NW];
-    load_samples<NW>(p, w);
-    const uint8_t v = static_cast<uint8_t>(channel(cur, c));
+    load_samples<NW>(base + c * m.sample_plane, w);
+    const uint32_t v = static_cast<uint32_t>(channel(cur, c));
 #pragma unroll
     for (int j = 0; j < NW; ++j)
       if (j == wi)
-        w[j] = (w[j] & ~(0xffu << shift)) | (static_cast<uint32_t>(v) << shift);
-    p[h] = v;
+        w[j] = (w[j] & ~(0xffu << shift)) | (v << shift);
     // The model still holds the median of the samples before this one replaced the oldest.
-    store_model<NW>(m, k, c, i, w, m.bg[c * m.px + i]);
+    int b, tau;
+    median_tau_packed<NW>(w, m.history, channel(hints, c), tau_range(k, c), &b, &tau);
+    bgs |= static_cast<uint32_t>(b) << (8 * c);
+    taus |= static_cast<uint32_t>(tau) << (8 * c);
+  }
+  for (int c = 0; c < m.nc; ++c) {
+    base[c * m.sample_plane + h] = static_cast<uint8_t>(channel(cur, c));
+    m.bg[c * m.px + i] = static_cast<uint8_t>(channel(bgs, c));
+    m.tau[c * m.px + i] = static_cast<uint8_t>(channel(taus, c));
   }
   m.head[i] = static_cast<uint8_t>(h + 1 == m.history ? 0 : h + 1);
 }
 
 // Every sample of pixel i set to its value in channel c of `values` (packed).
-__device__ __forceinline__ void set_all_samples(const MotionState& m, uint32_t values, size_t i) {
+__device__ __forceinline__ void set_all_samples(const MotionState& m, uint32_t values, int x,
+                                                int y) {
   for (int c = 0; c < m.nc; ++c) {
     const uint32_t v = static_cast<uint32_t>(channel(values, c)) * 0x01010101u;
-    uint4* q = reinterpret_cast<uint4*>(samples_of(m, c, i));
+    uint4* q = reinterpret_cast<uint4*>(samples_of(m, c, x, y));
     for (int j = 0; j < m.stride / 16; ++j)
       q[j] = make_uint4(v, v, v, v);
   }
@@ -269,10 +320,10 @@ template <int NW> __global__ void fill_kernel(MotionState m, MotionConsts k, int
   const size_t i = static_cast<size_t>(y) * m.w + x;
   const uint32_t in = frame_values(m, x, y);
   for (int c = 0; c < m.nc; ++c)
-    samples_of(m, c, i)[slot] = static_cast<uint8_t>(channel(in, c));
+    samples_of(m, c, x, y)[slot] = static_cast<uint8_t>(channel(in, c));
   if (last) {
     m.head[i] = 0;
-    refresh<NW>(m, k, i);
+    refresh<NW>(m, k, x, y, i);
   }
   m.prev[i] = static_cast<uint8_t>(channel(in, 0));
   m.mask[i] = 0;
@@ -284,7 +335,7 @@ __global__ void restart_kernel(MotionState m, MotionConsts k) {
     return;
   const size_t i = static_cast<size_t>(y) * m.w + x;
   const uint32_t in = frame_values(m, x, y);
-  set_all_samples(m, in, i); // the padding too: it is never counted
+  set_all_samples(m, in, x, y); // the padding too: it is never counted
   for (int c = 0; c < m.nc; ++c) {
     m.bg[c * m.px + i] = static_cast<uint8_t>(channel(in, c));
     m.tau[c * m.px + i] = static_cast<uint8_t>(c == 0 ? k.tau_min : k.tau_min_chroma);
@@ -306,57 +357,65 @@ inline dim3 vote_grid_of(int w, int h) {
               static_cast<unsigned>(cuda::div_up((h + 1) / 2, kVoteRows)));
 }
 
-__global__ void __launch_bounds__(kTileW* kTileH) gain_votes_kernel(MotionState m, MotionConsts k) {
-  __shared__ uint32_t hist[seg::kGainBins];
-  const int t = threadIdx.y * kTileW + threadIdx.x;
-  for (int j = t; j < seg::kGainBins; j += kTileW * kTileH)
-    hist[j] = 0;
-  __syncthreads();
+// The voting positions of this block (every other row and column, kTileW x kVoteRows of them,
+// kVoteRows / kTileH per thread): vote(x, y, i) for each, i the pixel index. Shared by the gain
+// and offset votes, which walk the same positions.
+template <typename Vote>
+__device__ __forceinline__ void for_each_voter(const MotionState& m, Vote vote) {
   const int x = 2 * (blockIdx.x * kTileW + threadIdx.x);
+  if (x >= m.w)
+    return;
   for (int r = threadIdx.y; r < kVoteRows; r += kTileH) {
     const int y = 2 * (blockIdx.y * kVoteRows + r);
-    if (x >= m.w || y >= m.h)
-      continue;
-    const size_t i = static_cast<size_t>(y) * m.w + x;
+    if (y >= m.h)
+      return; // the rows only grow
+    vote(x, y, static_cast<size_t>(y) * m.w + x);
+  }
+}
+
+// A block's shared histogram of n bins: cleared, filled by the voters (for_each_voter), then its
+// non-zero bins added to the global one. Every thread of the block calls both.
+__device__ __forceinline__ void clear_bins(uint32_t* hist, int n) {
+  for (int j = threadIdx.y * kTileW + threadIdx.x; j < n; j += kTileW * kTileH)
+    hist[j] = 0;
+  __syncthreads();
+}
+__device__ __forceinline__ void flush_bins(const uint32_t* hist, uint32_t* global, int n) {
+  __syncthreads();
+  for (int j = threadIdx.y * kTileW + threadIdx.x; j < n; j += kTileW * kTileH)
+    if (hist[j])
+      atomicAdd(&global[j], hist[j]);
+}
+
+__global__ void __launch_bounds__(kTileW* kTileH) gain_votes_kernel(MotionState m, MotionConsts k) {
+  __shared__ uint32_t hist[seg::kGainBins];
+  clear_bins(hist, seg::kGainBins);
+  for_each_voter(m, [&](int x, int y, size_t i) {
     if (m.mask[i] || m.shadow[i] || m.bg[i] - k.black < seg::kGainMinLevel)
-      continue;
+      return;
     uint8_t luma[3];
     fetch_yuv(m.src, x, y, true, luma); // Y of the colour modes too (fetch_yuv's out[0])
     const int v = luma[0] - k.black;
     atomicAdd(&hist[seg::gain_bin(v < 0 ? 0 : v, m.bg[i] - k.black)], 1u);
-  }
-  __syncthreads();
-  for (int j = t; j < seg::kGainBins; j += kTileW * kTileH)
-    if (hist[j])
-      atomicAdd(&m.gain_hist[j], hist[j]);
+  });
+  flush_bins(hist, m.gain_hist, seg::kGainBins);
 }
 
 __global__ void __launch_bounds__(kTileW* kTileH) offset_votes_kernel(MotionState m) {
   __shared__ uint32_t hist[2 * seg::kOffsetBins];
-  const int t = threadIdx.y * kTileW + threadIdx.x;
-  for (int j = t; j < 2 * seg::kOffsetBins; j += kTileW * kTileH)
-    hist[j] = 0;
-  __syncthreads();
+  clear_bins(hist, 2 * seg::kOffsetBins);
   const uint32_t g16 = m.fig->g16_vote;
-  const int x = 2 * (blockIdx.x * kTileW + threadIdx.x);
-  for (int r = threadIdx.y; r < kVoteRows; r += kTileH) {
-    const int y = 2 * (blockIdx.y * kVoteRows + r);
-    if (x >= m.w || y >= m.h)
-      continue;
-    const size_t i = static_cast<size_t>(y) * m.w + x;
+  for_each_voter(m, [&](int x, int y, size_t i) {
     if (m.mask[i] || m.shadow[i])
-      continue;
+      return;
     const uint32_t in = frame_values(m, x, y);
     for (int c = 1; c < m.nc; ++c) {
       const int vote = chroma_offset_vote(channel(in, c), m.bg[c * m.px + i], g16);
       const int b = (vote < -255 ? -255 : (vote > 254 ? 254 : vote)) + 255;
       atomicAdd(&hist[(c - 1) * seg::kOffsetBins + b], 1u);
     }
-  }
-  __syncthreads();
-  for (int j = t; j < 2 * seg::kOffsetBins; j += kTileW * kTileH)
-    if (hist[j])
-      atomicAdd(&m.off_hist[j], hist[j]);
+  });
+  flush_bins(hist, m.off_hist, 2 * seg::kOffsetBins);
 }
 
 // Inclusive prefix sum over the block (blockDim.x threads, a multiple of 32, at most 1024) of one
@@ -548,8 +607,12 @@ __global__ void __launch_bounds__(kTileW* kTileH) test_kernel(MotionState m, Mot
     }
     m.raw[i] = raw ? 255 : 0;
     m.shadow[i] = shadow;
-    const int d = v[0] > m.prev[i] ? v[0] - m.prev[i] : m.prev[i] - v[0];
+    const int prev = m.prev[i];
+    const int d = v[0] > prev ? v[0] - prev : prev - v[0];
     diff = d > m.tau[i];
+    // prev = this frame's compensated luma (the CPU reference's copy at the end of the frame):
+    // only this thread reads prev[i], and only here.
+    m.prev[i] = static_cast<uint8_t>(v[0]);
     const int c = (!t.own && t.neighbour >= 0) ? (m.cnt[i] < 255 ? m.cnt[i] + 1 : 255) : 0;
     m.cnt[i] = static_cast<uint8_t>(c);
     m.adopt[i] =
@@ -569,18 +632,18 @@ __global__ void __launch_bounds__(kTileW* kTileH) test_kernel(MotionState m, Mot
   }
 }
 
-// Adoption (pixel i at (x, y)): reads only neighbours that do not adopt in this frame (their
-// samples do not change here), so the threads' order does not matter. Returns whether it adopted.
-// Everything of q is loaded before the first store: a load may not move past a store that could
-// alias it, so copying chunk by chunk waited for one load after another.
+// Adoption (pixel i at (x, y), its choice `a` = adopt[i]): reads only neighbours that do not adopt
+// in this frame (their samples do not change here), so the threads' order does not matter. Returns
+// whether it adopted. Everything of q is loaded before the first store: a load may not move past a
+// store that could alias it, so copying chunk by chunk waited for one load after another.
 template <int NW>
 __device__ __forceinline__ bool adopt(const MotionState& m, const MotionConsts& k, int x, int y,
-                                      size_t i) {
-  const int a = m.adopt[i];
+                                      size_t i, int a) {
   if (a < 0)
     return false;
   const int side = 2 * k.radius + 1;
-  const size_t q = static_cast<size_t>(y + a / side - k.radius) * m.w + (x + a % side - k.radius);
+  const int qx = x + a % side - k.radius, qy = y + a / side - k.radius;
+  const size_t q = static_cast<size_t>(qy) * m.w + qx;
   if (m.adopt[q] >= 0)
     return false;
   constexpr int kChunks = NW / 4; // 16-byte chunks per channel (m.stride / 16)
@@ -590,7 +653,7 @@ __device__ __forceinline__ bool adopt(const MotionState& m, const MotionConsts& 
   for (int c = 0; c < 3; ++c) {
     if (c >= m.nc)
       break;
-    const uint4* from = reinterpret_cast<const uint4*>(samples_of(m, c, q));
+    const uint4* from = reinterpret_cast<const uint4*>(samples_of(m, c, qx, qy));
 #pragma unroll
     for (int j = 0; j < kChunks; ++j)
       buf[c][j] = from[j];
@@ -602,7 +665,7 @@ __device__ __forceinline__ bool adopt(const MotionState& m, const MotionConsts& 
   for (int c = 0; c < 3; ++c) {
     if (c >= m.nc)
       break;
-    uint4* to = reinterpret_cast<uint4*>(samples_of(m, c, i));
+    uint4* to = reinterpret_cast<uint4*>(samples_of(m, c, x, y));
 #pragma unroll
     for (int j = 0; j < kChunks; ++j)
       to[j] = buf[c][j];
@@ -620,31 +683,79 @@ __device__ __forceinline__ bool adopt(const MotionState& m, const MotionConsts& 
 // `hold`: the pixel adds no sample this frame whatever its final mask (raw foreground, a neighbour
 // match counting, shadow, or adopted: the CPU's !own_bg), so that update_kernel reads one flag
 // instead of four planes.
-template <int NW> __global__ void majority_kernel(MotionState m, MotionConsts k) {
-  const int x = blockIdx.x * kTileW + threadIdx.x, y = blockIdx.y * kTileH + threadIdx.y;
-  if (x >= m.w || y >= m.h)
+// kMajorityRows rows per thread (a block covers 32 x 8 kMajorityRows pixels): the rows share the
+// raw mask's window, and every load of the thread (window, cnt, shadow, adopt of its rows) is
+// issued before its first store (one pixel per thread and a store before the next load left one
+// DRAM round trip per pixel in flight per thread; the pass was latency-bound).
+constexpr int kMajorityRows = 4;
+
+template <int NW>
+__global__ void __launch_bounds__(kTileW* kTileH) majority_kernel(MotionState m, MotionConsts k) {
+  const int x = blockIdx.x * kTileW + threadIdx.x;
+  const int y0 = (blockIdx.y * kTileH + threadIdx.y) * kMajorityRows;
+  if (x >= m.w || y0 >= m.h)
     return;
-  auto at = [&](int xx, int yy) { return m.raw[static_cast<size_t>(yy) * m.w + xx]; };
-  const size_t i = static_cast<size_t>(y) * m.w + x;
-  const uint8_t raw = m.raw[i];
-  const bool hold = raw != 0 || m.cnt[i] != 0 || m.shadow[i] != 0;
-  m.mask[i] = k.cleanup ? seg::majority3x3(at, x, y, m.w, m.h) : raw;
-  const bool adopted = adopt<NW>(m, k, x, y, i);
-  m.hold[i] = hold || adopted;
+  // The raw window, rows y0 - 1 .. y0 + kMajorityRows and columns x - 1 .. x + 1 clamped to the
+  // image as majority3x3() clamps them: bit j of win[r] = raw == 255 at column x - 1 + j.
+  const int xl = x > 0 ? x - 1 : 0, xr = x + 1 < m.w ? x + 1 : m.w - 1;
+  uint32_t win[kMajorityRows + 2];
+  uint32_t holds = 0, choices = 0; // bit r: cnt or shadow set at row r; byte r: its adopt choice
+#pragma unroll
+  for (int r = 0; r < kMajorityRows + 2; ++r) {
+    const int yy = min(max(y0 - 1 + r, 0), m.h - 1);
+    const uint8_t* row = m.raw + static_cast<size_t>(yy) * m.w;
+    win[r] = static_cast<uint32_t>(row[xl] == 255) | (static_cast<uint32_t>(row[x] == 255) << 1) |
+             (static_cast<uint32_t>(row[xr] == 255) << 2);
+  }
+#pragma unroll
+  for (int r = 0; r < kMajorityRows; ++r) {
+    const size_t i = static_cast<size_t>(min(y0 + r, m.h - 1)) * m.w + x;
+    holds |= static_cast<uint32_t>(m.cnt[i] != 0 || m.shadow[i] != 0) << r;
+    choices |= static_cast<uint32_t>(static_cast<uint8_t>(m.adopt[i])) << (8 * r);
+  }
+#pragma unroll
+  for (int r = 0; r < kMajorityRows; ++r) {
+    const int y = y0 + r;
+    if (y >= m.h)
+      break;
+    // majority3x3's at(xx, yy) for the clamped neighbours of (x, y): rows y - 1, y, y + 1 of the
+    // window are win[r], win[r + 1], win[r + 2] (a clamped row repeats the centre's, as there).
+    auto at = [&](int xx, int yy) -> uint8_t {
+      const uint32_t bits = yy < y ? win[r] : (yy > y ? win[r + 2] : win[r + 1]);
+      const int j = xx < x ? 0 : (xx > x ? 2 : 1);
+      return ((bits >> j) & 1u) ? 255 : 0;
+    };
+    const uint8_t raw = at(x, y);
+    holds |= static_cast<uint32_t>(raw != 0) << r;
+    m.mask[static_cast<size_t>(y) * m.w + x] =
+        k.cleanup ? seg::majority3x3(at, x, y, m.w, m.h) : raw;
+  }
+  // Adoptions are rare: one copy of their code, not one per unrolled row.
+#pragma unroll 1
+  for (int r = 0; r < kMajorityRows && y0 + r < m.h; ++r) {
+    const int y = y0 + r;
+    const size_t i = static_cast<size_t>(y) * m.w + x;
+    const bool adopted =
+        adopt<NW>(m, k, x, y, i, static_cast<int8_t>(static_cast<uint8_t>(choices >> (8 * r))));
+    m.hold[i] = ((holds >> r) & 1u) != 0 || adopted;
+  }
 }
 
 // Sample updates (blind while refilling, else background pixels at their turn), absorption of
-// long-stopped foreground, the foreground count, prev = cur.
+// long-stopped foreground (ages counted only while it is on), the foreground count.
 // One block per 32 P x 8 pixels (P = sample_period), one warp per row segment of 32 P pixels.
 // Pass 1: lane l takes the segment's pixels l, l + 32, ... (coalesced byte loads: one sector per
-// warp and plane), applies the area filter and writes the mask output (MaskFinish: the mask is
-// final here, and the pass reads it anyway), and decides whether the pixel adds a sample. The turns
-// are staggered by (x + 3 y) mod P, so exactly 32 pixels of a segment are on their turn: the
-// candidates are compacted into a queue of 32 per warp (ballot), and pass 2 refreshes one per lane,
-// every lane of the warp busy with a median (one thread per pixel left 1 lane in P busy; one thread
-// per P consecutive pixels made every load of pass 1 touch P sectors per warp for 32 bytes used).
+// warp and plane), applies the area filter (MaskFinish: the mask is final here) and decides
+// whether the pixel adds a sample. It only loads (the flags of its P pixels kept as bits): a load
+// may not move past a store that could alias it, and a store in each step made every step wait a
+// DRAM round trip for the one before. Pass 2 stores what pass 1 found (the filtered mask, the mask
+// output) and runs the rare per-pixel work (blind inserts while refilling, absorption).
+// The turns are staggered by (x + 3 y) mod P, so exactly 32 pixels of a segment are on their turn:
+// the candidates are compacted into a queue of 32 per warp (ballot), and pass 3 refreshes one per
+// lane, every lane of the warp busy with a median (one thread per pixel left 1 lane in P busy; one
+// thread per P consecutive pixels made every load touch P sectors per warp for 32 bytes used).
 // Pixels on their turn are background (mask 0), absorbed pixels foreground, so no pixel does both;
-// blind inserts run in pass 1, before the absorption, as in the CPU reference.
+// blind inserts run in pass 2, before the absorption, as in the CPU reference.
 // At most 64 registers for the default history (NW = 8): 4 blocks per SM, as many warps to hide
 // the loads' latency (unbounded, the compiler took 72, i.e. 3 blocks).
 template <int NW>
@@ -658,49 +769,58 @@ __global__ void __launch_bounds__(kTileW* kTileH, NW <= 8 ? 4 : 2)
     // sample_phase(x, y, frame, P) for x = xs + off is (phase0 + off) % P == 0 (all non-negative).
     const int phase0 = static_cast<int>((k.frame + xs + 3 * static_cast<long long>(y)) % P);
     const size_t row = static_cast<size_t>(y) * m.w;
+    // Bit s of each: step s of this lane (pixel xs + lane + 32 s; P <= 64 steps).
+    uint64_t fg_bits = 0, cleared = 0;
     int queued = 0;
-    for (int off = lane; off < seg; off += kTileW) { // the same trip count on every lane
-      const int x = xs + off;
+#pragma unroll 4
+    for (int s = 0; s < P; ++s) { // the same trip count on every lane
+      const int off = lane + kTileW * s, x = xs + off;
       bool cand = false;
       if (x < m.w) {
         const size_t i = row + x;
-        // Every plane's load first, unconditionally: they go out together (behind a condition,
-        // each waited for the one before it).
-        uint8_t mv = m.mask[i];
+        bool fg = m.mask[i] != 0;
         const bool hold = m.hold[i] != 0;
-        const int age_before = m.age[i];
-        uint8_t luma[3]; // prev = the compensated luma (Y of the colour modes: fetch_yuv's out[0])
-        fetch_yuv(m.src, x, y, true, luma);
-        if (mv && f.filter && ccl::in_small_component(f.areas, x, y, f.min_area)) {
-          mv = 0;
-          m.mask[i] = 0;
+        if (fg && f.filter && ccl::in_small_component(f.areas, x, y, f.min_area)) {
+          fg = false;
+          cleared |= 1ull << s;
         }
-        if (f.out)
-          f.out[static_cast<size_t>(y) * f.out_pitch + x] = mv;
-        const bool fg = mv != 0;
-        fg_count += fg;
-        if (k.blind)
-          insert<NW>(m, k, i, compensated(m, frame_values(m, x, y)));
-        else
-          cand = !fg && !hold && (phase0 + off) % P == 0;
-        const int age = fg ? (age_before < 65535 ? age_before + 1 : 65535) : 0;
-        m.age[i] = static_cast<uint16_t>(age);
-        if (k.absorb_frames > 0 && age >= k.absorb_frames) {
-          set_all_samples(m, compensated(m, frame_values(m, x, y)), i);
-          refresh<NW>(m, k, i);
-          m.age[i] = 0;
-        }
-        m.prev[i] = __ldg(m.lut + luma[0]);
+        fg_bits |= static_cast<uint64_t>(fg) << s;
+        cand = !k.blind && !fg && !hold && (phase0 + off) % P == 0;
       }
       const unsigned b = __ballot_sync(kFull, cand);
       if (cand)
         s_turn[threadIdx.y][queued + __popc(b & ((1u << lane) - 1u))] = static_cast<uint16_t>(off);
       queued += __popc(b);
     }
+    fg_count = __popcll(fg_bits);
+    const bool per_pixel = f.out || cleared || k.blind || k.absorb_frames > 0;
+    for (int s = 0; per_pixel && s < P; ++s) {
+      const int x = xs + lane + kTileW * s;
+      if (x >= m.w)
+        break;
+      const size_t i = row + x;
+      const bool fg = (fg_bits >> s) & 1u;
+      if ((cleared >> s) & 1u)
+        m.mask[i] = 0;
+      if (f.out)
+        f.out[static_cast<size_t>(y) * f.out_pitch + x] = fg ? 255 : 0; // masks are 0 or 255
+      if (k.blind)
+        insert<NW>(m, k, x, y, i, compensated(m, frame_values(m, x, y)));
+      if (k.absorb_frames > 0) {
+        const int before = m.age[i];
+        const int age = fg ? (before < 65535 ? before + 1 : 65535) : 0;
+        m.age[i] = static_cast<uint16_t>(age);
+        if (age >= k.absorb_frames) {
+          set_all_samples(m, compensated(m, frame_values(m, x, y)), x, y);
+          refresh<NW>(m, k, x, y, i);
+          m.age[i] = 0;
+        }
+      }
+    }
     __syncwarp();
     if (lane < queued) {
       const int x = xs + s_turn[threadIdx.y][lane];
-      insert<NW>(m, k, row + x, compensated(m, frame_values(m, x, y)));
+      insert<NW>(m, k, x, y, row + x, compensated(m, frame_values(m, x, y)));
     }
   }
   // Foreground count: per warp, per block (shared), then one global atomic per block.
@@ -812,7 +932,8 @@ Status launch_motion_classify(const MotionState& m, const MotionConsts& k, cudaS
   default:
     return internal_error("motion: bad radius");
   }
-  CVIS_MOTION_LAUNCH_NW(majority_kernel, grid, m, k);
+  CVIS_MOTION_LAUNCH_NW(majority_kernel, tile_grid(m.w, m.h, 1, kTileW, kTileH * kMajorityRows), m,
+                        k);
   return Status::Ok();
 }
 

@@ -2,11 +2,12 @@
 // includes this header. Each kernel is one pass of the CPU reference (motion_cpu.cpp), in the same
 // order, with the per-pixel arithmetic of motion_math.hpp: both backends give identical bits.
 //
-// Layout (device memory, px = w * h, dense rows of w): samples [c][pixel][stride] (a pixel's K
-// samples of one channel contiguous, padded to `stride` = K rounded up to 16 bytes: a refresh
-// reads them with stride / 16 aligned 16-byte loads, and only the pixels that refresh move their
-// samples through DRAM; the padding bytes are never counted), every other per-pixel array
-// [c][pixel] or [pixel].
+// Layout (device memory, px = w * h, dense rows of w): samples [c][y][x mod group][x / group]
+// [stride] (a pixel's K samples of one channel contiguous, padded to `stride` = K rounded up to 16
+// bytes: a refresh reads them with stride / 16 aligned 16-byte loads, and only the pixels that
+// refresh move their samples through DRAM; the padding bytes are never counted; the pixels of a
+// row that share a turn are neighbours in memory), every other per-pixel array [c][pixel] or
+// [pixel].
 #pragma once
 
 #include <cuda_runtime_api.h>
@@ -36,8 +37,11 @@ struct MotionFigures {
 struct MotionState {
   int w = 0, h = 0, nc = 3, history = 31;
   int stride = 32; // bytes per pixel and channel in `samples`: sample_stride(history)
+  int group = 1;   // sub-rows per row in `samples` (the sample period at the allocation)
+  int group_w = 0; // blocks per sub-row: ceil(w / group)
+  size_t sample_plane = 0; // bytes of one channel's samples: h * group * group_w * stride
   size_t px = 0;
-  uint8_t* samples = nullptr;            // [c][pixel][stride]
+  uint8_t* samples = nullptr;            // [c][y][x mod group][x / group][stride]: sample_bytes()
   uint8_t *bg = nullptr, *tau = nullptr; // [c][pixel]: median, threshold
   PixelSource src{};      // this frame (device memory): every pass reads its values from it
   uint8_t* lut = nullptr; // [c][256]: the frame's compensated values of every level (compensate())
@@ -56,11 +60,23 @@ inline int sample_stride(int history) {
   return (history + 15) / 16 * 16;
 }
 
+// Bytes of `samples` (every sub-row padded to group_w blocks).
+inline size_t sample_bytes(int w, int h, int nc, int stride, int group) {
+  return static_cast<size_t>(nc) * h * group * ((w + group - 1) / group) * stride;
+}
+
+// tau_of() of one channel kind (luma, chroma) and its clamped deviations (tau_clamp_range()).
+struct TauRange {
+  int factor16, tau_min, tau_max;
+  int low, high; // D <= low: tau_min; D >= high: tau_max (256: never)
+};
+
 // The parameters the passes need (from MotionParams, per frame).
 struct MotionConsts {
   int black;    // luma black level
   int factor16; // round(16 * noise_factor)
   int tau_min, tau_min_chroma, tau_max;
+  TauRange tau_range[2]; // luma, chroma
   int radius;
   bool shadows; // color and shadows
   int lo16, hi16, shadow_chroma;
@@ -97,8 +113,8 @@ struct MaskFinish {
   size_t out_pitch = 0;
 };
 
-// The area filter and the mask output (MaskFinish); sample updates and absorption; foreground
-// count; prev = compensated luma.
+// The area filter and the mask output (MaskFinish); sample updates and absorption (ages only
+// while it is on); foreground count. (prev = compensated luma is written by the test pass.)
 Status launch_motion_update(const MotionState& m, const MotionConsts& k, const MaskFinish& f,
                             cudaStream_t s);
 // Outputs: the mask into `mask` (null: none) and the background (`has_background`: into `bg`, as

@@ -54,6 +54,20 @@ CVIS_HD int tau_of(int mad, int factor16, int tau_min, int tau_max) {
   return t < tau_min ? tau_min : (t > tau_max ? tau_max : t);
 }
 
+// The deviations whose threshold is clamped (tau_of() is non-decreasing in D): D <= *low gives
+// tau_min, D >= *high gives tau_max (*high = 256: no D does). A refresh whose deviations show D <=
+// low (one count) needs no selection of D at all, which is the common case of a still background.
+inline void tau_clamp_range(int factor16, int tau_min, int tau_max, int* low, int* high) {
+  *low = 0;
+  while (*low < 255 && tau_of(*low + 1, factor16, tau_min, tau_max) == tau_min)
+    ++*low;
+  *high = 256;
+  while (*high > 0 && tau_of(*high - 1, factor16, tau_min, tau_max) == tau_max)
+    --*high;
+  if (*high <= *low) // tau_min == tau_max: every D gives it
+    *high = 256;
+}
+
 // A threshold widened by 1/g (tau_scale16 = round(2^32 / g16) when g < 1, else 65536), rounded.
 CVIS_HD int scale_tau(int tau, uint32_t tau_scale16) {
   return static_cast<int>((static_cast<uint64_t>(tau) * tau_scale16 + 32768u) >> 16);

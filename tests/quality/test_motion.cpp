@@ -404,5 +404,42 @@ TEST(MotionDetector, ResetEqualsAFreshDetector) {
   }
 }
 
+// Ages (frames in the mask in a row) are counted only while absorption is on: an object stopped
+// long before absorption is switched on is absorbed absorb_frames frames after that, not at once.
+TEST(MotionDetector, AbsorptionSwitchedOnCountsFromThen) {
+  const int w = 63, h = 47;
+  const HostImage base = test::make_rgba(test::Pattern::kSmoothNoise, w, h, 5);
+  Status st;
+  auto det = median3d::make_motion_detector(Backend::kCpu, &st);
+  ASSERT_TRUE(det) << st.to_string();
+  median3d::MotionParams p;
+  p.history = 15;
+  p.sample_period = 2;
+  ASSERT_TRUE(det->configure(p).ok());
+  HostImage mask(PixelFormat::kGRAY8, w, h, 5);
+  const ImageView mv = mask.view();
+  std::vector<uint8_t> truth;
+  constexpr int kOn = 80, kAbsorb = 10;
+  const int cx = 40 + 5, cy = 6 + 5; // the stopped square's centre (stops at x = 40 by t = 48)
+  for (int t = 0; t < kOn + kAbsorb + 6; ++t) {
+    if (t == kOn) {
+      p.absorb_frames = kAbsorb;
+      ASSERT_TRUE(det->configure(p).ok());
+    }
+    std::vector<Square> sq{
+        {std::min(5 + 2 * (std::max(t, 30) - 30), 40), 6, 10, {kRed[0], kRed[1], kRed[2]}}};
+    const HostImage f = render(base, sq, 1.0f, t, &truth);
+    median3d::MotionResult r;
+    ASSERT_TRUE(det->process(f.view(), &mv, nullptr, &r, nullptr).ok());
+    const bool set = mv.data[0][cy * mv.pitch[0] + cx] != 0;
+    if (t >= 50 && t < kOn + kAbsorb - 1) { // its age reaches kAbsorb at frame kOn + kAbsorb - 1
+      EXPECT_TRUE(set) << "frame " << t;
+    }
+    if (t > kOn + kAbsorb) {
+      EXPECT_FALSE(set) << "absorbed, frame " << t;
+    }
+  }
+}
+
 } // namespace
 } // namespace cvis

@@ -81,15 +81,16 @@ bool upload(Frame* f) {
 // S = sample_stride(K) bytes per pixel and channel, period P), each kernel's reads and writes
 // counted once (no reuse through L2 between kernels); the passes read the NV12 frame (1.5)
 // themselves: gain votes (every other row: 32-byte sectors fetch the whole row) 2; offset votes
-// 1 + (nc - 1); own and neighbour tests (one kernel) frame 1.5, model and threshold 2 nc, prev,
-// cnt 2, written raw, shadow, cnt, adopt 4; majority and adoption: raw, cnt, shadow, adopt read,
-// mask and hold written 6; labelling ~29 (the area filter runs in the update pass); update: mask
-// and hold 2, age 4, frame 1.5, prev 1, head 2, the samples of the pixels on their turn (one in
-// P, each reading and writing its S-byte block per channel: 2 nc S / P), median and threshold
-// written 2 nc (one pixel in P of every sector), the device mask output 1 (no output pass).
+// 1 + (nc - 1); own and neighbour tests (one kernel) frame 1.5, model and threshold 2 nc, prev
+// read and written 2, cnt 1, written raw, shadow, cnt, adopt 4; majority and adoption: raw, cnt,
+// shadow, adopt read, mask and hold written 6; labelling ~29 (the area filter runs in the update
+// pass); update: mask and hold 2, the device mask output 1, and for the pixels on their turn (one
+// in P, but every sector of the per-pixel planes): frame 1.5, head 2, previous medians nc, median
+// and threshold written 2 nc, and the samples (reading and writing the S-byte block per channel,
+// contiguous in the [c][y][x mod P][x / P] layout: 2 nc S / P). Ages only with absorption on.
 double model_bytes_per_pixel(int nc, int K, int P) {
   const int S = (K + 15) / 16 * 16;
-  return 2 + (1 + (nc - 1)) + (2.0 * nc + 7.5) + 6 + 29 + (11.5 + 2.0 * nc + 2.0 * nc * S / P);
+  return 2 + (1 + (nc - 1)) + (2.0 * nc + 8.5) + 6 + 29 + (6.5 + 3.0 * nc + 2.0 * nc * S / P);
 }
 
 struct Row {
