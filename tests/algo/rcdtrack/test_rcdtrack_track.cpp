@@ -32,22 +32,21 @@ TEST(Tracker, FollowsMovingScalingTarget) {
   auto tr = cpu_tracker(Params(), W, H);
   double sum = 0;
   int frames = 0;
-  for (int t = 0; t < 40; ++t) {
-    HostImage f = test::copy_image(bg);
-    const Box gt = test::draw_object(&f, tex, 40 + 2.0 * t, 60 + 0.5 * t, 1.0 + t / 80.0, 0.0);
-    if (t == 0) {
-      ASSERT_TRUE(tr->add_target(7, gt).ok());
-    }
-    std::vector<TargetResult> r;
-    ASSERT_TRUE(tr->process(f.view(), nullptr, &r).ok());
-    ASSERT_EQ(r.size(), 1u);
-    EXPECT_EQ(r[0].id, 7);
-    EXPECT_EQ(r[0].age, static_cast<uint64_t>(t));
-    EXPECT_EQ(r[0].event, t == 0 ? Event::kStarted : Event::kNone);
-    EXPECT_FALSE(r[0].lost) << t;
-    sum += iou(r[0].box, gt);
-    ++frames;
-  }
+  ASSERT_TRUE(test::run_one_target(
+                  tr.get(), bg, tex, 40,
+                  [](int t) {
+                    return test::Pose{40 + 2.0 * t, 60 + 0.5 * t, 1.0 + t / 80.0};
+                  },
+                  [&](int t, const Box& gt, const TargetResult& r) {
+                    EXPECT_EQ(r.id, 7);
+                    EXPECT_EQ(r.age, static_cast<uint64_t>(t));
+                    EXPECT_EQ(r.event, t == 0 ? Event::kStarted : Event::kNone);
+                    EXPECT_FALSE(r.lost) << t;
+                    sum += iou(r.box, gt);
+                    ++frames;
+                  },
+                  7)
+                  .ok());
   EXPECT_GT(sum / frames, 0.6);
 }
 
@@ -122,30 +121,28 @@ TEST(Tracker, LossAndReacquisition) {
   HostImage tex = test::make_texture(24, 18, 9, 2);
   auto tr = cpu_tracker(Params(), W, H);
   int lost_at = -1, back_at = -1;
-  for (int t = 0; t < 30; ++t) {
-    HostImage f = test::copy_image(bg);
-    Box gt;
-    const bool visible = t < 10 || t >= 20;
-    if (visible)
-      gt = test::draw_object(&f, tex, t < 10 ? 40 : 120, t < 10 ? 40 : 85, 1.0, 0.0);
-    if (t == 0) {
-      ASSERT_TRUE(tr->add_target(3, gt).ok());
-    }
-    std::vector<TargetResult> r;
-    ASSERT_TRUE(tr->process(f.view(), nullptr, &r).ok());
-    if (r[0].event == Event::kLost)
-      lost_at = t;
-    if (r[0].event == Event::kReacquired) {
-      back_at = t;
-      EXPECT_GT(iou(r[0].box, gt), 0.5);
-    }
-    if (t < 10) {
-      EXPECT_FALSE(r[0].lost) << t;
-    }
-    if (lost_at >= 0 && back_at < 0) {
-      EXPECT_TRUE(r[0].lost) << t;
-    }
-  }
+  ASSERT_TRUE(test::run_one_target(
+                  tr.get(), bg, tex, 30,
+                  [](int t) {
+                    return test::Pose{t < 10 ? 40.0 : 120.0, t < 10 ? 40.0 : 85.0, 1.0, 0.0,
+                                      t < 10 || t >= 20};
+                  },
+                  [&](int t, const Box& gt, const TargetResult& r) {
+                    if (r.event == Event::kLost)
+                      lost_at = t;
+                    if (r.event == Event::kReacquired) {
+                      back_at = t;
+                      EXPECT_GT(iou(r.box, gt), 0.5);
+                    }
+                    if (t < 10) {
+                      EXPECT_FALSE(r.lost) << t;
+                    }
+                    if (lost_at >= 0 && back_at < 0) {
+                      EXPECT_TRUE(r.lost) << t;
+                    }
+                  },
+                  3)
+                  .ok());
   EXPECT_GE(lost_at, 10);
   EXPECT_LE(lost_at, 12);
   EXPECT_GE(back_at, 20);
@@ -160,14 +157,9 @@ TEST(Tracker, LocalReacquisitionNearLastPosition) {
   const int W = 200, H = 150;
   HostImage bg = test::make_background(W, H, 6);
   HostImage tex = test::make_texture(32, 24, 14, 1);
-  auto frame = [&](int t, Box* gt) {
-    HostImage f = test::copy_image(bg);
-    const double cx = 80 + 1.0 * t, cy = 70;
-    if (t < 10)
-      *gt = test::draw_object(&f, tex, cx, cy, 1.0, 0.0);
-    else if (t >= 16)
-      *gt = test::draw_object(&f, tex, cx, cy, 1.0, 0.35);
-    return f;
+  // Moving right 1 pixel a frame; hidden on frames 10-15, rotated from frame 16 on.
+  auto pose = [](int t) {
+    return test::Pose{80 + 1.0 * t, 70, 1.0, t < 10 ? 0.0 : 0.35, t < 10 || t >= 16};
   };
   // The changed target's distance to the model: tracked without loss, shown changed at frame 10.
   double d = 0;
@@ -175,16 +167,15 @@ TEST(Tracker, LocalReacquisitionNearLastPosition) {
     Params p;
     p.lost_threshold = 1e6;
     auto tr = cpu_tracker(p, W, H);
-    for (int t = 0; t <= 10; ++t) {
-      HostImage f = test::copy_image(bg);
-      const Box gt = test::draw_object(&f, tex, 80 + 1.0 * t, 70, 1.0, t < 10 ? 0.0 : 0.35);
-      if (t == 0) {
-        ASSERT_TRUE(tr->add_target(0, gt).ok());
-      }
-      std::vector<TargetResult> r;
-      ASSERT_TRUE(tr->process(f.view(), nullptr, &r).ok());
-      d = r[0].distance;
-    }
+    ASSERT_TRUE(test::run_one_target(
+                    tr.get(), bg, tex, 11,
+                    [&](int t) {
+                      test::Pose q = pose(t);
+                      q.visible = true;
+                      return q;
+                    },
+                    [&](int, const Box&, const TargetResult& r) { d = r.distance; })
+                    .ok());
   }
   ASSERT_GT(d, 0.05);
   for (bool local : {true, false}) {
@@ -193,22 +184,17 @@ TEST(Tracker, LocalReacquisitionNearLastPosition) {
     p.local_reacquire = local;
     auto tr = cpu_tracker(p, W, H);
     int lost_at = -1, back_at = -1;
-    for (int t = 0; t < 24; ++t) {
-      Box gt;
-      HostImage f = frame(t, &gt);
-      if (t == 0) {
-        ASSERT_TRUE(tr->add_target(0, gt).ok());
-      }
-      std::vector<TargetResult> r;
-      ASSERT_TRUE(tr->process(f.view(), nullptr, &r).ok());
-      if (r[0].event == Event::kLost && lost_at < 0)
-        lost_at = t;
-      if (r[0].event == Event::kReacquired && back_at < 0) {
-        back_at = t;
-        EXPECT_GT(iou(r[0].box, gt), 0.6) << "local " << local;
-        EXPECT_NEAR(r[0].scale, 1.0, 0.15) << "local " << local;
-      }
-    }
+    ASSERT_TRUE(test::run_one_target(tr.get(), bg, tex, 24, pose,
+                                     [&](int t, const Box& gt, const TargetResult& r) {
+                                       if (r.event == Event::kLost && lost_at < 0)
+                                         lost_at = t;
+                                       if (r.event == Event::kReacquired && back_at < 0) {
+                                         back_at = t;
+                                         EXPECT_GT(iou(r.box, gt), 0.6) << "local " << local;
+                                         EXPECT_NEAR(r.scale, 1.0, 0.15) << "local " << local;
+                                       }
+                                     })
+                    .ok());
     EXPECT_GE(lost_at, 10) << "local " << local;
     EXPECT_LE(lost_at, 12) << "local " << local;
     if (local) {
