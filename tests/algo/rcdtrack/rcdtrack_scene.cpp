@@ -190,12 +190,14 @@ Status
 run_one_target(Tracker* tracker, const HostImage& bg, const HostImage& tex, int frames,
                const std::function<Pose(int t)>& pose,
                const std::function<void(int t, const Box& truth, const TargetResult& r)>& on_result,
-               int id) {
+               int id, const std::function<void(int t, HostImage* frame)>& overlay) {
   std::vector<TargetResult> r;
   for (int t = 0; t < frames; ++t) {
     HostImage f = copy_image(bg);
     const Pose p = pose(t);
     const Box truth = p.visible ? draw_object(&f, tex, p.cx, p.cy, p.scale, p.angle) : Box{};
+    if (overlay)
+      overlay(t, &f);
     if (t == 0) {
       CVIS_RETURN_IF_ERROR(tracker->add_target(id, truth));
     }

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdio>
 #include <string>
 #include <unistd.h>
 
@@ -250,6 +251,7 @@ TEST(Tracker, ModelUpdate) {
     p.update_rate = rate;
     p.model_anchor = 0.0;   // the running mean alone (model_anchor: ModelAnchor below)
     p.lost_threshold = 1e6; // every match updates
+    p.scale_gain = 1.0;     // the box reported is the matched window
     auto tr = cpu_tracker(p, W, H);
     Model first, last;
     std::vector<TargetResult> r;
@@ -297,6 +299,7 @@ TEST(Tracker, ModelAnchor) {
   p.update_rate = 1.0;
   p.model_anchor = 0.5;
   p.lost_threshold = 1e6; // every match updates
+  p.scale_gain = 1.0;     // the box reported is the matched window
   auto tr = cpu_tracker(p, W, H);
   const Layout L = make_layout(p.features, p.ridge, p.parts);
   Model first, last;
@@ -363,6 +366,7 @@ TEST(Tracker, ScalePredictionFollowsGrowth) {
   for (int k = 0; k < 2; ++k) {
     Params p;
     p.scale_prediction = gains[k];
+    p.scale_gain = 1.0; // the prediction alone (scale_gain: ScaleGainResistsOcclusionShrink)
     auto tr = cpu_tracker(p, W, H);
     std::vector<TargetResult> r;
     for (int t = 0; t < 30; ++t) {
@@ -381,6 +385,44 @@ TEST(Tracker, ScalePredictionFollowsGrowth) {
   // Measured: 0.043 without the prediction, 0.036 with it (mean |ln(scale error)|, last 10 frames).
   EXPECT_LT(err[1], 0.06);
   EXPECT_LT(err[1], err[0]);
+}
+
+// The target's size steps from 1 to 1.4 on frame 6 and stays (scale_prediction 0, so that the
+// gain alone acts): with scale_gain 1 the box takes the step on that frame; with 0.5 it takes
+// about half of it (ln), and reaches the new size within the next frames.
+TEST(Tracker, ScaleGainTakesPartOfTheSizeStep) {
+  const int W = 200, H = 150;
+  HostImage bg = test::make_background(W, H, 8);
+  HostImage tex = test::make_texture(32, 24, 17, 0);
+  const double step = std::log(1.4);
+  double at_step[2] = {0, 0}, after[2] = {0, 0};
+  const double gains[2] = {1.0, 0.5};
+  for (int k = 0; k < 2; ++k) {
+    Params p;
+    p.scale_prediction = 0.0;
+    p.scale_gain = gains[k];
+    auto tr = cpu_tracker(p, W, H);
+    ASSERT_TRUE(test::run_one_target(
+                    tr.get(), bg, tex, 16,
+                    [](int t) {
+                      return test::Pose{100, 75, t < 6 ? 1.0 : 1.4};
+                    },
+                    [&](int t, const Box&, const TargetResult& r) {
+                      ASSERT_FALSE(r.lost) << t;
+                      if (t == 6)
+                        at_step[k] = std::log(r.scale);
+                      if (t == 15)
+                        after[k] = std::log(r.scale);
+                    })
+                    .ok());
+  }
+  // Measured: 0.347 and 0.173 on the step frame, 0.347 and 0.347 nine frames later.
+  std::printf("ln scale on the step frame: gain 1 %.3f, gain 0.5 %.3f; 9 frames later %.3f, %.3f "
+              "(step %.3f)\n",
+              at_step[0], at_step[1], after[0], after[1], step);
+  EXPECT_NEAR(at_step[0], step, 0.1);
+  EXPECT_NEAR(at_step[1], 0.5 * at_step[0], 0.06);
+  EXPECT_NEAR(after[1], after[0], 0.1);
 }
 
 // A target given as a saved model (no box) is found by a whole-frame search on its first frame.
