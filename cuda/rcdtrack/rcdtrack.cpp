@@ -163,6 +163,8 @@ Status validate(const Params& p) {
     return invalid_argument("prior weights must be in 0..1e6");
   if (!(p.scale_prediction >= 0.0 && p.scale_prediction <= 1.0))
     return invalid_argument("scale_prediction not in 0..1");
+  if (!(p.scale_gain > 0.0 && p.scale_gain <= 1.0))
+    return invalid_argument("scale_gain not in (0, 1]");
   if (!(p.model_anchor >= 0.0 && p.model_anchor <= 1.0))
     return invalid_argument("model_anchor not in 0..1");
   if (p.top_k < 1 || p.top_k > kMaxTopK)

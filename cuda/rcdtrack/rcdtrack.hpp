@@ -103,6 +103,12 @@ struct Params {
   double scale_prediction = 0.2; // 0..1: gain of the smoothed per-frame log size change; the
                                  // search sizes (and the scale prior) are centred on the size it
                                  // predicts (0: on the current size)
+  double scale_gain = 0.5;       // 0..1: how much of a tracking frame's measured size change is
+                                 // taken: ln size = ln(predicted) + g ln(best window / predicted)
+                                 // (an alpha-beta filter with scale_prediction; 1: the best
+                                 // window's size as is). Below 1, one frame's shrink onto the
+                                 // visible part of an occluded target is not taken whole, and the
+                                 // box is the best window's centre with the filtered size
   double model_anchor = 0.5;     // 0..1: weight of the first model in the model used for matching,
                                  // exp((1 - a) log(running mean) + a log(first)): bounds how far
                                  // learning (e.g. of occluders or background) can drift it

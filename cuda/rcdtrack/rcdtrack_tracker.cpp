@@ -461,6 +461,7 @@ Status Tracker::process(const ImageView& frame, StreamHandle stream,
         res.event = Event::kLost;
       } else if (match) {
         const double ncx = best->box.x + 0.5 * best->box.w, ncy = best->box.y + 0.5 * best->box.h;
+        const bool tracking = !t.lost; // not a re-acquisition or a first match
         if (t.lost) {
           res.event = t.located ? Event::kReacquired : Event::kStarted;
           t.lost = false;
@@ -478,9 +479,22 @@ Status Tracker::process(const ImageView& frame, StreamHandle stream,
         }
         t.cx = ncx;
         t.cy = ncy;
-        t.w = t.bw * factor;
-        t.h = t.bh * factor;
-        t.box = best->box;
+        if (tracking && params_.scale_gain < 1.0) {
+          // Part of the measured change only: the box is the best window's centre with the
+          // filtered size, clipped to the frame (the window itself is inside it).
+          const double g = std::pow(factor, params_.scale_gain);
+          t.w = t.bw * g;
+          t.h = t.bh * g;
+          const int x0 = std::max(0, static_cast<int>(std::lround(ncx - 0.5 * t.w)));
+          const int y0 = std::max(0, static_cast<int>(std::lround(ncy - 0.5 * t.h)));
+          const int x1 = std::min(width_, static_cast<int>(std::lround(ncx + 0.5 * t.w)));
+          const int y1 = std::min(height_, static_cast<int>(std::lround(ncy + 0.5 * t.h)));
+          t.box = {x0, y0, std::max(1, x1 - x0), std::max(1, y1 - y0)};
+        } else { // started or re-acquired: the window found, as is
+          t.w = t.bw * factor;
+          t.h = t.bh * factor;
+          t.box = best->box;
+        }
       }
     }
     res.box = t.box;

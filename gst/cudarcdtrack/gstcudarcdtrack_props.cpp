@@ -30,6 +30,7 @@ enum {
   PROP_SCALE_WEIGHT,
   PROP_CONTEXT_WEIGHT,
   PROP_SCALE_PREDICTION,
+  PROP_SCALE_GAIN,
   PROP_MODEL_ANCHOR,
   PROP_LOCAL_REACQUIRE,
   PROP_TOP_K,
@@ -188,6 +189,9 @@ gst_cuda_rcd_track_set_property (GObject * object, guint prop_id, const GValue *
     case PROP_SCALE_PREDICTION:
       p.scale_prediction = g_value_get_double (value);
       break;
+    case PROP_SCALE_GAIN:
+      p.scale_gain = g_value_get_double (value);
+      break;
     case PROP_MODEL_ANCHOR:
       p.model_anchor = g_value_get_double (value);
       break;
@@ -297,6 +301,9 @@ gst_cuda_rcd_track_get_property (GObject * object, guint prop_id, GValue * value
       break;
     case PROP_SCALE_PREDICTION:
       g_value_set_double (value, p.scale_prediction);
+      break;
+    case PROP_SCALE_GAIN:
+      g_value_set_double (value, p.scale_gain);
       break;
     case PROP_MODEL_ANCHOR:
       g_value_set_double (value, p.model_anchor);
@@ -437,6 +444,11 @@ gst_cuda_rcd_track_install_properties (GObjectClass * gobject_class)
       g_param_spec_double ("scale-prediction", "Scale prediction",
           "Gain of the smoothed per-frame size change; the search sizes are centred on the size "
           "it predicts (0: on the current size)", 0.0, 1.0, d.scale_prediction, playing));
+  g_object_class_install_property (gobject_class, PROP_SCALE_GAIN,
+      g_param_spec_double ("scale-gain", "Scale gain",
+          "Share of a frame's measured size change taken while tracking (with scale-prediction "
+          "an alpha-beta filter of the log size; 1: the best window's size as is)", 0.01, 1.0,
+          d.scale_gain, playing));
   g_object_class_install_property (gobject_class, PROP_MODEL_ANCHOR,
       g_param_spec_double ("model-anchor", "Model anchor",
           "Weight of the first model in the model matched (log-Euclidean mean with the running "

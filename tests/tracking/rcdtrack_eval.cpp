@@ -5,7 +5,8 @@
 // Usage: rcdtrack_eval DIR [--backend cpu|cuda] [--out FILE] [--features F] [--distance D]
 //        [--step N] [--search-radius R] [--update-rate R] [--lost-threshold T] [--scales N]
 //        [--motion-weight W] [--scale-weight W] [--top-k K] [--parts 1|5] [--ridge R]
-//        [--scale-min S] [--scale-max S] [--context-weight W] [--scale-prediction G]
+//        [--scale-min S] [--scale-max S] [--context-weight W] [--scale-prediction G] [--scale-gain
+//        G]
 //        [--model-anchor A] [--local-reacquire 0|1] [--trace FILE]
 // --trace writes per frame "distance,lost,scale" of the target (where a sequence goes wrong).
 // Prints the mean time per frame. Exit status 1 on any error.
@@ -81,6 +82,8 @@ int main(int argc, char** argv) {
       p.scale_max = std::atof(v.c_str());
     } else if (k == "--scale-prediction") {
       p.scale_prediction = std::atof(v.c_str());
+    } else if (k == "--scale-gain") {
+      p.scale_gain = std::atof(v.c_str());
     } else if (k == "--model-anchor") {
       p.model_anchor = std::atof(v.c_str());
     } else if (k == "--top-k") {

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstring>
 #include <random>
+#include <string>
 
 namespace cvis::rcdtrack::test {
 
@@ -183,6 +184,30 @@ void draw_occluder(HostImage* frame, const Box& box, uint8_t r, uint8_t g, uint8
       p[2] = clamp8(b + grain(rng));
       p[3] = 255;
     }
+}
+
+Status
+run_one_target(Tracker* tracker, const HostImage& bg, const HostImage& tex, int frames,
+               const std::function<Pose(int t)>& pose,
+               const std::function<void(int t, const Box& truth, const TargetResult& r)>& on_result,
+               int id, const std::function<void(int t, HostImage* frame)>& overlay) {
+  std::vector<TargetResult> r;
+  for (int t = 0; t < frames; ++t) {
+    HostImage f = copy_image(bg);
+    const Pose p = pose(t);
+    const Box truth = p.visible ? draw_object(&f, tex, p.cx, p.cy, p.scale, p.angle) : Box{};
+    if (overlay)
+      overlay(t, &f);
+    if (t == 0) {
+      CVIS_RETURN_IF_ERROR(tracker->add_target(id, truth));
+    }
+    CVIS_RETURN_IF_ERROR(tracker->process(f.view(), nullptr, &r));
+    if (r.size() != 1)
+      return internal_error("frame " + std::to_string(t) + ": " + std::to_string(r.size()) +
+                            " results for one target");
+    on_result(t, truth, r[0]);
+  }
+  return Status::Ok();
 }
 
 HostImage copy_image(const HostImage& src) {

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 #include "rcdtrack.hpp"
@@ -39,6 +40,25 @@ void draw_occluder(HostImage* frame, const Box& box, uint8_t r, uint8_t g, uint8
 
 // A copy of the whole of `src` (RGBA).
 HostImage copy_image(const HostImage& src);
+
+// One target's pose in a frame of a scripted sequence (draw_object's arguments); `visible` false:
+// the target is not drawn (hidden).
+struct Pose {
+  double cx = 0.0, cy = 0.0, scale = 1.0, angle = 0.0;
+  bool visible = true;
+};
+
+// Runs a one-target sequence of `frames` RGBA frames through `tracker` (configured for bg's size
+// and RGBA): frame t is a copy of `bg` with `tex` drawn at pose(t); target `id` is added on frame
+// 0's truth box (frame 0 must show the target); `overlay`, when given, then draws over frame t
+// (occluders: the truth stays the target's drawn box). on_result(t, truth, result) sees each
+// frame's result, truth being the drawn box (empty while hidden). Fails on a tracker error, or when
+// a frame does not return exactly one result.
+Status
+run_one_target(Tracker* tracker, const HostImage& bg, const HostImage& tex, int frames,
+               const std::function<Pose(int t)>& pose,
+               const std::function<void(int t, const Box& truth, const TargetResult& r)>& on_result,
+               int id = 0, const std::function<void(int t, HostImage* frame)>& overlay = nullptr);
 
 // Random NV12 / I420 / GRAY8 / packed images with padded rows (exactness tests).
 HostImage make_random(PixelFormat f, int w, int h, size_t pad, uint32_t seed);

@@ -404,6 +404,13 @@ TEST(Params, Validation) {
   p.scale_prediction = 1.0;
   EXPECT_TRUE(validate(p).ok());
   p = Params();
+  p.scale_gain = 0.0;
+  EXPECT_FALSE(validate(p).ok());
+  p.scale_gain = 1.1;
+  EXPECT_FALSE(validate(p).ok());
+  p.scale_gain = 1.0;
+  EXPECT_TRUE(validate(p).ok());
+  p = Params();
   p.model_anchor = -0.1;
   EXPECT_FALSE(validate(p).ok());
   p.model_anchor = 1.5;

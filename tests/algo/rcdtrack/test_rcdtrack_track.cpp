@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdio>
 #include <string>
 #include <unistd.h>
 
@@ -32,22 +33,21 @@ TEST(Tracker, FollowsMovingScalingTarget) {
   auto tr = cpu_tracker(Params(), W, H);
   double sum = 0;
   int frames = 0;
-  for (int t = 0; t < 40; ++t) {
-    HostImage f = test::copy_image(bg);
-    const Box gt = test::draw_object(&f, tex, 40 + 2.0 * t, 60 + 0.5 * t, 1.0 + t / 80.0, 0.0);
-    if (t == 0) {
-      ASSERT_TRUE(tr->add_target(7, gt).ok());
-    }
-    std::vector<TargetResult> r;
-    ASSERT_TRUE(tr->process(f.view(), nullptr, &r).ok());
-    ASSERT_EQ(r.size(), 1u);
-    EXPECT_EQ(r[0].id, 7);
-    EXPECT_EQ(r[0].age, static_cast<uint64_t>(t));
-    EXPECT_EQ(r[0].event, t == 0 ? Event::kStarted : Event::kNone);
-    EXPECT_FALSE(r[0].lost) << t;
-    sum += iou(r[0].box, gt);
-    ++frames;
-  }
+  ASSERT_TRUE(test::run_one_target(
+                  tr.get(), bg, tex, 40,
+                  [](int t) {
+                    return test::Pose{40 + 2.0 * t, 60 + 0.5 * t, 1.0 + t / 80.0};
+                  },
+                  [&](int t, const Box& gt, const TargetResult& r) {
+                    EXPECT_EQ(r.id, 7);
+                    EXPECT_EQ(r.age, static_cast<uint64_t>(t));
+                    EXPECT_EQ(r.event, t == 0 ? Event::kStarted : Event::kNone);
+                    EXPECT_FALSE(r.lost) << t;
+                    sum += iou(r.box, gt);
+                    ++frames;
+                  },
+                  7)
+                  .ok());
   EXPECT_GT(sum / frames, 0.6);
 }
 
@@ -122,30 +122,28 @@ TEST(Tracker, LossAndReacquisition) {
   HostImage tex = test::make_texture(24, 18, 9, 2);
   auto tr = cpu_tracker(Params(), W, H);
   int lost_at = -1, back_at = -1;
-  for (int t = 0; t < 30; ++t) {
-    HostImage f = test::copy_image(bg);
-    Box gt;
-    const bool visible = t < 10 || t >= 20;
-    if (visible)
-      gt = test::draw_object(&f, tex, t < 10 ? 40 : 120, t < 10 ? 40 : 85, 1.0, 0.0);
-    if (t == 0) {
-      ASSERT_TRUE(tr->add_target(3, gt).ok());
-    }
-    std::vector<TargetResult> r;
-    ASSERT_TRUE(tr->process(f.view(), nullptr, &r).ok());
-    if (r[0].event == Event::kLost)
-      lost_at = t;
-    if (r[0].event == Event::kReacquired) {
-      back_at = t;
-      EXPECT_GT(iou(r[0].box, gt), 0.5);
-    }
-    if (t < 10) {
-      EXPECT_FALSE(r[0].lost) << t;
-    }
-    if (lost_at >= 0 && back_at < 0) {
-      EXPECT_TRUE(r[0].lost) << t;
-    }
-  }
+  ASSERT_TRUE(test::run_one_target(
+                  tr.get(), bg, tex, 30,
+                  [](int t) {
+                    return test::Pose{t < 10 ? 40.0 : 120.0, t < 10 ? 40.0 : 85.0, 1.0, 0.0,
+                                      t < 10 || t >= 20};
+                  },
+                  [&](int t, const Box& gt, const TargetResult& r) {
+                    if (r.event == Event::kLost)
+                      lost_at = t;
+                    if (r.event == Event::kReacquired) {
+                      back_at = t;
+                      EXPECT_GT(iou(r.box, gt), 0.5);
+                    }
+                    if (t < 10) {
+                      EXPECT_FALSE(r.lost) << t;
+                    }
+                    if (lost_at >= 0 && back_at < 0) {
+                      EXPECT_TRUE(r.lost) << t;
+                    }
+                  },
+                  3)
+                  .ok());
   EXPECT_GE(lost_at, 10);
   EXPECT_LE(lost_at, 12);
   EXPECT_GE(back_at, 20);
@@ -160,14 +158,9 @@ TEST(Tracker, LocalReacquisitionNearLastPosition) {
   const int W = 200, H = 150;
   HostImage bg = test::make_background(W, H, 6);
   HostImage tex = test::make_texture(32, 24, 14, 1);
-  auto frame = [&](int t, Box* gt) {
-    HostImage f = test::copy_image(bg);
-    const double cx = 80 + 1.0 * t, cy = 70;
-    if (t < 10)
-      *gt = test::draw_object(&f, tex, cx, cy, 1.0, 0.0);
-    else if (t >= 16)
-      *gt = test::draw_object(&f, tex, cx, cy, 1.0, 0.35);
-    return f;
+  // Moving right 1 pixel a frame; hidden on frames 10-15, rotated from frame 16 on.
+  auto pose = [](int t) {
+    return test::Pose{80 + 1.0 * t, 70, 1.0, t < 10 ? 0.0 : 0.35, t < 10 || t >= 16};
   };
   // The changed target's distance to the model: tracked without loss, shown changed at frame 10.
   double d = 0;
@@ -175,16 +168,15 @@ TEST(Tracker, LocalReacquisitionNearLastPosition) {
     Params p;
     p.lost_threshold = 1e6;
     auto tr = cpu_tracker(p, W, H);
-    for (int t = 0; t <= 10; ++t) {
-      HostImage f = test::copy_image(bg);
-      const Box gt = test::draw_object(&f, tex, 80 + 1.0 * t, 70, 1.0, t < 10 ? 0.0 : 0.35);
-      if (t == 0) {
-        ASSERT_TRUE(tr->add_target(0, gt).ok());
-      }
-      std::vector<TargetResult> r;
-      ASSERT_TRUE(tr->process(f.view(), nullptr, &r).ok());
-      d = r[0].distance;
-    }
+    ASSERT_TRUE(test::run_one_target(
+                    tr.get(), bg, tex, 11,
+                    [&](int t) {
+                      test::Pose q = pose(t);
+                      q.visible = true;
+                      return q;
+                    },
+                    [&](int, const Box&, const TargetResult& r) { d = r.distance; })
+                    .ok());
   }
   ASSERT_GT(d, 0.05);
   for (bool local : {true, false}) {
@@ -193,22 +185,17 @@ TEST(Tracker, LocalReacquisitionNearLastPosition) {
     p.local_reacquire = local;
     auto tr = cpu_tracker(p, W, H);
     int lost_at = -1, back_at = -1;
-    for (int t = 0; t < 24; ++t) {
-      Box gt;
-      HostImage f = frame(t, &gt);
-      if (t == 0) {
-        ASSERT_TRUE(tr->add_target(0, gt).ok());
-      }
-      std::vector<TargetResult> r;
-      ASSERT_TRUE(tr->process(f.view(), nullptr, &r).ok());
-      if (r[0].event == Event::kLost && lost_at < 0)
-        lost_at = t;
-      if (r[0].event == Event::kReacquired && back_at < 0) {
-        back_at = t;
-        EXPECT_GT(iou(r[0].box, gt), 0.6) << "local " << local;
-        EXPECT_NEAR(r[0].scale, 1.0, 0.15) << "local " << local;
-      }
-    }
+    ASSERT_TRUE(test::run_one_target(tr.get(), bg, tex, 24, pose,
+                                     [&](int t, const Box& gt, const TargetResult& r) {
+                                       if (r.event == Event::kLost && lost_at < 0)
+                                         lost_at = t;
+                                       if (r.event == Event::kReacquired && back_at < 0) {
+                                         back_at = t;
+                                         EXPECT_GT(iou(r.box, gt), 0.6) << "local " << local;
+                                         EXPECT_NEAR(r.scale, 1.0, 0.15) << "local " << local;
+                                       }
+                                     })
+                    .ok());
     EXPECT_GE(lost_at, 10) << "local " << local;
     EXPECT_LE(lost_at, 12) << "local " << local;
     if (local) {
@@ -264,6 +251,7 @@ TEST(Tracker, ModelUpdate) {
     p.update_rate = rate;
     p.model_anchor = 0.0;   // the running mean alone (model_anchor: ModelAnchor below)
     p.lost_threshold = 1e6; // every match updates
+    p.scale_gain = 1.0;     // the box reported is the matched window
     auto tr = cpu_tracker(p, W, H);
     Model first, last;
     std::vector<TargetResult> r;
@@ -311,6 +299,7 @@ TEST(Tracker, ModelAnchor) {
   p.update_rate = 1.0;
   p.model_anchor = 0.5;
   p.lost_threshold = 1e6; // every match updates
+  p.scale_gain = 1.0;     // the box reported is the matched window
   auto tr = cpu_tracker(p, W, H);
   const Layout L = make_layout(p.features, p.ridge, p.parts);
   Model first, last;
@@ -377,6 +366,7 @@ TEST(Tracker, ScalePredictionFollowsGrowth) {
   for (int k = 0; k < 2; ++k) {
     Params p;
     p.scale_prediction = gains[k];
+    p.scale_gain = 1.0; // the prediction alone (scale_gain: ScaleGainResistsOcclusionShrink)
     auto tr = cpu_tracker(p, W, H);
     std::vector<TargetResult> r;
     for (int t = 0; t < 30; ++t) {
@@ -395,6 +385,44 @@ TEST(Tracker, ScalePredictionFollowsGrowth) {
   // Measured: 0.043 without the prediction, 0.036 with it (mean |ln(scale error)|, last 10 frames).
   EXPECT_LT(err[1], 0.06);
   EXPECT_LT(err[1], err[0]);
+}
+
+// The target's size steps from 1 to 1.4 on frame 6 and stays (scale_prediction 0, so that the
+// gain alone acts): with scale_gain 1 the box takes the step on that frame; with 0.5 it takes
+// about half of it (ln), and reaches the new size within the next frames.
+TEST(Tracker, ScaleGainTakesPartOfTheSizeStep) {
+  const int W = 200, H = 150;
+  HostImage bg = test::make_background(W, H, 8);
+  HostImage tex = test::make_texture(32, 24, 17, 0);
+  const double step = std::log(1.4);
+  double at_step[2] = {0, 0}, after[2] = {0, 0};
+  const double gains[2] = {1.0, 0.5};
+  for (int k = 0; k < 2; ++k) {
+    Params p;
+    p.scale_prediction = 0.0;
+    p.scale_gain = gains[k];
+    auto tr = cpu_tracker(p, W, H);
+    ASSERT_TRUE(test::run_one_target(
+                    tr.get(), bg, tex, 16,
+                    [](int t) {
+                      return test::Pose{100, 75, t < 6 ? 1.0 : 1.4};
+                    },
+                    [&](int t, const Box&, const TargetResult& r) {
+                      ASSERT_FALSE(r.lost) << t;
+                      if (t == 6)
+                        at_step[k] = std::log(r.scale);
+                      if (t == 15)
+                        after[k] = std::log(r.scale);
+                    })
+                    .ok());
+  }
+  // Measured: 0.347 and 0.173 on the step frame, 0.347 and 0.347 nine frames later.
+  std::printf("ln scale on the step frame: gain 1 %.3f, gain 0.5 %.3f; 9 frames later %.3f, %.3f "
+              "(step %.3f)\n",
+              at_step[0], at_step[1], after[0], after[1], step);
+  EXPECT_NEAR(at_step[0], step, 0.1);
+  EXPECT_NEAR(at_step[1], 0.5 * at_step[0], 0.06);
+  EXPECT_NEAR(after[1], after[0], 0.1);
 }
 
 // A target given as a saved model (no box) is found by a whole-frame search on its first frame.
