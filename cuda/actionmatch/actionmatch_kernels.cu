@@ -560,32 +560,6 @@ __global__ void __launch_bounds__(kTrellisThreads) trellis_kernel(Problem p) {
       shared_beta ? reinterpret_cast<uint16_t*>(base + sl.beta) : p.beta + pi.beta0;
   row_barrier(K);
 
-  // The plan of the cell that lane group grp takes in a round (plan i of the work order) and the
-  // frames of its b and c: row-independent. When a row is one round (C <= NG, e.g. 60-node
-  // blocks), the frames are loaded once here instead of once per row, so that a row's set-up is
-  // one 16-byte load, not a chain of two. Only the frames (2 registers) and only in the
-  // all-shared angle-table instantiation: keeping the whole plan (6 registers), or doing this in
-  // the other instantiations, made ptxas spill at the 64-register limit (16 to 120 bytes).
-  struct CellWork {
-    CellPlan pl;
-    int fb, fc;
-  };
-  const auto plan_of = [&](int i) -> CellPlan {
-    if (i < C)
-      return plan[i];
-    return CellPlan{0, static_cast<uint32_t>(S) | static_cast<uint32_t>(S) << 16, 0, 0};
-  };
-  const auto work_of = [&](int i) -> CellWork {
-    CellWork w;
-    w.pl = plan_of(i);
-    const int b = static_cast<int>(w.pl.bc & 0xFFFFu), c = static_cast<int>(w.pl.bc >> 16);
-    w.fb = b < S ? t.frame[b] : 0;
-    w.fc = c < S ? t.frame[c] : 0;
-    return w;
-  };
-  const bool one_round = kShared && kTri && C <= NG;
-  const CellWork work1 = one_round ? work_of(grp) : CellWork{};
-
   // Eq. (11) for r = M - 1, eq. (10) down to r = 2: row r reads row r + 1.
   for (int r = M - 1; r >= 2; --r) {
     const ModelRow row = mrows[r];
@@ -599,29 +573,30 @@ __global__ void __launch_bounds__(kTrellisThreads) trellis_kernel(Problem p) {
     for (int base = 0, k_round = 0; base < C; base += NG, ++k_round) {
       // Every lane of a warp runs every round (the group reduction below is warp-synchronous).
       const int i = base + ((k_round & 1) ? NG - 1 - grp : grp);
-      CellWork w;
-      if (one_round) {
-        w.pl = plan_of(i);
-        w.fb = work1.fb;
-        w.fc = work1.fc;
+      CellPlan pl;
+      if (i < C) {
+        pl = plan[i];
       } else {
-        w = work_of(i);
+        pl.cell = 0;
+        pl.bc = static_cast<uint32_t>(S) | static_cast<uint32_t>(S) << 16;
+        pl.range = 0;
+        pl.tri = 0;
       }
-      const int cell = w.pl.cell;
-      const int b = static_cast<int>(w.pl.bc & 0xFFFFu), c = static_cast<int>(w.pl.bc >> 16);
+      const int cell = pl.cell;
+      const int b = static_cast<int>(pl.bc & 0xFFFFu), c = static_cast<int>(pl.bc >> 16);
       // The dummy-dummy state is left to one warp below.
       const bool active = i < C && !(b == S && c == S);
       int64_t best = kInf;
       int32_t arg = INT32_MAX;
       if (active) {
-        const int fb = w.fb, fc = w.fc;
-        const int first = static_cast<int>(w.pl.range & 0xFFFFu),
-                  end = static_cast<int>(w.pl.range >> 16);
+        const int fb = b < S ? t.frame[b] : 0, fc = c < S ? t.frame[c] : 0;
+        const int first = static_cast<int>(pl.range & 0xFFFFu),
+                  end = static_cast<int>(pl.range >> 16);
         const bool geometry = b < S && c < S;
         const double* from_b = !kTri && geometry ? t.rays(b) : nullptr;
         const double b_to_c = !kTri && geometry ? from_b[c] : 0.0;
         // This cell's angles, indexed by the candidate.
-        const SceneAngles* ang = kTri && geometry ? tri + w.pl.tri - first : nullptr;
+        const SceneAngles* ang = kTri && geometry ? tri + pl.tri - first : nullptr;
         // The cell (a, b) of row r + 1 is next_of[a] + next_add (Tables::cell with b fixed).
         const int32_t* next_of = b < S ? t.seg_base : t.seg_end;
         const int next_add = b < S ? b : 0;
