@@ -336,6 +336,7 @@ public:
     k.alpha = k.shared_alpha ? nullptr : alpha_.get();
     k.total_dirs = dirs;
     k.use_tri = use_tri;
+    k.bound = std::getenv("CVIS_ACTIONMATCH_NO_BOUND") == nullptr ? 1 : 0;
     k.total_cells = cells;
     k.tri_off = at<int32_t>(in, o_to);
     k.tri = use_tri ? tri_.get() : nullptr;

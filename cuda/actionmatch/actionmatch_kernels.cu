@@ -70,6 +70,20 @@ __device__ void directions_block(const Problem& p, int dblock) {
     out[k] = terms::ray(x0, y0, p.x[first + k], p.y[first + k]);
 }
 
+// The scene block of cell `cell` (an index into the cells of all blocks): the last block with
+// cell0 <= cell (blocks without cells share their successor's cell0), by binary search.
+__device__ int block_of(const Problem& p, int cell) {
+  int lo = 0, hi = p.nblocks - 1;
+  while (lo < hi) {
+    const int mid = (lo + hi + 1) / 2;
+    if (p.blocks[mid].cell0 <= cell)
+      lo = mid;
+    else
+      hi = mid - 1;
+  }
+  return lo;
+}
+
 // Angle table of 32 cells (8 lanes per cell, a lane per 8th candidate): the angles d_term would
 // compute from the direction table, by the same terms::ray and terms::angle_at, hence the same
 // bits (the rays are recomputed here: the direction table is made by this same launch).
@@ -78,16 +92,7 @@ __device__ void angles_block(const Problem& p, int tblock) {
   const int cg = tblock * (kPrologueX * kPrologueY / 8) + tid / 8, lane = tid % 8;
   if (cg >= p.total_cells)
     return;
-  // The block of cell cg: the last with cell0 <= cg (blocks without cells share their cell0).
-  int lo = 0, hi = p.nblocks - 1;
-  while (lo < hi) {
-    const int mid = (lo + hi + 1) / 2;
-    if (p.blocks[mid].cell0 <= cg)
-      lo = mid;
-    else
-      hi = mid - 1;
-  }
-  const BlockInfo B = p.blocks[lo];
+  const BlockInfo B = p.blocks[block_of(p, cg)];
   const int S = B.S, cell = cg - B.cell0;
   const int b = p.cell_b[cg];
   if (b == S || cell >= p.seg_end[B.seg0 + b])
@@ -116,15 +121,7 @@ __device__ void plans_block(const Problem& p, int pblock) {
   const int gi = pblock * (kPrologueX * kPrologueY) + threadIdx.y * kPrologueX + threadIdx.x;
   if (gi >= p.total_cells)
     return;
-  int lo = 0, hi = p.nblocks - 1; // the block: the last with cell0 <= gi
-  while (lo < hi) {
-    const int mid = (lo + hi + 1) / 2;
-    if (p.blocks[mid].cell0 <= gi)
-      lo = mid;
-    else
-      hi = mid - 1;
-  }
-  const BlockInfo B = p.blocks[lo];
+  const BlockInfo B = p.blocks[block_of(p, gi)];
   const int S = B.S;
   const int cell = p.cell_order[gi];
   const int b = p.cell_b[B.cell0 + cell];
@@ -614,62 +611,71 @@ __global__ void __launch_bounds__(kTrellisThreads) trellis_kernel(Problem p) {
             return dist_tri(ang[a], t.frame[a]);
           return d_term(row, t, a, b, c, fb, fc, b_to_c, from_b, p.lambda2, p.lambda3);
         };
-        // U(a) + D + alpha_{r+1}(a, b), kInf when alpha_{r+1}(a, b) is. D is computed whether or
-        // not alpha_{r+1}(a, b) is feasible (no early exit), so that the two candidates of an
-        // iteration are two independent chains the scheduler can interleave.
-        // With kShared and the angle table, U(a) comes loaded beforehand (u), so that its load is
-        // not behind the feasibility test; otherwise it is read here (the direction path would
-        // spill: it keeps more live values).
-        constexpr bool kHoistU = kShared && kTri;
-        const auto total = [&](int a, int64_t nx, int64_t dq, int64_t u) -> int64_t {
-          return nx == kInf ? kInf : (kHoistU ? u : Ur[a]) + dq + nx;
+        // The dummy's total U(dummy) + alpha_{r+1}(dummy, b) (kInf when infeasible or without
+        // dummies), read by every lane first: it bounds the candidates below.
+        int64_t dval = kInf;
+        if (dummies) {
+          const int64_t nx = has_next ? nxt[t.cell(S, b)] : 0;
+          if (nx != kInf)
+            dval = Ur[S] + nx;
+        }
+        // The bound (README.md, "Fifth round"): the total of candidate a is lb + D with
+        // lb = U(a) + alpha_{r+1}(a, b) and D >= 0 (lambda2, lambda3 >= 0). If lb > dval, the
+        // dummy (in this group) beats a; if lb >= best, this lane's earlier candidate (a smaller
+        // key) does. Either way a is not the group's minimum, and dropping a candidate that is not
+        // the minimum of the group's set leaves the minimum, value and key, unchanged: the same
+        // results. Only D is skipped (U and alpha_{r+1} are needed for lb), and only where no lane
+        // of the warp needs it (one branch per iteration for both candidates, which stay two
+        // independent chains). lb of an infeasible a is kInf: never needed, as before never taken.
+        // Without the bound (p.bound == 0), need() is true for the feasible candidates.
+        const bool bound = p.bound != 0;
+        const auto lower = [&](int64_t nx, int64_t u) -> int64_t {
+          return nx == kInf ? kInf : u + nx;
         };
-        // This lane's candidates first + lane, + Gt, ...: two per iteration, both alpha_{r+1} loads
-        // (and with kShared both U loads) issued first, compared in increasing order so that the
-        // lane keeps its first minimum. (Issuing every load of both candidates first needs more
-        // than the 64 registers a thread of a 1024-thread block has: ptxas spilled 16 to 68 bytes
-        // with generic 64-bit addresses.)
+        const auto need = [&](int64_t lb) -> bool {
+          return lb != kInf && (!bound || (lb < best && lb <= dval));
+        };
+        // This lane's candidates first + lane, + Gt, ...: two per iteration, their alpha_{r+1} and
+        // U loads issued first, compared in increasing order so that the lane keeps its first
+        // minimum.
         int a = first + lane;
         for (; a + Gt < end; a += 2 * Gt) {
           const int a1 = a + Gt;
-          int64_t nx0 = 0, nx1 = 0, u0 = 0, u1 = 0;
+          int64_t nx0 = 0, nx1 = 0;
           if (has_next) {
             nx0 = nxt[next_of[a] + next_add];
             nx1 = nxt[next_of[a1] + next_add];
           }
-          if (kHoistU) {
-            u0 = Ur[a];
-            u1 = Ur[a1];
-          }
+          const int64_t lb0 = lower(nx0, Ur[a]), lb1 = lower(nx1, Ur[a1]);
+          const bool n0 = need(lb0), n1 = need(lb1);
           int64_t d0 = 0, d1 = 0;
-          if (geometry) {
+          if (geometry && (n0 || n1)) {
             d0 = dist(a);
             d1 = dist(a1);
           }
-          const int64_t v0 = total(a, nx0, d0, u0), v1 = total(a1, nx1, d1, u1);
-          if (v0 < best) {
-            best = v0;
+          if (n0 && lb0 + d0 < best) {
+            best = lb0 + d0;
             arg = a;
           }
-          if (v1 < best) {
-            best = v1;
+          if (n1 && lb1 + d1 < best) {
+            best = lb1 + d1;
             arg = a1;
           }
         }
         if (a < end) {
           const int64_t nx = has_next ? nxt[next_of[a] + next_add] : 0;
-          const int64_t v = total(a, nx, geometry ? dist(a) : 0, Ur[a]);
-          if (v < best) {
-            best = v;
-            arg = a;
+          const int64_t lb = lower(nx, Ur[a]);
+          if (need(lb)) {
+            const int64_t v = lb + (geometry ? dist(a) : 0);
+            if (v < best) {
+              best = v;
+              arg = a;
+            }
           }
         }
-        if (dummies && lane == 0) { // the dummy, last (its key S is above every node's)
-          const int64_t nx = has_next ? nxt[t.cell(S, b)] : 0;
-          if (nx != kInf && Ur[S] + nx < best) {
-            best = Ur[S] + nx;
-            arg = S;
-          }
+        if (lane == 0 && dval < best) { // the dummy, last (its key S is above every node's)
+          best = dval;
+          arg = S;
         }
       }
       // The group's minimum of (value, candidate): the first minimum over all its candidates.

@@ -113,6 +113,10 @@ struct Problem {
   int32_t shared_tables = 0, shared_alpha = 0, shared_tri = 0, shared_dir = 0, shared_unary = 0,
           shared_beta = 0, shared_plan = 0;
   int32_t cluster = 1; // blocks per pair (a thread-block cluster when > 1; trellis_cluster())
+  // The bound of the candidate loop (README.md, "Fifth round"): a candidate whose U + alpha_{r+1}
+  // alone cannot beat the lane's best or the dummy skips its distortion term (D >= 0); the same
+  // results. 0 computes every term (CVIS_ACTIONMATCH_NO_BOUND=1, for timings).
+  int32_t bound = 1;
   int32_t max_segments = 0, max_nodes = 0, max_cells = 0;
   int64_t max_dirs = 0, max_unary = 0, max_tri = 0;
   int64_t max_beta = 0; // the largest (M - 2) x cells of a pair
