@@ -72,8 +72,12 @@ __device__ void block_argmin(double* s, int64_t* idx, double* ds) {
 
 // Template on the distance too: the Foerstner path (Jacobi sweeps over N x N arrays) would
 // otherwise set the register budget and local memory of the JBLD path.
+// JBLD up to 5 features (the defaults): at least 3 blocks per SM (at most 168 registers): the
+// early exit's extra live values took the n = 5 kernel from 168 to 200 registers, i.e. from 3 to 2
+// resident blocks (12 to 8 warps) per SM, and the kernel is latency-bound (ncu: SM 39%, L1 8%).
+// The larger variants keep the compiler's choice.
 template <int N, Distance kKind>
-__global__ void __launch_bounds__(kWindowThreads)
+__global__ void __launch_bounds__(kWindowThreads, (N <= 5 && kKind == Distance::kJbld) ? 3 : 1)
     windows_kernel(Layout L, const DevGroup* groups, const DevGrid* grids,
                    const DevIntegral* integrals, const ModelData* models, const int* block_work,
                    const int64_t* base, DevHit* cand, DevHit* below, int* below_count,
