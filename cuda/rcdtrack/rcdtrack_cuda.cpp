@@ -112,9 +112,8 @@ private:
   PinnedArray<DevHit> below_host_;
 };
 
-const std::vector<int>& CudaEngine::order_blocks(const Pass& pass,
-                                                 const std::vector<DevGroup>& groups,
-                                                 int n_blocks) {
+const std::vector<int>&
+CudaEngine::order_blocks(const Pass& pass, const std::vector<DevGroup>& groups, int n_blocks) {
   // Each group's blocks (chunks of kWindowThreads windows) ranked by how near their middle
   // window's box is to the prior (centre offset in target sizes squared plus ln^2 of the size
   // factor): for a pruning group the likely best windows come first, so that the bound the
@@ -131,9 +130,8 @@ const std::vector<int>& CudaEngine::order_blocks(const Pass& pass,
     for (int b = 0; b < d.blocks; ++b) {
       double key = b;
       if (d.prune) {
-        const int64_t mid =
-            std::min<int64_t>(d.windows - 1, int64_t(b) * kernels::kWindowThreads +
-                                                 kernels::kWindowThreads / 2);
+        const int64_t mid = std::min<int64_t>(d.windows - 1, int64_t(b) * kernels::kWindowThreads +
+                                                                 kernels::kWindowThreads / 2);
         int grid = 0;
         const Box box = window_box(pass, g, mid, &grid);
         const double dx = (box.x + 0.5 * box.w - g.prior.cx) / g.prior.w;
@@ -250,10 +248,10 @@ Status CudaEngine::run(const Pass& pass, std::vector<GroupResult>* out, StreamHa
   CVIS_RETURN_IF_ERROR(kernels::launch_integrals(src_, layout_, d_int,
                                                  static_cast<int>(ints.size()), total_rows,
                                                  total_cols, integrals_.get(), s));
-  CVIS_RETURN_IF_ERROR(kernels::launch_search(
-      layout_, distance_, d_group, static_cast<int>(groups.size()), d_grid, d_int, d_model, d_block,
-      n_blocks, integrals_.get(), cand_.get(), below_.get(),
-      below_count_.get(), bounds_.get(), results_.get(), s));
+  CVIS_RETURN_IF_ERROR(
+      kernels::launch_search(layout_, distance_, d_group, static_cast<int>(groups.size()), d_grid,
+                             d_int, d_model, d_block, n_blocks, integrals_.get(), cand_.get(),
+                             below_.get(), below_count_.get(), bounds_.get(), results_.get(), s));
   CVIS_CUDA_CHECK(cudaMemcpyAsync(results_host_.get(), results_.get(),
                                   sizeof(DevResult) * groups.size(), cudaMemcpyDeviceToHost, s));
   if (collecting)
