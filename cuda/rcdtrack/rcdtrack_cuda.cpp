@@ -4,6 +4,7 @@
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -76,6 +77,15 @@ public:
   Status run(const Pass& pass, std::vector<GroupResult>* out, StreamHandle stream) override;
 
 private:
+  // The search kernel's blocks in launch order: (group, chunk of the group's windows) pairs.
+  const std::vector<int>& order_blocks(const Pass& pass, const std::vector<DevGroup>& groups,
+                                       int n_blocks);
+  struct BlockWork {
+    int rank, group, chunk;
+  };
+  std::vector<BlockWork> order_;
+  std::vector<int> work_;
+
   Layout layout_;
   Distance distance_ = Distance::kJbld;
   int width_ = 0, height_ = 0;
@@ -89,11 +99,62 @@ private:
   DeviceArray<int64_t> integrals_;
   DeviceArray<DevHit> cand_, below_;
   DeviceArray<int> below_count_;
+  DeviceArray<unsigned long long> bounds_;
+  // CVIS_RCDTRACK_PRUNE=0 turns the search's early exit off (A/B timing; the results are the same).
+  bool prune_ = prune_enabled();
+  static bool prune_enabled() {
+    const char* v = std::getenv("CVIS_RCDTRACK_PRUNE");
+    return !(v && std::string(v) == "0");
+  }
   DeviceArray<DevResult> results_;
   PinnedArray<DevResult> results_host_;
   PinnedArray<int> counts_host_;
   PinnedArray<DevHit> below_host_;
 };
+
+const std::vector<int>&
+CudaEngine::order_blocks(const Pass& pass, const std::vector<DevGroup>& groups, int n_blocks) {
+  // Each group's blocks (chunks of kWindowThreads windows) ranked by how near their middle
+  // window's box is to the prior (centre offset in target sizes squared plus ln^2 of the size
+  // factor): for a pruning group the likely best windows come first, so that the bound the
+  // later blocks test against is tight early. Then the blocks of all groups by rank, so that the
+  // first blocks the GPU runs are every group's most promising ones. The order changes which
+  // windows are left unfinished, never a result.
+  order_.clear();
+  order_.reserve(static_cast<size_t>(n_blocks));
+  std::vector<std::pair<double, int>> keys;
+  for (size_t gi = 0; gi < groups.size(); ++gi) {
+    const DevGroup& d = groups[gi];
+    const GroupSpec& g = pass.groups[gi];
+    keys.clear();
+    for (int b = 0; b < d.blocks; ++b) {
+      double key = b;
+      if (d.prune) {
+        const int64_t mid = std::min<int64_t>(d.windows - 1, int64_t(b) * kernels::kWindowThreads +
+                                                                 kernels::kWindowThreads / 2);
+        int grid = 0;
+        const Box box = window_box(pass, g, mid, &grid);
+        const double dx = (box.x + 0.5 * box.w - g.prior.cx) / g.prior.w;
+        const double dy = (box.y + 0.5 * box.h - g.prior.cy) / g.prior.h;
+        const double lf = pass.grids[grid].ln_factor;
+        key = dx * dx + dy * dy + lf * lf;
+      }
+      keys.emplace_back(key, b);
+    }
+    std::stable_sort(keys.begin(), keys.end(),
+                     [](const auto& a, const auto& b) { return a.first < b.first; });
+    for (int r = 0; r < d.blocks; ++r)
+      order_.push_back({r, static_cast<int>(gi), keys[static_cast<size_t>(r)].second});
+  }
+  std::stable_sort(order_.begin(), order_.end(),
+                   [](const BlockWork& a, const BlockWork& b) { return a.rank < b.rank; });
+  work_.resize(2 * order_.size());
+  for (size_t k = 0; k < order_.size(); ++k) {
+    work_[2 * k] = order_[k].group;
+    work_[2 * k + 1] = order_[k].chunk;
+  }
+  return work_;
+}
 
 Status CudaEngine::run(const Pass& pass, std::vector<GroupResult>* out, StreamHandle stream) {
   if (!have_frame_)
@@ -124,7 +185,7 @@ Status CudaEngine::run(const Pass& pass, std::vector<GroupResult>* out, StreamHa
   }
   std::vector<DevGrid> grids(pass.grids.size());
   std::vector<DevGroup> groups(pass.groups.size());
-  std::vector<int> block_group;
+  int n_blocks = 0;
   int collecting = 0;
   for (size_t gi = 0; gi < pass.groups.size(); ++gi) {
     const GroupSpec& g = pass.groups[gi];
@@ -140,29 +201,33 @@ Status CudaEngine::run(const Pass& pass, std::vector<GroupResult>* out, StreamHa
       first += static_cast<int64_t>(gr.nx) * gr.ny;
     }
     d.windows = first;
-    d.first_block = static_cast<int>(block_group.size());
+    d.first_block = n_blocks;
     d.blocks = static_cast<int>((first + kernels::kWindowThreads - 1) / kernels::kWindowThreads);
-    block_group.insert(block_group.end(), d.blocks, static_cast<int>(gi));
+    n_blocks += d.blocks;
     d.prior = g.prior;
     d.top_k = g.top_k;
     d.threshold = g.threshold;
     d.below_group = g.threshold >= 0.0 ? collecting++ : -1;
     d.below_base = d.below_group >= 0 ? static_cast<int64_t>(d.below_group) * kMaxCandidates : 0;
+    // Only the best window is reported: windows that cannot beat it may be left unfinished.
+    d.prune = prune_ && g.top_k == 1 && g.threshold < 0.0 && g.model >= 0 ? 1 : 0;
   }
+  const std::vector<int>& block_work = order_blocks(pass, groups, n_blocks);
   packer_.clear();
   const size_t o_int = packer_.add(ints), o_grid = packer_.add(grids),
                o_group = packer_.add(groups);
-  const size_t o_model = packer_.add(pass.models), o_block = packer_.add(block_group);
+  const size_t o_model = packer_.add(pass.models), o_block = packer_.add(block_work);
   const std::vector<uint8_t>& bytes = packer_.bytes();
 
   CVIS_RETURN_IF_ERROR(desc_host_.reserve(bytes.size()));
   CVIS_RETURN_IF_ERROR(desc_dev_.reserve(bytes.size()));
   CVIS_RETURN_IF_ERROR(integrals_.reserve(static_cast<size_t>(std::max<int64_t>(1, total_elems))));
-  CVIS_RETURN_IF_ERROR(cand_.reserve(std::max<size_t>(1, block_group.size()) * kMaxTopK));
+  CVIS_RETURN_IF_ERROR(cand_.reserve(std::max<size_t>(1, n_blocks) * kMaxTopK));
   CVIS_RETURN_IF_ERROR(results_.reserve(std::max<size_t>(1, groups.size())));
   CVIS_RETURN_IF_ERROR(results_host_.reserve(std::max<size_t>(1, groups.size())));
   CVIS_RETURN_IF_ERROR(below_count_.reserve(std::max(1, collecting)));
   CVIS_RETURN_IF_ERROR(counts_host_.reserve(std::max(1, collecting)));
+  CVIS_RETURN_IF_ERROR(bounds_.reserve(std::max<size_t>(1, groups.size())));
   CVIS_RETURN_IF_ERROR(
       below_.reserve(std::max(1, collecting) * static_cast<size_t>(kMaxCandidates)));
   std::memcpy(desc_host_.get(), bytes.data(), bytes.size());
@@ -170,6 +235,9 @@ Status CudaEngine::run(const Pass& pass, std::vector<GroupResult>* out, StreamHa
       cudaMemcpyAsync(desc_dev_.get(), desc_host_.get(), bytes.size(), cudaMemcpyHostToDevice, s));
   if (collecting)
     CVIS_CUDA_CHECK(cudaMemsetAsync(below_count_.get(), 0, sizeof(int) * collecting, s));
+  // No bound yet: all bits set is above the key of every score.
+  CVIS_CUDA_CHECK(
+      cudaMemsetAsync(bounds_.get(), 0xff, sizeof(unsigned long long) * groups.size(), s));
   const uint8_t* dd = desc_dev_.get();
   const auto* d_int = reinterpret_cast<const DevIntegral*>(dd + o_int);
   const auto* d_grid = reinterpret_cast<const DevGrid*>(dd + o_grid);
@@ -180,10 +248,10 @@ Status CudaEngine::run(const Pass& pass, std::vector<GroupResult>* out, StreamHa
   CVIS_RETURN_IF_ERROR(kernels::launch_integrals(src_, layout_, d_int,
                                                  static_cast<int>(ints.size()), total_rows,
                                                  total_cols, integrals_.get(), s));
-  CVIS_RETURN_IF_ERROR(kernels::launch_search(
-      layout_, distance_, d_group, static_cast<int>(groups.size()), d_grid, d_int, d_model, d_block,
-      static_cast<int>(block_group.size()), integrals_.get(), cand_.get(), below_.get(),
-      below_count_.get(), results_.get(), s));
+  CVIS_RETURN_IF_ERROR(
+      kernels::launch_search(layout_, distance_, d_group, static_cast<int>(groups.size()), d_grid,
+                             d_int, d_model, d_block, n_blocks, integrals_.get(), cand_.get(),
+                             below_.get(), below_count_.get(), bounds_.get(), results_.get(), s));
   CVIS_CUDA_CHECK(cudaMemcpyAsync(results_host_.get(), results_.get(),
                                   sizeof(DevResult) * groups.size(), cudaMemcpyDeviceToHost, s));
   if (collecting)

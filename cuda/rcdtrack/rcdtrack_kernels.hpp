@@ -39,6 +39,8 @@ struct DevGroup {
   double threshold;   // < 0: no collection
   int64_t below_base; // first slot in the candidate buffer (kMaxCandidates per collecting group)
   int below_group;    // index of its candidate counter, -1 without collection
+  int prune;          // 1: only the best window matters (top_k 1, no threshold): windows that
+                      // cannot beat the best score found so far (bounds) are not finished
 };
 
 struct DevHit {
@@ -64,12 +66,18 @@ Status launch_integrals(const PixelSource& src, const Layout& layout, const DevI
                         int n_integrals, int total_rows, int64_t total_cols, int64_t* base,
                         cudaStream_t stream);
 
-// Every window of every group: distance, score, per-block top-k (cand: blocks * kMaxTopK), the
+// Every window of every group: distance, score, per-block top-k (cand: blocks * kMaxTopK, in the
+// groups' chunk order), the
 // windows under a group's threshold (below, counters below_count); then per group the merged
 // top-k with the best window's covariances and sums (results). n = layout.n (2..9).
+// block_work: per block its group and chunk (windows chunk * kWindowThreads ..), any order.
+// bounds: one per group, all bits set before the launch (no bound yet): the order key
+// (bound_key) of the best score a block of that group has found; a pruning group's window whose
+// score is provably above it is dropped after as few parts as show that (same top-1 result).
 Status launch_search(const Layout& layout, Distance distance, const DevGroup* groups, int n_groups,
                      const DevGrid* grids, const DevIntegral* integrals, const ModelData* models,
-                     const int* block_group, int n_blocks, const int64_t* base, DevHit* cand,
-                     DevHit* below, int* below_count, DevResult* results, cudaStream_t stream);
+                     const int* block_work, int n_blocks, const int64_t* base, DevHit* cand,
+                     DevHit* below, int* below_count, unsigned long long* bounds,
+                     DevResult* results, cudaStream_t stream);
 
 } // namespace cvis::rcdtrack::kernels

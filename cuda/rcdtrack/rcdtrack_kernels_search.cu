@@ -3,6 +3,8 @@
 // (the thesis keeps a block per window and the matrix in shared memory); each block keeps its best
 // windows (thesis Sec. 4.1, "Finding the Best Match on GPU", here with the index order as tie
 // break); a second kernel merges them per group, so only the winners leave the device.
+#include <cstring>
+
 #include "common/cuda/check.hpp"
 #include "rcdtrack_kernels.hpp"
 
@@ -27,6 +29,32 @@ __device__ void decode_window(const DevGroup& G, const DevGrid* grids, int64_t w
   *y0 = gr.y0 + iy * gr.step;
 }
 
+// Order-preserving key of a double (not NaN): a < b exactly when key(a) < key(b) as unsigned.
+__device__ unsigned long long bound_key(double v) {
+  unsigned long long b;
+  memcpy(&b, &v, sizeof b);
+  return (b >> 63) ? ~b : b | 0x8000000000000000ull;
+}
+__device__ double bound_value(unsigned long long k) {
+  const unsigned long long b = (k >> 63) ? k & 0x7fffffffffffffffull : ~k;
+  double v;
+  memcpy(&v, &b, sizeof v);
+  return v;
+}
+
+// window_distance's early exit for a pruning group: the score's lower bound from the distance's
+// lower bound (the same additions as window_score, then minus the largest context term,
+// context_weight: rounding is monotone, so this is <= the score the window would get) above the
+// group's best score so far plus a margin (1e-7 relative, far above the rounding differences of
+// the bound's and the score's sums).
+struct PruneStop {
+  static constexpr bool kActive = true;
+  double motion, scale, context, limit;
+  __device__ bool operator()(double lower) const {
+    return lower + motion + scale - context > limit;
+  }
+};
+
 // Block-wide argmin of (score, index) in shared arrays of blockDim.x entries (destroyed).
 __device__ void block_argmin(double* s, int64_t* idx, double* ds) {
   for (int half = blockDim.x / 2; half > 0; half /= 2) {
@@ -44,17 +72,23 @@ __device__ void block_argmin(double* s, int64_t* idx, double* ds) {
 
 // Template on the distance too: the Foerstner path (Jacobi sweeps over N x N arrays) would
 // otherwise set the register budget and local memory of the JBLD path.
+// JBLD up to 5 features (the defaults): at least 3 blocks per SM (at most 168 registers): the
+// early exit's extra live values took the n = 5 kernel from 168 to 200 registers, i.e. from 3 to 2
+// resident blocks (12 to 8 warps) per SM, and the kernel is latency-bound (ncu: SM 39%, L1 8%).
+// The larger variants keep the compiler's choice.
 template <int N, Distance kKind>
-__global__ void __launch_bounds__(kWindowThreads)
+__global__ void __launch_bounds__(kWindowThreads, (N <= 5 && kKind == Distance::kJbld) ? 3 : 1)
     windows_kernel(Layout L, const DevGroup* groups, const DevGrid* grids,
-                   const DevIntegral* integrals, const ModelData* models, const int* block_group,
-                   const int64_t* base, DevHit* cand, DevHit* below, int* below_count) {
+                   const DevIntegral* integrals, const ModelData* models, const int* block_work,
+                   const int64_t* base, DevHit* cand, DevHit* below, int* below_count,
+                   unsigned long long* bounds) {
   __shared__ ModelData model;
   __shared__ double s_score[kWindowThreads], s_dist[kWindowThreads];
   __shared__ int64_t s_idx[kWindowThreads];
   __shared__ int64_t taken_index;
 
-  const DevGroup G = groups[block_group[blockIdx.x]];
+  const int gi = block_work[2 * blockIdx.x], chunk = block_work[2 * blockIdx.x + 1];
+  const DevGroup G = groups[gi];
   if (G.model >= 0) { // the group's model, once per block
     const double* src = reinterpret_cast<const double*>(&models[G.model]);
     double* dst = reinterpret_cast<double*>(&model);
@@ -64,7 +98,7 @@ __global__ void __launch_bounds__(kWindowThreads)
   }
   __syncthreads();
 
-  const int64_t w = static_cast<int64_t>(blockIdx.x - G.first_block) * kWindowThreads + threadIdx.x;
+  const int64_t w = static_cast<int64_t>(chunk) * kWindowThreads + threadIdx.x;
   double score = HUGE_VAL, dist = HUGE_VAL;
   int64_t index = -1;
   if (w < G.windows) {
@@ -74,11 +108,25 @@ __global__ void __launch_bounds__(kWindowThreads)
     const DevIntegral R = integrals[G.integral];
     const IntegralRef I{base + R.offset, R.plane_stride, R.cols + 1};
     const int c = R.cell;
+    const int cx0 = (x0 - R.x) / c, cy0 = (y0 - R.y) / c;
+    const double bound =
+        G.prune ? bound_value(*static_cast<volatile unsigned long long*>(&bounds[gi])) : HUGE_VAL;
     if (G.model >= 0) {
-      dist = window_distance<N>(L, kKind, I, c, (x0 - R.x) / c, (y0 - R.y) / c, gr.ww / c,
-                                gr.wh / c, model);
-      score = search_score<N>(L, kKind, I, R.x, R.y, R.cols, R.rows, c, G.prior, x0, y0, gr.ww,
-                              gr.wh, gr.ln_factor, dist, model);
+      // A window whose score is provably above a score already found is not the group's best
+      // (ties are kept: the margin is positive): its remaining parts and context are skipped, its
+      // score and distance become HUGE_VAL. The top-1 window, its score and distance are those of
+      // the full evaluation. Without a bound (limit HUGE_VAL) nothing stops early, except a
+      // window with two infinite parts, whose distance and score are HUGE_VAL either way.
+      PruneStop stop;
+      prior_terms(G.prior, x0, y0, gr.ww, gr.wh, gr.ln_factor, &stop.motion, &stop.scale);
+      stop.context = G.prior.context_weight > 0.0 ? G.prior.context_weight : 0.0;
+      stop.limit = bound < HUGE_VAL ? bound + 1e-7 * (1.0 + fabs(bound)) : HUGE_VAL;
+      dist = window_distance<N>(L, kKind, I, c, cx0, cy0, gr.ww / c, gr.wh / c, model, stop);
+      if (dist < HUGE_VAL && !stop(dist))
+        score = search_score<N>(L, kKind, I, R.x, R.y, R.cols, R.rows, c, G.prior, x0, y0, gr.ww,
+                                gr.wh, gr.ln_factor, dist, model);
+      else
+        dist = HUGE_VAL; // score stays HUGE_VAL
     } else {
       dist = score = 0.0;
     }
@@ -107,8 +155,10 @@ __global__ void __launch_bounds__(kWindowThreads)
       h.score = s_score[0];
       h.distance = s_dist[0];
       h.index = s_idx[0] == (int64_t(1) << 62) ? -1 : s_idx[0];
-      cand[static_cast<int64_t>(blockIdx.x) * kMaxTopK + r] = h;
+      cand[static_cast<int64_t>(G.first_block + chunk) * kMaxTopK + r] = h;
       taken_index = h.index;
+      if (r == 0 && G.prune && h.index >= 0 && h.score < HUGE_VAL)
+        atomicMin(&bounds[gi], bound_key(h.score)); // the later blocks' bound
     }
     __syncthreads();
     if (!taken && index == taken_index)
@@ -200,15 +250,18 @@ __global__ void __launch_bounds__(kReduceThreads)
 template <int N>
 Status launch_n(const Layout& layout, Distance distance, const DevGroup* groups, int n_groups,
                 const DevGrid* grids, const DevIntegral* integrals, const ModelData* models,
-                const int* block_group, int n_blocks, const int64_t* base, DevHit* cand,
-                DevHit* below, int* below_count, DevResult* results, cudaStream_t stream) {
+                const int* block_work, int n_blocks, const int64_t* base, DevHit* cand,
+                DevHit* below, int* below_count, unsigned long long* bounds, DevResult* results,
+                cudaStream_t stream) {
   if (n_blocks > 0 && distance == Distance::kJbld) {
     windows_kernel<N, Distance::kJbld><<<n_blocks, kWindowThreads, 0, stream>>>(
-        layout, groups, grids, integrals, models, block_group, base, cand, below, below_count);
+        layout, groups, grids, integrals, models, block_work, base, cand, below, below_count,
+        bounds);
     CVIS_CUDA_CHECK_LAUNCH(stream, "windows_kernel<jbld>");
   } else if (n_blocks > 0) {
     windows_kernel<N, Distance::kFoerstner><<<n_blocks, kWindowThreads, 0, stream>>>(
-        layout, groups, grids, integrals, models, block_group, base, cand, below, below_count);
+        layout, groups, grids, integrals, models, block_work, base, cand, below, below_count,
+        bounds);
     CVIS_CUDA_CHECK_LAUNCH(stream, "windows_kernel<foerstner>");
   }
   reduce_kernel<N><<<n_groups, kReduceThreads, 0, stream>>>(layout, groups, grids, integrals, base,
@@ -221,14 +274,15 @@ Status launch_n(const Layout& layout, Distance distance, const DevGroup* groups,
 
 Status launch_search(const Layout& layout, Distance distance, const DevGroup* groups, int n_groups,
                      const DevGrid* grids, const DevIntegral* integrals, const ModelData* models,
-                     const int* block_group, int n_blocks, const int64_t* base, DevHit* cand,
-                     DevHit* below, int* below_count, DevResult* results, cudaStream_t stream) {
+                     const int* block_work, int n_blocks, const int64_t* base, DevHit* cand,
+                     DevHit* below, int* below_count, unsigned long long* bounds,
+                     DevResult* results, cudaStream_t stream) {
   if (n_groups <= 0)
     return Status::Ok();
 #define RCD_LAUNCH(n)                                                                              \
   case n:                                                                                          \
-    return launch_n<n>(layout, distance, groups, n_groups, grids, integrals, models, block_group,  \
-                       n_blocks, base, cand, below, below_count, results, stream)
+    return launch_n<n>(layout, distance, groups, n_groups, grids, integrals, models, block_work,   \
+                       n_blocks, base, cand, below, below_count, bounds, results, stream)
   switch (layout.n) {
     RCD_LAUNCH(2);
     RCD_LAUNCH(3);

@@ -494,12 +494,24 @@ CVIS_HD void part_box(int p, int cx0, int cy0, int cw, int ch, int* x, int* y, i
   }
 }
 
+// window_distance's early exit (`Stop`): after each part but the last, stop(lower) may end the
+// evaluation, `lower` being a lower bound of the final distance from the parts so far (distances
+// are >= 0: the sum of the four smallest of five is at least the sum of the parts so far minus
+// their largest; with one infinite part, the final value is the sum of the finite ones). The
+// function then returns HUGE_VAL; the caller must treat that window as not evaluated. NoStop (the
+// CPU reference, describing windows) never stops: the loop is the same as without it.
+struct NoStop {
+  static constexpr bool kActive = false;
+  CVIS_HD bool operator()(double) const { return false; }
+};
+
 // Distance of a window to the model: the one covariance's distance, or with five parts Tuzel et
 // al.'s sum of the five distances minus the largest (robust to one occluded half). A part whose
 // matrix is not positive definite counts as infinitely far.
-template <int N>
+template <int N, class Stop = NoStop>
 CVIS_HD double window_distance(const Layout& L, Distance kind, const IntegralRef& I, int cell,
-                               int cx0, int cy0, int cw, int ch, const ModelData& m) {
+                               int cx0, int cy0, int cw, int ch, const ModelData& m,
+                               const Stop& stop = Stop()) {
   constexpr int T = N * (N + 1) / 2;
   double sum = 0.0, worst = 0.0;
   int infinite = 0;
@@ -511,10 +523,13 @@ CVIS_HD double window_distance(const Layout& L, Distance kind, const IntegralRef
     const double d = model_distance<N>(kind, m.a[p], m.logdet[p], m.k[p], C);
     if (!(d < HUGE_VAL)) {
       ++infinite;
-      continue;
+    } else {
+      sum = sum + d;
+      worst = d > worst ? d : worst;
     }
-    sum = sum + d;
-    worst = d > worst ? d : worst;
+    if (Stop::kActive && L.parts > 1 && p + 1 < L.parts &&
+        (infinite > 1 || stop(infinite ? sum : sum - worst)))
+      return HUGE_VAL; // two infinite parts: the result is HUGE_VAL anyway
   }
   if (L.parts == 1)
     return infinite ? HUGE_VAL : sum;
@@ -585,12 +600,20 @@ struct Prior {
   double context_weight = 0.0; // score -= context_weight * context_distance (0: not computed)
 };
 
-CVIS_HD double window_score(double distance, const Prior& p, int x0, int y0, int ww, int wh,
-                            double ln_factor) {
+// The two prior terms of window_score: motion (offset) and scale.
+CVIS_HD void prior_terms(const Prior& p, int x0, int y0, int ww, int wh, double ln_factor,
+                         double* motion, double* scale) {
   const double dx = (static_cast<double>(x0) + 0.5 * static_cast<double>(ww) - p.cx) / p.w;
   const double dy = (static_cast<double>(y0) + 0.5 * static_cast<double>(wh) - p.cy) / p.h;
-  return distance + p.motion_weight * (dx * dx + dy * dy) +
-         p.scale_weight * (ln_factor * ln_factor);
+  *motion = p.motion_weight * (dx * dx + dy * dy);
+  *scale = p.scale_weight * (ln_factor * ln_factor);
+}
+
+CVIS_HD double window_score(double distance, const Prior& p, int x0, int y0, int ww, int wh,
+                            double ln_factor) {
+  double motion, scale;
+  prior_terms(p, x0, y0, ww, wh, ln_factor, &motion, &scale);
+  return distance + motion + scale;
 }
 
 // The full score of window (x0, y0, ww, wh) of integral I (region origin rx, ry; cols x rows
