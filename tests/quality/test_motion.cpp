@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <memory>
 #include <random>
 #include <vector>
 
@@ -88,8 +89,7 @@ TEST(Segmentation, GainMedianOfBlackFramesIsBounded) {
   EXPECT_EQ(seg::gain_median([&](int k) { return hist[k]; }, 1000), seg::kGainMin);
   hist[0] = 400;
   hist[20] = 600; // median in bin 20: (20 - 0.5 + 100 / 600) / 256, above the bound
-  EXPECT_NEAR(seg::gain_median([&](int k) { return hist[k]; }, 1000), (19.5 + 1.0 / 6) / 256,
-              1e-6);
+  EXPECT_NEAR(seg::gain_median([&](int k) { return hist[k]; }, 1000), (19.5 + 1.0 / 6) / 256, 1e-6);
   hist[20] = 0;
   hist[2] = 600; // in bin 2, below the bound
   EXPECT_EQ(seg::gain_median([&](int k) { return hist[k]; }, 1000), seg::kGainMin);
@@ -185,6 +185,43 @@ struct Counts {
 };
 
 constexpr uint8_t kRed[3] = {220, 40, 30};
+
+// Two CPU motion detectors fed the same frames, each with its own mask and background image of
+// w x h: the tests that compare two configurations, or a used detector with a fresh one.
+struct DetectorPair {
+  std::unique_ptr<median3d::MotionDetector> det[2];
+  HostImage mask[2], bg[2];
+  median3d::MotionResult result[2];
+
+  // Creates and configures both (call through ASSERT_NO_FATAL_FAILURE).
+  void init(const median3d::MotionParams& p0, const median3d::MotionParams& p1, int w, int h) {
+    const median3d::MotionParams* p[2] = {&p0, &p1};
+    for (int i = 0; i < 2; ++i) {
+      Status st;
+      det[i] = median3d::make_motion_detector(Backend::kCpu, &st);
+      ASSERT_TRUE(det[i]) << st.to_string();
+      ASSERT_TRUE(det[i]->configure(*p[i]).ok());
+      mask[i] = HostImage(PixelFormat::kGRAY8, w, h);
+      bg[i] = HostImage(PixelFormat::kGRAY8, w, h);
+    }
+  }
+  // Detector i processes f into its own mask, background and result.
+  bool process(int i, const HostImage& f) {
+    const ImageView mv = mask[i].view(), bv = bg[i].view();
+    return det[i]->process(f.view(), &mv, &bv, &result[i], nullptr).ok();
+  }
+  bool process_both(const HostImage& f) { return process(0, f) && process(1, f); }
+};
+
+// The first row in which two GRAY8 images of the same size differ; -1 when they are equal.
+int first_differing_row(const HostImage& a, const HostImage& b) {
+  for (int y = 0; y < a.height(); ++y) {
+    if (std::memcmp(a.view().data[0] + y * a.pitch(0), b.view().data[0] + y * b.pitch(0),
+                    a.width()) != 0)
+      return y;
+  }
+  return -1;
+}
 
 TEST(MotionDetector, DetectsMovingStoppedObjectsAndDissolvesGhosts) {
   const int w = 63, h = 47; // odd sizes
@@ -310,13 +347,9 @@ TEST(MotionDetector, LiveBackgroundShowsTheFrameWhereBackgroundAndTheMedianUnder
   p.sample_period = 1;
   median3d::MotionParams median = p;
   median.live_background = false;
-  Status st;
-  auto live = median3d::make_motion_detector(Backend::kCpu, &st);
-  auto med = median3d::make_motion_detector(Backend::kCpu, &st);
-  ASSERT_TRUE(live->configure(p).ok() && med->configure(median).ok());
-  HostImage m1(PixelFormat::kGRAY8, w, h), m2(PixelFormat::kGRAY8, w, h);
-  HostImage b1(PixelFormat::kGRAY8, w, h), b2(PixelFormat::kGRAY8, w, h);
-  const ImageView mv1 = m1.view(), mv2 = m2.view(), bv1 = b1.view(), bv2 = b2.view();
+  DetectorPair d; // 0: live background, 1: the median everywhere
+  ASSERT_NO_FATAL_FAILURE(d.init(p, median, w, h));
+  const HostImage &m1 = d.mask[0], &b1 = d.bg[0], &b2 = d.bg[1];
   std::vector<uint8_t> truth;
   int64_t bg_pixels = 0, bg_live = 0, bg_moved = 0, under = 0;
   for (int t = 0; t < 40; ++t) {
@@ -328,13 +361,9 @@ TEST(MotionDetector, LiveBackgroundShowsTheFrameWhereBackgroundAndTheMedianUnder
         f.set_rgb(x, y, q[0], q[0], q[0]);
       }
     }
-    median3d::MotionResult r1, r2;
-    ASSERT_TRUE(live->process(f.view(), &mv1, &bv1, &r1, nullptr).ok());
-    ASSERT_TRUE(med->process(f.view(), &mv2, &bv2, &r2, nullptr).ok());
+    ASSERT_TRUE(d.process_both(f));
+    ASSERT_EQ(first_differing_row(d.mask[0], d.mask[1]), -1) << "masks differ, frame " << t;
     for (int y = 0; y < h; ++y) {
-      ASSERT_EQ(0, std::memcmp(m1.view().data[0] + y * m1.pitch(0),
-                               m2.view().data[0] + y * m2.pitch(0), w))
-          << "mask row " << y << " frame " << t;
       for (int x = 0; t >= p.history && x < w; ++x) {
         const uint8_t frame = f.view().data[0][y * f.pitch(0) + 4 * x];
         const uint8_t a = b1.view().data[0][y * b1.pitch(0) + x];
@@ -374,30 +403,19 @@ TEST(MotionDetector, ResetEqualsAFreshDetector) {
   };
   // Reset while objects move, while one has just stopped (counts growing), and once it is old.
   for (int reset_at : {12, 25, 33, 47, 80}) {
-    Status st;
-    auto used = median3d::make_motion_detector(Backend::kCpu, &st);
-    auto fresh = median3d::make_motion_detector(Backend::kCpu, &st);
-    ASSERT_TRUE(used->configure(p).ok() && fresh->configure(p).ok());
-    HostImage m1(PixelFormat::kGRAY8, w, h), m2(PixelFormat::kGRAY8, w, h);
-    HostImage b1(PixelFormat::kGRAY8, w, h), b2(PixelFormat::kGRAY8, w, h);
-    const ImageView mv1 = m1.view(), mv2 = m2.view(), bv1 = b1.view(), bv2 = b2.view();
+    DetectorPair d; // 0: used, then reset; 1: fresh
+    ASSERT_NO_FATAL_FAILURE(d.init(p, p, w, h));
     std::vector<uint8_t> truth;
-    median3d::MotionResult r1, r2;
     for (int t = 0; t < reset_at; ++t)
-      ASSERT_TRUE(used->process(scene(t, &truth).view(), &mv1, &bv1, &r1, nullptr).ok());
-    used->reset();
+      ASSERT_TRUE(d.process(0, scene(t, &truth)));
+    d.det[0]->reset();
     for (int t = reset_at; t < reset_at + 40; ++t) {
-      const HostImage f = scene(t, &truth);
-      ASSERT_TRUE(used->process(f.view(), &mv1, &bv1, &r1, nullptr).ok());
-      ASSERT_TRUE(fresh->process(f.view(), &mv2, &bv2, &r2, nullptr).ok());
-      for (int y = 0; y < h; ++y) {
-        ASSERT_EQ(0, std::memcmp(m1.view().data[0] + y * m1.pitch(0),
-                                 m2.view().data[0] + y * m2.pitch(0), w))
-            << "mask row " << y << " frame " << t << ", reset at " << reset_at;
-        ASSERT_EQ(0, std::memcmp(b1.view().data[0] + y * b1.pitch(0),
-                                 b2.view().data[0] + y * b2.pitch(0), w))
-            << "background row " << y << " frame " << t << ", reset at " << reset_at;
-      }
+      ASSERT_TRUE(d.process_both(scene(t, &truth)));
+      ASSERT_EQ(first_differing_row(d.mask[0], d.mask[1]), -1)
+          << "masks differ, frame " << t << ", reset at " << reset_at;
+      ASSERT_EQ(first_differing_row(d.bg[0], d.bg[1]), -1)
+          << "backgrounds differ, frame " << t << ", reset at " << reset_at;
+      const median3d::MotionResult &r1 = d.result[0], &r2 = d.result[1];
       EXPECT_EQ(r1.frame, r2.frame);
       EXPECT_EQ(r1.blobs, r2.blobs) << t;
     }
