@@ -188,6 +188,15 @@ constexpr uint8_t kRed[3] = {220, 40, 30};
 
 // Two CPU motion detectors fed the same frames, each with its own mask and background image of
 // w x h: the tests that compare two configurations, or a used detector with a fresh one.
+// A CPU motion detector configured with p (call through ASSERT_NO_FATAL_FAILURE).
+void make_cpu_detector(const median3d::MotionParams& p,
+                       std::unique_ptr<median3d::MotionDetector>* det) {
+  Status st;
+  *det = median3d::make_motion_detector(Backend::kCpu, &st);
+  ASSERT_TRUE(*det) << st.to_string();
+  ASSERT_TRUE((*det)->configure(p).ok());
+}
+
 struct DetectorPair {
   std::unique_ptr<median3d::MotionDetector> det[2];
   HostImage mask[2], bg[2];
@@ -197,10 +206,7 @@ struct DetectorPair {
   void init(const median3d::MotionParams& p0, const median3d::MotionParams& p1, int w, int h) {
     const median3d::MotionParams* p[2] = {&p0, &p1};
     for (int i = 0; i < 2; ++i) {
-      Status st;
-      det[i] = median3d::make_motion_detector(Backend::kCpu, &st);
-      ASSERT_TRUE(det[i]) << st.to_string();
-      ASSERT_TRUE(det[i]->configure(*p[i]).ok());
+      ASSERT_NO_FATAL_FAILURE(make_cpu_detector(*p[i], &det[i]));
       mask[i] = HostImage(PixelFormat::kGRAY8, w, h);
       bg[i] = HostImage(PixelFormat::kGRAY8, w, h);
     }
@@ -226,14 +232,12 @@ int first_differing_row(const HostImage& a, const HostImage& b) {
 TEST(MotionDetector, DetectsMovingStoppedObjectsAndDissolvesGhosts) {
   const int w = 63, h = 47; // odd sizes
   const HostImage base = test::make_rgba(test::Pattern::kSmoothNoise, w, h, 5);
-  Status st;
-  auto det = median3d::make_motion_detector(Backend::kCpu, &st);
-  ASSERT_TRUE(det) << st.to_string();
   median3d::MotionParams p;
   p.history = 15;
   p.sample_period = 2;
   p.min_blob_area = 4;
-  ASSERT_TRUE(det->configure(p).ok());
+  std::unique_ptr<median3d::MotionDetector> det;
+  ASSERT_NO_FATAL_FAILURE(make_cpu_detector(p, &det));
   HostImage mask(PixelFormat::kGRAY8, w, h, 5), bg(PixelFormat::kGRAY8, w, h, 3);
   Counts moving, stopped, ghost;
   std::vector<uint8_t> truth;
@@ -268,11 +272,10 @@ TEST(MotionDetector, FollowsAnIlluminationDropAndRestartsAtACut) {
   const int w = 48, h = 36;
   const HostImage base = test::make_rgba(test::Pattern::kSmoothNoise, w, h, 9);
   const HostImage other = test::make_rgba(test::Pattern::kChecker, w, h, 10);
-  Status st;
-  auto det = median3d::make_motion_detector(Backend::kCpu, &st);
   median3d::MotionParams p;
   p.history = 9;
-  ASSERT_TRUE(det->configure(p).ok());
+  std::unique_ptr<median3d::MotionDetector> det;
+  ASSERT_NO_FATAL_FAILURE(make_cpu_detector(p, &det));
   HostImage mask(PixelFormat::kGRAY8, w, h);
   const ImageView mv = mask.view();
   std::vector<uint8_t> truth;
@@ -308,12 +311,10 @@ TEST(MotionDetector, FollowsAnIlluminationDropAndRestartsAtACut) {
 TEST(MotionDetector, SurvivesBlackFrames) {
   const int w = 40, h = 30;
   const HostImage base = test::make_rgba(test::Pattern::kSmoothNoise, w, h, 4);
-  Status st;
-  auto det = median3d::make_motion_detector(Backend::kCpu, &st);
-  ASSERT_TRUE(det) << st.to_string();
   median3d::MotionParams p;
   p.history = 9;
-  ASSERT_TRUE(det->configure(p).ok());
+  std::unique_ptr<median3d::MotionDetector> det;
+  ASSERT_NO_FATAL_FAILURE(make_cpu_detector(p, &det));
   HostImage mask(PixelFormat::kGRAY8, w, h);
   const ImageView mv = mask.view();
   std::vector<uint8_t> truth;
@@ -427,13 +428,11 @@ TEST(MotionDetector, ResetEqualsAFreshDetector) {
 TEST(MotionDetector, AbsorptionSwitchedOnCountsFromThen) {
   const int w = 63, h = 47;
   const HostImage base = test::make_rgba(test::Pattern::kSmoothNoise, w, h, 5);
-  Status st;
-  auto det = median3d::make_motion_detector(Backend::kCpu, &st);
-  ASSERT_TRUE(det) << st.to_string();
   median3d::MotionParams p;
   p.history = 15;
   p.sample_period = 2;
-  ASSERT_TRUE(det->configure(p).ok());
+  std::unique_ptr<median3d::MotionDetector> det;
+  ASSERT_NO_FATAL_FAILURE(make_cpu_detector(p, &det));
   HostImage mask(PixelFormat::kGRAY8, w, h, 5);
   const ImageView mv = mask.view();
   std::vector<uint8_t> truth;
