@@ -42,6 +42,9 @@ cp -aL /usr/lib/x86_64-linux-gnu/libgstcheck-1.0.so.0 .device/lib/
 cp -a "$SRC"/tests/data/. .device/testdata/
 [ -f "$REPO/build-gpu-clip.mp4" ] || scripts/make-clip.sh "$REPO/build-gpu-clip.mp4" 1920 1080 75
 cp "$REPO/build-gpu-clip.mp4" .device/media/test-1080p.mp4
+# bench_streams' clip: 40 s, so that a 10-s warm-up and a 20-s window see no loop (seek) at ~35 fps.
+[ -f "$REPO/build-gpu-clip-long.mp4" ] || scripts/make-clip.sh "$REPO/build-gpu-clip-long.mp4" 1920 1080 300
+cp "$REPO/build-gpu-clip-long.mp4" .device/media/test-1080p-long.mp4
 # The gpu suite's binaries (run.sh sanitize runs compute-sanitizer over them).
 meson introspect --tests "$BUILD" | python3 -c '
 import json, os, sys

@@ -14,6 +14,7 @@
 // events on the element's stream: CVIS_PROFILE=1) and host time per frame. Then A/B runs in child
 // processes: CVIS_CUDA_SYNC=spin vs block (how threads wait for the GPU) and one CUDA context per
 // pipeline vs a shared one.
+// Below-real-time streams are described (buffers per source pad, loops, state): where a stall is.
 // Usage: bench_streams [--clip H264.mp4] [--chains a,b] [--ns 1,4,16] [--warmup S] [--measure S]
 //                      [--budget S] [--no-ab] [--no-profile] [--out FILE.md]
 //                      [--decoder avdec_h264 --element-props backend=cpu]   (the harness on a CPU)
@@ -361,6 +362,17 @@ int main(int argc, char** argv) {
               (r.mem_used_mib >= 0 && r.mem_base_mib >= 0) ? r.mem_used_mib - r.mem_base_mib : -1)
               .c_str(),
           r.setup_s, r.ok ? "" : " error: ", r.ok ? "" : r.error.c_str());
+      if (!r.stream_fps.empty()) {
+        std::vector<double> f = r.stream_fps;
+        std::sort(f.begin(), f.end());
+        auto q = [&](double p) { return f[static_cast<size_t>(p * (f.size() - 1) + 0.5)]; };
+        printf(
+            "  stream fps: min %.1f  p10 %.1f  median %.1f  p90 %.1f  max %.1f  (%zu below 30)\n",
+            f.front(), q(0.1), q(0.5), q(0.9), f.back(),
+            static_cast<size_t>(std::lower_bound(f.begin(), f.end(), 30.0) - f.begin()));
+      }
+      if (!r.slow_report.empty())
+        printf("%s", r.slow_report.c_str());
       fflush(stdout);
       const double mem =
           (r.mem_used_mib >= 0 && r.mem_base_mib >= 0) ? r.mem_used_mib - r.mem_base_mib : -1;

@@ -48,7 +48,12 @@ struct Result {
   double mem_used_mib = -1.0, mem_base_mib = -1.0; // nvidia-smi memory.used, before and during
   double setup_s = 0.0;                            // create + preroll of the N pipelines
   std::map<std::string, ElementProfile> profile;
-  std::vector<Sample> samples; // soak runs
+  std::vector<Sample> samples;    // soak runs
+  std::vector<double> stream_fps; // each stream's frames / window (measure runs)
+  // Streams below 30 fps in the window: per stream its loops, failed loop seeks, state, and for
+  // every element's source pad the buffers pushed and the seconds since its last one (where a
+  // stalled stream stopped). Empty when every stream kept real time.
+  std::string slow_report;
 };
 
 // Runs one configuration (gst_init done). Never throws.

@@ -6,6 +6,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdio>
+#include <deque>
 #include <memory>
 #include <mutex>
 #include <thread>
@@ -25,16 +26,65 @@ struct Shared {
   bool share = true;
 };
 
+long long now_ns() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now().time_since_epoch())
+      .count();
+}
+
+// Buffers through one source pad of a pipeline, for the report on slow streams.
+struct PadStat {
+  std::string name; // element:pad
+  std::atomic<unsigned long long> buffers{0};
+  std::atomic<long long> last_ns{0};
+};
+
 struct Stream {
   GstElement* pipeline = nullptr;
   std::atomic<unsigned long long> frames{0};
   std::atomic<bool> failed{false};
   std::string error;
+  int loops = 0, failed_seeks = 0; // SEGMENT_DONE handled (main thread only)
+  std::deque<PadStat> pads;        // deque: stable addresses for the probes
 };
 
 GstPadProbeReturn count_frame(GstPad*, GstPadProbeInfo*, gpointer data) {
   static_cast<Stream*>(data)->frames.fetch_add(1, std::memory_order_relaxed);
   return GST_PAD_PROBE_OK;
+}
+
+GstPadProbeReturn count_pad(GstPad*, GstPadProbeInfo*, gpointer data) {
+  PadStat* p = static_cast<PadStat*>(data);
+  p->buffers.fetch_add(1, std::memory_order_relaxed);
+  p->last_ns.store(now_ns(), std::memory_order_relaxed);
+  return GST_PAD_PROBE_OK;
+}
+
+// A probe on every source pad that exists once the pipeline has prerolled (qtdemux's are dynamic).
+void watch_pads(Stream* s) {
+  GstIterator* it = gst_bin_iterate_recurse(GST_BIN(s->pipeline));
+  GValue v = G_VALUE_INIT;
+  while (gst_iterator_next(it, &v) == GST_ITERATOR_OK) {
+    GstElement* e = GST_ELEMENT(g_value_get_object(&v));
+    GstIterator* pit = gst_element_iterate_src_pads(e);
+    GValue pv = G_VALUE_INIT;
+    while (gst_iterator_next(pit, &pv) == GST_ITERATOR_OK) {
+      GstPad* pad = GST_PAD(g_value_get_object(&pv));
+      s->pads.emplace_back();
+      PadStat& st = s->pads.back();
+      gchar* en = gst_element_get_name(e);
+      gchar* pn = gst_pad_get_name(pad);
+      st.name = std::string(en) + ":" + pn;
+      g_free(en);
+      g_free(pn);
+      gst_pad_add_probe(pad, GST_PAD_PROBE_TYPE_BUFFER, count_pad, &st, nullptr);
+      g_value_reset(&pv);
+    }
+    g_value_unset(&pv);
+    gst_iterator_free(pit);
+    g_value_reset(&v);
+  }
+  g_value_unset(&v);
+  gst_iterator_free(it);
 }
 
 // NEED_CONTEXT for the CUDA context is answered with the shared one; the first HAVE_CONTEXT
@@ -78,8 +128,10 @@ void drain_bus(Stream* s, Result* r) {
     }
     case GST_MESSAGE_SEGMENT_DONE:
       // Loop without a flush: the decoder and the elements keep their state.
-      gst_element_seek(s->pipeline, 1.0, GST_FORMAT_TIME, GST_SEEK_FLAG_SEGMENT, GST_SEEK_TYPE_SET,
-                       0, GST_SEEK_TYPE_NONE, GST_CLOCK_TIME_NONE);
+      ++s->loops;
+      if (!gst_element_seek(s->pipeline, 1.0, GST_FORMAT_TIME, GST_SEEK_FLAG_SEGMENT,
+                            GST_SEEK_TYPE_SET, 0, GST_SEEK_TYPE_NONE, GST_CLOCK_TIME_NONE))
+        ++s->failed_seeks;
       break;
     case GST_MESSAGE_EOS:
       if (!s->failed.exchange(true))
@@ -115,6 +167,12 @@ bool wait_state(Stream* s, GstState want, double timeout_s) {
 }
 
 } // namespace
+
+static std::string fmt_age(double seconds) {
+  char b[48];
+  snprintf(b, sizeof b, "%.2f s ago", seconds);
+  return b;
+}
 
 static double rss_mib() {
   FILE* f = fopen("/proc/self/status", "r");
@@ -157,6 +215,31 @@ bool gpu_sample(double* gpu, double* dec, double* mem_mib) {
     return false;
   *gpu = a, *dec = b, *mem_mib = m;
   return true;
+}
+
+// One slow stream: where its buffers stopped.
+static std::string describe(size_t index, Stream& s, double fps) {
+  GstState cur = GST_STATE_VOID_PENDING, pending = GST_STATE_VOID_PENDING;
+  const GstStateChangeReturn ret = gst_element_get_state(s.pipeline, &cur, &pending, 0);
+  gint64 pos = -1;
+  gst_element_query_position(s.pipeline, GST_FORMAT_TIME, &pos);
+  char head[256];
+  snprintf(head, sizeof head,
+           "stream %zu: %.1f fps in the window, %llu frames in all, %d loops (%d seeks refused), "
+           "state %s pending %s (%s), position %.2f s\n",
+           index, fps, s.frames.load(), s.loops, s.failed_seeks, gst_element_state_get_name(cur),
+           gst_element_state_get_name(pending), gst_element_state_change_return_get_name(ret),
+           pos >= 0 ? pos / 1e9 : -1.0);
+  std::string out = head;
+  const long long now = now_ns();
+  for (const PadStat& p : s.pads) {
+    const long long last = p.last_ns.load();
+    char line[256];
+    snprintf(line, sizeof line, "  %-40s %10llu buffers, last %s\n", p.name.c_str(),
+             p.buffers.load(), last ? fmt_age((now - last) / 1e9).c_str() : "never");
+    out += line;
+  }
+  return out;
 }
 
 Result run(const Config& c) {
@@ -209,9 +292,11 @@ Result run(const Config& c) {
       ok = false;
       break;
     }
-    gst_element_seek(s->pipeline, 1.0, GST_FORMAT_TIME,
-                     static_cast<GstSeekFlags>(GST_SEEK_FLAG_FLUSH | GST_SEEK_FLAG_SEGMENT),
-                     GST_SEEK_TYPE_SET, 0, GST_SEEK_TYPE_NONE, GST_CLOCK_TIME_NONE);
+    watch_pads(s.get());
+    if (!gst_element_seek(s->pipeline, 1.0, GST_FORMAT_TIME,
+                          static_cast<GstSeekFlags>(GST_SEEK_FLAG_FLUSH | GST_SEEK_FLAG_SEGMENT),
+                          GST_SEEK_TYPE_SET, 0, GST_SEEK_TYPE_NONE, GST_CLOCK_TIME_NONE))
+      ++s->failed_seeks;
   }
   if (ok)
     for (auto& s : streams)
@@ -284,7 +369,16 @@ Result run(const Config& c) {
       const unsigned long long f = streams[i]->frames.load() - c0[i];
       total += f;
       r.min_stream_fps = std::min(r.min_stream_fps, f / dt);
+      r.stream_fps.push_back(f / dt);
     }
+    // The four slowest streams below real time, described while they still run.
+    std::vector<size_t> order(streams.size());
+    for (size_t i = 0; i < order.size(); ++i)
+      order[i] = i;
+    std::sort(order.begin(), order.end(),
+              [&](size_t a, size_t b) { return r.stream_fps[a] < r.stream_fps[b]; });
+    for (size_t k = 0; k < order.size() && k < 4 && r.stream_fps[order[k]] < 30.0; ++k)
+      r.slow_report += describe(order[k], *streams[order[k]], r.stream_fps[order[k]]);
     r.seconds = dt;
     r.aggregate_fps = total / dt;
     r.mean_stream_fps = r.aggregate_fps / c.n;
