@@ -19,8 +19,12 @@ struct Config {
   double warmup_s = 1.5; // after all pipelines are PLAYING
   double measure_s = 3.0;
   bool shared_context = true; // one GstCudaContext for every pipeline (the application's job)
-  double soak_s = 0.0;        // > 0: a soak run of this length instead of measure_s, sampled
-  double sample_s = 10.0;     //      every sample_s (host RSS, this process's GPU memory, frames)
+  // Paced like live 30 fps sources: the sinks render on the clock (sync=true, no QoS drops), so
+  // a stream takes no more than its real-time share and one that cannot keep up falls behind.
+  bool realtime = false;
+  double real_time_fps = 30.0; // a stream below this in the window is reported as slow
+  double soak_s = 0.0;         // > 0: a soak run of this length instead of measure_s, sampled
+  double sample_s = 10.0;      //      every sample_s (host RSS, this process's GPU memory, frames)
   std::function<void(const struct Sample&)> on_sample; // soak: called with each sample
 };
 

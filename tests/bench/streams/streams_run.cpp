@@ -6,11 +6,17 @@
 #include <atomic>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <deque>
 #include <memory>
 #include <mutex>
 #include <thread>
 
+#include <csignal>
+#include <dirent.h>
+#include <execinfo.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "streams.hpp"
@@ -168,6 +174,69 @@ bool wait_state(Stream* s, GstState want, double timeout_s) {
 
 } // namespace
 
+// Stacks of stalled streaming threads: each named thread is signalled and writes its own
+// backtrace (library + offset: addr2line against the same build resolves it).
+static int g_stack_fd = -1;
+static std::atomic<int> g_stacks_done{0};
+
+static void write_stack(int) {
+  void* frames[48];
+  const int n = backtrace(frames, 48);
+  char head[64];
+  const int len =
+      snprintf(head, sizeof head, "  -- tid %ld\n", static_cast<long>(syscall(SYS_gettid)));
+  if (write(g_stack_fd, head, len) < 0) {
+  }
+  backtrace_symbols_fd(frames, n, g_stack_fd);
+  g_stacks_done.fetch_add(1);
+}
+
+// The backtraces of this process's threads whose name (comm) is in `names`.
+static std::string thread_stacks(const std::vector<std::string>& names) {
+  FILE* tmp = tmpfile();
+  if (!tmp)
+    return "";
+  g_stack_fd = fileno(tmp);
+  void* warm[2];
+  backtrace(warm, 2); // loads libgcc's unwinder outside the handler
+  struct sigaction sa = {}, old = {};
+  sa.sa_handler = write_stack;
+  sigaction(SIGUSR2, &sa, &old);
+  std::string out;
+  DIR* d = opendir("/proc/self/task");
+  while (struct dirent* e = d ? readdir(d) : nullptr) {
+    if (e->d_name[0] == '.')
+      continue;
+    char path[320], comm[32] = {};
+    snprintf(path, sizeof path, "/proc/self/task/%s/comm", e->d_name);
+    FILE* f = fopen(path, "r");
+    if (!f)
+      continue;
+    if (!fgets(comm, sizeof comm, f))
+      comm[0] = 0;
+    fclose(f);
+    comm[strcspn(comm, "\n")] = 0;
+    if (std::find(names.begin(), names.end(), comm) == names.end())
+      continue;
+    const int before = g_stacks_done.load();
+    fprintf(tmp, "  thread %s (%s)\n", comm, e->d_name);
+    fflush(tmp);
+    syscall(SYS_tgkill, getpid(), atoi(e->d_name), SIGUSR2);
+    for (int i = 0; i < 100 && g_stacks_done.load() == before; ++i)
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  if (d)
+    closedir(d);
+  sigaction(SIGUSR2, &old, nullptr);
+  fflush(tmp);
+  rewind(tmp);
+  char buf[512];
+  while (fgets(buf, sizeof buf, tmp))
+    out += buf;
+  fclose(tmp);
+  return out;
+}
+
 static std::string fmt_age(double seconds) {
   char b[48];
   snprintf(b, sizeof b, "%.2f s ago", seconds);
@@ -239,6 +308,23 @@ static std::string describe(size_t index, Stream& s, double fps) {
              p.buffers.load(), last ? fmt_age((now - last) / 1e9).c_str() : "never");
     out += line;
   }
+  // Stalled (no buffer at the sink for 2 s): the stacks of the threads of its elements' tasks.
+  const long long last = s.pads.empty() ? 0 : s.pads.front().last_ns.load();
+  if (fps < 1.0 || (last && now - last > 2000000000LL) || std::getenv("CVIS_BENCH_STACKS")) {
+    std::vector<std::string> names;
+    GstIterator* it = gst_bin_iterate_recurse(GST_BIN(s.pipeline));
+    GValue v = G_VALUE_INIT;
+    while (gst_iterator_next(it, &v) == GST_ITERATOR_OK) {
+      gchar* en = gst_element_get_name(GST_ELEMENT(g_value_get_object(&v)));
+      for (const char* pad : {":sink", ":src"})
+        names.push_back((std::string(en) + pad).substr(0, 15));
+      g_free(en);
+      g_value_reset(&v);
+    }
+    g_value_unset(&v);
+    gst_iterator_free(it);
+    out += thread_stacks(names);
+  }
   return out;
 }
 
@@ -254,9 +340,10 @@ Result run(const Config& c) {
   const Clock::time_point t_setup = Clock::now();
   for (int i = 0; i < c.n; ++i) {
     auto s = std::make_unique<Stream>();
-    const std::string desc = "filesrc location=\"" + c.clip + "\" ! qtdemux ! h264parse ! " +
-                             c.decoder + " ! " + (c.chain.empty() ? "" : c.chain + " ! ") +
-                             "fakesink name=sink sync=false";
+    const std::string desc =
+        "filesrc location=\"" + c.clip + "\" ! qtdemux ! h264parse ! " + c.decoder + " ! " +
+        (c.chain.empty() ? "" : c.chain + " ! ") +
+        (c.realtime ? "fakesink name=sink sync=true qos=false" : "fakesink name=sink sync=false");
     GError* err = nullptr;
     s->pipeline = gst_parse_launch(desc.c_str(), &err);
     if (!s->pipeline) {
@@ -377,7 +464,7 @@ Result run(const Config& c) {
       order[i] = i;
     std::sort(order.begin(), order.end(),
               [&](size_t a, size_t b) { return r.stream_fps[a] < r.stream_fps[b]; });
-    for (size_t k = 0; k < order.size() && k < 4 && r.stream_fps[order[k]] < 30.0; ++k)
+    for (size_t k = 0; k < order.size() && k < 4 && r.stream_fps[order[k]] < c.real_time_fps; ++k)
       r.slow_report += describe(order[k], *streams[order[k]], r.stream_fps[order[k]]);
     r.seconds = dt;
     r.aggregate_fps = total / dt;
