@@ -384,6 +384,8 @@ int main(int argc, char** argv) {
                                 f.begin()),
             cfg.real_time_fps);
       }
+      for (auto& [type, per_frame] : r.rois_per_frame)
+        printf("  %s ROIs per frame: %.2f\n", type.c_str(), per_frame);
       if (!r.slow_report.empty())
         printf("%s", r.slow_report.c_str());
       fflush(stdout);

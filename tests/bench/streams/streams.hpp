@@ -54,6 +54,9 @@ struct Result {
   std::map<std::string, ElementProfile> profile;
   std::vector<Sample> samples;    // soak runs
   std::vector<double> stream_fps; // each stream's frames / window (measure runs)
+  // Region-of-interest metas per frame at the sinks over the window, by roi_type (e.g. "track":
+  // the tracker's targets, "foreground": the segmentation's blobs): what the chain worked on.
+  std::map<std::string, double> rois_per_frame;
   // Streams below 30 fps in the window: per stream its loops, failed loop seeks, state, and for
   // every element's source pad the buffers pushed and the seconds since its last one (where a
   // stalled stream stopped). Empty when every stream kept real time.

@@ -1,6 +1,7 @@
 // One configuration of the many-streams benchmark: N pipelines, shared CUDA context, looping,
 // frame counters at the sinks, nvidia-smi sampling, profile messages at teardown.
 #include <gst/gst.h>
+#include <gst/video/gstvideometa.h>
 
 #include <algorithm>
 #include <atomic>
@@ -44,18 +45,37 @@ struct PadStat {
   std::atomic<long long> last_ns{0};
 };
 
+// ROI metas seen at a sink, per roi_type quark (streaming thread; read after the window).
+struct RoiCount {
+  std::mutex lock;
+  std::map<GQuark, unsigned long long> n;
+};
+
 struct Stream {
   GstElement* pipeline = nullptr;
   std::atomic<unsigned long long> frames{0};
+  RoiCount rois;
   std::atomic<bool> failed{false};
   std::string error;
   int loops = 0, failed_seeks = 0; // SEGMENT_DONE handled (main thread only)
   std::deque<PadStat> pads;        // deque: stable addresses for the probes
 };
 
-GstPadProbeReturn count_frame(GstPad*, GstPadProbeInfo*, gpointer data) {
-  static_cast<Stream*>(data)->frames.fetch_add(1, std::memory_order_relaxed);
+GstPadProbeReturn count_frame(GstPad*, GstPadProbeInfo* info, gpointer data) {
+  Stream* s = static_cast<Stream*>(data);
+  s->frames.fetch_add(1, std::memory_order_relaxed);
+  GstBuffer* buf = GST_PAD_PROBE_INFO_BUFFER(info);
+  gpointer state = nullptr;
+  std::lock_guard<std::mutex> lk(s->rois.lock);
+  while (GstMeta* m = gst_buffer_iterate_meta_filtered(buf, &state,
+                                                       GST_VIDEO_REGION_OF_INTEREST_META_API_TYPE))
+    ++s->rois.n[reinterpret_cast<GstVideoRegionOfInterestMeta*>(m)->roi_type];
   return GST_PAD_PROBE_OK;
+}
+
+std::map<GQuark, unsigned long long> roi_counts(Stream& s) {
+  std::lock_guard<std::mutex> lk(s.rois.lock);
+  return s.rois.n;
 }
 
 GstPadProbeReturn count_pad(GstPad*, GstPadProbeInfo*, gpointer data) {
@@ -444,8 +464,12 @@ Result run(const Config& c) {
   } else if (ok) {
     pump(c.warmup_s, nullptr, nullptr, nullptr);
     std::vector<unsigned long long> c0;
-    for (auto& s : streams)
+    std::map<GQuark, unsigned long long> r0;
+    for (auto& s : streams) {
       c0.push_back(s->frames.load());
+      for (auto& [q, n] : roi_counts(*s))
+        r0[q] += n;
+    }
     const Clock::time_point t0 = Clock::now();
     std::vector<double> gpu, dec, mem;
     pump(c.measure_s, &gpu, &dec, &mem);
@@ -466,6 +490,13 @@ Result run(const Config& c) {
               [&](size_t a, size_t b) { return r.stream_fps[a] < r.stream_fps[b]; });
     for (size_t k = 0; k < order.size() && k < 4 && r.stream_fps[order[k]] < c.real_time_fps; ++k)
       r.slow_report += describe(order[k], *streams[order[k]], r.stream_fps[order[k]]);
+    std::map<GQuark, unsigned long long> r1;
+    for (auto& s : streams)
+      for (auto& [q, n] : roi_counts(*s))
+        r1[q] += n;
+    for (auto& [q, n] : r1)
+      if (total)
+        r.rois_per_frame[g_quark_to_string(q)] = double(n - r0[q]) / total;
     r.seconds = dt;
     r.aggregate_fps = total / dt;
     r.mean_stream_fps = r.aggregate_fps / c.n;
