@@ -12,6 +12,7 @@
 #include "actionmatch_frontend_ops.hpp"
 #include "common/cuda/check.hpp"
 #include "common/cuda/tiles.hpp"
+#include "common/cuda/preload.hpp"
 
 namespace cvis::actionmatch::kernels {
 
@@ -223,6 +224,8 @@ __global__ void votes_kernel(const float* S, const float* u, const float* v, int
   hof_bin[i] = b;
   hof_w[i] = wt;
 }
+
+CVIS_PRELOAD_MODULE(luma_sum_kernel);
 
 } // namespace
 

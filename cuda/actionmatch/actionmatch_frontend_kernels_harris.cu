@@ -6,6 +6,7 @@
 #include "actionmatch_frontend_ops.hpp"
 #include "common/cuda/check.hpp"
 #include "common/cuda/tiles.hpp"
+#include "common/cuda/preload.hpp"
 
 namespace cvis::actionmatch::kernels {
 
@@ -63,6 +64,8 @@ __global__ void harris_response_kernel(HarrisSum a, int n, float* R) {
   }
   R[i] = fe::harris_response(mu, a.k);
 }
+
+CVIS_PRELOAD_MODULE(harris_temporal_kernel);
 
 } // namespace
 

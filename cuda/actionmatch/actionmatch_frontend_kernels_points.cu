@@ -9,6 +9,7 @@
 #include "actionmatch_frontend_ops.hpp"
 #include "common/cuda/check.hpp"
 #include "common/cuda/tiles.hpp"
+#include "common/cuda/preload.hpp"
 
 namespace cvis::actionmatch::kernels {
 
@@ -164,6 +165,8 @@ __global__ void descriptor_kernel(DescArgs a, FrameResult* out) {
   for (int i = threadIdx.x; i < a.dim; i += blockDim.x)
     dst[i] = d[i];
 }
+
+CVIS_PRELOAD_MODULE(response_kernel);
 
 } // namespace
 

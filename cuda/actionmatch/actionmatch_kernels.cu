@@ -14,6 +14,7 @@
 #include "actionmatch.hpp"
 #include "actionmatch_terms.hpp"
 #include "common/cuda/check.hpp"
+#include "common/cuda/preload.hpp"
 
 // Thread-block clusters (sm_90): the kernels below use them only where compiled for compute_90 or
 // later, and the launcher asks for them only then (ptxVersion); the CPU emulation has none.
@@ -790,6 +791,8 @@ __global__ void __launch_bounds__(kTrellisThreads) trellis_kernel(Problem p) {
     p.results[pair] = res;
   }
 }
+
+CVIS_PRELOAD_MODULE(prologue_kernel);
 
 } // namespace
 

@@ -4,6 +4,7 @@
 #include "bgsub_kernels.hpp"
 #include "common/cuda/check.hpp"
 #include "common/cuda/tiles.hpp"
+#include "common/cuda/preload.hpp"
 #include "cpwl/cpwl_device.cuh"
 
 namespace cvis::bgsub::kernels {
@@ -235,6 +236,8 @@ __global__ void morph_kernel(const uint8_t* src, uint8_t* dst, DeviceModel m, bo
   auto at = [&](int xx, int yy) { return src[static_cast<size_t>(yy) * m.stride + xx]; };
   dst[static_cast<size_t>(y) * m.stride + x] = morph3x3(at, x, y, m.width, m.height, dilate);
 }
+
+CVIS_PRELOAD_MODULE(features_kernel);
 
 } // namespace
 

@@ -5,6 +5,7 @@
 #include "bgsub_scene.hpp"
 #include "common/cuda/check.hpp"
 #include "common/cuda/tiles.hpp"
+#include "common/cuda/preload.hpp"
 
 namespace cvis::bgsub::kernels {
 
@@ -124,6 +125,8 @@ __global__ void counts_kernel(DeviceModel m) {
   count(shadow, &m.fig->shadow);
   count(fg, &m.fig->foreground);
 }
+
+CVIS_PRELOAD_MODULE(begin_kernel);
 
 } // namespace
 

@@ -28,6 +28,7 @@
 #include "ccl_kernels.hpp"
 #include "common/cuda/check.hpp"
 #include "common/cuda/tiles.hpp"
+#include "common/cuda/preload.hpp"
 
 namespace cvis::ccl::kernels {
 
@@ -288,6 +289,8 @@ __global__ void area_filter_kernel(DeviceLabels m, uint8_t* mask, int min_area) 
   if (in_small_component(a, x, y, min_area))
     mask[static_cast<size_t>(y) * m.pitch + x] = 0;
 }
+
+CVIS_PRELOAD_MODULE(ccl_resolve);
 
 } // namespace
 

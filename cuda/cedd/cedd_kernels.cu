@@ -16,6 +16,7 @@
 #include "common/color.hpp"
 #include "common/cuda/check.hpp"
 #include "common/cuda/tiles.hpp"
+#include "common/cuda/preload.hpp"
 
 namespace cvis::cedd::kernels {
 namespace {
@@ -270,6 +271,8 @@ __global__ void __launch_bounds__(kHistThreads)
         static_cast<uint8_t>(core::quantize(v, core::quant_table_of_bin(tid))); // §10
   }
 }
+
+CVIS_PRELOAD_MODULE(block_stats_kernel);
 
 } // namespace
 

@@ -49,7 +49,9 @@ SyncMode cuda_sync_mode();
 int cuda_sync_poll_us();
 
 // Streams behind the opaque handle; each call works in the CUDA context current on the thread.
-Status stream_create(StreamHandle* out);  // non-blocking stream
+// A non-blocking stream. The first one of a CUDA context also loads every kernel of the library
+// into that context (cuda/common/cuda/preload.hpp: lazy loading mid-stream can stall).
+Status stream_create(StreamHandle* out);
 void stream_destroy(StreamHandle s);
 // Waits until the work queued on `s` is done (cuda_sync_mode() says how). Streams made by
 // stream_create wait on their own blocking event; others fall back to cudaStreamSynchronize.

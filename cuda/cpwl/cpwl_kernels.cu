@@ -4,6 +4,7 @@
 
 #include "common/cuda/check.hpp"
 #include "common/cuda/tiles.hpp"
+#include "common/cuda/preload.hpp"
 #include "cpwl_device.cuh"
 
 namespace cvis::cpwl::kernels {
@@ -24,6 +25,8 @@ __global__ void __launch_bounds__(kBlock)
 size_t table_shared_bytes(const TableView& t) {
   return sizeof(float) * static_cast<size_t>(dev::shared_floats(t.n, t.pow2));
 }
+
+CVIS_PRELOAD_MODULE(evaluate_kernel<dev::kExact, 16>);
 
 } // namespace
 

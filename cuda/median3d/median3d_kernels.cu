@@ -2,6 +2,7 @@
 // says which part of the paper it is; launch shapes are chosen in the launchers below them.
 #include "common/cuda/check.hpp"
 #include "common/cuda/tiles.hpp"
+#include "common/cuda/preload.hpp"
 #include "median3d_internal.hpp"
 #include "median3d_kernels.hpp"
 
@@ -202,6 +203,8 @@ __global__ void spatial_median_kernel(Planes src, int bins, int w, int h, int rx
   }
   dst.data[plane_off(dst, c, x, y)] = static_cast<uint8_t>(lo);
 }
+
+CVIS_PRELOAD_MODULE(ingest_kernel);
 
 } // namespace
 

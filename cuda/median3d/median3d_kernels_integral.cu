@@ -6,6 +6,7 @@
 // column pass reads rows in coalesced order, so no transpose is needed.
 #include "common/cuda/check.hpp"
 #include "common/cuda/tiles.hpp"
+#include "common/cuda/preload.hpp"
 #include "median3d_internal.hpp"
 #include "median3d_kernels.hpp"
 
@@ -145,6 +146,8 @@ __global__ void integral_median_kernel(const uint32_t* jih, int bins, int w, int
   med.data[static_cast<size_t>(c) * med.plane_bytes + static_cast<size_t>(y) * med.pitch + x] =
       static_cast<uint8_t>(k);
 }
+
+CVIS_PRELOAD_MODULE(integral_carry_kernel);
 
 } // namespace
 

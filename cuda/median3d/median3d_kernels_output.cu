@@ -2,6 +2,7 @@
 // threshold (the paper's eq. 1 with tau chosen per frame) and the foreground mask.
 #include "common/cuda/check.hpp"
 #include "common/cuda/tiles.hpp"
+#include "common/cuda/preload.hpp"
 #include "median3d_kernels.hpp"
 
 namespace cvis::median3d::kernels {
@@ -117,6 +118,8 @@ __global__ void mask_kernel(const uint8_t* diff, size_t diff_pitch, int w, int h
   mask[static_cast<size_t>(y) * mask_pitch + x] =
       diff[static_cast<size_t>(y) * diff_pitch + x] > tau ? 255 : 0;
 }
+
+CVIS_PRELOAD_MODULE(threshold_kernel);
 
 } // namespace
 

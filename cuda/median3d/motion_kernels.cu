@@ -4,6 +4,7 @@
 // global atomic.
 #include "common/cuda/check.hpp"
 #include "common/cuda/tiles.hpp"
+#include "common/cuda/preload.hpp"
 #include "common/segmentation.hpp"
 #include "motion.hpp"
 #include "motion_kernels.hpp"
@@ -862,6 +863,8 @@ __global__ void output_kernel(MotionState m, MotionConsts k, uint8_t* mask, size
   }
   store_background(bg, x, y, true, v);
 }
+
+CVIS_PRELOAD_MODULE(restart_kernel);
 
 } // namespace
 

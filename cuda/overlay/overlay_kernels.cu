@@ -1,6 +1,7 @@
 // CUDA overlay kernels: the mask tint and the tiled primitive pass. The per-pixel rules are the
 // CPU reference's (overlay_raster.hpp); only the order of evaluation differs (README.md).
 #include "common/cuda/check.hpp"
+#include "common/cuda/preload.hpp"
 #include "overlay_kernels.hpp"
 
 namespace cvis::overlay::kernels {
@@ -36,6 +37,8 @@ __global__ void __launch_bounds__(kStage)
   if (x < t.width && y < t.height)
     quad_write(t, x, y, q);
 }
+
+CVIS_PRELOAD_MODULE(tint_kernel);
 
 } // namespace
 

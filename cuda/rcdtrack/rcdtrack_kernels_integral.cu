@@ -3,6 +3,7 @@
 // row kernel computes luma, features and products of its pixels in shared memory and writes the
 // row prefix sums of the cell sums; the column kernel adds the rows up in place, coalesced.
 #include "common/cuda/check.hpp"
+#include "common/cuda/preload.hpp"
 #include "rcdtrack_kernels.hpp"
 
 namespace cvis::rcdtrack::kernels {
@@ -171,6 +172,8 @@ __global__ void __launch_bounds__(256)
     col[r * stride] = static_cast<int64_t>(acc);
   }
 }
+
+CVIS_PRELOAD_MODULE(integral_rows_kernel);
 
 } // namespace
 

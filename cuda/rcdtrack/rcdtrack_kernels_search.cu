@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "common/cuda/check.hpp"
+#include "common/cuda/preload.hpp"
 #include "rcdtrack_kernels.hpp"
 
 namespace cvis::rcdtrack::kernels {
@@ -269,6 +270,8 @@ Status launch_n(const Layout& layout, Distance distance, const DevGroup* groups,
   CVIS_CUDA_CHECK_LAUNCH(stream, "reduce_kernel");
   return Status::Ok();
 }
+
+CVIS_PRELOAD_MODULE(reduce_kernel<5>);
 
 } // namespace
 

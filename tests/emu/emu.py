@@ -28,7 +28,8 @@ OUT = os.environ.get("EMU_OUT", "/tmp/cvis-emu")
 
 COMMON = [
     "cuda/common/status.cpp", "cuda/common/image.cpp", "cuda/common/color.cpp",
-    "cuda/common/backend.cpp", "cuda/common/cuda/runtime.cpp", "cuda/common/cuda/upload.cpp",
+    "cuda/common/backend.cpp", "cuda/common/cuda/runtime.cpp", "cuda/common/cuda/preload.cpp",
+    "cuda/common/cuda/upload.cpp",
     "cuda/common/cuda/device_buffer.cpp", "tests/common/test_images.cpp",
 ]
 

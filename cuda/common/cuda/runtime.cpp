@@ -12,6 +12,7 @@
 #include "../backend.hpp"
 #include "check.hpp"
 #include "device_buffer.hpp"
+#include "preload.hpp"
 
 namespace cvis {
 
@@ -102,6 +103,7 @@ std::unordered_map<cudaStream_t, cudaEvent_t>& stream_events() {
 }  // namespace
 
 Status stream_create(StreamHandle* out) {
+  cuda::preload_kernels();  // before any launch in this context: see preload.hpp
   cudaStream_t s = nullptr;
   CVIS_CUDA_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
   cudaEvent_t ev = nullptr;

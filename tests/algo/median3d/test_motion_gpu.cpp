@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "common/backend.hpp"
+#include "common/cuda/preload.hpp"
 #include "median3d_cases.hpp"
 #include "median3d_device_image.hpp"
 #include "motion.hpp"
@@ -22,6 +23,24 @@ namespace {
 
 using test::DeviceImage;
 using test::HostImage;
+
+// Defined first, so it runs before any other test of this binary has launched a kernel: the first
+// stream of the context loads every kernel of the linked modules (motion, median3d, ccl), so
+// none is loaded by its first launch in the middle of a stream (common/cuda/preload.hpp).
+TEST(MotionKernels, FirstStreamLoadsEveryKernel) {
+  CVIS_REQUIRE_GPU();
+  ASSERT_EQ(cudaFree(nullptr), cudaSuccess); // the context, nothing launched
+  int loaded = 0, total = 0;
+  if (!cuda::kernel_load_state(&loaded, &total))
+    GTEST_SKIP() << "the driver cannot tell (older than CUDA 12.4)";
+  EXPECT_GE(total, 20) << "the motion, median3d and ccl modules' kernels";
+  RecordProperty("loaded_before", loaded); // under lazy loading: fewer than total
+  StreamHandle s = nullptr;
+  ASSERT_TRUE(stream_create(&s).ok());
+  ASSERT_TRUE(cuda::kernel_load_state(&loaded, &total));
+  EXPECT_EQ(loaded, total);
+  stream_destroy(s);
+}
 
 struct MotionCase {
   std::string name;
