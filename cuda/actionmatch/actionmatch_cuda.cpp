@@ -337,6 +337,7 @@ public:
     k.total_dirs = dirs;
     k.use_tri = use_tri;
     k.bound = std::getenv("CVIS_ACTIONMATCH_NO_BOUND") == nullptr ? 1 : 0;
+    k.frame_bound = std::getenv("CVIS_ACTIONMATCH_NO_FRAME_BOUND") == nullptr ? 1 : 0;
     k.total_cells = cells;
     k.tri_off = at<int32_t>(in, o_to);
     k.tri = use_tri ? tri_.get() : nullptr;

@@ -635,6 +635,17 @@ __global__ void __launch_bounds__(kTrellisThreads) trellis_kernel(Problem p) {
         const auto need = [&](int64_t lb) -> bool {
           return lb != kInf && (!bound || (lb < best && lb <= dval));
         };
+        // The second test (README.md, "Sixth round"): lb + lambda2 Dt (the frame part of D, a lower
+        // bound of D: terms::distortion_floor_q) against the same two, for a candidate that passed
+        // need(); again only the angle part of a candidate that is not the group's minimum is
+        // skipped. Only in the instantiation of C and D (angle table, all in shared memory): in the
+        // others the two extra values made ptxas spill (16 to 24 bytes) at the 64-register limit.
+        const bool frame_bound = kTri && kShared && bound && p.frame_bound != 0;
+        const auto still_need = [&](int64_t lb, int a) -> bool {
+          const int64_t f = lb + terms::distortion_floor_q(row.gap1, row.gap2, t.frame[a] - fb,
+                                                           fb - fc, p.lambda2);
+          return f < best && f <= dval;
+        };
         // This lane's candidates first + lane, + Gt, ...: two per iteration, their alpha_{r+1} and
         // U loads issued first, compared in increasing order so that the lane keeps its first
         // minimum.
@@ -647,11 +658,17 @@ __global__ void __launch_bounds__(kTrellisThreads) trellis_kernel(Problem p) {
             nx1 = nxt[next_of[a1] + next_add];
           }
           const int64_t lb0 = lower(nx0, Ur[a]), lb1 = lower(nx1, Ur[a1]);
-          const bool n0 = need(lb0), n1 = need(lb1);
+          bool n0 = need(lb0), n1 = need(lb1);
           int64_t d0 = 0, d1 = 0;
           if (geometry && (n0 || n1)) {
-            d0 = dist(a);
-            d1 = dist(a1);
+            if (frame_bound) {
+              n0 = n0 && still_need(lb0, a);
+              n1 = n1 && still_need(lb1, a1);
+            }
+            if (n0 || n1) {
+              d0 = dist(a);
+              d1 = dist(a1);
+            }
           }
           if (n0 && lb0 + d0 < best) {
             best = lb0 + d0;
@@ -665,7 +682,7 @@ __global__ void __launch_bounds__(kTrellisThreads) trellis_kernel(Problem p) {
         if (a < end) {
           const int64_t nx = has_next ? nxt[next_of[a] + next_add] : 0;
           const int64_t lb = lower(nx, Ur[a]);
-          if (need(lb)) {
+          if (need(lb) && (!geometry || !frame_bound || still_need(lb, a))) {
             const int64_t v = lb + (geometry ? dist(a) : 0);
             if (v < best) {
               best = v;

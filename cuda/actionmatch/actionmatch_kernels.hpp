@@ -117,6 +117,11 @@ struct Problem {
   // alone cannot beat the lane's best or the dummy skips its distortion term (D >= 0); the same
   // results. 0 computes every term (CVIS_ACTIONMATCH_NO_BOUND=1, for timings).
   int32_t bound = 1;
+  // The second test of the bound (README.md, "Sixth round"): where a candidate passes the first,
+  // lb + quantize(lambda2 Dt) (terms::distortion_floor_q, D's frame part, a lower bound of D) is
+  // tested the same way before the angle part is computed; the same results. 0 skips this test
+  // (CVIS_ACTIONMATCH_NO_FRAME_BOUND=1, for timings); unused without `bound`.
+  int32_t frame_bound = 1;
   int32_t max_segments = 0, max_nodes = 0, max_cells = 0;
   int64_t max_dirs = 0, max_unary = 0, max_tri = 0;
   int64_t max_beta = 0; // the largest (M - 2) x cells of a pair
