@@ -533,8 +533,9 @@ __global__ void __launch_bounds__(kTrellisThreads) trellis_kernel(Problem p) {
   const int NT = K * nt, gt = rank * nt + tid;
   // G lanes per cell (README.md): the largest power of two <= 32 with G cells <= NT, so that a
   // row shorter than the threads still uses them all; the work order is over the NG groups.
+  // p.max_lanes (a power of two, 32 by default) caps G, for timings (README.md, "Sixth round").
   int G = 1;
-  while (G < 32 && 2 * G * static_cast<int64_t>(C) <= NT)
+  while (G < 32 && G < p.max_lanes && 2 * G * static_cast<int64_t>(C) <= NT)
     G *= 2;
   const int NG = NT / G;
   // Wide groups (README.md): when a row fits one round, the threads left over give the first X

@@ -122,6 +122,11 @@ struct Problem {
   // tested the same way before the angle part is computed; the same results. 0 skips this test
   // (CVIS_ACTIONMATCH_NO_FRAME_BOUND=1, for timings); unused without `bound`.
   int32_t frame_bound = 1;
+  // Most lanes per cell G before the wide groups (a power of two 1..32; the trellis takes the
+  // largest G <= 32 with G cells <= its threads). CVIS_ACTIONMATCH_MAX_LANES=N caps it, so that
+  // fewer lanes per cell (less set-up and reduction per row, longer candidate loops) can be
+  // timed against the default in one session; the same results whatever G (the rows test).
+  int32_t max_lanes = 32;
   int32_t max_segments = 0, max_nodes = 0, max_cells = 0;
   int64_t max_dirs = 0, max_unary = 0, max_tri = 0;
   int64_t max_beta = 0; // the largest (M - 2) x cells of a pair
