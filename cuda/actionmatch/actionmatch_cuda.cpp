@@ -77,6 +77,14 @@ int32_t max_lanes() {
   return n >= 1 ? g : 32;
 }
 
+// CVIS_ACTIONMATCH_WARP_INTERLEAVE=F: the trellis's warp interleave (Problem::warp_interleave):
+// 1 = blocked, a larger power of two F ways; unset (or a bad value) = over the cluster's blocks.
+int32_t warp_interleave() {
+  const char* e = std::getenv("CVIS_ACTIONMATCH_WARP_INTERLEAVE");
+  const int n = e ? std::atoi(e) : 0;
+  return n >= 1 && n <= 32 && (n & (n - 1)) == 0 ? n : 0;
+}
+
 using Clock = std::chrono::steady_clock;
 double ms_between(Clock::time_point a, Clock::time_point b) {
   return std::chrono::duration<double, std::milli>(b - a).count();
@@ -350,6 +358,7 @@ public:
     k.bound = std::getenv("CVIS_ACTIONMATCH_NO_BOUND") == nullptr ? 1 : 0;
     k.frame_bound = std::getenv("CVIS_ACTIONMATCH_NO_FRAME_BOUND") == nullptr ? 1 : 0;
     k.max_lanes = max_lanes();
+    k.warp_interleave = warp_interleave();
     k.total_cells = cells;
     k.tri_off = at<int32_t>(in, o_to);
     k.tri = use_tri ? tri_.get() : nullptr;

@@ -127,6 +127,10 @@ struct Problem {
   // fewer lanes per cell (less set-up and reduction per row, longer candidate loops) can be
   // timed against the default in one session; the same results whatever G (the rows test).
   int32_t max_lanes = 32;
+  // How the pair's warps take the trellis's work order (README.md, "Sixth round"): 0 = interleaved
+  // over the K blocks of a cluster (default), 1 = blocked (the fifth round), F = F ways (a power of
+  // two; tests). CVIS_ACTIONMATCH_WARP_INTERLEAVE=F sets it; the same results for any F.
+  int32_t warp_interleave = 0;
   int32_t max_segments = 0, max_nodes = 0, max_cells = 0;
   int64_t max_dirs = 0, max_unary = 0, max_tri = 0;
   int64_t max_beta = 0; // the largest (M - 2) x cells of a pair

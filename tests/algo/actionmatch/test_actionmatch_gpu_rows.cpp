@@ -5,7 +5,8 @@
 // one-round row's largest cells 2G lanes, and rows of several rounds; on tie-rich problems
 // (coarse descriptors, duplicated nodes, points on a small grid), so that a lane or group that
 // kept a later minimum than the first would show; once more with one lane per cell
-// (CVIS_ACTIONMATCH_MAX_LANES=1). The CPU backend is the reference (it equals the
+// (CVIS_ACTIONMATCH_MAX_LANES=1) and with warps interleaved 4 ways
+// (CVIS_ACTIONMATCH_WARP_INTERLEAVE=4). The CPU backend is the reference (it equals the
 // brute force and a dense programme in the cpu suite). Skips without a GPU.
 #include <gtest/gtest.h>
 
@@ -109,6 +110,15 @@ TEST(ActionMatchGpuRows, OneLanePerCellEqualsCpu) {
   CVIS_REQUIRE_GPU();
   ScopedEnv lanes("CVIS_ACTIONMATCH_MAX_LANES", "1");
   check_row_shapes(2027);
+}
+
+// The warps taking the work order 4 ways in turn (CVIS_ACTIONMATCH_WARP_INTERLEAVE=4, README.md
+// "Sixth round"): another permutation of warps to cells, with or without clusters (the default
+// interleaves over a cluster's blocks, which the CPU emulation has not).
+TEST(ActionMatchGpuRows, InterleavedWarpsEqualCpu) {
+  CVIS_REQUIRE_GPU();
+  ScopedEnv interleave("CVIS_ACTIONMATCH_WARP_INTERLEAVE", "4");
+  check_row_shapes(3037);
 }
 
 } // namespace
