@@ -66,25 +66,6 @@ thread_local CudaMatchProfile* g_profile = nullptr;
 // Entries of the angle tables of one call (16 bytes each: 1 GiB).
 constexpr int64_t kMaxAngleTable = int64_t{1} << 26;
 
-// CVIS_ACTIONMATCH_MAX_LANES=N: the largest power of two <= N (1..32) caps the trellis's lanes per
-// cell (Problem::max_lanes), for timings; 32 (no cap) by default or for a bad value.
-int32_t max_lanes() {
-  const char* e = std::getenv("CVIS_ACTIONMATCH_MAX_LANES");
-  const int n = e ? std::atoi(e) : 32;
-  int g = 1;
-  while (2 * g <= n && g < 32)
-    g *= 2;
-  return n >= 1 ? g : 32;
-}
-
-// CVIS_ACTIONMATCH_WARP_INTERLEAVE=F: the trellis's warp interleave (Problem::warp_interleave):
-// 1 = blocked, a larger power of two F ways; unset (or a bad value) = over the cluster's blocks.
-int32_t warp_interleave() {
-  const char* e = std::getenv("CVIS_ACTIONMATCH_WARP_INTERLEAVE");
-  const int n = e ? std::atoi(e) : 0;
-  return n >= 1 && n <= 32 && (n & (n - 1)) == 0 ? n : 0;
-}
-
 using Clock = std::chrono::steady_clock;
 double ms_between(Clock::time_point a, Clock::time_point b) {
   return std::chrono::duration<double, std::milli>(b - a).count();
@@ -356,9 +337,6 @@ public:
     k.total_dirs = dirs;
     k.use_tri = use_tri;
     k.bound = std::getenv("CVIS_ACTIONMATCH_NO_BOUND") == nullptr ? 1 : 0;
-    k.frame_bound = std::getenv("CVIS_ACTIONMATCH_NO_FRAME_BOUND") == nullptr ? 1 : 0;
-    k.max_lanes = max_lanes();
-    k.warp_interleave = warp_interleave();
     k.total_cells = cells;
     k.tri_off = at<int32_t>(in, o_to);
     k.tri = use_tri ? tri_.get() : nullptr;

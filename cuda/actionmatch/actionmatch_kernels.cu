@@ -532,56 +532,27 @@ __global__ void __launch_bounds__(kTrellisThreads) trellis_kernel(Problem p) {
   // gt = rank nt + tid of NT = K nt, and the barrier makes sure that every block has started before
   // any writes into another's shared memory.
   const int NT = K * nt, gt = rank * nt + tid;
-  // Warp interleave (README.md, "Sixth round"): thread gt plays the part of thread vt in the
-  // mapping below, the pair's NW warps taken F ways in turn (virtual warp i F + q is physical warp
-  // q NW / F + i), so that with F = K consecutive warps of the work order go to the K blocks in
-  // turn: each SM of a cluster gets its share of the wide groups and of the expensive geometry
-  // cells, where a blocked mapping gave the first block the heaviest half of a row. Warps stay
-  // whole (lanes keep their lane index), so every group stays inside one warp; any F gives the
-  // same results, only the SM that computes a cell changes. p.warp_interleave: 0 = K (default),
-  // 1 = blocked (the fifth round's mapping; CVIS_ACTIONMATCH_WARP_INTERLEAVE), or F (a test at
-  // K = 1 takes a non-trivial permutation this way).
-  // NW, F and so NW / F are powers of two: shifts and masks, no division (registers are at the
-  // limit here).
-  const int NW = NT / 32;
-  int F = p.warp_interleave > 0 ? p.warp_interleave : K;
-  if (F > NW || (F & (F - 1)) != 0)
-    F = 1;
-  int shift = 0; // log2(NW / F)
-  while ((F << shift) < NW)
-    ++shift;
-  const int pw = gt >> 5;
-  const int vt = (((pw & ((1 << shift) - 1)) * F + (pw >> shift)) << 5) | (gt & 31);
   // G lanes per cell (README.md): the largest power of two <= 32 with G cells <= NT, so that a
   // row shorter than the threads still uses them all; the work order is over the NG groups.
-  // p.max_lanes (a power of two, 32 by default) caps G, for timings (README.md, "Sixth round").
   int G = 1;
-  while (G < 32 && G < p.max_lanes && 2 * G * static_cast<int64_t>(C) <= NT)
+  while (G < 32 && 2 * G * static_cast<int64_t>(C) <= NT)
     G *= 2;
   const int NG = NT / G;
   // Wide groups (README.md): when a row fits one round, the threads left over give the first X
   // cells of the work order (the geometry cells with the most candidates, which make a row's
   // longest warp) 2G lanes instead of G; X is a multiple of 16 / G, so that every warp holds
   // groups of one width (the shuffle reduction is warp-wide), and the last warp stays free for
-  // the state (dummy, dummy) below. Thread vt takes cell index grp of the round with lane `lane`
+  // the state (dummy, dummy) below. Thread gt takes cell index grp of the round with lane `lane`
   // of a group of Gt lanes; X = 0 is the plain mapping.
-  // Under a cap (p.max_lanes < 32) the wide groups keep to it, and X to the cells of the row.
   int X = 0;
-  if (C <= NG && G < 32 && 2 * G <= p.max_lanes && NT - 32 > G * C) {
-    X = (NT - 32 - G * C) / G; // < C when G is the largest (2 G C > NT)
-    X = X < C ? X : C;
+  if (C <= NG && G < 32 && NT - 32 > G * C) {
+    X = (NT - 32 - G * C) / G; // < C, since 2 G C > NT
     X -= X % (16 / G);
   }
-  const bool wide = vt < 2 * G * X;
+  const bool wide = gt < 2 * G * X;
   const int Gt = wide ? 2 * G : G;
-  const int grp = wide ? vt / Gt : X + (vt - 2 * G * X) / G;
-  // The lane in the group: vt and tid share their low 5 bits and 2 G X is a multiple of 32, so it
-  // is tid's (cheap to recompute in the row loop, where registers are at the limit).
-  const int lane = tid & (Gt - 1);
-  // The warp of the state (dummy, dummy): the one with the least work in the last round (dd0, a
-  // multiple of 32, so that its lane a is tid & 31).
-  const int dd0 = (((C + NG - 1) / NG) & 1) ? NT - 32 : 0;
-  const bool dd_warp = dummies && (vt >> 5) == (dd0 >> 5);
+  const int grp = wide ? gt / Gt : X + (gt - 2 * G * X) / G;
+  const int lane = (wide ? gt : gt - 2 * G * X) & (Gt - 1);
   const bool shared_rows = kShared || p.shared_alpha != 0;
   // The argmin tables: in shared memory (when they fit) the backtracking's chain of M - 2
   // dependent reads stays on the SM instead of going to L2.
@@ -665,17 +636,6 @@ __global__ void __launch_bounds__(kTrellisThreads) trellis_kernel(Problem p) {
         const auto need = [&](int64_t lb) -> bool {
           return lb != kInf && (!bound || (lb < best && lb <= dval));
         };
-        // The second test (README.md, "Sixth round"): lb + lambda2 Dt (the frame part of D, a lower
-        // bound of D: terms::distortion_floor_q) against the same two, for a candidate that passed
-        // need(); again only the angle part of a candidate that is not the group's minimum is
-        // skipped. Only in the instantiation of C and D (angle table, all in shared memory): in the
-        // others the two extra values made ptxas spill (16 to 24 bytes) at the 64-register limit.
-        const bool frame_bound = kTri && kShared && bound && p.frame_bound != 0;
-        const auto still_need = [&](int64_t lb, int a) -> bool {
-          const int64_t f = lb + terms::distortion_floor_q(row.gap1, row.gap2, t.frame[a] - fb,
-                                                           fb - fc, p.lambda2);
-          return f < best && f <= dval;
-        };
         // This lane's candidates first + lane, + Gt, ...: two per iteration, their alpha_{r+1} and
         // U loads issued first, compared in increasing order so that the lane keeps its first
         // minimum.
@@ -688,17 +648,11 @@ __global__ void __launch_bounds__(kTrellisThreads) trellis_kernel(Problem p) {
             nx1 = nxt[next_of[a1] + next_add];
           }
           const int64_t lb0 = lower(nx0, Ur[a]), lb1 = lower(nx1, Ur[a1]);
-          bool n0 = need(lb0), n1 = need(lb1);
+          const bool n0 = need(lb0), n1 = need(lb1);
           int64_t d0 = 0, d1 = 0;
           if (geometry && (n0 || n1)) {
-            if (frame_bound) {
-              n0 = n0 && still_need(lb0, a);
-              n1 = n1 && still_need(lb1, a1);
-            }
-            if (n0 || n1) {
-              d0 = dist(a);
-              d1 = dist(a1);
-            }
+            d0 = dist(a);
+            d1 = dist(a1);
           }
           if (n0 && lb0 + d0 < best) {
             best = lb0 + d0;
@@ -712,7 +666,7 @@ __global__ void __launch_bounds__(kTrellisThreads) trellis_kernel(Problem p) {
         if (a < end) {
           const int64_t nx = has_next ? nxt[next_of[a] + next_add] : 0;
           const int64_t lb = lower(nx, Ur[a]);
-          if (need(lb) && (!geometry || !frame_bound || still_need(lb, a))) {
+          if (need(lb)) {
             const int64_t v = lb + (geometry ? dist(a) : 0);
             if (v < best) {
               best = v;
@@ -734,12 +688,14 @@ __global__ void __launch_bounds__(kTrellisThreads) trellis_kernel(Problem p) {
         store_beta(beta, cell, static_cast<uint16_t>(best == kInf ? 0 : arg), K, shared_beta);
       }
     }
-    if (dd_warp) {
+    // The warp of the state (dummy, dummy): the one with the least work in the last round.
+    const int dd0 = (((C + NG - 1) / NG) & 1) ? NT - 32 : 0;
+    if (dummies && gt >= dd0 && gt < dd0 + 32) {
       // State (dummy, dummy): every scene node and the dummy are candidates, D = 0; one warp
       // reduces them without a block barrier.
       int64_t best = kInf;
       int32_t arg = S;
-      for (int a = tid & 31; a <= S; a += 32) {
+      for (int a = gt - dd0; a <= S; a += 32) {
         const int64_t nx = has_next ? nxt[t.cell(a, S)] : 0;
         if (nx == kInf)
           continue;
@@ -750,7 +706,7 @@ __global__ void __launch_bounds__(kTrellisThreads) trellis_kernel(Problem p) {
         }
       }
       warp_argmin(&best, &arg);
-      if ((tid & 31) == 0) {
+      if (gt == dd0) {
         store_alpha(cur, C - 1, best, K, shared_rows);
         store_beta(beta, C - 1, static_cast<uint16_t>(arg), K, shared_beta);
       }

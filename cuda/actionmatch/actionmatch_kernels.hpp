@@ -117,20 +117,6 @@ struct Problem {
   // alone cannot beat the lane's best or the dummy skips its distortion term (D >= 0); the same
   // results. 0 computes every term (CVIS_ACTIONMATCH_NO_BOUND=1, for timings).
   int32_t bound = 1;
-  // The second test of the bound (README.md, "Sixth round"): where a candidate passes the first,
-  // lb + quantize(lambda2 Dt) (terms::distortion_floor_q, D's frame part, a lower bound of D) is
-  // tested the same way before the angle part is computed; the same results. 0 skips this test
-  // (CVIS_ACTIONMATCH_NO_FRAME_BOUND=1, for timings); unused without `bound`.
-  int32_t frame_bound = 1;
-  // Most lanes per cell G before the wide groups (a power of two 1..32; the trellis takes the
-  // largest G <= 32 with G cells <= its threads). CVIS_ACTIONMATCH_MAX_LANES=N caps it, so that
-  // fewer lanes per cell (less set-up and reduction per row, longer candidate loops) can be
-  // timed against the default in one session; the same results whatever G (the rows test).
-  int32_t max_lanes = 32;
-  // How the pair's warps take the trellis's work order (README.md, "Sixth round"): 0 = interleaved
-  // over the K blocks of a cluster (default), 1 = blocked (the fifth round), F = F ways (a power of
-  // two; tests). CVIS_ACTIONMATCH_WARP_INTERLEAVE=F sets it; the same results for any F.
-  int32_t warp_interleave = 0;
   int32_t max_segments = 0, max_nodes = 0, max_cells = 0;
   int64_t max_dirs = 0, max_unary = 0, max_tri = 0;
   int64_t max_beta = 0; // the largest (M - 2) x cells of a pair

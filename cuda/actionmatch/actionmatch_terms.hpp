@@ -167,31 +167,14 @@ CVIS_HD int64_t dummy_q(double lambda1, double dummy_cost) {
 // frame gaps gap1 = t(r) - t(r-1), gap2 = t(r-1) - t(r-2) and the angles `mid` (at r-1, from its
 // ray to r to its ray to r-2) and `last` (at r, from its ray to r-1 to its ray to r-2); the scene
 // triple (a, b, c) has the same quantities.
-// Dt of eq. 4, 5: the sum of the two time-gap differences of a hyperedge (frames).
-CVIS_HD int frame_gap_difference(int model_gap1, int model_gap2, int scene_gap1, int scene_gap2) {
-  const int d1 = model_gap1 - scene_gap1, d2 = model_gap2 - scene_gap2;
-  return (d1 < 0 ? -d1 : d1) + (d2 < 0 ? -d2 : d2);
-}
-
 CVIS_HD int64_t distortion_q(int model_gap1, int model_gap2, double model_mid, double model_last,
                              int scene_gap1, int scene_gap2, double scene_mid, double scene_last,
                              double lambda2, double lambda3) {
-  const int dt = frame_gap_difference(model_gap1, model_gap2, scene_gap1, scene_gap2); // eq. 4, 5
+  const int d1 = model_gap1 - scene_gap1, d2 = model_gap2 - scene_gap2;
+  const int dt = (d1 < 0 ? -d1 : d1) + (d2 < 0 ? -d2 : d2); // eq. 4, 5
   const double e1 = wrap(model_mid - scene_mid), e2 = wrap(model_last - scene_last);
   const double dg = dsqrt(e1 * e1 + e2 * e2);                       // eq. 6
   return quantize(lambda2 * (small_int_double(dt) + lambda3 * dg)); // eq. 3
-}
-
-// A lower bound of distortion_q from the frames alone: quantize(lambda2 Dt) <= distortion_q for
-// the same hyperedge whenever lambda2, lambda3 >= 0 (validated), because every operation after Dt
-// is correctly rounded and so monotone: Dt + lambda3 Dg >= Dt (a non-negative addend, Dt exact),
-// then the product by lambda2 >= 0 and quantize() keep the order. The CUDA trellis uses it to skip
-// the angle part of a candidate that cannot win (README.md, "Sixth round"); it never changes a
-// result, only which candidates need the whole term.
-CVIS_HD int64_t distortion_floor_q(int model_gap1, int model_gap2, int scene_gap1, int scene_gap2,
-                                   double lambda2) {
-  const int dt = frame_gap_difference(model_gap1, model_gap2, scene_gap1, scene_gap2);
-  return quantize(lambda2 * small_int_double(dt));
 }
 
 // Pruning (eq. 7, 8, 14): the frames allowed for z_i given its predecessors b = z_{i-1} and
