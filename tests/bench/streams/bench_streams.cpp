@@ -21,6 +21,7 @@
 // stall is. Usage: bench_streams [--clip H264.mp4] [--chains a,b] [--ns 1,4,16] [--warmup S]
 // [--measure S]
 //                      [--budget S] [--no-ab] [--no-profile] [--out FILE.md] [--realtime]
+//                      [--chain "GST-LAUNCH TEXT"]   (one more chain, named custom)
 //                      [--decoder avdec_h264 --element-props backend=cpu]   (the harness on a CPU)
 //        bench_streams --soak SECONDS [--sample S] [--chains full] [--ns 8] [--out FILE.md]
 //   soak: one chain (default full+overlay) with N streams (default 8) for SECONDS, sampled every S
@@ -112,7 +113,7 @@ std::string fmt(const char* f, double v) {
 }
 
 struct Options {
-  std::string clip, out, decoder = "nvh264dec", props;
+  std::string clip, out, decoder = "nvh264dec", props, custom;
   std::vector<std::string> chains;
   std::vector<int> ns = {1, 4, 16, 32, 64, 96, 128};
   double warmup = 1.5, measure = 3.0, budget = 300.0, soak = 0.0, sample = 10.0;
@@ -183,6 +184,8 @@ int main(int argc, char** argv) {
     auto next = [&]() -> std::string { return i + 1 < argc ? argv[++i] : ""; };
     if (a == "--clip")
       o.clip = next();
+    else if (a == "--chain") // one more chain, "custom": gst-launch text between decoder and sink
+      o.custom = next();
     else if (a == "--chains")
       o.chains = split(next());
     else if (a == "--ns") {
@@ -234,6 +237,11 @@ int main(int argc, char** argv) {
   std::vector<Chain> chains = all_chains();
   for (auto& c : chains)
     c.launch = with_props(c.launch, o.props);
+  if (!o.custom.empty()) {
+    chains.push_back({"custom", o.custom, ""});
+    if (o.chains.empty())
+      o.chains.push_back("custom");
+  }
   if (o.chains.empty())
     for (auto& c : chains)
       o.chains.push_back(c.name);
