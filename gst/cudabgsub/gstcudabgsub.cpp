@@ -38,8 +38,9 @@
  * refresh their samples; after a cut, once the refill is over). A ghost (background uncovered
  * by an object that was in the samples) is taken in from its contour, `ghost-passes` pixels per
  * frame: a raw-foreground pixel that has stayed within `ghost-levels` for `ghost-still` frames
- * and whose current value `ghost-matches` samples of a background 4-neighbour explain takes over
- * that neighbour's samples (no edge in the frame across the contour, one in the model);
+ * and whose current value `ghost-matches` samples of an equally still background 4-neighbour
+ * explain takes over that neighbour's samples (no edge in the frame across the contour, one in
+ * the model);
  * `ghost-passes=0` leaves ghosts to the neighbourhood's samples (1 pixel per frame at most).
  *
  * Warm-up: the first `num-samples` frames after start, a flush, a caps change or a change of
