@@ -82,6 +82,14 @@ Status validate(const Params& p) {
     return bad("cut_refill must be >= 0");
   if (p.min_mask_area < 0)
     return bad("min_mask_area must be >= 0");
+  if (p.ghost_passes < 0)
+    return bad("ghost_passes must be >= 0");
+  if (p.ghost_levels < 0)
+    return bad("ghost_levels must be >= 0");
+  if (p.ghost_matches < 1)
+    return bad("ghost_matches must be >= 1");
+  if (p.ghost_still < 0 || p.ghost_still > 255)
+    return bad("ghost_still must be in [0, 255]");
   return Status::Ok();
 }
 
@@ -91,6 +99,7 @@ Params paper_params() {
   p.shadows = false;
   p.shot_change = false;
   p.min_mask_area = 0;
+  p.ghost_passes = 0;
   return p;
 }
 

@@ -120,6 +120,21 @@ struct Params {
   int cut_refill = 12;
   // Components of the cleaned mask smaller than this many pixels are cleared (0 or 1: none).
   int min_mask_area = 20;
+  // Ghosts (README.md "Scene extensions"): where an object that was in the samples has left, the
+  // revealed background is foreground for the model. A ghost has no edge in the frame across its
+  // contour but one in the model: a raw-foreground pixel of the cleaned mask that has stayed within
+  // ghost_levels of the previous frame for ghost_still frames, with a 4-neighbour (left, right,
+  // up, down: the first that qualifies) that is background in the mask, as still, and explains
+  // the pixel's current value (ghost_matches of its samples within ghost_levels in every channel)
+  // is a ghost pixel: it leaves the mask and takes over that neighbour's samples, ring position
+  // and bandwidths. ghost_passes passes per frame, after the 3x3 clean-up and before the area
+  // filter: a ghost shrinks by up to ghost_passes pixels per frame from its contour. A stopped
+  // object has an edge against the background at its contour (its colour is not the
+  // neighbours'), so it stays foreground. 0: off (>= 0).
+  int ghost_passes = 4;
+  int ghost_levels = 10; // >= 0
+  int ghost_matches = 1; // samples of the neighbour that must match (1..num_samples)
+  int ghost_still = 8;   // frames pixel and neighbour must have stayed within ghost_levels (0..255)
 };
 
 // Params with every scene extension off: the model of the paper.

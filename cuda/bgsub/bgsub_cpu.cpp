@@ -133,6 +133,7 @@ public:
     for (size_t i = 0; i < npix; ++i) {
       cur_[i] = compensate_feature(feat_[i], g.inv);
       changed += changed_since(cur_[i], prev_[i], kChangedLevels);
+      still_[i] = still_frames(still_[i], cur_[i], prev_[i], p_.ghost_levels);
       prev_[i] = cur_[i];
     }
     for (int c = 0; c < 3; ++c)
@@ -176,6 +177,7 @@ private:
     prev_.assign(npix, 0u);
     raw_.assign(npix, 0);
     mask_.assign(npix, 0);
+    still_.assign(npix, 0);
     schedule_.reset();
   }
 
@@ -198,6 +200,7 @@ private:
     std::copy(feat_.begin(), feat_.end(), prev_.begin());
     std::fill(raw_.begin(), raw_.end(), 0);
     std::fill(mask_.begin(), mask_.end(), 0);
+    std::fill(still_.begin(), still_.end(), 0);
   }
 
   // Gain votes of the previous frame's background pixels (every other row and column): the
@@ -322,7 +325,48 @@ private:
 
   void cleanup() {
     morphology();
+    for (int pass = 0; pass < p_.ghost_passes; ++pass)
+      ghost_pass();
     seg::remove_small_components(mask_.data(), w_, h_, p_.min_mask_area);
+  }
+
+  // One pass of the ghost test (Params::ghost_passes): every pixel is tested against the mask as
+  // the pass found it (ghost_src_), then the ghost pixels take over their neighbour's model. A
+  // neighbour is background in that mask, so no pixel read here is written in the same pass (the
+  // CUDA backend's two kernels).
+  void ghost_pass() {
+    const size_t npix = static_cast<size_t>(w_) * h_;
+    const int L = p_.num_samples;
+    ghost_src_.resize(npix);
+    auto m = [&](int x, int y) { return mask_[static_cast<size_t>(y) * w_ + x]; };
+    auto quiet = [&](int x, int y) {
+      return still_[static_cast<size_t>(y) * w_ + x] >= p_.ghost_still;
+    };
+    auto smp = [&](int k, int x, int y) {
+      return samples_[static_cast<size_t>(k) * npix + static_cast<size_t>(y) * w_ + x];
+    };
+    for (int y = 0; y < h_; ++y) {
+      for (int x = 0; x < w_; ++x) {
+        const size_t i = static_cast<size_t>(y) * w_ + x;
+        ghost_src_[i] = static_cast<uint8_t>(
+            ghost_source(m, quiet, ghost_candidate(raw_[i], still_[i], p_.ghost_still), cur_[i],
+                         smp, x, y, w_, h_, L, p_.ghost_levels, p_.ghost_matches));
+      }
+    }
+    for (int y = 0; y < h_; ++y) {
+      for (int x = 0; x < w_; ++x) {
+        const size_t i = static_cast<size_t>(y) * w_ + x;
+        if (!ghost_src_[i])
+          continue;
+        const int n = ghost_src_[i] - 1;
+        const size_t j = static_cast<size_t>(y + ghost_dy(n)) * w_ + x + ghost_dx(n);
+        for (int k = 0; k < L; ++k)
+          samples_[static_cast<size_t>(k) * npix + i] = samples_[static_cast<size_t>(k) * npix + j];
+        head_[i] = head_[j];
+        medians_[i] = medians_[j];
+        mask_[i] = 0;
+      }
+    }
   }
 
   void morphology() {
@@ -375,6 +419,8 @@ private:
   std::vector<uint32_t> samples_, medians_;
   std::vector<uint32_t> feat_, cur_, prev_; // the frame, compensated, the previous compensated
   std::vector<uint8_t> head_, raw_, mask_;
+  std::vector<uint8_t> still_;     // still_frames() of every pixel
+  std::vector<uint8_t> ghost_src_; // ghost_pass(): 0, or 1 + the neighbour taken over
   std::vector<uint32_t> gain_hist_ = std::vector<uint32_t>(seg::kGainBins);
 };
 

@@ -88,7 +88,7 @@ public:
     CVIS_RETURN_IF_ERROR(kernels::launch_scene_begin(m, illumination, stream));
     if (illumination)
       CVIS_RETURN_IF_ERROR(kernels::launch_gains(m, stream));
-    CVIS_RETURN_IF_ERROR(kernels::launch_compensate(m, stream));
+    CVIS_RETURN_IF_ERROR(kernels::launch_compensate(m, p_.ghost_levels, stream));
     const ModelConsts c = model_consts(p_, w_, h_, table_);
     kernels::ShadowConsts sh;
     sh.enabled = p_.shadows && p_.color == ColorSpace::kRgb;
@@ -99,6 +99,8 @@ public:
     CVIS_RETURN_IF_ERROR(
         kernels::launch_classify(static_cast<int>(p_.kernel), m, c, sh, dtable_.view(), stream));
     CVIS_RETURN_IF_ERROR(kernels::launch_cleanup(static_cast<int>(p_.cleanup), m, stream));
+    CVIS_RETURN_IF_ERROR(kernels::launch_ghosts(m, p_.ghost_passes, p_.ghost_levels,
+                                                p_.ghost_matches, p_.ghost_still, stream));
     // One labelling of the cleaned mask: the area filter's components, and the blobs of the
     // filtered mask (its components of at least min_mask_area pixels, unchanged by the filter).
     const bool filter = p_.min_mask_area > 1;
@@ -190,6 +192,7 @@ private:
     CVIS_RETURN_IF_ERROR(raw_.reserve(plane, stream));
     CVIS_RETURN_IF_ERROR(mask_.reserve(plane, stream));
     CVIS_RETURN_IF_ERROR(tmp_.reserve(plane, stream));
+    CVIS_RETURN_IF_ERROR(still_.reserve(plane, stream));
     CVIS_RETURN_IF_ERROR(density_.reserve(plane, stream));
     CVIS_RETURN_IF_ERROR(ccl_.reserve(w, h, stream));
     m.feat = feat_.get();
@@ -203,6 +206,7 @@ private:
     m.raw = raw_.get();
     m.mask = mask_.get();
     m.tmp = tmp_.get();
+    m.still = still_.get();
     model_ = m;
     w_ = w;
     h_ = h;
@@ -236,7 +240,7 @@ private:
   cuda::DeviceArray<uint32_t> feat_, cur_, prev_, samples_, medians_, gain_hist_;
   cuda::DeviceArray<kernels::SceneFigures> dfig_;
   cuda::PinnedArray<kernels::SceneFigures> fig_; // read after the frame's synchronisation
-  cuda::DeviceArray<uint8_t> head_, raw_, mask_, tmp_;
+  cuda::DeviceArray<uint8_t> head_, raw_, mask_, tmp_, still_;
   ccl::DeviceScratch ccl_; // connected components of the final mask
   cuda::HostUploader uploader_;
   kernels::DeviceModel model_;

@@ -45,7 +45,8 @@ struct DeviceModel {
   uint8_t* head = nullptr;     // per pixel: slot of the oldest sample (next to overwrite)
   uint8_t* raw = nullptr;      // classification before clean-up
   uint8_t* mask = nullptr;     // final mask
-  uint8_t* tmp = nullptr;      // clean-up scratch
+  uint8_t* tmp = nullptr;      // clean-up scratch, then the ghost passes' sources
+  uint8_t* still = nullptr;    // still_frames() of every pixel (ghosts)
   float* density = nullptr;    // optional density output (height x stride), nullptr: none
   const float* lut = nullptr;  // 3 x 256 inverse bandwidths
 };
@@ -85,16 +86,23 @@ Status launch_scene_begin(const DeviceModel& m, bool illumination, cudaStream_t 
 // Gain votes of the previous frame's background (m.mask, m.raw) against the newest samples, and
 // their medians into m.fig->gains (bgsub_scene_math.hpp: solve_gain).
 Status launch_gains(const DeviceModel& m, cudaStream_t stream);
-// cur = compensated feat; the changed count against prev; prev = cur.
-Status launch_compensate(const DeviceModel& m, cudaStream_t stream);
+// cur = compensated feat; the changed count against prev; still against prev (within
+// `still_levels`, Params::ghost_levels); prev = cur.
+Status launch_compensate(const DeviceModel& m, int still_levels, cudaStream_t stream);
 // Warm-up frame: feat into the sample slots first, first + step, ... < num_samples; prev = feat;
-// raw and mask emptied.
+// raw, mask and still emptied.
 Status launch_warm_fill(const DeviceModel& m, int first, int step, cudaStream_t stream);
 // Raw foreground and shadow counts of m.raw, foreground count of m.mask, into m.fig.
 Status launch_scene_counts(const DeviceModel& m, cudaStream_t stream);
 
 // m.raw -> m.mask with Cleanup `cleanup` (bgsub::Cleanup value).
 Status launch_cleanup(int cleanup, const DeviceModel& m, cudaStream_t stream);
+
+// Params::ghost_passes passes of the ghost test on m.mask (bgsub_scene_math.hpp: ghost_source),
+// each a marking kernel (sources into m.tmp) and one that lets the ghost pixels take over their
+// neighbour's samples, head and medians and clears them in m.mask.
+Status launch_ghosts(const DeviceModel& m, int passes, int levels, int need, int frames,
+                     cudaStream_t stream);
 
 // Connected components of m.mask: cuda/ccl (ccl::launch_blobs, ccl::launch_count).
 

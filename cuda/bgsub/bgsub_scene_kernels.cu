@@ -86,13 +86,14 @@ __global__ void gain_solve_kernel(DeviceModel m) {
   }
 }
 
-__global__ void compensate_kernel(DeviceModel m) {
+__global__ void compensate_kernel(DeviceModel m, int still_levels) {
   const int x = blockIdx.x * kBx + threadIdx.x, y = blockIdx.y * kBy + threadIdx.y;
   bool changed = false;
   if (x < m.width && y < m.height) {
     const size_t i = static_cast<size_t>(y) * m.stride + x;
     const uint32_t c = compensate_feature(m.feat[i], m.fig->gains.inv);
     changed = changed_since(c, m.prev[i], kChangedLevels);
+    m.still[i] = still_frames(m.still[i], c, m.prev[i], still_levels);
     m.cur[i] = c;
     m.prev[i] = c;
   }
@@ -109,6 +110,45 @@ __global__ void warm_fill_kernel(DeviceModel m, int first, int step) {
     m.samples[static_cast<size_t>(k) * plane_elems(m) + i] = f;
   m.prev[i] = f;
   m.raw[i] = 0;
+  m.mask[i] = 0;
+  m.still[i] = 0;
+}
+
+// Ghost test of one pass against the mask as the pass found it: m.tmp = 0 or 1 + the neighbour.
+__global__ void ghost_mark_kernel(DeviceModel m, int levels, int need, int frames) {
+  const int x = blockIdx.x * kBx + threadIdx.x, y = blockIdx.y * kBy + threadIdx.y;
+  if (x >= m.width || y >= m.height)
+    return;
+  const size_t i = static_cast<size_t>(y) * m.stride + x;
+  const size_t plane = plane_elems(m);
+  auto mask = [&](int xx, int yy) { return m.mask[static_cast<size_t>(yy) * m.stride + xx]; };
+  auto smp = [&](int k, int xx, int yy) {
+    return m.samples[static_cast<size_t>(k) * plane + static_cast<size_t>(yy) * m.stride + xx];
+  };
+  auto quiet = [&](int xx, int yy) {
+    return m.still[static_cast<size_t>(yy) * m.stride + xx] >= frames;
+  };
+  m.tmp[i] = static_cast<uint8_t>(
+      ghost_source(mask, quiet, ghost_candidate(m.raw[i], m.still[i], frames), m.cur[i], smp, x, y,
+                   m.width, m.height, m.num_samples, levels, need));
+}
+
+// The marked pixels take over their neighbour's model (background in the marking's mask, so not
+// written here) and leave the mask.
+__global__ void ghost_apply_kernel(DeviceModel m) {
+  const int x = blockIdx.x * kBx + threadIdx.x, y = blockIdx.y * kBy + threadIdx.y;
+  if (x >= m.width || y >= m.height)
+    return;
+  const size_t i = static_cast<size_t>(y) * m.stride + x;
+  const int src = m.tmp[i];
+  if (!src)
+    return;
+  const size_t j = static_cast<size_t>(y + ghost_dy(src - 1)) * m.stride + x + ghost_dx(src - 1);
+  const size_t plane = plane_elems(m);
+  for (int k = 0; k < m.num_samples; ++k)
+    m.samples[static_cast<size_t>(k) * plane + i] = m.samples[static_cast<size_t>(k) * plane + j];
+  m.head[i] = m.head[j];
+  m.medians[i] = m.medians[j];
   m.mask[i] = 0;
 }
 
@@ -146,8 +186,9 @@ Status launch_gains(const DeviceModel& m, cudaStream_t stream) {
   return Status::Ok();
 }
 
-Status launch_compensate(const DeviceModel& m, cudaStream_t stream) {
-  compensate_kernel<<<cuda::tile_grid(m.width, m.height), dim3(kBx, kBy), 0, stream>>>(m);
+Status launch_compensate(const DeviceModel& m, int still_levels, cudaStream_t stream) {
+  compensate_kernel<<<cuda::tile_grid(m.width, m.height), dim3(kBx, kBy), 0, stream>>>(
+      m, still_levels);
   CVIS_CUDA_CHECK_LAUNCH(stream, "bgsub compensate_kernel");
   return Status::Ok();
 }
@@ -156,6 +197,18 @@ Status launch_warm_fill(const DeviceModel& m, int first, int step, cudaStream_t 
   warm_fill_kernel<<<cuda::tile_grid(m.width, m.height), dim3(kBx, kBy), 0, stream>>>(m, first,
                                                                                       step);
   CVIS_CUDA_CHECK_LAUNCH(stream, "bgsub warm_fill_kernel");
+  return Status::Ok();
+}
+
+Status launch_ghosts(const DeviceModel& m, int passes, int levels, int need, int frames,
+                     cudaStream_t stream) {
+  const dim3 grid = cuda::tile_grid(m.width, m.height), block(kBx, kBy);
+  for (int p = 0; p < passes; ++p) {
+    ghost_mark_kernel<<<grid, block, 0, stream>>>(m, levels, need, frames);
+    CVIS_CUDA_CHECK_LAUNCH(stream, "bgsub ghost_mark_kernel");
+    ghost_apply_kernel<<<grid, block, 0, stream>>>(m);
+    CVIS_CUDA_CHECK_LAUNCH(stream, "bgsub ghost_apply_kernel");
+  }
   return Status::Ok();
 }
 

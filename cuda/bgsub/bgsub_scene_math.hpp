@@ -81,4 +81,65 @@ CVIS_HD bool shadow_explained(uint32_t x, SampleFn sample, int count, int lo16, 
   return false;
 }
 
+// Ghosts (Params::ghost_passes): does background pixel j's model explain feature x? At least
+// `need` of its samples `sample(k)`, k < count, lie within `levels` of x in every channel (a
+// ViBe-style match: the revealed background of a ghost looks like its background neighbours).
+template <typename SampleFn>
+CVIS_HD bool ghost_match(uint32_t x, SampleFn sample, int count, int levels, int need) {
+  int found = 0;
+  for (int k = 0; k < count; ++k) {
+    const uint32_t d = absdiff3(x, sample(k));
+    if (static_cast<int>(channel(d, 0)) <= levels && static_cast<int>(channel(d, 1)) <= levels &&
+        static_cast<int>(channel(d, 2)) <= levels && ++found >= need)
+      return true;
+    if (found + (count - 1 - k) < need) // the rest cannot reach need
+      return false;
+  }
+  return false;
+}
+
+// Frames for which a pixel has stayed within `levels` of the previous frame in every channel
+// (saturating at 255): `still` of the previous frame, the pixel's features now and then.
+CVIS_HD uint8_t still_frames(uint8_t still, uint32_t cur, uint32_t prev, int levels) {
+  return changed_since(cur, prev, levels) ? 0 : static_cast<uint8_t>(still < 255 ? still + 1 : 255);
+}
+
+// Whether pixel may be a ghost pixel: raw foreground (the density, not the clean-up, put it in
+// the mask) and still for at least `frames` frames (a moving object's pixels change).
+CVIS_HD bool ghost_candidate(uint8_t raw, uint8_t still, int frames) {
+  return raw == kRawForeground && still >= frames;
+}
+
+// Neighbour n of the ghost test, in the order tried: 0 left, 1 right, 2 up, 3 down.
+CVIS_HD int ghost_dx(int n) {
+  return n == 0 ? -1 : (n == 1 ? 1 : 0);
+}
+CVIS_HD int ghost_dy(int n) {
+  return n == 2 ? -1 : (n == 3 ? 1 : 0);
+}
+
+// The ghost test of pixel (x, y) in one pass: 0 when it is not a ghost pixel, else 1 + the index
+// n (ghost_dx/ghost_dy) of the first 4-neighbour whose model explains the pixel's current value.
+// A candidate (`candidate`: ghost_candidate()) is foreground in the pass's mask `mask(x, y)`; the
+// neighbour is background in that mask and still too (`still(x, y)`: still_frames() reached the
+// candidate's bound; a pixel that a moving object covers changes, so a moving object's model does
+// not spread into it).
+// `sample(k, x, y)`: sample k of pixel (x, y).
+template <typename MaskFn, typename StillFn, typename SampleFn>
+CVIS_HD int ghost_source(MaskFn mask, StillFn still, bool candidate, uint32_t cur, SampleFn sample,
+                         int x, int y, int w, int h, int count, int levels, int need) {
+  if (!candidate || !mask(x, y))
+    return 0;
+  need = need < count ? need : count;
+  for (int n = 0; n < 4; ++n) {
+    const int xx = x + ghost_dx(n), yy = y + ghost_dy(n);
+    if (xx < 0 || yy < 0 || xx >= w || yy >= h || mask(xx, yy) || !still(xx, yy))
+      continue;
+    if (ghost_match(
+            cur, [&](int k) { return sample(k, xx, yy); }, count, levels, need))
+      return 1 + n;
+  }
+  return 0;
+}
+
 } // namespace cvis::bgsub

@@ -35,9 +35,13 @@
  * frames since start or flush, this one included; pts; running-time) on the first frame of that
  * warm-up; then, for `cut-refill` frames, every pixel refreshes its samples, so what moved during
  * the short warm-up leaves no ghost. Stopped objects stay foreground (only background pixels
- * refresh their samples; after a cut, once the refill is over); a
- * ghost (background uncovered by an object that was there during the warm-up) stays foreground
- * too, shrinking from its edges as the neighbourhood's samples take it in.
+ * refresh their samples; after a cut, once the refill is over). A ghost (background uncovered
+ * by an object that was in the samples) is taken in from its contour, `ghost-passes` pixels per
+ * frame: a raw-foreground pixel that has stayed within `ghost-levels` for `ghost-still` frames
+ * and whose current value `ghost-matches` samples of an equally still background 4-neighbour
+ * explain takes over that neighbour's samples (no edge in the frame across the contour, one in
+ * the model);
+ * `ghost-passes=0` leaves ghosts to the neighbourhood's samples (1 pixel per frame at most).
  *
  * Warm-up: the first `num-samples` frames after start, a flush, a caps change or a change of
  * `num-samples` / `color-space` only fill the model; their masks are all background.

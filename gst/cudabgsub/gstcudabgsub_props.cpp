@@ -43,6 +43,10 @@ enum {
   PROP_CUT_WARMUP,
   PROP_CUT_REFILL,
   PROP_MIN_MASK_AREA,
+  PROP_GHOST_PASSES,
+  PROP_GHOST_LEVELS,
+  PROP_GHOST_MATCHES,
+  PROP_GHOST_STILL,
 };
 
 GST_CVIS_DEFINE_ENUM_TYPE (gst_cuda_bg_sub_output_get_type, "GstCudaBgSubOutput",
@@ -121,6 +125,10 @@ gst_cuda_bg_sub_set_property (GObject * object, guint prop_id, const GValue * va
     case PROP_CUT_WARMUP: p.cut_warmup = g_value_get_int (value); break;
     case PROP_CUT_REFILL: p.cut_refill = g_value_get_int (value); break;
     case PROP_MIN_MASK_AREA: p.min_mask_area = g_value_get_int (value); break;
+    case PROP_GHOST_PASSES: p.ghost_passes = g_value_get_int (value); break;
+    case PROP_GHOST_LEVELS: p.ghost_levels = g_value_get_int (value); break;
+    case PROP_GHOST_MATCHES: p.ghost_matches = g_value_get_int (value); break;
+    case PROP_GHOST_STILL: p.ghost_still = g_value_get_int (value); break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       return;
@@ -174,6 +182,10 @@ gst_cuda_bg_sub_get_property (GObject * object, guint prop_id, GValue * value,
     case PROP_CUT_WARMUP: g_value_set_int (value, p.cut_warmup); break;
     case PROP_CUT_REFILL: g_value_set_int (value, p.cut_refill); break;
     case PROP_MIN_MASK_AREA: g_value_set_int (value, p.min_mask_area); break;
+    case PROP_GHOST_PASSES: g_value_set_int (value, p.ghost_passes); break;
+    case PROP_GHOST_LEVELS: g_value_set_int (value, p.ghost_levels); break;
+    case PROP_GHOST_MATCHES: g_value_set_int (value, p.ghost_matches); break;
+    case PROP_GHOST_STILL: g_value_set_int (value, p.ghost_still); break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
@@ -289,4 +301,19 @@ gst_cuda_bg_sub_install_properties (GObjectClass * c)
   g_object_class_install_property (c, PROP_MIN_MASK_AREA, g_param_spec_int ("min-mask-area",
           "Minimum mask area", "Mask components smaller than this (pixels, 8-connected) are "
           "cleared from the mask (0: none)", 0, G_MAXINT, d.min_mask_area, playing));
+  g_object_class_install_property (c, PROP_GHOST_PASSES, g_param_spec_int ("ghost-passes",
+          "Ghost passes", "Ghosts (background revealed by an object that was in the samples): "
+          "passes per frame of the contour test; a ghost shrinks by this many pixels per frame "
+          "(0: off)", 0, 64, d.ghost_passes, playing));
+  g_object_class_install_property (c, PROP_GHOST_LEVELS, g_param_spec_int ("ghost-levels",
+          "Ghost levels", "ghost-passes: a neighbour's sample matches a pixel within this many "
+          "levels per channel; also the stillness tolerance between frames", 0, 255,
+          d.ghost_levels, playing));
+  g_object_class_install_property (c, PROP_GHOST_MATCHES, g_param_spec_int ("ghost-matches",
+          "Ghost matches", "ghost-passes: samples of the background neighbour that must match",
+          1, bg::kMaxSamples, d.ghost_matches, playing));
+  g_object_class_install_property (c, PROP_GHOST_STILL, g_param_spec_int ("ghost-still",
+          "Ghost still frames", "ghost-passes: frames a pixel must have stayed within "
+          "ghost-levels before it may be a ghost (moving objects change)", 0, 255,
+          d.ghost_still, playing));
 }

@@ -1,6 +1,7 @@
 // The scene extensions of the background model (Params: illumination, shadows, shot_change,
-// min_mask_area) on seeded scenes, CPU reference: each test compares the extension on and off, so
-// it fails without the extension. Scenes: smooth random texture, Gaussian noise (sigma 3).
+// min_mask_area, ghost_passes) on seeded scenes, CPU reference: each test compares the extension on
+// and off, so it fails without the extension. Scenes: smooth random texture, Gaussian noise (sigma
+// 3).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -155,6 +156,7 @@ TEST(BgsubScene, ShotChangeRestartsTheModelWithinAFewFrames) {
   const Params on = base_params(true);
   Params off = on;
   off.shot_change = false;
+  off.ghost_passes = 0; // they would take the new scene in from its few background pixels, slowly
   const Masks a = run(on, 50, frame), b = run(off, 50, frame);
   int restart = -1;
   for (int t = 0; t < 50; ++t) {
@@ -203,6 +205,46 @@ TEST(BgsubScene, RefillAfterACutRemovesWarmUpGhosts) {
     EXPECT_EQ(count(a, t, 8, 8, 12, 12), 0) << t;
 }
 
+// A large object stands in the scene during the warm-up (it is in the samples) and leaves at frame
+// 30; another stops at frame 20 and stays. With the ghost passes the revealed background (no edge
+// in the frame at the ghost's contour, the neighbours' samples explain it) is taken in from the
+// contour, ghost_passes pixels per frame once it has been still for ghost_still frames; without
+// them it only erodes through the neighbourhood's samples, about a pixel per frame. The stopped
+// object (its colour is not its neighbours') stays foreground either way. ghost_still = 2 here
+// (the default 8 only delays the start).
+TEST(BgsubScene, GhostPassesTakeInARevealedBackgroundNotAStoppedObject) {
+  const Patch parked{4, 3, 30, 26, {40, 200, 60}}, stopped{38, 20, 8, 12, {220, 40, 30}};
+  auto frame = [&](int t) {
+    std::vector<Patch> p;
+    if (t < 30)
+      p.push_back(parked);
+    if (t >= 20)
+      p.push_back(stopped);
+    return scene(texture(), 1.0f, p, t);
+  };
+  Params on = base_params(true);
+  on.ghost_still = 2;
+  Params off = on;
+  off.ghost_passes = 0;
+  const Masks a = run(on, 60, frame), b = run(off, 60, frame);
+  // Measured (780 ghost pixels at frame 30): on 545 / 266 / 36 / 0 at frames 32 / 36 / 42 / 44,
+  // off 606 / 366 / 114 / 67. The copies come from further away with every pass, so on this
+  // textured background a pass takes in less than a full ring.
+  int64_t sum_on = 0, sum_off = 0;
+  for (int t = 31; t <= 44; ++t) {
+    sum_on += count(a, t, 4, 3, 30, 26);
+    sum_off += count(b, t, 4, 3, 30, 26);
+  }
+  EXPECT_LT(sum_on, 0.8 * sum_off);
+  for (int t = 44; t < 60; ++t)
+    EXPECT_EQ(count(a, t, 4, 3, 30, 26), 0) << t;
+  EXPECT_GE(count(b, 44, 4, 3, 30, 26), 40);
+  for (int t = 22; t < 60; ++t) {
+    EXPECT_GE(count(a, t, 38, 20, 8, 12), 90) << t; // 96 pixels
+    EXPECT_EQ(count(a, t, 38, 20, 8, 12), count(b, t, 38, 20, 8, 12)) << t;
+  }
+}
+
 // Specks of 2x2 pixels (below min_mask_area after the 3x3 majority keeps them) are cleared, a
 // large object is kept.
 TEST(BgsubScene, AreaFilterClearsSmallComponents) {
@@ -242,6 +284,16 @@ TEST(BgsubScene, PaperParamsTurnEveryExtensionOff) {
   EXPECT_FALSE(validate(bad).ok());
   bad = Params();
   bad.cut_refill = -1;
+  EXPECT_FALSE(validate(bad).ok());
+  EXPECT_EQ(p.ghost_passes, 0);
+  bad = Params();
+  bad.ghost_passes = -1;
+  EXPECT_FALSE(validate(bad).ok());
+  bad = Params();
+  bad.ghost_matches = 0;
+  EXPECT_FALSE(validate(bad).ok());
+  bad = Params();
+  bad.ghost_still = 256;
   EXPECT_FALSE(validate(bad).ok());
 }
 

@@ -10,7 +10,9 @@
 // device frames, one process() per frame with its stream sync) as the rate the element should
 // reach. Frames/s are measured at fakesink after the warm-up (`num-samples` frames) plus 10, from
 // a pad probe, so pipeline start-up and the warm-up stay out of the figure.
-// Usage: bench_bgsub_element [--frames N] [--quick] [--out FILE]   (exit 1 on any error)
+// Usage: bench_bgsub_element [--frames N] [--quick] [--out FILE] [--props "K=V ..."]
+//   --props: extra cudabgsub properties for every run (an A/B of a feature, e.g. ghost-passes=0)
+//   (exit 1 on any error)
 #include <cuda_runtime_api.h>
 #include <gst/app/gstappsrc.h>
 #include <gst/cuda/gstcudabufferpool.h>
@@ -273,7 +275,7 @@ Row run_library(const std::vector<GstBuffer*>& frames, bool cut, int n, int w, i
 int main(int argc, char** argv) {
   gst_init(&argc, &argv);
   int frames = 400;
-  std::string out_path;
+  std::string out_path, extra;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "--frames" && i + 1 < argc)
@@ -282,6 +284,8 @@ int main(int argc, char** argv) {
       frames = kCut + 80;
     else if (a == "--out" && i + 1 < argc)
       out_path = argv[++i];
+    else if (a == "--props" && i + 1 < argc)
+      extra = std::string(" ") + argv[++i];
     else
       std::fprintf(stderr, "ignoring argument %s\n", a.c_str());
   }
@@ -323,7 +327,7 @@ int main(int argc, char** argv) {
       add(err.empty() ? run_library(dev, cut, frames, s.w, s.h, ctx, skip) : Row{}, size, "cuda",
           "library", scene);
       for (const char* output : {"mask", "frame"}) {
-        const std::string props = std::string("output=") + output + " backend=cuda";
+        const std::string props = std::string("output=") + output + " backend=cuda" + extra;
         add(run(props, dev, cut, frames, s.w, s.h, true, ctx, skip), size, "cuda", output, scene);
         add(run(props, sys, cut, frames, s.w, s.h, false, nullptr, skip), size, "system", output,
             scene);
@@ -343,8 +347,9 @@ int main(int argc, char** argv) {
       gst_buffer_unref(b);
   }
   std::string table = "cudabgsub element, NV12, default model (" +
-                      std::string(cvis::bgsub::kernel_name(cvis::bgsub::Params().kernel)) +
-                      "), frames/s after the warm-up\n";
+                      std::string(cvis::bgsub::kernel_name(cvis::bgsub::Params().kernel)) + ")" +
+                      (extra.empty() ? std::string() : ", CUDA runs with" + extra) +
+                      ", frames/s after the warm-up\n";
   char line[256];
   std::snprintf(line, sizeof line, "%-10s %-11s %-8s %-7s %7s %9s  %s\n", "size", "memory",
                 "output", "scene", "frames", "fps", "error");

@@ -45,8 +45,7 @@ TEST_F(BgSubScene, PropertiesDefaultsRoundTripAndBadValues) {
   EXPECT_DOUBLE_EQ(fraction, d.cut_fraction);
   g_object_set(e, "illumination", FALSE, "shadows", FALSE, "shot-changes", FALSE, "shadow-low",
                0.5f, "shadow-high", 0.8f, "shadow-chroma", 6, "shadow-samples", 3, "cut-frames", 4,
-               "cut-warmup", 10, "min-mask-area", 0, "cut-fraction", 0.7, "cut-refill", 5,
-               nullptr);
+               "cut-warmup", 10, "min-mask-area", 0, "cut-fraction", 0.7, "cut-refill", 5, nullptr);
   get();
   EXPECT_FALSE(illum);
   EXPECT_FALSE(shadows);
@@ -60,6 +59,23 @@ TEST_F(BgSubScene, PropertiesDefaultsRoundTripAndBadValues) {
   EXPECT_EQ(refill, 5);
   EXPECT_EQ(area, 0);
   EXPECT_DOUBLE_EQ(fraction, 0.7);
+  gint passes = -1, levels = -1, matches = -1, still = -1;
+  auto get_ghosts = [&] {
+    g_object_get(e, "ghost-passes", &passes, "ghost-levels", &levels, "ghost-matches", &matches,
+                 "ghost-still", &still, nullptr);
+  };
+  get_ghosts();
+  EXPECT_EQ(passes, d.ghost_passes);
+  EXPECT_EQ(levels, d.ghost_levels);
+  EXPECT_EQ(matches, d.ghost_matches);
+  EXPECT_EQ(still, d.ghost_still);
+  g_object_set(e, "ghost-passes", 0, "ghost-levels", 7, "ghost-matches", 3, "ghost-still", 2,
+               nullptr);
+  get_ghosts();
+  EXPECT_EQ(passes, 0);
+  EXPECT_EQ(levels, 7);
+  EXPECT_EQ(matches, 3);
+  EXPECT_EQ(still, 2);
   // shadow-low above shadow-high is refused (logged); the previous value stays.
   g_object_set(e, "shadow-low", 0.85f, nullptr);
   g_object_get(e, "shadow-low", &lo, nullptr);
