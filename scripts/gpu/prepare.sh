@@ -27,6 +27,10 @@ fi
 echo "prepare: building $(git rev-parse --short HEAD) for sm_$ARCH" >&2
 # -Dtestdata-dir= resets what an older build directory was configured with (tests/data now).
 "$SRC/scripts/configure.sh" "$BUILD" -Dcuda-arch="$ARCH" -Dtestdata-dir=
+# Meson 1.0's nvcc rule writes no dependency file, so ninja does not rebuild a .cu whose headers
+# changed (a stale bgsub_kernels.cu.o read a moved DeviceModel field on 2026-11-27): every CUDA
+# object is rebuilt.
+find "$BUILD" -name '*.cu.o' -delete 2>/dev/null || true
 ninja -C "$BUILD" > "$BUILD.ninja.log" 2>&1 || { tail -n 40 "$BUILD.ninja.log"; exit 1; }
 rm -rf .device && mkdir -p .device/bin .device/lib .device/testdata .device/media
 bash "$KIT/make-gst-bundle.sh" --no-dev --tar .device/gst-bundle.tar.xz \
