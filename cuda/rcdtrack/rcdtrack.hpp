@@ -172,6 +172,22 @@ struct Detection {
   double scale = 1.0; // window size relative to the template
 };
 
+// The work of one batched search pass (for benchmarks and logs): its cost is roughly the pixels
+// its integral images cover (features and products per pixel) plus its windows (covariances and
+// distances per window).
+struct PassStats {
+  int groups = 0;             // searches (one per target and stage, plus regions described)
+  int integrals = 0;          // integral images built
+  int64_t integral_pixels = 0; // frame pixels they cover
+  int64_t windows = 0;        // windows evaluated (before the early exit)
+};
+
+// The last Tracker::process(): targets by state, and the coarse and fine passes.
+struct FrameStats {
+  int tracked = 0, lost = 0, started = 0;
+  PassStats coarse, fine;
+};
+
 class Engine; // the backend (rcdtrack_engine.hpp)
 
 // ------------------------------------------------------------------------------------------------
@@ -212,6 +228,8 @@ public:
   // gives one result per target, in the order the targets were added. Work runs on `stream`
   // (CUDA backend), which is synchronised before the results return.
   Status process(const ImageView& frame, StreamHandle stream, std::vector<TargetResult>* out);
+  // What the last process() did (zeros before the first).
+  const FrameStats& last_stats() const { return stats_; }
 
   struct Target; // implementation (rcdtrack_tracker.cpp)
 
@@ -221,6 +239,7 @@ private:
   Params params_;
   int width_ = 0, height_ = 0;
   bool configured_ = false;
+  FrameStats stats_;
   std::unique_ptr<Impl> impl_;
 };
 

@@ -106,6 +106,7 @@ Status Detector::process(const ImageView& frame, StreamHandle stream, std::vecto
     if (add_search(&fp, a, w, h, ff, fstep, params_.parts, width_, height_, fg))
       group_of.push_back(static_cast<int>(i));
   }
+  merge_integrals(&fp);
   std::vector<GroupResult> fr;
   if (!fp.groups.empty())
     CVIS_RETURN_IF_ERROR(engine_->run(fp, &fr, stream));

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
+#include <string>
 
 namespace cvis::rcdtrack {
 
@@ -145,6 +147,71 @@ void add_describe(Pass* pass, const Box& box) {
   pass->integrals.push_back(is);
   pass->grids.push_back(gr);
   pass->groups.push_back(g);
+}
+
+void merge_integrals(Pass* pass) {
+  // CVIS_RCDTRACK_MERGE=0 keeps one integral per search (A/B timing; the results are the same).
+  static const bool enabled = [] {
+    const char* v = std::getenv("CVIS_RCDTRACK_MERGE");
+    return !(v && std::string(v) == "0");
+  }();
+  if (!enabled)
+    return;
+  std::vector<IntegralSpec>& in = pass->integrals;
+  const size_t n = in.size();
+  std::vector<size_t> into(n);
+  for (size_t k = 0; k < n; ++k)
+    into[k] = k;
+  auto cells = [](const IntegralSpec& s) { return static_cast<int64_t>(s.cols) * s.rows; };
+  bool merged = true;
+  while (merged) {
+    merged = false;
+    for (size_t i = 0; i < n; ++i) {
+      if (into[i] != i)
+        continue;
+      for (size_t j = i + 1; j < n; ++j) {
+        if (into[j] != j || in[j].cell != in[i].cell)
+          continue;
+        const IntegralSpec &a = in[i], &b = in[j];
+        const int c = a.cell;
+        const int x0 = std::min(a.x, b.x), y0 = std::min(a.y, b.y);
+        const int x1 = std::max(a.x + a.cols * c, b.x + b.cols * c);
+        const int y1 = std::max(a.y + a.rows * c, b.y + b.rows * c);
+        // Corners of regions of cell c > 1 are multiples of c or 0, so the box is whole cells.
+        const IntegralSpec u{x0, y0, (x1 - x0) / c, (y1 - y0) / c, c};
+        if (cells(u) > cells(a) + cells(b))
+          continue;
+        in[i] = u;
+        into[j] = i;
+        merged = true;
+      }
+    }
+  }
+  std::vector<int> index(n, -1);
+  std::vector<IntegralSpec> kept;
+  for (size_t k = 0; k < n; ++k)
+    if (into[k] == k) {
+      index[k] = static_cast<int>(kept.size());
+      kept.push_back(in[k]);
+    }
+  for (GroupSpec& g : pass->groups) {
+    size_t k = static_cast<size_t>(g.integral);
+    while (into[k] != k)
+      k = into[k];
+    g.integral = index[k];
+  }
+  in.swap(kept);
+}
+
+PassStats pass_stats(const Pass& pass) {
+  PassStats s;
+  s.groups = static_cast<int>(pass.groups.size());
+  s.integrals = static_cast<int>(pass.integrals.size());
+  for (const IntegralSpec& is : pass.integrals)
+    s.integral_pixels += static_cast<int64_t>(is.cols) * is.rows * is.cell * is.cell;
+  for (const GroupSpec& g : pass.groups)
+    s.windows += group_windows(pass, g);
+  return s;
 }
 
 std::vector<Hit> nms(const std::vector<Hit>& hits, double max_iou, int limit) {

@@ -34,6 +34,17 @@ bool add_search(Pass* pass, const Area& area, double w, double h,
                 const std::vector<double>& factors, int step, int parts, int frame_w, int frame_h,
                 const GroupSpec& group_template);
 
+// Replaces integrals of the same cell size by one over their bounding box wherever that box has
+// no more cells than the two it replaces (overlapping search areas of nearby targets), and points
+// the groups at the merged ones. Results do not change: box sums are exact integers, covariance
+// numerators N S_ab - S_a S_b do not depend on the region's origin, and a window's context ring
+// lies inside its own group's region (add_search's margin) or is clipped by the frame in both.
+// Only the plane sums reported with a winner are relative to the (new) region's origin.
+void merge_integrals(Pass* pass);
+
+// Groups, integrals, pixels covered and windows of a pass.
+PassStats pass_stats(const Pass& pass);
+
 // Appends a group describing exactly `box` (inside the frame): one window, no model.
 void add_describe(Pass* pass, const Box& box);
 

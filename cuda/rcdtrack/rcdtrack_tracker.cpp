@@ -295,9 +295,11 @@ Status Tracker::process(const ImageView& frame, StreamHandle stream,
     t.prior.context_weight = params_.context_weight; // whole-frame searches too
     g.prior = t.prior;
     t.step = coarse_step(params_.step, t.bw, t.bh);
-    // A whole-frame search of a lost target on a twice coarser grid (auto step): the fine pass
-    // still refines the best window, and lost targets otherwise dominate the frame's cost.
-    if (area.whole_frame && t.lost && params_.step == 0)
+    // A lost target's search (the whole frame, or lost_radius target sizes around where it was
+    // last seen: 3 by default in the element, 7^2 times a tracking search's area) on a twice
+    // coarser grid (auto step): the fine pass still refines the best window, and lost targets
+    // otherwise dominate the frame's cost (half the windows of the street full chain).
+    if (t.lost && params_.step == 0)
       t.step = coarse_step(0, 2 * t.bw, 2 * t.bh);
     if (add_search(&cp, area, t.bw, t.bh, factors, t.step, params_.parts, width_, height_, g)) {
       t.group = static_cast<int>(cp.groups.size()) - 1;
@@ -338,6 +340,9 @@ Status Tracker::process(const ImageView& frame, StreamHandle stream,
       }
     }
   }
+  merge_integrals(&cp);
+  stats_ = FrameStats();
+  stats_.coarse = pass_stats(cp);
   if (!cp.groups.empty())
     CVIS_RETURN_IF_ERROR(engine_->run(cp, &im.coarse_out, stream));
 
@@ -388,6 +393,8 @@ Status Tracker::process(const ImageView& frame, StreamHandle stream,
           add_fine(t, im.coarse_out[t.local_group], t.local_prior, t.local_step, model);
     }
   }
+  merge_integrals(&fp);
+  stats_.fine = pass_stats(fp);
   if (!fp.groups.empty())
     CVIS_RETURN_IF_ERROR(engine_->run(fp, &im.fine_out, stream));
 
@@ -497,6 +504,7 @@ Status Tracker::process(const ImageView& frame, StreamHandle stream,
         }
       }
     }
+    ++(res.event == Event::kStarted ? stats_.started : t.lost ? stats_.lost : stats_.tracked);
     res.box = t.box;
     res.distance = t.distance;
     res.scale = t.w0 > 0 ? t.w / t.w0 : 1.0;

@@ -415,6 +415,14 @@ gst_cuda_rcd_track_analyse (GstCvisFilter * filter, GstBuffer * buf, const cvis:
   } else {
     CVIS_RETURN_IF_ERROR (apply_targets (self, buf));
     CVIS_RETURN_IF_ERROR (st.tracker->process (frame, stream, &st.results));
+    const rcd::FrameStats & fs = st.tracker->last_stats ();
+    GST_LOG_OBJECT (self, "frame %" G_GUINT64_FORMAT ": %d tracked, %d lost, %d started; "
+        "coarse %d groups, %d integrals, %" G_GINT64_FORMAT " pixels, %" G_GINT64_FORMAT
+        " windows; fine %d groups, %d integrals, %" G_GINT64_FORMAT " pixels, %" G_GINT64_FORMAT
+        " windows", (guint64) st.frame, fs.tracked, fs.lost, fs.started, fs.coarse.groups,
+        fs.coarse.integrals, (gint64) fs.coarse.integral_pixels, (gint64) fs.coarse.windows,
+        fs.fine.groups, fs.fine.integrals, (gint64) fs.fine.integral_pixels,
+        (gint64) fs.fine.windows);
     gst_cuda_rcd_track_attach_tracks (self, buf);
     gst_cuda_rcd_track_post_events (self, buf);
     remove_lost_targets (self, buf, lost_timeout);

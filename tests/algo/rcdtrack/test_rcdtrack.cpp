@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "rcdtrack_engine.hpp"
+#include "rcdtrack_plan.hpp"
 #include "rcdtrack_scene.hpp"
 
 namespace cvis::rcdtrack {
@@ -502,6 +503,75 @@ TEST(Engine, TopKAndThresholdAreExhaustive) {
   const Hit& b = r[0].top[0];
   EXPECT_EQ(window_box(pass, pass.groups[0], b.index, &grid), b.box);
   EXPECT_EQ(grid, b.grid);
+}
+
+// Integrals merged over overlapping search areas give every group the same hits, scores and
+// covariances, bit for bit (exact sums; context rings inside each group's own region or clipped
+// by the frame in both), with fewer integrals; areas far apart keep their own.
+TEST(Plan, MergedIntegralsGiveTheSameResults) {
+  const int W = 200, H = 150;
+  HostImage img = test::make_background(W, H, 5);
+  HostImage tex = test::make_texture(24, 30, 3, 1);
+  for (const FeatureSet& fs : {thesis_features(), tuzel_features()}) {
+    const Layout L = make_layout(fs, 1.0, 5);
+    std::unique_ptr<Engine> e = make_cpu_engine();
+    ASSERT_TRUE(e->configure(L, Distance::kJbld, W, H, PixelFormat::kRGBA).ok());
+    ASSERT_TRUE(e->set_frame(img.view(), nullptr).ok());
+    Model m;
+    ASSERT_TRUE(model_from_image(tex.view(), fs, 5, &m).ok());
+    Pass pass;
+    pass.models.resize(1);
+    ASSERT_TRUE(prepare_model(L, m.cov, &pass.models[0]));
+    Params p;
+    const std::vector<double> factors = scale_factors(p);
+    // Three targets close together (two share a step), one far away, one at the frame corner,
+    // steps of cells 1, 2 and 4; a whole-frame search of cell 2.
+    struct T {
+      double cx, cy, w, h;
+      int step;
+      bool whole;
+    } targets[] = {{60, 50, 24, 30, 4, false},  {70, 58, 22, 28, 4, false},
+                   {66, 64, 26, 32, 2, false},  {170, 120, 16, 20, 3, false},
+                   {12, 10, 20, 20, 4, false},  {100, 75, 20, 24, 2, true}};
+    for (const T& t : targets) {
+      GroupSpec g;
+      g.model = 0;
+      g.top_k = 2;
+      g.prior = {t.cx, t.cy, t.w, t.h, 0.5, 2.0, 0.5};
+      Area a;
+      a.cx = t.cx;
+      a.cy = t.cy;
+      a.rx = t.w;
+      a.ry = t.h;
+      a.whole_frame = t.whole;
+      ASSERT_TRUE(add_search(&pass, a, t.w, t.h, factors, t.step, 5, W, H, g));
+    }
+    Pass merged = pass;
+    merge_integrals(&merged);
+    EXPECT_LT(merged.integrals.size(), pass.integrals.size());
+    EXPECT_GE(merged.integrals.size(), 3u); // cells 1, 2 and 4 at least
+    ASSERT_TRUE(validate_pass(merged, L, W, H).ok());
+    const PassStats before = pass_stats(pass), after = pass_stats(merged);
+    EXPECT_LT(after.integral_pixels, before.integral_pixels);
+    EXPECT_EQ(after.windows, before.windows);
+    std::vector<GroupResult> a, b;
+    ASSERT_TRUE(e->run(pass, &a, nullptr).ok());
+    ASSERT_TRUE(e->run(merged, &b, nullptr).ok());
+    ASSERT_EQ(a.size(), b.size());
+    for (size_t g = 0; g < a.size(); ++g) {
+      ASSERT_EQ(a[g].top.size(), b[g].top.size());
+      for (size_t k = 0; k < a[g].top.size(); ++k) {
+        EXPECT_EQ(a[g].top[k].index, b[g].top[k].index) << "group " << g;
+        EXPECT_EQ(a[g].top[k].box, b[g].top[k].box) << "group " << g;
+        EXPECT_EQ(a[g].top[k].score, b[g].top[k].score) << "group " << g;
+        EXPECT_EQ(a[g].top[k].distance, b[g].top[k].distance) << "group " << g;
+      }
+      EXPECT_EQ(a[g].cov, b[g].cov) << "group " << g;
+      if (L.ns == 0) { // spatial plane sums are relative to the region's origin
+        EXPECT_EQ(a[g].sums, b[g].sums) << "group " << g;
+      }
+    }
+  }
 }
 
 } // namespace
