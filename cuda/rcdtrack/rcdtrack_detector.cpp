@@ -86,7 +86,7 @@ Status Detector::process(const ImageView& frame, StreamHandle stream, std::vecto
 
   Pass fp;
   fp.models.push_back(md);
-  const int fstep = std::max(1, step / 4);
+  const int fstep = fine_step(step);
   const double q = std::pow(scale_ratio(params_), 0.25);
   std::vector<int> group_of;
   for (size_t i = 0; i < coarse.size(); ++i) {

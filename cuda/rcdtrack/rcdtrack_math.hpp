@@ -274,7 +274,9 @@ CVIS_HD void window_covariance(const Layout& L, const IntegralRef& I, int cell, 
         first[i - ns] = s1[i];
     }
   }
-  const double dn = static_cast<double>(n), dn1 = static_cast<double>(n - 1);
+  // One division per matrix, not two per entry (divisions are most of a window's FP64 work): the
+  // entry then has two roundings more than num / n / (n - 1), far inside the 1e-9 of the tests.
+  const double inv = 1.0 / static_cast<double>(n) / static_cast<double>(n - 1);
   const double lw = static_cast<double>(w), lh = static_cast<double>(h);
   RCD_UNROLL
   for (int i = 0; i < N; ++i) {
@@ -289,7 +291,7 @@ CVIS_HD void window_covariance(const Layout& L, const IntegralRef& I, int cell, 
         sij = box_sum(I, second_plane(L, j - ns, i - ns), cx0, cy0, cw, ch);
       }
       const I128 num = sub128(mul128(n, sij), mul128(s1[i], s1[j]));
-      double c = to_double(num) / dn / dn1;
+      double c = to_double(num) * inv;
       if (j < ns)
         c = c / (L.coord[j] == 0 ? lw : lh);
       if (i < ns)
@@ -338,7 +340,7 @@ CVIS_HD double hd_log(double x) {
 // LDL^T of the packed symmetric matrix a (destroyed): log det = ln(prod d_i), the product kept as
 // mantissa and exponent. False when a pivot is not positive (not positive definite).
 template <int N> CVIS_HD bool ldl_logdet(double* a, double* logdet) {
-  double d[N];
+  double d[N], r[N]; // pivots and their reciprocals (one division per pivot, not per entry)
   double m = 1.0;
   int e = 0;
   RCD_UNROLL
@@ -349,7 +351,7 @@ template <int N> CVIS_HD bool ldl_logdet(double* a, double* logdet) {
       RCD_UNROLL
       for (int k = 0; k < j; ++k)
         s = s - a[packed(i, k)] * a[packed(j, k)] * d[k];
-      a[packed(i, j)] = s / d[j];
+      a[packed(i, j)] = s * r[j];
     }
     double s = a[packed(i, i)];
     RCD_UNROLL
@@ -358,6 +360,7 @@ template <int N> CVIS_HD bool ldl_logdet(double* a, double* logdet) {
     if (!(s > 0.0))
       return false;
     d[i] = s;
+    r[i] = 1.0 / s;
     int k2 = 0;
     m = frexp(m * s, &k2);
     e += k2;
@@ -568,7 +571,7 @@ CVIS_HD double context_distance(const Layout& L, Distance kind, const IntegralRe
                          box_sum(I, i - ns, cx0, cy0, cw, ch);
   constexpr int T = N * (N + 1) / 2;
   double C[T];
-  const double dn = static_cast<double>(n), dn1 = static_cast<double>(n - 1);
+  const double inv = 1.0 / static_cast<double>(n) / static_cast<double>(n - 1);
   RCD_UNROLL
   for (int i = 0; i < N; ++i) {
     RCD_UNROLL
@@ -580,7 +583,7 @@ CVIS_HD double context_distance(const Layout& L, Distance kind, const IntegralRe
         const int p = second_plane(L, j - ns, i - ns);
         const int64_t sij =
             box_sum(I, p, ox0, oy0, ox1 - ox0, oy1 - oy0) - box_sum(I, p, cx0, cy0, cw, ch);
-        c = to_double(sub128(mul128(n, sij), mul128(s1[i], s1[j]))) / dn / dn1;
+        c = to_double(sub128(mul128(n, sij), mul128(s1[i], s1[j]))) * inv;
         if (i == j)
           c = c + L.ridge[i];
       }

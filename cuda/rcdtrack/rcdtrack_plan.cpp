@@ -10,7 +10,16 @@ namespace cvis::rcdtrack {
 int coarse_step(int step, double w, double h) {
   if (step > 0)
     return step;
-  return std::max(1, static_cast<int>(std::lround(std::min(w, h) / 8.0)));
+  const int s = std::max(1, static_cast<int>(std::lround(std::min(w, h) / 8.0)));
+  const int m = s >= 8 ? 4 : s >= 4 ? 2 : 1;
+  return (s + m / 2) / m * m;
+}
+
+int fine_step(int step) {
+  int f = 1;
+  while (2 * f <= step / 4)
+    f *= 2;
+  return f;
 }
 
 int cell_for_step(int step) {

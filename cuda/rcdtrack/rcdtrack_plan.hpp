@@ -8,8 +8,14 @@
 
 namespace cvis::rcdtrack {
 
-// Coarse grid step for a target of w x h pixels: `step` when > 0, else max(1, round(min/8)).
+// Coarse grid step for a target of w x h pixels: `step` when > 0, else s = round(min(w, h) / 8)
+// made a multiple of 4 when s >= 8 and of 2 when s >= 4 (nearest, ties up): the integral's cell
+// (cell_for_step) is then at least 4 or 2 pixels, whose int64 planes hold 1/16 or 1/4 of a
+// cell-1 integral's bytes (an odd step needed cell 1: 160 bytes per pixel with 20 planes).
 int coarse_step(int step, double w, double h);
+// Fine grid step for a coarse step: the largest power of two not above step / 4 (at least 1), so
+// the fine integral's cell is the step itself (never finer than a quarter of the coarse step).
+int fine_step(int step);
 // Cell size of the integral for a grid step: the largest of 1, 2, 4, 8 that divides it.
 int cell_for_step(int step);
 // Size factors of a search: `scales` values geometric from scale_min to scale_max (one: 1 clamped

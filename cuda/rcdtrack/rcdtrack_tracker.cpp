@@ -1,6 +1,6 @@
 // The tracker: per frame one coarse pass (every target's search at `scales` sizes on the coarse
 // grid, plus the regions of targets starting on this frame) and one fine pass (around each coarse
-// hit, finer sizes and a quarter of the step), both batched over all targets; then the state of
+// hit, finer sizes and a power-of-two step up to a quarter of it), both batched over all targets; then the state of
 // each target: position, size, velocity, log-Euclidean model update, loss and re-acquisition.
 #include <algorithm>
 #include <cmath>
@@ -346,8 +346,8 @@ Status Tracker::process(const ImageView& frame, StreamHandle stream,
   if (!cp.groups.empty())
     CVIS_RETURN_IF_ERROR(engine_->run(cp, &im.coarse_out, stream));
 
-  // Fine pass: around each coarse hit, sizes within one coarse scale step either side, a quarter
-  // of the step.
+  // Fine pass: around each coarse hit, sizes within one coarse scale step either side, a step of
+  // the largest power of two up to a quarter of the coarse one (fine_step).
   Pass& fp = im.fine;
   fp = Pass();
   // Appends the fine searches around the hits of coarse group `r` (model `model` of the fine
@@ -357,7 +357,7 @@ Status Tracker::process(const ImageView& frame, StreamHandle stream,
     GroupSpec g;
     g.model = model;
     g.prior = prior;
-    const int fstep = std::max(1, step / 4);
+    const int fstep = fine_step(step);
     int count = 0;
     for (const Hit& hit : r.top) {
       if (hit.grid < 0)
