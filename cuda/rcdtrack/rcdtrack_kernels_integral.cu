@@ -137,25 +137,45 @@ __global__ void __launch_bounds__(kRowThreads)
   }
 }
 
-// One thread per (integral, plane, column): the running sum down the column, in place; row 0 is
-// zero.
-__global__ void __launch_bounds__(256)
+// The column sums: per (integral, plane, column) the running sum down the column, in place; row 0
+// is zero. A block holds 32 columns (one per lane, coalesced) and kColSegments threads per column,
+// each owning a run of rows: the run's total first, then the totals of the runs above it (shared
+// memory) as the carry of its running sum. One thread per column ran a serial chain of up to a
+// frame's height per column at half a wave (latency-bound); the sums are the same integers.
+constexpr int kColSegments = 8;
+
+__global__ void __launch_bounds__(32 * kColSegments)
     integral_cols_kernel(const DevIntegral* integrals, int n_integrals, int64_t total_cols,
-                         int planes, int64_t* base) {
-  const int64_t t = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (t >= total_cols)
-    return;
-  const int k = find_integral_by_col(integrals, n_integrals, t);
-  const DevIntegral R = integrals[k];
-  const int64_t local = t - R.col_first;
-  const int64_t stride = R.cols + 1;
-  const int64_t p = local / stride, i = local - p * stride;
-  (void)planes;
-  int64_t* col = base + R.offset + p * R.plane_stride + i;
-  col[0] = 0;
+                         int64_t* base) {
+  __shared__ uint64_t total[kColSegments][32];
+  const int64_t t = static_cast<int64_t>(blockIdx.x) * 32 + threadIdx.x;
+  const int seg = threadIdx.y;
+  int64_t* col = nullptr;
+  int64_t stride = 0;
+  int r0 = 1, r1 = 1; // rows r0 .. r1 - 1 of this thread (rows 1 .. R.rows hold cell sums)
+  if (t < total_cols) {
+    const int k = find_integral_by_col(integrals, n_integrals, t);
+    const DevIntegral R = integrals[k];
+    const int64_t local = t - R.col_first;
+    stride = R.cols + 1;
+    const int64_t p = local / stride, i = local - p * stride;
+    col = base + R.offset + p * R.plane_stride + i;
+    const int per = (R.rows + kColSegments - 1) / kColSegments;
+    r0 = 1 + seg * per;
+    r1 = min(R.rows + 1, r0 + per);
+    if (seg == 0)
+      col[0] = 0;
+  }
   uint64_t acc = 0;
-  int r = 1;
-  for (; r + 3 <= R.rows; r += 4) { // four independent loads in flight
+  for (int r = r0; r < r1; ++r)
+    acc += static_cast<uint64_t>(col[r * stride]);
+  total[seg][threadIdx.x] = acc;
+  __syncthreads();
+  acc = 0;
+  for (int q = 0; q < seg; ++q)
+    acc += total[q][threadIdx.x];
+  int r = r0;
+  for (; r + 3 < r1; r += 4) { // four independent loads in flight
     const uint64_t a = col[r * stride], b = col[(r + 1) * stride];
     const uint64_t c = col[(r + 2) * stride], d = col[(r + 3) * stride];
     acc += a;
@@ -167,7 +187,7 @@ __global__ void __launch_bounds__(256)
     acc += d;
     col[(r + 3) * stride] = static_cast<int64_t>(acc);
   }
-  for (; r <= R.rows; ++r) {
+  for (; r < r1; ++r) {
     acc += static_cast<uint64_t>(col[r * stride]);
     col[r * stride] = static_cast<int64_t>(acc);
   }
@@ -185,9 +205,9 @@ Status launch_integrals(const PixelSource& src, const Layout& layout, const DevI
   integral_rows_kernel<<<total_rows, kRowThreads, 0, stream>>>(src, layout, integrals, n_integrals,
                                                                base);
   CVIS_CUDA_CHECK_LAUNCH(stream, "integral_rows_kernel");
-  const unsigned blocks = static_cast<unsigned>((total_cols + 255) / 256);
-  integral_cols_kernel<<<blocks, 256, 0, stream>>>(integrals, n_integrals, total_cols,
-                                                   layout.planes, base);
+  const unsigned blocks = static_cast<unsigned>((total_cols + 31) / 32);
+  integral_cols_kernel<<<blocks, dim3(32, kColSegments), 0, stream>>>(integrals, n_integrals,
+                                                                      total_cols, base);
   CVIS_CUDA_CHECK_LAUNCH(stream, "integral_cols_kernel");
   return Status::Ok();
 }

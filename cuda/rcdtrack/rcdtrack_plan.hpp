@@ -8,10 +8,10 @@
 
 namespace cvis::rcdtrack {
 
-// Coarse grid step for a target of w x h pixels: `step` when > 0, else s = round(min(w, h) / 8)
-// made a multiple of 4 when s >= 8 and of 2 when s >= 4 (nearest, ties up): the integral's cell
-// (cell_for_step) is then at least 4 or 2 pixels, whose int64 planes hold 1/16 or 1/4 of a
-// cell-1 integral's bytes (an odd step needed cell 1: 160 bytes per pixel with 20 planes).
+// Coarse grid step for a target of w x h pixels: `step` when > 0, else max(1, round(min(w, h) / 8)).
+// With CVIS_RCDTRACK_ALIGN_STEPS=1 in the environment (benchmarks only) the auto step is made a
+// multiple of 4 from 8 pixels and of 2 from 4, so that the integral's cell is 4 or 2 (an odd step
+// needs cell 1: 160 bytes per pixel with 20 planes); that changes the tracking (README.md).
 int coarse_step(int step, double w, double h);
 // Fine grid step for a coarse step: the largest power of two not above step / 4 (at least 1), so
 // the fine integral's cell is the step itself (never finer than a quarter of the coarse step).

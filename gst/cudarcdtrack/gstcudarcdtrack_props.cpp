@@ -406,8 +406,8 @@ gst_cuda_rcd_track_install_properties (GObjectClass * gobject_class)
           1.0 / 16, 16.0, d.scale_max, playing));
   g_object_class_install_property (gobject_class, PROP_STEP,
       g_param_spec_int ("step", "Step",
-          "Grid step of the coarse search in pixels (0: an eighth of the target's smaller side, "
-          "a multiple of 4 from 8 and of 2 from 4); a finer search (the largest power of two up "
+          "Grid step of the coarse search in pixels (0: an eighth of the target's smaller side); "
+          "a finer search (the largest power of two up "
           "to a quarter of it) follows around the best window", 0, 256, d.step, playing));
   g_object_class_install_property (gobject_class, PROP_SEARCH_RADIUS,
       g_param_spec_double ("search-radius", "Search radius",

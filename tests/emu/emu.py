@@ -98,6 +98,15 @@ TARGETS = {
              "cuda/overlay/overlay_cpu.cpp", "cuda/overlay/overlay_cuda.cpp",
              "tests/algo/overlay/test_overlay_gpu.cpp"],
         inc=["tests/algo/overlay"]),
+    "rcdtrack": dict(
+        name="test_rcdtrack_gpu",
+        cu=["cuda/rcdtrack/rcdtrack_kernels_integral.cu", "cuda/rcdtrack/rcdtrack_kernels_search.cu"],
+        src=["cuda/rcdtrack/rcdtrack.cpp", "cuda/rcdtrack/rcdtrack_cpu.cpp",
+             "cuda/rcdtrack/rcdtrack_model.cpp", "cuda/rcdtrack/rcdtrack_plan.cpp",
+             "cuda/rcdtrack/rcdtrack_tracker.cpp", "cuda/rcdtrack/rcdtrack_detector.cpp",
+             "cuda/rcdtrack/rcdtrack_cuda.cpp", "tests/algo/rcdtrack/rcdtrack_scene.cpp",
+             "tests/algo/rcdtrack/test_rcdtrack_gpu.cpp"],
+        inc=["cuda/rcdtrack", "tests/algo/rcdtrack"]),
     "actionmatch": dict(
         name="test_actionmatch_gpu",
         cu=["cuda/actionmatch/actionmatch_kernels.cu"],
