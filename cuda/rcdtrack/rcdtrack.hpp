@@ -117,6 +117,10 @@ struct Params {
                                  // (search_radius times up to 2, widening with the frames lost,
                                  // the motion and scale priors on) and re-acquired there by a
                                  // window under 3/4 lost_threshold (whole frame: 1/2 of it)
+  bool edge_search = true;       // a tracked target whose predicted box reaches beyond the frame
+                                 // is searched with windows sized on its part inside the frame,
+                                 // the box keeping the whole target's size (not shrinking onto
+                                 // the visible part as it leaves the frame)
   // Detector only.
   double threshold = 1.0; // report windows whose distance is under it
   double nms_iou = 0.3;   // suppress a detection overlapping a better one by more than this
