@@ -4,6 +4,7 @@
 // each target: position, size, velocity, log-Euclidean model update, loss and re-acquisition.
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <string>
 
 #include "rcdtrack_plan.hpp"
@@ -32,6 +33,7 @@ constexpr double kLocalWidenMax = 2.0;
 // only when that part keeps at least this fraction of each side (a thinner sliver is left to the
 // whole-box search: it holds too little of the target to be matched as such).
 constexpr double kEdgeMinVisible = 0.25;
+constexpr double kEdgeMinCut = 1.0;
 // Velocity smoothing: v = (1 - a) v + a * displacement.
 constexpr double kVelocityGain = 0.5;
 // The fine pass tries 2 * kFineHalf + 1 sizes spanning two coarse scale steps (one either side of
@@ -135,11 +137,14 @@ void update_model(const Layout& layout, double rate, double anchor,
 // have); t->cut keeps the margins so that the match's centre is moved back to the whole target's.
 // Without this, the best windows of a target leaving the frame are small ones on its visible part,
 // and the box shrinks onto that part until the target is lost (DEV sequences).
-void clip_to_frame(int frame_w, int frame_h, Tracker::Target* t, Area* area) {
+void clip_to_frame(int frame_w, int frame_h, int step, Tracker::Target* t, Area* area) {
   const double x0 = area->cx - 0.5 * t->bw, x1 = area->cx + 0.5 * t->bw;
   const double y0 = area->cy - 0.5 * t->bh, y1 = area->cy + 0.5 * t->bh;
-  const double cut[4] = {std::max(0.0, -x0), std::max(0.0, x1 - frame_w), std::max(0.0, -y0),
-                         std::max(0.0, y1 - frame_h)};
+  double cut[4] = {std::max(0.0, -x0), std::max(0.0, x1 - frame_w), std::max(0.0, -y0),
+                   std::max(0.0, y1 - frame_h)};
+  for (double& c : cut) // EDGEMIN
+    if (c < kEdgeMinCut * step)
+      c = 0.0;
   const double vw = t->bw - cut[0] - cut[1], vh = t->bh - cut[2] - cut[3];
   if ((cut[0] + cut[1] + cut[2] + cut[3]) <= 0.0 || vw < kEdgeMinVisible * t->bw ||
       vh < kEdgeMinVisible * t->bh)
@@ -321,7 +326,7 @@ Status Tracker::process(const ImageView& frame, StreamHandle stream,
     t.sh = t.bh;
     std::fill(t.cut, t.cut + 4, 0.0);
     if (!t.lost && !area.whole_frame && params_.edge_search)
-      clip_to_frame(width_, height_, &t, &area);
+      clip_to_frame(width_, height_, coarse_step(params_.step, t.bw, t.bh), &t, &area);
     if (!t.lost) {
       t.prior.motion_weight = params_.motion_weight;
       t.prior.scale_weight = params_.scale_weight;
@@ -379,6 +384,8 @@ Status Tracker::process(const ImageView& frame, StreamHandle stream,
   // of the step.
   Pass& fp = im.fine;
   fp = Pass();
+  std::vector<double> fine_aspect; // per fine group: the aspect factor of its windows' base
+  static const double aspect_weight = getenv("RT9_ASPECT") ? atof(getenv("RT9_ASPECT")) : 0.0;
   // Appends the fine searches around the hits of coarse group `r` (model `model` of the fine
   // pass); returns how many fitted.
   auto add_fine = [&](const Target& t, const GroupResult& r, const Prior& prior, int step,
@@ -402,8 +409,24 @@ Status Tracker::process(const ImageView& frame, StreamHandle stream,
       area.cx = hit.box.x + 0.5 * hit.box.w;
       area.cy = hit.box.y + 0.5 * hit.box.h;
       area.rx = area.ry = step;
-      if (add_search(&fp, area, t.sw, t.sh, ff, fstep, params_.parts, width_, height_, g))
+      const int na = aspect_weight > 0.0 ? 1 : 0;
+      for (int ja = -na; ja <= na; ++ja) {
+        const double a = std::pow(fine_q, ja);
+        if (!add_search(&fp, area, t.sw * a, t.sh / a, ff, fstep, params_.parts, width_, height_, g))
+          continue;
         ++count;
+        fine_aspect.push_back(a);
+        if (na == 0)
+          continue;
+        // ASPECT prior: ln aspect of the window against the first box's, in the scale term.
+        const double la = 0.5 * std::log((t.w / t.h) / (t.w0 / t.h0)) + std::log(a);
+        const GroupSpec& gs = fp.groups.back();
+        for (int k = gs.first_grid; k < gs.first_grid + gs.grid_count; ++k) {
+          GridSpec& gr = fp.grids[k];
+          const double lf = std::log(gr.factor);
+          gr.ln_factor = std::copysign(std::sqrt(lf * lf + aspect_weight / params_.scale_weight * la * la), lf);
+        }
+      }
     }
     return count;
   };
@@ -454,6 +477,7 @@ Status Tracker::process(const ImageView& frame, StreamHandle stream,
         const Hit* best = nullptr;
         const GroupResult* from = nullptr;
         double factor = 1.0;
+        double aspect = 1.0;
       };
       auto find = [&](int fine_first, int fine_count, int coarse_group) {
         Found b;
@@ -463,6 +487,7 @@ Status Tracker::process(const ImageView& frame, StreamHandle stream,
             b.best = &r.top[0];
             b.from = &r;
             b.factor = fp.grids[b.best->grid].factor;
+            b.aspect = fine_aspect[fine_first + k];
           }
         }
         if (!b.best && coarse_group >= 0 && !im.coarse_out[coarse_group].top.empty()) {
@@ -484,6 +509,7 @@ Status Tracker::process(const ImageView& frame, StreamHandle stream,
       const Hit* best = found.best;
       const GroupResult* from = found.from;
       const double factor = found.factor;
+      const double aspect = found.aspect;
       t.distance = best ? best->distance : HUGE_VAL;
       const bool match = best && best->distance <= gate;
       if (t.lost && !match)
@@ -497,8 +523,8 @@ Status Tracker::process(const ImageView& frame, StreamHandle stream,
         double ncx = best->box.x + 0.5 * best->box.w, ncy = best->box.y + 0.5 * best->box.h;
         const bool tracking = !t.lost; // not a re-acquisition or a first match
         if (tracking) { // edge_search: the window is the visible part; the target extends beyond
-          ncx += 0.5 * factor * (t.cut[1] - t.cut[0]);
-          ncy += 0.5 * factor * (t.cut[3] - t.cut[2]);
+          ncx += 0.5 * factor * aspect * (t.cut[1] - t.cut[0]);
+          ncy += 0.5 * factor / aspect * (t.cut[3] - t.cut[2]);
         }
         if (t.lost) {
           res.event = t.located ? Event::kReacquired : Event::kStarted;
@@ -521,16 +547,17 @@ Status Tracker::process(const ImageView& frame, StreamHandle stream,
           // Part of the measured change only: the box is the best window's centre with the
           // filtered size, clipped to the frame (the window itself is inside it).
           const double g = std::pow(factor, params_.scale_gain);
-          t.w = t.bw * g;
-          t.h = t.bh * g;
+          const double ga = std::pow(aspect, params_.scale_gain);
+          t.w = t.bw * g * ga;
+          t.h = t.bh * g / ga;
           const int x0 = std::max(0, static_cast<int>(std::lround(ncx - 0.5 * t.w)));
           const int y0 = std::max(0, static_cast<int>(std::lround(ncy - 0.5 * t.h)));
           const int x1 = std::min(width_, static_cast<int>(std::lround(ncx + 0.5 * t.w)));
           const int y1 = std::min(height_, static_cast<int>(std::lround(ncy + 0.5 * t.h)));
           t.box = {x0, y0, std::max(1, x1 - x0), std::max(1, y1 - y0)};
         } else { // started or re-acquired: the window found, as is
-          t.w = t.bw * factor;
-          t.h = t.bh * factor;
+          t.w = t.bw * factor * aspect;
+          t.h = t.bh * factor / aspect;
           t.box = best->box;
         }
       }
