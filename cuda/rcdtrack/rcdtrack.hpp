@@ -121,6 +121,10 @@ struct Params {
                                  // is searched with windows sized on its part inside the frame,
                                  // the box keeping the whole target's size (not shrinking onto
                                  // the visible part as it leaves the frame)
+  bool rotation_box = true;       // the box reported is the axis-aligned box of the target rotated
+                                 // by its in-plane rotation since the first frame, estimated from
+                                 // the orientation of the gradient (Ix, Iy) covariance; needs the
+                                 // features ix and iy (the search windows stay axis-aligned)
   // Detector only.
   double threshold = 1.0; // report windows whose distance is under it
   double nms_iou = 0.3;   // suppress a detection overlapping a better one by more than this

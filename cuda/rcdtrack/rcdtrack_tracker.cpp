@@ -4,7 +4,6 @@
 // each target: position, size, velocity, log-Euclidean model update, loss and re-acquisition.
 #include <algorithm>
 #include <cmath>
-#include <cstdlib>
 #include <string>
 
 #include "rcdtrack_plan.hpp"
@@ -34,6 +33,12 @@ constexpr double kLocalWidenMax = 2.0;
 // whole-box search: it holds too little of the target to be matched as such).
 constexpr double kEdgeMinVisible = 0.25;
 constexpr double kEdgeMinCut = 1.0;
+// rotation_box: the gradient structure tensor (the Ix, Iy block of a window's covariance) gives an
+// orientation only when it is anisotropic, (l1 - l2) / (l1 + l2) at least this (both the first
+// model's and the window's); a nearly isotropic texture leaves the rotation as it was.
+constexpr double kMinAnisotropy = 0.1;
+// Smoothing of the estimated rotation: r = r + a * (measured - r), angles wrapped to half turns.
+constexpr double kRotationGain = 0.5;
 // Velocity smoothing: v = (1 - a) v + a * displacement.
 constexpr double kVelocityGain = 0.5;
 // The fine pass tries 2 * kFineHalf + 1 sizes spanning two coarse scale steps (one either side of
@@ -53,6 +58,9 @@ struct Tracker::Target {
   double vs = 0;         // smoothed per-frame change of ln(size) (scale_prediction)
   double bw = 0, bh = 0; // this frame's search base size (the predicted size)
   double sw = 0, sh = 0; // the windows' base size: bw x bh, or its part inside the frame
+  double orient0 = 0;           // rotation_box: orientation of the first window's gradients (rad)
+  bool oriented = false;        // the first window's gradients have an orientation
+  double rot = 0;               // estimated in-plane rotation since the first frame (rad)
   double cut[4] = {0, 0, 0, 0}; // edge_search: the predicted box's pixels beyond the frame's
                                 // left, right, top and bottom border (0: not cut)
   bool lost = false;
@@ -137,6 +145,48 @@ void update_model(const Layout& layout, double rate, double anchor,
 // have); t->cut keeps the margins so that the match's centre is moved back to the whole target's.
 // Without this, the best windows of a target leaving the frame are small ones on its visible part,
 // and the box shrinks onto that part until the target is lost (DEV sequences).
+// rotation_box: orientation (rad, in (-pi/2, pi/2]) and anisotropy of the Ix, Iy block of the
+// whole window's covariance (part 0); false when the features lack signed Ix or Iy.
+bool gradient_orientation(const Layout& layout, const std::vector<double>& cov, double* angle,
+                          double* anisotropy) {
+  int ix = -1, iy = -1;
+  for (int k = 0; k < layout.n; ++k) {
+    if (layout.kind[k] == static_cast<uint8_t>(Feature::kIx))
+      ix = k;
+    if (layout.kind[k] == static_cast<uint8_t>(Feature::kIy))
+      iy = k;
+  }
+  if (ix < 0 || iy < 0 || cov.size() < static_cast<size_t>(layout.n) * layout.n)
+    return false;
+  const double a = cov[ix * layout.n + ix], c = cov[iy * layout.n + iy];
+  const double b = cov[ix * layout.n + iy];
+  if (!(a + c > 0.0))
+    return false;
+  *angle = 0.5 * std::atan2(2.0 * b, a - c);
+  *anisotropy = std::sqrt((a - c) * (a - c) + 4.0 * b * b) / (a + c);
+  return true;
+}
+
+// An angle difference wrapped to (-pi/2, pi/2] (orientations are defined up to half turns).
+double wrap_half_turn(double d) {
+  const double pi = 3.14159265358979323846;
+  d = std::fmod(d + 0.5 * pi, pi);
+  if (d < 0.0)
+    d += pi;
+  return d - 0.5 * pi;
+}
+
+// The frame-clipped axis-aligned box of a w x h rectangle centred on (cx, cy), rotated by `rot`.
+Box rotated_box(double cx, double cy, double w, double h, double rot, int frame_w, int frame_h) {
+  const double c = std::fabs(std::cos(rot)), s = std::fabs(std::sin(rot));
+  const double bw = w * c + h * s, bh = w * s + h * c;
+  const int x0 = std::max(0, static_cast<int>(std::lround(cx - 0.5 * bw)));
+  const int y0 = std::max(0, static_cast<int>(std::lround(cy - 0.5 * bh)));
+  const int x1 = std::min(frame_w, static_cast<int>(std::lround(cx + 0.5 * bw)));
+  const int y1 = std::min(frame_h, static_cast<int>(std::lround(cy + 0.5 * bh)));
+  return {x0, y0, std::max(1, x1 - x0), std::max(1, y1 - y0)};
+}
+
 void clip_to_frame(int frame_w, int frame_h, int step, Tracker::Target* t, Area* area) {
   const double x0 = area->cx - 0.5 * t->bw, x1 = area->cx + 0.5 * t->bw;
   const double y0 = area->cy - 0.5 * t->bh, y1 = area->cy + 0.5 * t->bh;
@@ -384,8 +434,6 @@ Status Tracker::process(const ImageView& frame, StreamHandle stream,
   // of the step.
   Pass& fp = im.fine;
   fp = Pass();
-  std::vector<double> fine_aspect; // per fine group: the aspect factor of its windows' base
-  static const double aspect_weight = getenv("RT9_ASPECT") ? atof(getenv("RT9_ASPECT")) : 0.0;
   // Appends the fine searches around the hits of coarse group `r` (model `model` of the fine
   // pass); returns how many fitted.
   auto add_fine = [&](const Target& t, const GroupResult& r, const Prior& prior, int step,
@@ -409,24 +457,8 @@ Status Tracker::process(const ImageView& frame, StreamHandle stream,
       area.cx = hit.box.x + 0.5 * hit.box.w;
       area.cy = hit.box.y + 0.5 * hit.box.h;
       area.rx = area.ry = step;
-      const int na = aspect_weight > 0.0 ? 1 : 0;
-      for (int ja = -na; ja <= na; ++ja) {
-        const double a = std::pow(fine_q, ja);
-        if (!add_search(&fp, area, t.sw * a, t.sh / a, ff, fstep, params_.parts, width_, height_, g))
-          continue;
+      if (add_search(&fp, area, t.sw, t.sh, ff, fstep, params_.parts, width_, height_, g))
         ++count;
-        fine_aspect.push_back(a);
-        if (na == 0)
-          continue;
-        // ASPECT prior: ln aspect of the window against the first box's, in the scale term.
-        const double la = 0.5 * std::log((t.w / t.h) / (t.w0 / t.h0)) + std::log(a);
-        const GroupSpec& gs = fp.groups.back();
-        for (int k = gs.first_grid; k < gs.first_grid + gs.grid_count; ++k) {
-          GridSpec& gr = fp.grids[k];
-          const double lf = std::log(gr.factor);
-          gr.ln_factor = std::copysign(std::sqrt(lf * lf + aspect_weight / params_.scale_weight * la * la), lf);
-        }
-      }
     }
     return count;
   };
@@ -460,6 +492,9 @@ Status Tracker::process(const ImageView& frame, StreamHandle stream,
       if (!prepare_model(im.layout, r.cov, &t.data))
         return internal_error("ridged covariance not positive definite");
       t.log_cov.clear();
+      double an = 0.0;
+      t.oriented = gradient_orientation(im.layout, r.cov, &t.orient0, &an) && an >= kMinAnisotropy;
+      t.rot = 0.0;
       t.stage = Stage::kActive;
       t.located = true;
       t.box = t.init;
@@ -477,7 +512,6 @@ Status Tracker::process(const ImageView& frame, StreamHandle stream,
         const Hit* best = nullptr;
         const GroupResult* from = nullptr;
         double factor = 1.0;
-        double aspect = 1.0;
       };
       auto find = [&](int fine_first, int fine_count, int coarse_group) {
         Found b;
@@ -487,7 +521,6 @@ Status Tracker::process(const ImageView& frame, StreamHandle stream,
             b.best = &r.top[0];
             b.from = &r;
             b.factor = fp.grids[b.best->grid].factor;
-            b.aspect = fine_aspect[fine_first + k];
           }
         }
         if (!b.best && coarse_group >= 0 && !im.coarse_out[coarse_group].top.empty()) {
@@ -509,7 +542,6 @@ Status Tracker::process(const ImageView& frame, StreamHandle stream,
       const Hit* best = found.best;
       const GroupResult* from = found.from;
       const double factor = found.factor;
-      const double aspect = found.aspect;
       t.distance = best ? best->distance : HUGE_VAL;
       const bool match = best && best->distance <= gate;
       if (t.lost && !match)
@@ -523,8 +555,8 @@ Status Tracker::process(const ImageView& frame, StreamHandle stream,
         double ncx = best->box.x + 0.5 * best->box.w, ncy = best->box.y + 0.5 * best->box.h;
         const bool tracking = !t.lost; // not a re-acquisition or a first match
         if (tracking) { // edge_search: the window is the visible part; the target extends beyond
-          ncx += 0.5 * factor * aspect * (t.cut[1] - t.cut[0]);
-          ncy += 0.5 * factor / aspect * (t.cut[3] - t.cut[2]);
+          ncx += 0.5 * factor * (t.cut[1] - t.cut[0]);
+          ncy += 0.5 * factor * (t.cut[3] - t.cut[2]);
         }
         if (t.lost) {
           res.event = t.located ? Event::kReacquired : Event::kStarted;
@@ -543,22 +575,23 @@ Status Tracker::process(const ImageView& frame, StreamHandle stream,
         }
         t.cx = ncx;
         t.cy = ncy;
+        double angle = 0.0, an = 0.0;
+        if (params_.rotation_box && t.oriented &&
+            gradient_orientation(im.layout, from->cov, &angle, &an) && an >= kMinAnisotropy)
+          t.rot += kRotationGain * wrap_half_turn(wrap_half_turn(angle - t.orient0) - t.rot);
         if (tracking && params_.scale_gain < 1.0) {
           // Part of the measured change only: the box is the best window's centre with the
           // filtered size, clipped to the frame (the window itself is inside it).
           const double g = std::pow(factor, params_.scale_gain);
-          const double ga = std::pow(aspect, params_.scale_gain);
-          t.w = t.bw * g * ga;
-          t.h = t.bh * g / ga;
-          const int x0 = std::max(0, static_cast<int>(std::lround(ncx - 0.5 * t.w)));
-          const int y0 = std::max(0, static_cast<int>(std::lround(ncy - 0.5 * t.h)));
-          const int x1 = std::min(width_, static_cast<int>(std::lround(ncx + 0.5 * t.w)));
-          const int y1 = std::min(height_, static_cast<int>(std::lround(ncy + 0.5 * t.h)));
-          t.box = {x0, y0, std::max(1, x1 - x0), std::max(1, y1 - y0)};
+          t.w = t.bw * g;
+          t.h = t.bh * g;
+          t.box = rotated_box(ncx, ncy, t.w, t.h, t.rot, width_, height_);
         } else { // started or re-acquired: the window found, as is
-          t.w = t.bw * factor * aspect;
-          t.h = t.bh * factor / aspect;
+          t.w = t.bw * factor;
+          t.h = t.bh * factor;
           t.box = best->box;
+          if (t.rot != 0.0)
+            t.box = rotated_box(ncx, ncy, best->box.w, best->box.h, t.rot, width_, height_);
         }
       }
     }
