@@ -117,11 +117,7 @@ struct Params {
                                  // (search_radius times up to 2, widening with the frames lost,
                                  // the motion and scale priors on) and re-acquired there by a
                                  // window under 3/4 lost_threshold (whole frame: 1/2 of it)
-  bool edge_search = true;       // a tracked target whose predicted box reaches beyond the frame
-                                 // is searched with windows sized on its part inside the frame,
-                                 // the box keeping the whole target's size (not shrinking onto
-                                 // the visible part as it leaves the frame)
-  bool rotation_box = true;       // the box reported is the axis-aligned box of the target rotated
+  bool rotation_box = true;      // the box reported is the axis-aligned box of the target rotated
                                  // by its in-plane rotation since the first frame, estimated from
                                  // the orientation of the gradient (Ix, Iy) covariance; needs the
                                  // features ix and iy (the search windows stay axis-aligned)

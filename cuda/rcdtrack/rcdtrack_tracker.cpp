@@ -28,11 +28,6 @@ constexpr double kLocalGate = 0.75;
 // position's uncertainty grows while the target is unseen, but a wide area finds background
 // matches (unbounded, the DEV sequences' frame-edge exits were taken by far background windows).
 constexpr double kLocalWidenMax = 2.0;
-// edge_search: a predicted box cut by the frame border is searched as its part inside the frame
-// only when that part keeps at least this fraction of each side (a thinner sliver is left to the
-// whole-box search: it holds too little of the target to be matched as such).
-constexpr double kEdgeMinVisible = 0.25;
-constexpr double kEdgeMinCut = 1.0;
 // rotation_box: the gradient structure tensor (the Ix, Iy block of a window's covariance) gives an
 // orientation only when it is anisotropic, (l1 - l2) / (l1 + l2) at least this (both the first
 // model's and the window's); a nearly isotropic texture leaves the rotation as it was.
@@ -57,12 +52,9 @@ struct Tracker::Target {
   double cx = 0, cy = 0, w = 0, h = 0, w0 = 0, h0 = 0, vx = 0, vy = 0;
   double vs = 0;         // smoothed per-frame change of ln(size) (scale_prediction)
   double bw = 0, bh = 0; // this frame's search base size (the predicted size)
-  double sw = 0, sh = 0; // the windows' base size: bw x bh, or its part inside the frame
-  double orient0 = 0;           // rotation_box: orientation of the first window's gradients (rad)
-  bool oriented = false;        // the first window's gradients have an orientation
-  double rot = 0;               // estimated in-plane rotation since the first frame (rad)
-  double cut[4] = {0, 0, 0, 0}; // edge_search: the predicted box's pixels beyond the frame's
-                                // left, right, top and bottom border (0: not cut)
+  double orient0 = 0;    // rotation_box: orientation of the first window's gradients (rad)
+  bool oriented = false; // the first window's gradients have an orientation
+  double rot = 0;        // estimated in-plane rotation since the first frame (rad)
   bool lost = false;
   int lost_frames = 0;     // frames since it was lost
   double lost_radius = -1; // < 0: a lost target is searched over the whole frame
@@ -139,14 +131,9 @@ void update_model(const Layout& layout, double rate, double anchor,
   }
 }
 
-// edge_search: when the predicted box (bw x bh around the area's centre) reaches beyond the frame,
-// the windows are sized on its part inside the frame and centred there (the scale prior then
-// compares with the visible part's predicted size, not with a size no window inside the frame can
-// have); t->cut keeps the margins so that the match's centre is moved back to the whole target's.
-// Without this, the best windows of a target leaving the frame are small ones on its visible part,
-// and the box shrinks onto that part until the target is lost (DEV sequences).
 // rotation_box: orientation (rad, in (-pi/2, pi/2]) and anisotropy of the Ix, Iy block of the
-// whole window's covariance (part 0); false when the features lack signed Ix or Iy.
+// whole window's covariance (part 0), the structure tensor of the window's gradients: it turns
+// with the target. False when the features lack signed Ix or Iy.
 bool gradient_orientation(const Layout& layout, const std::vector<double>& cov, double* angle,
                           double* anisotropy) {
   int ix = -1, iy = -1;
@@ -167,7 +154,7 @@ bool gradient_orientation(const Layout& layout, const std::vector<double>& cov, 
   return true;
 }
 
-// An angle difference wrapped to (-pi/2, pi/2] (orientations are defined up to half turns).
+// An angle difference wrapped to [-pi/2, pi/2) (orientations are defined up to half turns).
 double wrap_half_turn(double d) {
   const double pi = 3.14159265358979323846;
   d = std::fmod(d + 0.5 * pi, pi);
@@ -176,7 +163,8 @@ double wrap_half_turn(double d) {
   return d - 0.5 * pi;
 }
 
-// The frame-clipped axis-aligned box of a w x h rectangle centred on (cx, cy), rotated by `rot`.
+// The frame-clipped axis-aligned box of a w x h rectangle centred on (cx, cy) and rotated by
+// `rot` (rot 0: the rectangle itself).
 Box rotated_box(double cx, double cy, double w, double h, double rot, int frame_w, int frame_h) {
   const double c = std::fabs(std::cos(rot)), s = std::fabs(std::sin(rot));
   const double bw = w * c + h * s, bh = w * s + h * c;
@@ -185,25 +173,6 @@ Box rotated_box(double cx, double cy, double w, double h, double rot, int frame_
   const int x1 = std::min(frame_w, static_cast<int>(std::lround(cx + 0.5 * bw)));
   const int y1 = std::min(frame_h, static_cast<int>(std::lround(cy + 0.5 * bh)));
   return {x0, y0, std::max(1, x1 - x0), std::max(1, y1 - y0)};
-}
-
-void clip_to_frame(int frame_w, int frame_h, int step, Tracker::Target* t, Area* area) {
-  const double x0 = area->cx - 0.5 * t->bw, x1 = area->cx + 0.5 * t->bw;
-  const double y0 = area->cy - 0.5 * t->bh, y1 = area->cy + 0.5 * t->bh;
-  double cut[4] = {std::max(0.0, -x0), std::max(0.0, x1 - frame_w), std::max(0.0, -y0),
-                   std::max(0.0, y1 - frame_h)};
-  for (double& c : cut) // EDGEMIN
-    if (c < kEdgeMinCut * step)
-      c = 0.0;
-  const double vw = t->bw - cut[0] - cut[1], vh = t->bh - cut[2] - cut[3];
-  if ((cut[0] + cut[1] + cut[2] + cut[3]) <= 0.0 || vw < kEdgeMinVisible * t->bw ||
-      vh < kEdgeMinVisible * t->bh)
-    return;
-  t->sw = vw;
-  t->sh = vh;
-  std::copy(cut, cut + 4, t->cut);
-  area->cx = t->prior.cx = area->cx + 0.5 * (cut[0] - cut[1]);
-  area->cy = t->prior.cy = area->cy + 0.5 * (cut[2] - cut[3]);
 }
 
 } // namespace
@@ -372,11 +341,6 @@ Status Tracker::process(const ImageView& frame, StreamHandle stream,
       t.prior.cx = area.cx;
       t.prior.cy = area.cy;
     }
-    t.sw = t.bw;
-    t.sh = t.bh;
-    std::fill(t.cut, t.cut + 4, 0.0);
-    if (!t.lost && !area.whole_frame && params_.edge_search)
-      clip_to_frame(width_, height_, coarse_step(params_.step, t.bw, t.bh), &t, &area);
     if (!t.lost) {
       t.prior.motion_weight = params_.motion_weight;
       t.prior.scale_weight = params_.scale_weight;
@@ -388,7 +352,7 @@ Status Tracker::process(const ImageView& frame, StreamHandle stream,
     // still refines the best window, and lost targets otherwise dominate the frame's cost.
     if (area.whole_frame && t.lost && params_.step == 0)
       t.step = coarse_step(0, 2 * t.bw, 2 * t.bh);
-    if (add_search(&cp, area, t.sw, t.sh, factors, t.step, params_.parts, width_, height_, g)) {
+    if (add_search(&cp, area, t.bw, t.bh, factors, t.step, params_.parts, width_, height_, g)) {
       t.group = static_cast<int>(cp.groups.size()) - 1;
       cp.models.push_back(t.data);
     }
@@ -457,7 +421,7 @@ Status Tracker::process(const ImageView& frame, StreamHandle stream,
       area.cx = hit.box.x + 0.5 * hit.box.w;
       area.cy = hit.box.y + 0.5 * hit.box.h;
       area.rx = area.ry = step;
-      if (add_search(&fp, area, t.sw, t.sh, ff, fstep, params_.parts, width_, height_, g))
+      if (add_search(&fp, area, t.bw, t.bh, ff, fstep, params_.parts, width_, height_, g))
         ++count;
     }
     return count;
@@ -552,12 +516,8 @@ Status Tracker::process(const ImageView& frame, StreamHandle stream,
         t.vx = t.vy = t.vs = 0.0;
         res.event = Event::kLost;
       } else if (match) {
-        double ncx = best->box.x + 0.5 * best->box.w, ncy = best->box.y + 0.5 * best->box.h;
+        const double ncx = best->box.x + 0.5 * best->box.w, ncy = best->box.y + 0.5 * best->box.h;
         const bool tracking = !t.lost; // not a re-acquisition or a first match
-        if (tracking) { // edge_search: the window is the visible part; the target extends beyond
-          ncx += 0.5 * factor * (t.cut[1] - t.cut[0]);
-          ncy += 0.5 * factor * (t.cut[3] - t.cut[2]);
-        }
         if (t.lost) {
           res.event = t.located ? Event::kReacquired : Event::kStarted;
           t.lost = false;
