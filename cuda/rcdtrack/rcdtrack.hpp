@@ -117,6 +117,10 @@ struct Params {
                                  // (search_radius times up to 2, widening with the frames lost,
                                  // the motion and scale priors on) and re-acquired there by a
                                  // window under 3/4 lost_threshold (whole frame: 1/2 of it)
+  bool rotation_box = true;      // the box reported is the axis-aligned box of the target rotated
+                                 // by its in-plane rotation since the first frame, estimated from
+                                 // the orientation of the gradient (Ix, Iy) covariance; needs the
+                                 // features ix and iy (the search windows stay axis-aligned)
   // Detector only.
   double threshold = 1.0; // report windows whose distance is under it
   double nms_iou = 0.3;   // suppress a detection overlapping a better one by more than this

@@ -28,6 +28,12 @@ constexpr double kLocalGate = 0.75;
 // position's uncertainty grows while the target is unseen, but a wide area finds background
 // matches (unbounded, the DEV sequences' frame-edge exits were taken by far background windows).
 constexpr double kLocalWidenMax = 2.0;
+// rotation_box: the gradient structure tensor (the Ix, Iy block of a window's covariance) gives an
+// orientation only when it is anisotropic, (l1 - l2) / (l1 + l2) at least this (both the first
+// model's and the window's); a nearly isotropic texture leaves the rotation as it was.
+constexpr double kMinAnisotropy = 0.1;
+// Smoothing of the estimated rotation: r = r + a * (measured - r), angles wrapped to half turns.
+constexpr double kRotationGain = 0.5;
 // Velocity smoothing: v = (1 - a) v + a * displacement.
 constexpr double kVelocityGain = 0.5;
 // The fine pass tries 2 * kFineHalf + 1 sizes spanning two coarse scale steps (one either side of
@@ -46,6 +52,9 @@ struct Tracker::Target {
   double cx = 0, cy = 0, w = 0, h = 0, w0 = 0, h0 = 0, vx = 0, vy = 0;
   double vs = 0;         // smoothed per-frame change of ln(size) (scale_prediction)
   double bw = 0, bh = 0; // this frame's search base size (the predicted size)
+  double orient0 = 0;    // rotation_box: orientation of the first window's gradients (rad)
+  bool oriented = false; // the first window's gradients have an orientation
+  double rot = 0;        // estimated in-plane rotation since the first frame (rad)
   bool lost = false;
   int lost_frames = 0;     // frames since it was lost
   double lost_radius = -1; // < 0: a lost target is searched over the whole frame
@@ -120,6 +129,50 @@ void update_model(const Layout& layout, double rate, double anchor,
     t->cov = next;
     t->data = d;
   }
+}
+
+// rotation_box: orientation (rad, in (-pi/2, pi/2]) and anisotropy of the Ix, Iy block of the
+// whole window's covariance (part 0), the structure tensor of the window's gradients: it turns
+// with the target. False when the features lack signed Ix or Iy.
+bool gradient_orientation(const Layout& layout, const std::vector<double>& cov, double* angle,
+                          double* anisotropy) {
+  int ix = -1, iy = -1;
+  for (int k = 0; k < layout.n; ++k) {
+    if (layout.kind[k] == static_cast<uint8_t>(Feature::kIx))
+      ix = k;
+    if (layout.kind[k] == static_cast<uint8_t>(Feature::kIy))
+      iy = k;
+  }
+  if (ix < 0 || iy < 0 || cov.size() < static_cast<size_t>(layout.n) * layout.n)
+    return false;
+  const double a = cov[ix * layout.n + ix], c = cov[iy * layout.n + iy];
+  const double b = cov[ix * layout.n + iy];
+  if (!(a + c > 0.0))
+    return false;
+  *angle = 0.5 * std::atan2(2.0 * b, a - c);
+  *anisotropy = std::sqrt((a - c) * (a - c) + 4.0 * b * b) / (a + c);
+  return true;
+}
+
+// An angle difference wrapped to [-pi/2, pi/2) (orientations are defined up to half turns).
+double wrap_half_turn(double d) {
+  const double pi = 3.14159265358979323846;
+  d = std::fmod(d + 0.5 * pi, pi);
+  if (d < 0.0)
+    d += pi;
+  return d - 0.5 * pi;
+}
+
+// The frame-clipped axis-aligned box of a w x h rectangle centred on (cx, cy) and rotated by
+// `rot` (rot 0: the rectangle itself).
+Box rotated_box(double cx, double cy, double w, double h, double rot, int frame_w, int frame_h) {
+  const double c = std::fabs(std::cos(rot)), s = std::fabs(std::sin(rot));
+  const double bw = w * c + h * s, bh = w * s + h * c;
+  const int x0 = std::max(0, static_cast<int>(std::lround(cx - 0.5 * bw)));
+  const int y0 = std::max(0, static_cast<int>(std::lround(cy - 0.5 * bh)));
+  const int x1 = std::min(frame_w, static_cast<int>(std::lround(cx + 0.5 * bw)));
+  const int y1 = std::min(frame_h, static_cast<int>(std::lround(cy + 0.5 * bh)));
+  return {x0, y0, std::max(1, x1 - x0), std::max(1, y1 - y0)};
 }
 
 } // namespace
@@ -410,6 +463,9 @@ Status Tracker::process(const ImageView& frame, StreamHandle stream,
       if (!prepare_model(im.layout, r.cov, &t.data))
         return internal_error("ridged covariance not positive definite");
       t.log_cov.clear();
+      double an = 0.0;
+      t.oriented = gradient_orientation(im.layout, r.cov, &t.orient0, &an) && an >= kMinAnisotropy;
+      t.rot = 0.0;
       t.stage = Stage::kActive;
       t.located = true;
       t.box = t.init;
@@ -486,21 +542,23 @@ Status Tracker::process(const ImageView& frame, StreamHandle stream,
         }
         t.cx = ncx;
         t.cy = ncy;
+        double angle = 0.0, an = 0.0;
+        if (params_.rotation_box && t.oriented &&
+            gradient_orientation(im.layout, from->cov, &angle, &an) && an >= kMinAnisotropy)
+          t.rot += kRotationGain * wrap_half_turn(wrap_half_turn(angle - t.orient0) - t.rot);
         if (tracking && params_.scale_gain < 1.0) {
           // Part of the measured change only: the box is the best window's centre with the
           // filtered size, clipped to the frame (the window itself is inside it).
           const double g = std::pow(factor, params_.scale_gain);
           t.w = t.bw * g;
           t.h = t.bh * g;
-          const int x0 = std::max(0, static_cast<int>(std::lround(ncx - 0.5 * t.w)));
-          const int y0 = std::max(0, static_cast<int>(std::lround(ncy - 0.5 * t.h)));
-          const int x1 = std::min(width_, static_cast<int>(std::lround(ncx + 0.5 * t.w)));
-          const int y1 = std::min(height_, static_cast<int>(std::lround(ncy + 0.5 * t.h)));
-          t.box = {x0, y0, std::max(1, x1 - x0), std::max(1, y1 - y0)};
+          t.box = rotated_box(ncx, ncy, t.w, t.h, t.rot, width_, height_);
         } else { // started or re-acquired: the window found, as is
           t.w = t.bw * factor;
           t.h = t.bh * factor;
           t.box = best->box;
+          if (t.rot != 0.0)
+            t.box = rotated_box(ncx, ncy, best->box.w, best->box.h, t.rot, width_, height_);
         }
       }
     }

@@ -7,7 +7,8 @@
 //        [--motion-weight W] [--scale-weight W] [--top-k K] [--parts 1|5] [--ridge R]
 //        [--scale-min S] [--scale-max S] [--context-weight W] [--scale-prediction G] [--scale-gain
 //        G]
-//        [--model-anchor A] [--local-reacquire 0|1] [--trace FILE]
+//        [--model-anchor A] [--local-reacquire 0|1]
+//        [--rotation-box 0|1] [--trace FILE]
 // --trace writes per frame "distance,lost,scale" of the target (where a sequence goes wrong).
 // Prints the mean time per frame. Exit status 1 on any error.
 #include <chrono>
@@ -47,6 +48,8 @@ int main(int argc, char** argv) {
       out_path = v;
     } else if (k == "--local-reacquire") {
       p.local_reacquire = std::atoi(v.c_str()) != 0;
+    } else if (k == "--rotation-box") {
+      p.rotation_box = std::atoi(v.c_str()) != 0;
     } else if (k == "--trace") {
       trace_path = v;
     } else if (k == "--features") {

@@ -51,6 +51,54 @@ TEST(Tracker, FollowsMovingScalingTarget) {
   EXPECT_GT(sum / frames, 0.6);
 }
 
+// rotation_box: a target turning to 0.38 rad is reported with the axis-aligned box of the turned
+// target (the truth here, as in OTB), which the rotation estimated from the gradient covariance
+// gives; without it the box is the unturned target's. Tracking itself is the same (the centres
+// agree); features without signed Ix, Iy leave the box as it was.
+TEST(Tracker, RotationBox) {
+  const int W = 180, H = 130;
+  HostImage bg = test::make_background(W, H, 3);
+  HostImage tex = test::make_texture(40, 24, 4, 1);
+  auto run = [&](bool rotation_box, const FeatureSet& features, std::vector<Box>* boxes,
+                 double* late_iou) {
+    Params p;
+    p.rotation_box = rotation_box;
+    p.features = features;
+    auto tr = cpu_tracker(p, W, H);
+    double sum = 0;
+    int n = 0;
+    ASSERT_TRUE(test::run_one_target(
+                    tr.get(), bg, tex, 30,
+                    [](int t) {
+                      return test::Pose{70 + 1.0 * t, 60 + 0.5 * t, 1.0, 0.013 * t};
+                    },
+                    [&](int t, const Box& gt, const TargetResult& r) {
+                      EXPECT_FALSE(r.lost) << t;
+                      boxes->push_back(r.box);
+                      if (t >= 15) {
+                        sum += iou(r.box, gt);
+                        ++n;
+                      }
+                    })
+                    .ok());
+    *late_iou = sum / n;
+  };
+  std::vector<Box> on, off, tuzel_on, tuzel_off;
+  double iou_on = 0, iou_off = 0, unused = 0;
+  run(true, thesis_features(), &on, &iou_on);
+  run(false, thesis_features(), &off, &iou_off);
+  EXPECT_GT(iou_on, iou_off + 0.05) << iou_on << " " << iou_off;
+  ASSERT_EQ(on.size(), off.size());
+  for (size_t t = 0; t < on.size(); ++t) { // the same centres, larger boxes when turned
+    EXPECT_NEAR(on[t].x + 0.5 * on[t].w, off[t].x + 0.5 * off[t].w, 1.0) << t;
+    EXPECT_NEAR(on[t].y + 0.5 * on[t].h, off[t].y + 0.5 * off[t].h, 1.0) << t;
+  }
+  EXPECT_GT(on.back().h, off.back().h);
+  run(true, tuzel_features(), &tuzel_on, &unused); // |Ix|, |Iy|: no orientation
+  run(false, tuzel_features(), &tuzel_off, &unused);
+  EXPECT_EQ(tuzel_on, tuzel_off);
+}
+
 // The distance of window `b` of frame `f` to the model of window `m` of frame `f0`.
 double window_distance_to(const HostImage& f0, const Box& m, const HostImage& f, const Box& b,
                           const Params& p) {
@@ -252,6 +300,7 @@ TEST(Tracker, ModelUpdate) {
     p.model_anchor = 0.0;   // the running mean alone (model_anchor: ModelAnchor below)
     p.lost_threshold = 1e6; // every match updates
     p.scale_gain = 1.0;     // the box reported is the matched window
+    p.rotation_box = false; // (not the box of a turned target around it)
     auto tr = cpu_tracker(p, W, H);
     Model first, last;
     std::vector<TargetResult> r;
@@ -300,6 +349,7 @@ TEST(Tracker, ModelAnchor) {
   p.model_anchor = 0.5;
   p.lost_threshold = 1e6; // every match updates
   p.scale_gain = 1.0;     // the box reported is the matched window
+  p.rotation_box = false; // (not the box of a turned target around it)
   auto tr = cpu_tracker(p, W, H);
   const Layout L = make_layout(p.features, p.ridge, p.parts);
   Model first, last;
