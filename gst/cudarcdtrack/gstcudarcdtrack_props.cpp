@@ -33,6 +33,7 @@ enum {
   PROP_SCALE_GAIN,
   PROP_MODEL_ANCHOR,
   PROP_LOCAL_REACQUIRE,
+  PROP_ROTATION_BOX,
   PROP_TOP_K,
   PROP_MODEL_LOCATION,
   PROP_THRESHOLD,
@@ -198,6 +199,9 @@ gst_cuda_rcd_track_set_property (GObject * object, guint prop_id, const GValue *
     case PROP_LOCAL_REACQUIRE:
       p.local_reacquire = g_value_get_boolean (value) != FALSE;
       break;
+    case PROP_ROTATION_BOX:
+      p.rotation_box = g_value_get_boolean (value) != FALSE;
+      break;
     case PROP_TOP_K:
       p.top_k = g_value_get_int (value);
       break;
@@ -310,6 +314,9 @@ gst_cuda_rcd_track_get_property (GObject * object, guint prop_id, GValue * value
       break;
     case PROP_LOCAL_REACQUIRE:
       g_value_set_boolean (value, p.local_reacquire);
+      break;
+    case PROP_ROTATION_BOX:
+      g_value_set_boolean (value, p.rotation_box);
       break;
     case PROP_TOP_K:
       g_value_set_int (value, p.top_k);
@@ -460,6 +467,12 @@ gst_cuda_rcd_track_install_properties (GObjectClass * gobject_class)
           "search-radius, the motion and scale priors on) and found again there by a window "
           "nearer than 3/4 of lost-threshold (the whole-frame search needs half of it)",
           d.local_reacquire, playing));
+  g_object_class_install_property (gobject_class, PROP_ROTATION_BOX,
+      g_param_spec_boolean ("rotation-box", "Rotation box",
+          "Report the axis-aligned box of the target turned by its in-plane rotation since it "
+          "started (estimated from the orientation of the Ix, Iy covariance; needs those "
+          "features), as tracking benchmarks define the truth; false: the matched window itself",
+          d.rotation_box, playing));
   g_object_class_install_property (gobject_class, PROP_TOP_K,
       g_param_spec_int ("top-k", "Top k",
           "Best coarse windows per target refined by the fine search", 1, 8, d.top_k, playing));

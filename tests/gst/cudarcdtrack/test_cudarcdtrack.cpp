@@ -112,6 +112,12 @@ TEST_F(RcdTrackElement, PropertiesRoundTripAndRefusals) {
     g_object_set(e, "local-reacquire", FALSE, nullptr);
     g_object_get(e, "local-reacquire", &local, nullptr);
     EXPECT_FALSE(local);
+    gboolean rotation = FALSE;
+    g_object_get(e, "rotation-box", &rotation, nullptr);
+    EXPECT_EQ(rotation != FALSE, rcd::Params().rotation_box);
+    g_object_set(e, "rotation-box", FALSE, nullptr);
+    g_object_get(e, "rotation-box", &rotation, nullptr);
+    EXPECT_FALSE(rotation);
   }
   EXPECT_EQ(std::string(features), "x,y,r,g,b");
   EXPECT_EQ(std::string(roi), "1,2,30,40;5,6,7,8");
