@@ -786,8 +786,8 @@ __global__ void __launch_bounds__(kTrellisThreads) trellis_kernel(Problem p) {
         if (kFold) {
           const int64_t v = best == kInf ? kInf : best + u_prev[b];
           store_alpha_fold(cur, cell, v, K);
-          // Row r's minimum over its states (b, c), b real, per c: read by row r - 1's cells (c,
-          // .).
+          // Row r's minimum per c over its states (b, c) with b real: read by row r - 1's cells
+          // whose first member is c.
           if (row_bound && b < S && r > 2)
             min_all(q_cur, c, q_key(v, qshift), K);
         } else {
