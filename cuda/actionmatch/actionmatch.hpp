@@ -198,6 +198,8 @@ struct MatchStats {
   int64_t cells = 0;           // trellis cells alpha_i(z_{i-1}, z_{i-2}) computed (after pruning)
   int64_t evaluations = 0;     // candidate values z_i examined in the minimisations of eq. (10)
   int32_t blocks_per_pair = 0; // CUDA: thread blocks (one cluster) per pair in the last launch
+  int32_t folded =
+      0; // CUDA: 1 when the last launch ran the folded trellis (README.md, seventh round)
 };
 
 // The energy of one given assignment (kDummy for the dummy), by the definitions (no trellis):

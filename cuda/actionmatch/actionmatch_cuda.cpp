@@ -246,6 +246,25 @@ public:
           static_cast<size_t>(shared_limit_))
         *flag = 0;
     }
+    // The folded trellis (README.md, "Seventh round") where it can run and its three rows of per-b
+    // minima still fit; CVIS_ACTIONMATCH_FOLD=0 keeps the sixth round's kernel, for timings.
+    k.use_tri = use_tri;
+    k.fold = 0;
+    const char* fold_env = std::getenv("CVIS_ACTIONMATCH_FOLD");
+    if ((!fold_env || std::strcmp(fold_env, "0") != 0) && kernels::trellis_can_fold(k)) {
+      k.fold = 1;
+      if (kernels::shared_layout(k, kernels::kTrellisThreads).bytes >
+          static_cast<size_t>(shared_limit_))
+        k.fold = 0;
+    }
+    k.row_bound = std::getenv("CVIS_ACTIONMATCH_NO_ROW_BOUND") == nullptr ? 1 : 0;
+    // The per-b minima's 32-bit keys (v >> q_shift) must resolve values up to the dummy's totals
+    // that they are compared with, at most M dummies: the shift that keeps M x dummy_q below 2^31.
+    k.q_shift = 0;
+    for (uint64_t most = static_cast<uint64_t>(max_model_nodes_) *
+                         static_cast<uint64_t>(std::max<int64_t>(k.dummy_q, 1));
+         (most >> k.q_shift) >= (uint64_t{1} << 31);)
+      ++k.q_shift;
     const size_t smem = kernels::shared_layout(k, kernels::kTrellisThreads).bytes;
     if (smem > smem_allowed_) {
       CVIS_RETURN_IF_ERROR(kernels::allow_trellis_shared(smem));
@@ -346,8 +365,10 @@ public:
     k.assignment =
         reinterpret_cast<int32_t*>(h_out_.get() + pairs_.size() * sizeof(kernels::PairResult));
     k.cluster = kernels::trellis_cluster(k.npairs, smem);
-    if (stats)
+    if (stats) {
       stats->blocks_per_pair = k.cluster;
+      stats->folded = k.fold;
+    }
     const Clock::time_point t2 = Clock::now();
 
     if (prof)

@@ -28,6 +28,8 @@
 #if defined(CVIS_AM_CLUSTERS) && defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
 #define CVIS_AM_CLUSTER_CODE 1
 #include <cooperative_groups.h>
+
+#include "actionmatch_cluster_ptx.cuh"
 #endif
 
 namespace cvis::actionmatch::kernels {
@@ -386,6 +388,44 @@ __device__ __forceinline__ void store_beta(uint16_t* row, int cell, uint16_t v, 
   row[cell] = v;
 }
 
+// The folded trellis's per-b minima are kept as 32-bit lower bounds of the int64 values (which are
+// >= 0): v >> shift, at most 0xFFFFFFFF (also for kInf), so that (key << shift) <= v. A lower bound
+// is all the test needs (it then settles no cell it should not), and 32-bit atomic minima are
+// native in shared memory, where 64-bit ones are compare-and-swap loops.
+__device__ __forceinline__ uint32_t q_key(int64_t v, int shift) {
+  const uint64_t k = static_cast<uint64_t>(v) >> shift;
+  return k > 0xFFFFFFFFull ? 0xFFFFFFFFu : static_cast<uint32_t>(k);
+}
+
+// The folded trellis's stores into the cluster's copies take 32-bit shared::cluster addresses
+// (actionmatch_cluster_ptx.cuh) instead of cooperative_groups' generic 64-bit pointers (mapa then a
+// generic store), which kept a 64-bit base pointer live across the row loop (a spill).
+// q[i] = min(q[i], key) in the per-b minimum row of every block of the cluster.
+__device__ __forceinline__ void min_all(uint32_t* q, int i, uint32_t key, int K) {
+#if defined(CVIS_AM_CLUSTER_CODE)
+  if (K > 1) {
+    for (int j = 0; j < K; ++j)
+      cluster_ptx::min_u32(cluster_ptx::addr(q + i, j), key);
+    return;
+  }
+#endif
+  (void)K;
+  atomicMin(q + i, key);
+}
+
+// store_alpha of the folded trellis (the same stores, by 32-bit shared::cluster addresses).
+__device__ __forceinline__ void store_alpha_fold(int64_t* cur, int cell, int64_t v, int K) {
+#if defined(CVIS_AM_CLUSTER_CODE)
+  if (K > 1) {
+    for (int j = 0; j < K; ++j)
+      cluster_ptx::store_u64(cluster_ptx::addr(cur + cell, j), v);
+    return;
+  }
+#endif
+  (void)K;
+  cur[cell] = v;
+}
+
 // Block-wide minimum of (v, key), smaller key first among equal v; every thread gets it. The
 // smallest (v, key) pair is unique whatever the order of the comparisons (the keys differ), so the
 // warps' shuffle reductions, then one warp over the warps' minima, give the same pair as a tree
@@ -437,8 +477,18 @@ __device__ __forceinline__ void stage(T* dst, const T* src, int64_t n, int tid, 
 // so the candidate loop uses shared loads with 32-bit addresses instead of generic loads with
 // 64-bit address arithmetic (the other instantiation chooses per launch, so its pointers may
 // point to either space); the same computation, the same bits.
-template <bool kTri, bool kShared>
+// kFold (with kTri and kShared only; README.md, "Seventh round"): the alpha rows hold
+// alpha'_r(b, c) = alpha_r(b, c) + lambda1 U_{r-1}(b) (kInf stays kInf), with a row M of
+// alpha'_M(a, b) = U_{M-1}(a) before the first, so that a candidate's total is alpha'_{r+1}(a, b) +
+// D, the dummy's alpha'_{r+1}(dummy, b), and the final minimisation's U_0(c) + alpha'_2(b, c): the
+// same integers as before, summed in another order (int64, exact). With p.row_bound, row r + 1 also
+// keeps q_{r+1}[b] = the smallest alpha'_{r+1}(a, b) over its states with a real (atomic minima at
+// the stores), a lower bound of every real candidate's total in row r's cells (b, c); a cell with
+// q_{r+1}[b] > alpha'_{r+1}(dummy, b) is then the dummy's (the fifth round's bound skips every one
+// of its candidates), without its candidate loop.
+template <bool kTri, bool kShared, bool kFold = false>
 __global__ void __launch_bounds__(kTrellisThreads) trellis_kernel(Problem p) {
+  static_assert(!kFold || (kTri && kShared), "the folded trellis is the all-shared angle one");
   extern __shared__ int64_t smem[];
   // A pair is one block, or a cluster of K = p.cluster blocks that share its rows (README.md).
   const int K = p.cluster, rank = cluster_rank(K), pair = blockIdx.x / K;
@@ -559,6 +609,28 @@ __global__ void __launch_bounds__(kTrellisThreads) trellis_kernel(Problem p) {
   const bool shared_beta = p.shared_beta != 0;
   uint16_t* beta_rows =
       shared_beta ? reinterpret_cast<uint16_t*>(base + sl.beta) : p.beta + pi.beta0;
+  // The folded trellis: row M (alpha'_M(a, b) = U_{M-1}(a)) and its per-b minima, by every block
+  // into its own copy; the other two minimum rows start at kInf. The barrier below orders them
+  // before any other block's stores.
+  const bool row_bound = kFold && p.row_bound != 0 && p.bound != 0 && p.dummies != 0;
+  uint32_t* q = kFold ? reinterpret_cast<uint32_t*>(base + sl.q) : nullptr;
+  const int QS = kFold ? static_cast<int>(fold_q_entries(p)) : 0, qshift = p.q_shift;
+  if (kFold) {
+    for (int i = tid; i < 3 * QS; i += nt)
+      q[i] = 0xFFFFFFFFu;
+    __syncthreads();
+    int64_t* row_m = alpha_rows + (M & 1) * static_cast<int64_t>(C);
+    const int64_t* u_last = U + static_cast<int64_t>(M - 1) * (S + 1);
+    uint32_t* q_m = q + (M % 3) * QS;
+    for (int i = tid; i < C; i += nt) {
+      const CellPlan pl = plan[i];
+      const int x = static_cast<int>(pl.bc & 0xFFFFu), y = static_cast<int>(pl.bc >> 16);
+      const int64_t v = u_last[x];
+      row_m[pl.cell] = v;
+      if (row_bound && x < S)
+        min_all(q_m, y, q_key(v, qshift), 1);
+    }
+  }
   row_barrier(K);
 
   // Eq. (11) for r = M - 1, eq. (10) down to r = 2: row r reads row r + 1.
@@ -567,10 +639,21 @@ __global__ void __launch_bounds__(kTrellisThreads) trellis_kernel(Problem p) {
     const int64_t* Ur = U + static_cast<int64_t>(r) * (S + 1);
     // Row r + 1 (none for the last model node: alpha_{M+1} = 0). A flag rather than a null
     // pointer, so that the pointer stays a shared-memory one with kShared.
-    const bool has_next = r != M - 1;
-    const int64_t* nxt = alpha_rows + ((r + 1) & 1) * static_cast<int64_t>(C);
-    int64_t* cur = alpha_rows + (r & 1) * static_cast<int64_t>(C);
+    const bool has_next = kFold || r != M - 1;
+    const int64_t* nxt = alpha_rows + ((r + 1) & 1) * (kFold ? C : static_cast<int64_t>(C));
+    int64_t* cur = alpha_rows + (r & 1) * (kFold ? C : static_cast<int64_t>(C));
     uint16_t* beta = beta_rows + static_cast<int64_t>(r - 2) * C;
+    // The folded trellis: lambda1 U_{r-1}, added to this row's values at the stores; the per-b
+    // minima of row r + 1 (read), of this row (written by the stores; none needed in row 2), and
+    // the third, reset for row r - 1 (row r + 1 read it before the last barrier).
+    const int64_t* u_prev = kFold ? U + static_cast<int64_t>(r - 1) * (S + 1) : nullptr;
+    const uint32_t* q_next = kFold ? q + ((r + 1) % 3) * QS : nullptr;
+    uint32_t* q_cur = kFold ? q + (r % 3) * QS : nullptr;
+    if (kFold && row_bound) {
+      uint32_t* q_old = q + ((r + 2) % 3) * QS;
+      for (int i = tid; i <= S; i += nt)
+        q_old[i] = 0xFFFFFFFFu;
+    }
     for (int base = 0, k_round = 0; base < C; base += NG, ++k_round) {
       // Every lane of a warp runs every round (the group reduction below is warp-synchronous).
       const int i = base + ((k_round & 1) ? NG - 1 - grp : grp);
@@ -589,7 +672,21 @@ __global__ void __launch_bounds__(kTrellisThreads) trellis_kernel(Problem p) {
       const bool active = i < C && !(b == S && c == S);
       int64_t best = kInf;
       int32_t arg = INT32_MAX;
-      if (active) {
+      // Folded: the dummy's total alpha'_{r+1}(dummy, b) (below) first, and with the per-b minima
+      // a cell none of whose real candidates can beat the dummy (each one's total is at least
+      // q_next[b] << qshift > fdval; that is below 2^63 - 1 = kInf, so fdval < kInf there) is
+      // settled at once.
+      int64_t fdval = kInf;
+      if (kFold && active && dummies)
+        fdval = nxt[t.cell(S, b)];
+      const bool settled =
+          kFold && row_bound && active &&
+          (static_cast<uint64_t>(q_next[b]) << qshift) > static_cast<uint64_t>(fdval);
+      if (settled && lane == 0) {
+        best = fdval;
+        arg = S;
+      }
+      if (active && !settled) {
         const int fb = b < S ? t.frame[b] : 0, fc = c < S ? t.frame[c] : 0;
         const int first = static_cast<int>(pl.range & 0xFFFFu),
                   end = static_cast<int>(pl.range >> 16);
@@ -614,8 +711,8 @@ __global__ void __launch_bounds__(kTrellisThreads) trellis_kernel(Problem p) {
         };
         // The dummy's total U(dummy) + alpha_{r+1}(dummy, b) (kInf when infeasible or without
         // dummies), read by every lane first: it bounds the candidates below.
-        int64_t dval = kInf;
-        if (dummies) {
+        int64_t dval = fdval;
+        if (!kFold && dummies) {
           const int64_t nx = has_next ? nxt[t.cell(S, b)] : 0;
           if (nx != kInf)
             dval = Ur[S] + nx;
@@ -630,8 +727,9 @@ __global__ void __launch_bounds__(kTrellisThreads) trellis_kernel(Problem p) {
         // independent chains). lb of an infeasible a is kInf: never needed, as before never taken.
         // Without the bound (p.bound == 0), need() is true for the feasible candidates.
         const bool bound = p.bound != 0;
+        // (Folded, alpha'_{r+1}(a, b) is lb itself, kInf included.)
         const auto lower = [&](int64_t nx, int64_t u) -> int64_t {
-          return nx == kInf ? kInf : u + nx;
+          return kFold ? nx : nx == kInf ? kInf : u + nx;
         };
         const auto need = [&](int64_t lb) -> bool {
           return lb != kInf && (!bound || (lb < best && lb <= dval));
@@ -647,7 +745,7 @@ __global__ void __launch_bounds__(kTrellisThreads) trellis_kernel(Problem p) {
             nx0 = nxt[next_of[a] + next_add];
             nx1 = nxt[next_of[a1] + next_add];
           }
-          const int64_t lb0 = lower(nx0, Ur[a]), lb1 = lower(nx1, Ur[a1]);
+          const int64_t lb0 = lower(nx0, kFold ? 0 : Ur[a]), lb1 = lower(nx1, kFold ? 0 : Ur[a1]);
           const bool n0 = need(lb0), n1 = need(lb1);
           int64_t d0 = 0, d1 = 0;
           if (geometry && (n0 || n1)) {
@@ -665,7 +763,7 @@ __global__ void __launch_bounds__(kTrellisThreads) trellis_kernel(Problem p) {
         }
         if (a < end) {
           const int64_t nx = has_next ? nxt[next_of[a] + next_add] : 0;
-          const int64_t lb = lower(nx, Ur[a]);
+          const int64_t lb = lower(nx, kFold ? 0 : Ur[a]);
           if (need(lb)) {
             const int64_t v = lb + (geometry ? dist(a) : 0);
             if (v < best) {
@@ -679,11 +777,22 @@ __global__ void __launch_bounds__(kTrellisThreads) trellis_kernel(Problem p) {
           arg = S;
         }
       }
-      // The group's minimum of (value, candidate): the first minimum over all its candidates.
-      if (Gt > 1)
+      // The group's minimum of (value, candidate): the first minimum over all its candidates
+      // (folded: not needed when every lane of the warp is settled or idle, lane 0 of a group
+      // holding its cell's result then; the vote is warp-uniform, as the shuffles need).
+      if (Gt > 1 && (!kFold || !__all_sync(0xFFFFFFFFu, settled || !active)))
         group_argmin(&best, &arg, Gt);
       if (active && lane == 0) {
-        store_alpha(cur, cell, best, K, shared_rows);
+        if (kFold) {
+          const int64_t v = best == kInf ? kInf : best + u_prev[b];
+          store_alpha_fold(cur, cell, v, K);
+          // Row r's minimum per c over its states (b, c) with b real: read by row r - 1's cells
+          // whose first member is c.
+          if (row_bound && b < S && r > 2)
+            min_all(q_cur, c, q_key(v, qshift), K);
+        } else {
+          store_alpha(cur, cell, best, K, shared_rows);
+        }
         // 0 for an infeasible cell: as the one-lane loop.
         store_beta(beta, cell, static_cast<uint16_t>(best == kInf ? 0 : arg), K, shared_beta);
       }
@@ -699,7 +808,7 @@ __global__ void __launch_bounds__(kTrellisThreads) trellis_kernel(Problem p) {
         const int64_t nx = has_next ? nxt[t.cell(a, S)] : 0;
         if (nx == kInf)
           continue;
-        const int64_t v = Ur[a] + nx;
+        const int64_t v = kFold ? nx : Ur[a] + nx;
         if (v < best) { // a increases within a lane: the first minimum is kept
           best = v;
           arg = a;
@@ -707,7 +816,10 @@ __global__ void __launch_bounds__(kTrellisThreads) trellis_kernel(Problem p) {
       }
       warp_argmin(&best, &arg);
       if (gt == dd0) {
-        store_alpha(cur, C - 1, best, K, shared_rows);
+        if (kFold)
+          store_alpha_fold(cur, C - 1, best != kInf ? best + u_prev[S] : best, K);
+        else
+          store_alpha(cur, C - 1, best, K, shared_rows);
         store_beta(beta, C - 1, static_cast<uint16_t>(arg), K, shared_beta);
       }
     }
@@ -727,7 +839,8 @@ __global__ void __launch_bounds__(kTrellisThreads) trellis_kernel(Problem p) {
       continue;
     const int b = cell_b[cell];
     const int c = cell < t.seg_end[b] ? cell - t.seg_base[b] : S;
-    const int64_t v = U[c] + U[(S + 1) + b] + a2[cell];
+    // (Folded: a2 holds alpha_2(b, c) + U_1(b).)
+    const int64_t v = kFold ? U[c] + a2[cell] : U[c] + U[(S + 1) + b] + a2[cell];
     const int32_t kk = c * 65536 + b;
     if (v < best || (v == best && kk < key)) {
       best = v;
@@ -808,9 +921,14 @@ bool use_shared_trellis(const Problem& p) {
 
 } // namespace
 
+bool trellis_can_fold(const Problem& p) {
+  return p.use_tri && use_shared_trellis(p);
+}
+
 Status allow_trellis_shared(size_t bytes) {
   const int b = static_cast<int>(bytes);
   const auto attr = cudaFuncAttributeMaxDynamicSharedMemorySize;
+  CVIS_CUDA_CHECK(cudaFuncSetAttribute(trellis_kernel<true, true, true>, attr, b));
   CVIS_CUDA_CHECK(cudaFuncSetAttribute(trellis_kernel<true, true>, attr, b));
   CVIS_CUDA_CHECK(cudaFuncSetAttribute(trellis_kernel<true, false>, attr, b));
   CVIS_CUDA_CHECK(cudaFuncSetAttribute(trellis_kernel<false, true>, attr, b));
@@ -843,6 +961,8 @@ using TrellisKernel = void (*)(Problem);
 
 // The instantiation a launch of p runs (kTri: the angle table; kShared: use_shared_trellis()).
 TrellisKernel trellis_for(const Problem& p) {
+  if (p.fold)
+    return trellis_kernel<true, true, true>;
   if (p.use_tri)
     return use_shared_trellis(p) ? trellis_kernel<true, true> : trellis_kernel<true, false>;
   return use_shared_trellis(p) ? trellis_kernel<false, true> : trellis_kernel<false, false>;
@@ -966,7 +1086,9 @@ Status launch_trellis(const Problem& p, size_t shared_bytes, cudaStream_t stream
 #endif
   // (Each instantiation named: the CPU emulation rewrites launches of a kernel by its name.)
   const bool all_shared = use_shared_trellis(p);
-  if (p.use_tri && all_shared)
+  if (p.fold)
+    trellis_kernel<true, true, true><<<p.npairs, kTrellisThreads, shared_bytes, stream>>>(p);
+  else if (p.use_tri && all_shared)
     trellis_kernel<true, true><<<p.npairs, kTrellisThreads, shared_bytes, stream>>>(p);
   else if (p.use_tri)
     trellis_kernel<true, false><<<p.npairs, kTrellisThreads, shared_bytes, stream>>>(p);

@@ -120,6 +120,17 @@ struct Problem {
   int32_t max_segments = 0, max_nodes = 0, max_cells = 0;
   int64_t max_dirs = 0, max_unary = 0, max_tri = 0;
   int64_t max_beta = 0; // the largest (M - 2) x cells of a pair
+  // (Last, so that the older instantiations see the fields above at their old offsets.) The
+  // folded trellis (README.md, "Seventh round"; trellis_kernel<true, true, true>, only when
+  // everything is in shared memory with the angle table): the alpha rows hold alpha_r(b, c) +
+  // lambda1 U_{r-1}(b), so that a candidate's lower bound is one load, and row r + 1 records per
+  // b the smallest value of its states (a, b), a real, so that row r settles a cell whose
+  // candidates cannot beat the dummy without its candidate loop. The same results.
+  // CVIS_ACTIONMATCH_FOLD=0 runs the sixth round's kernel instead; row_bound = 0
+  // (CVIS_ACTIONMATCH_NO_ROW_BOUND=1) keeps the folding without the per-b minima.
+  int32_t fold = 0, row_bound = 0;
+  // The per-b minima are 32-bit keys v >> q_shift (the host: M x dummy_q >> q_shift < 2^31).
+  int32_t q_shift = 0;
 };
 
 // Threads of a trellis block (power of two; at least kMaxModelNodes, the backtracking keeps the
@@ -129,10 +140,15 @@ inline constexpr int kTrellisThreads = 1024;
 // Byte offsets of the trellis kernel's dynamic shared memory: the reduction scratch (always),
 // then, when chosen, the scene tables (int32), the block's angle table (16-byte aligned), its ray
 // directions, the pair's unary table, the two alpha rows, the pair's argmin tables (uint16) and the
-// block's cell plans (16-byte aligned). Used by the host to size the launch and by the kernel.
+// block's cell plans (16-byte aligned), and for the folded trellis its three rows of per-b minima.
+// Used by the host to size the launch and by the kernel.
 struct SharedLayout {
-  size_t tables = 0, tri = 0, dir = 0, unary = 0, alpha = 0, beta = 0, plan = 0, bytes = 0;
+  size_t tables = 0, tri = 0, dir = 0, unary = 0, alpha = 0, beta = 0, plan = 0, q = 0, bytes = 0;
 };
+// Entries of one of the folded trellis's three per-b minimum rows (b = 0 .. S).
+CVIS_HD int64_t fold_q_entries(const Problem& p) {
+  return static_cast<int64_t>(p.max_nodes) + 1;
+}
 CVIS_HD SharedLayout shared_layout(const Problem& p, int threads) {
   SharedLayout l;
   size_t at = static_cast<size_t>(threads) * (8 + 4);
@@ -159,6 +175,9 @@ CVIS_HD SharedLayout shared_layout(const Problem& p, int threads) {
   l.plan = at;
   if (p.shared_plan)
     at += sizeof(CellPlan) * static_cast<size_t>(p.max_cells);
+  l.q = at;
+  if (p.fold)
+    at += 3 * 4 * static_cast<size_t>(fold_q_entries(p));
   l.bytes = at;
   return l;
 }
@@ -170,6 +189,10 @@ CVIS_HD bool trellis_all_shared(const Problem& p) {
   return p.shared_tables && p.shared_alpha && p.shared_unary && p.shared_plan &&
          (p.use_tri ? p.shared_tri : p.shared_dir);
 }
+
+// Whether a launch of p may run the folded trellis (p.fold): the angle table and the shared-memory
+// instantiation (trellis_all_shared(), unless CVIS_ACTIONMATCH_GENERIC_TRELLIS asks for the other).
+bool trellis_can_fold(const Problem& p);
 
 // Raises the trellis kernel's dynamic shared memory limit to `bytes` (cudaFuncSetAttribute).
 Status allow_trellis_shared(size_t bytes);

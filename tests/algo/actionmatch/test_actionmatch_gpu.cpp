@@ -115,7 +115,8 @@ TEST(ActionMatchGpu, PaperSizesEqualCpu) {
     models = {models[7]};
   const int nmodels = static_cast<int>(models.size()), nblocks = race ? 2 : san ? 6 : 13;
   const int whole_nodes = race ? 60 : san ? 300 : 754;
-  const Graph whole = test::scene_with_copy(rng, models[whole_model], whole_nodes - 30, 40, 3.f, 1.f);
+  const Graph whole =
+      test::scene_with_copy(rng, models[whole_model], whole_nodes - 30, 40, 3.f, 1.f);
   both(m, Params(), models, {whole}, std::to_string(whole_nodes) + " nodes");
   std::vector<Graph> blocks;
   for (int b = 0; b < nblocks; ++b) {
@@ -195,6 +196,81 @@ TEST(ActionMatchGpu, WithoutAngleTableEqualCpu) {
     blocks.push_back(test::random_graph(rng, {60, kPaperDescriptorDim, 2, 0, 8, 0}, false, 55 * b));
   both(m, Params(), models, blocks, "60-node blocks");
   unsetenv("CVIS_ACTIONMATCH_NO_ANGLE_TABLE");
+}
+
+// The folded trellis (README.md, "Seventh round") against the sixth round's kernel
+// (CVIS_ACTIONMATCH_FOLD=0) and without its per-b minima (CVIS_ACTIONMATCH_NO_ROW_BOUND=1): all
+// three equal the CPU, on small tie-rich problems (random W_d from 0, so that the dummy ties and
+// wins, and every causality and T) and on 60-node blocks with a cheap dummy (most cells settled by
+// the per-b minima) and a dear one (few). The statistics say which kernel ran.
+TEST(ActionMatchGpu, FoldedTrellisEqualCpu) {
+  CVIS_REQUIRE_GPU();
+  Pair m = matchers();
+  struct Mode {
+    const char* fold;
+    const char* no_row_bound;
+    int folded;
+  };
+  const Mode modes[] = {{nullptr, nullptr, 1}, {"0", nullptr, 0}, {nullptr, "1", 1}};
+  const bool race = cvis::test::sanitizer_tool("racecheck");
+  for (const Mode& mode : modes) {
+    const std::string what = std::string("FOLD=") + (mode.fold ? mode.fold : "-") +
+                             " NO_ROW_BOUND=" + (mode.no_row_bound ? mode.no_row_bound : "-");
+    if (mode.fold)
+      setenv("CVIS_ACTIONMATCH_FOLD", mode.fold, 1);
+    if (mode.no_row_bound)
+      setenv("CVIS_ACTIONMATCH_NO_ROW_BOUND", mode.no_row_bound, 1);
+    Rng rng(107);
+    for (int it = 0; it < (race ? 2 : cvis::test::sanitizer_run() ? 6 : 20); ++it) {
+      const Params p = test::random_params(rng);
+      std::vector<Model> models;
+      std::vector<Graph> scenes;
+      for (int k = 0; k < 3; ++k) {
+        test::GraphSpec ms{3 + static_cast<int>(rng() % 4), 2, 2};
+        test::GraphSpec ss{static_cast<int>(rng() % 12), 2, static_cast<int>(rng() % 3)};
+        ms.grid = ss.grid = 3;
+        ms.levels = ss.levels = 1;
+        models.push_back(test::random_model(rng, ms, "m" + std::to_string(k)));
+        scenes.push_back(test::random_graph(rng, ss, false, static_cast<int>(rng() % 4)));
+      }
+      const std::vector<MatchResult> r =
+          both(m, p, models, scenes, what + " it " + std::to_string(it));
+      for (int s = 0; s < 3; ++s) {
+        for (int k = 0; k < 3; ++k) {
+          int64_t optima = 0;
+          ASSERT_EQ(r[s * 3 + k], test::brute_force(models[k], scenes[s], p, &optima))
+              << what << " it " << it << " block " << s << " model " << k;
+        }
+      }
+    }
+    std::vector<Model> models;
+    for (int k = 0; k < (race ? 1 : 4); ++k)
+      models.push_back(test::random_model(rng, {30, kPaperDescriptorDim, 2, 0, 8}, "m"));
+    std::vector<Graph> blocks;
+    for (int b = 0; b < (race ? 1 : 2); ++b)
+      blocks.push_back(
+          test::random_graph(rng, {60, kPaperDescriptorDim, 2, 0, 8, 0}, false, 55 * b));
+    for (double w : {0.2, 1.0, 10.0}) {
+      Params p;
+      p.dummy_cost = w;
+      std::vector<MatchResult> rc, rg;
+      MatchStats sg;
+      ASSERT_TRUE(m.cpu->configure(p, models).ok());
+      ASSERT_TRUE(m.gpu->configure(p, models).ok());
+      ASSERT_TRUE(
+          m.cpu->match(blocks.data(), static_cast<int>(blocks.size()), &rc, nullptr, nullptr).ok());
+      ASSERT_TRUE(
+          m.gpu->match(blocks.data(), static_cast<int>(blocks.size()), &rg, &sg, nullptr).ok());
+      EXPECT_EQ(sg.folded, mode.folded) << what;
+      ASSERT_EQ(rc.size(), rg.size());
+      for (size_t i = 0; i < rc.size(); ++i) {
+        EXPECT_EQ(rg[i], rc[i]) << what << " W_d " << w << " pair " << i << ": gpu "
+                                << test::describe(rg[i]) << ", cpu " << test::describe(rc[i]);
+      }
+    }
+    unsetenv("CVIS_ACTIONMATCH_FOLD");
+    unsetenv("CVIS_ACTIONMATCH_NO_ROW_BOUND");
+  }
 }
 
 // Empty blocks, infeasible pairs, models of several lengths, reconfiguration between calls.

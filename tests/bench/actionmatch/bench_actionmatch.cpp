@@ -26,6 +26,8 @@
 // dummies (random 162-value descriptors are about 5 apart), so the trellis's bound skips almost
 // every distortion term (cuda/actionmatch/README.md, fifth round); W_d = 10 gives optima with
 // real nodes (17% dummies) and a bound that skips about 12% of them: the other regime.
+// The trellis kernel: the folded one where it applies (cuda/actionmatch/README.md, seventh round;
+// "folded trellis" after the setup's times), CVIS_ACTIONMATCH_FOLD=0 the sixth round's.
 // Exit status: 0 when every check passed, 1 on an error or mismatch.
 #include <cuda_runtime_api.h>
 
@@ -280,9 +282,10 @@ int main(int argc, char** argv) {
       row.exact = s.ok() && rc == rg;
       all_ok = all_ok && row.exact;
     }
-    std::printf("%-36s %6.3f ms/call (stream %6.3f ms), %lld cells, %lld evaluations%s\n", su.name,
-                row.wall_ms, row.stream_ms, static_cast<long long>(row.stats.cells),
+    std::printf("%-36s %6.3f ms/call (stream %6.3f ms), %lld cells, %lld evaluations%s%s\n",
+                su.name, row.wall_ms, row.stream_ms, static_cast<long long>(row.stats.cells),
                 static_cast<long long>(row.stats.evaluations),
+                row.stats.folded ? ", folded trellis" : "",
                 cpu ? (row.exact ? ", CPU identical" : ", CPU MISMATCH") : "");
     const detail::CudaMatchProfile& q = row.prof;
     std::printf("  host: layouts %.3f, pack %.3f, enqueue %.3f, wait %.3f, unpack %.3f ms; device: "
