@@ -350,7 +350,8 @@ private:
         const size_t i = static_cast<size_t>(y) * w_ + x;
         ghost_src_[i] = static_cast<uint8_t>(
             ghost_source(m, quiet, ghost_candidate(raw_[i], still_[i], p_.ghost_still), cur_[i],
-                         smp, x, y, w_, h_, L, p_.ghost_levels, p_.ghost_matches));
+                         smp, x, y, w_, h_, L, p_.ghost_levels, p_.ghost_matches,
+                         p_.ghost_model_edge, sample((head_[i] + L - 1) % L, i)));
       }
     }
     for (int y = 0; y < h_; ++y) {

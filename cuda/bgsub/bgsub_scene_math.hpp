@@ -125,9 +125,16 @@ CVIS_HD int ghost_dy(int n) {
 // candidate's bound; a pixel that a moving object covers changes, so a moving object's model does
 // not spread into it).
 // `sample(k, x, y)`: sample k of pixel (x, y).
+// With `model_edge` (Params::ghost_model_edge) the neighbour must also differ from the pixel in
+// the model: the pixel's newest sample `own` is not explained by the neighbour's samples (one
+// within `levels`). A ghost's model holds the object that left and its neighbour's the background;
+// an object moving or stopped over background has the background in its samples, like its
+// neighbour, and so is never taken in, nor a moving object over its own old place (its samples
+// and its neighbour's hold the same object).
 template <typename MaskFn, typename StillFn, typename SampleFn>
 CVIS_HD int ghost_source(MaskFn mask, StillFn still, bool candidate, uint32_t cur, SampleFn sample,
-                         int x, int y, int w, int h, int count, int levels, int need) {
+                         int x, int y, int w, int h, int count, int levels, int need,
+                         bool model_edge = false, uint32_t own = 0) {
   if (!candidate || !mask(x, y))
     return 0;
   need = need < count ? need : count;
@@ -135,8 +142,9 @@ CVIS_HD int ghost_source(MaskFn mask, StillFn still, bool candidate, uint32_t cu
     const int xx = x + ghost_dx(n), yy = y + ghost_dy(n);
     if (xx < 0 || yy < 0 || xx >= w || yy >= h || mask(xx, yy) || !still(xx, yy))
       continue;
-    if (ghost_match(
-            cur, [&](int k) { return sample(k, xx, yy); }, count, levels, need))
+    auto theirs = [&](int k) { return sample(k, xx, yy); };
+    if (ghost_match(cur, theirs, count, levels, need) &&
+        !(model_edge && ghost_match(own, theirs, count, levels, 1)))
       return 1 + n;
   }
   return 0;
