@@ -133,10 +133,12 @@ __global__ void ghost_mark_kernel(DeviceModel m, int levels, int need, int frame
   const bool candidate = ghost_candidate(m.raw[i], m.still[i], frames);
   // The newest sample only where ghost_source reads it (no extra load per pixel otherwise).
   const uint32_t own = model_edge && candidate && m.mask[i]
-                           ? m.samples[static_cast<size_t>((m.head[i] + L - 1) % L) * plane + i]
+                           ? m.samples[static_cast<size_t>(m.head[i]) * plane + i]
                            : 0u;
-  m.tmp[i] = static_cast<uint8_t>(ghost_source(mask, quiet, candidate, m.cur[i], smp, x, y, m.width,
-                                               m.height, L, levels, need, model_edge, own));
+  auto frame = [&](int xx, int yy) { return m.cur[static_cast<size_t>(yy) * m.stride + xx]; };
+  m.tmp[i] =
+      static_cast<uint8_t>(ghost_source(mask, quiet, candidate, m.cur[i], smp, frame, x, y, m.width,
+                                        m.height, L, levels, need, model_edge, own));
 }
 
 // The marked pixels take over their neighbour's model (background in the marking's mask, so not
