@@ -135,9 +135,6 @@ struct Params {
   int ghost_levels = 10; // >= 0
   int ghost_matches = 1; // samples of the neighbour that must match (1..num_samples)
   int ghost_still = 8;   // frames pixel and neighbour must have stayed within ghost_levels (0..255)
-  // The neighbour must also differ in the model: the pixel's oldest sample is not within
-  // ghost_levels of the neighbour's current value (bgsub_scene_math.hpp, ghost_source).
-  bool ghost_model_edge = false;
 };
 
 // Params with every scene extension off: the model of the paper.

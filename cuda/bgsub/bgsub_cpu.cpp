@@ -345,14 +345,12 @@ private:
     auto smp = [&](int k, int x, int y) {
       return samples_[static_cast<size_t>(k) * npix + static_cast<size_t>(y) * w_ + x];
     };
-    auto frame = [&](int x, int y) { return cur_[static_cast<size_t>(y) * w_ + x]; };
     for (int y = 0; y < h_; ++y) {
       for (int x = 0; x < w_; ++x) {
         const size_t i = static_cast<size_t>(y) * w_ + x;
         ghost_src_[i] = static_cast<uint8_t>(
             ghost_source(m, quiet, ghost_candidate(raw_[i], still_[i], p_.ghost_still), cur_[i],
-                         smp, frame, x, y, w_, h_, L, p_.ghost_levels, p_.ghost_matches,
-                         p_.ghost_model_edge, sample(head_[i], i)));
+                         smp, x, y, w_, h_, L, p_.ghost_levels, p_.ghost_matches));
       }
     }
     for (int y = 0; y < h_; ++y) {

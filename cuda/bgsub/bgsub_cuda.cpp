@@ -100,8 +100,7 @@ public:
         kernels::launch_classify(static_cast<int>(p_.kernel), m, c, sh, dtable_.view(), stream));
     CVIS_RETURN_IF_ERROR(kernels::launch_cleanup(static_cast<int>(p_.cleanup), m, stream));
     CVIS_RETURN_IF_ERROR(kernels::launch_ghosts(m, p_.ghost_passes, p_.ghost_levels,
-                                                p_.ghost_matches, p_.ghost_still,
-                                                p_.ghost_model_edge, stream));
+                                                p_.ghost_matches, p_.ghost_still, stream));
     // One labelling of the cleaned mask: the area filter's components, and the blobs of the
     // filtered mask (its components of at least min_mask_area pixels, unchanged by the filter).
     const bool filter = p_.min_mask_area > 1;

@@ -100,10 +100,9 @@ Status launch_cleanup(int cleanup, const DeviceModel& m, cudaStream_t stream);
 
 // Params::ghost_passes passes of the ghost test on m.mask (bgsub_scene_math.hpp: ghost_source),
 // each a marking kernel (sources into m.tmp) and one that lets the ghost pixels take over their
-// neighbour's samples, head and medians and clears them in m.mask. model_edge:
-// Params::ghost_model_edge.
+// neighbour's samples, head and medians and clears them in m.mask.
 Status launch_ghosts(const DeviceModel& m, int passes, int levels, int need, int frames,
-                     bool model_edge, cudaStream_t stream);
+                     cudaStream_t stream);
 
 // Connected components of m.mask: cuda/ccl (ccl::launch_blobs, ccl::launch_count).
 

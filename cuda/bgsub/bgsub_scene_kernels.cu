@@ -115,8 +115,7 @@ __global__ void warm_fill_kernel(DeviceModel m, int first, int step) {
 }
 
 // Ghost test of one pass against the mask as the pass found it: m.tmp = 0 or 1 + the neighbour.
-__global__ void ghost_mark_kernel(DeviceModel m, int levels, int need, int frames,
-                                  bool model_edge) {
+__global__ void ghost_mark_kernel(DeviceModel m, int levels, int need, int frames) {
   const int x = blockIdx.x * kBx + threadIdx.x, y = blockIdx.y * kBy + threadIdx.y;
   if (x >= m.width || y >= m.height)
     return;
@@ -129,16 +128,9 @@ __global__ void ghost_mark_kernel(DeviceModel m, int levels, int need, int frame
   auto quiet = [&](int xx, int yy) {
     return m.still[static_cast<size_t>(yy) * m.stride + xx] >= frames;
   };
-  const int L = m.num_samples;
-  const bool candidate = ghost_candidate(m.raw[i], m.still[i], frames);
-  // The newest sample only where ghost_source reads it (no extra load per pixel otherwise).
-  const uint32_t own = model_edge && candidate && m.mask[i]
-                           ? m.samples[static_cast<size_t>(m.head[i]) * plane + i]
-                           : 0u;
-  auto frame = [&](int xx, int yy) { return m.cur[static_cast<size_t>(yy) * m.stride + xx]; };
-  m.tmp[i] =
-      static_cast<uint8_t>(ghost_source(mask, quiet, candidate, m.cur[i], smp, frame, x, y, m.width,
-                                        m.height, L, levels, need, model_edge, own));
+  m.tmp[i] = static_cast<uint8_t>(
+      ghost_source(mask, quiet, ghost_candidate(m.raw[i], m.still[i], frames), m.cur[i], smp, x, y,
+                   m.width, m.height, m.num_samples, levels, need));
 }
 
 // The marked pixels take over their neighbour's model (background in the marking's mask, so not
@@ -209,10 +201,10 @@ Status launch_warm_fill(const DeviceModel& m, int first, int step, cudaStream_t 
 }
 
 Status launch_ghosts(const DeviceModel& m, int passes, int levels, int need, int frames,
-                     bool model_edge, cudaStream_t stream) {
+                     cudaStream_t stream) {
   const dim3 grid = cuda::tile_grid(m.width, m.height), block(kBx, kBy);
   for (int p = 0; p < passes; ++p) {
-    ghost_mark_kernel<<<grid, block, 0, stream>>>(m, levels, need, frames, model_edge);
+    ghost_mark_kernel<<<grid, block, 0, stream>>>(m, levels, need, frames);
     CVIS_CUDA_CHECK_LAUNCH(stream, "bgsub ghost_mark_kernel");
     ghost_apply_kernel<<<grid, block, 0, stream>>>(m);
     CVIS_CUDA_CHECK_LAUNCH(stream, "bgsub ghost_apply_kernel");

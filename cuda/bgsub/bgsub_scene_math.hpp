@@ -124,24 +124,16 @@ CVIS_HD int ghost_dy(int n) {
 // neighbour is background in that mask and still too (`still(x, y)`: still_frames() reached the
 // candidate's bound; a pixel that a moving object covers changes, so a moving object's model does
 // not spread into it).
-// `sample(k, x, y)`: sample k of pixel (x, y); `frame(x, y)`: the compensated feature of pixel
-// (x, y) in this frame.
-// With `model_edge` (Params::ghost_model_edge) the pixel's model must also have an edge against
-// the neighbour that the frame lacks: the pixel's oldest sample `own` is not within `levels` of the
-// neighbour's current value in some channel (experiment, docs/elements/cudabgsub.md: it does not
-// keep the leaving car of street-a out).
-template <typename MaskFn, typename StillFn, typename SampleFn, typename FrameFn>
+// `sample(k, x, y)`: sample k of pixel (x, y).
+template <typename MaskFn, typename StillFn, typename SampleFn>
 CVIS_HD int ghost_source(MaskFn mask, StillFn still, bool candidate, uint32_t cur, SampleFn sample,
-                         FrameFn frame, int x, int y, int w, int h, int count, int levels, int need,
-                         bool model_edge, uint32_t own) {
+                         int x, int y, int w, int h, int count, int levels, int need) {
   if (!candidate || !mask(x, y))
     return 0;
   need = need < count ? need : count;
   for (int n = 0; n < 4; ++n) {
     const int xx = x + ghost_dx(n), yy = y + ghost_dy(n);
     if (xx < 0 || yy < 0 || xx >= w || yy >= h || mask(xx, yy) || !still(xx, yy))
-      continue;
-    if (model_edge && !changed_since(own, frame(xx, yy), levels))
       continue;
     if (ghost_match(
             cur, [&](int k) { return sample(k, xx, yy); }, count, levels, need))

@@ -107,7 +107,6 @@ cvis::bgsub::Params bgsub_params(Kv& kv) {
   p.ghost_levels = static_cast<int>(num(kv, "ghost_levels", p.ghost_levels));
   p.ghost_matches = static_cast<int>(num(kv, "ghost_matches", p.ghost_matches));
   p.ghost_still = static_cast<int>(num(kv, "ghost_still", p.ghost_still));
-  p.ghost_model_edge = num(kv, "ghost_model_edge", p.ghost_model_edge) != 0;
   p.blobs = false;
   return p;
 }
