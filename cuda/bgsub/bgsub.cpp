@@ -100,6 +100,7 @@ Params paper_params() {
   p.shot_change = false;
   p.min_mask_area = 0;
   p.ghost_passes = 0;
+  p.threshold = 1e-6; // the default before the corpus's defaults (3e-7)
   return p;
 }
 

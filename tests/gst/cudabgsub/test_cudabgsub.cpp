@@ -62,7 +62,7 @@ TEST_F(BgSubElement, PropertiesDefaultsRoundTripAndBadValues) {
     g_free(got);
     g_value_unset(&v);
   }
-  g_object_set(e, "num-samples", 20, "neighborhood", 2, "threshold", 3e-7, "cpwl-points", 256,
+  g_object_set(e, "num-samples", 20, "neighborhood", 2, "threshold", 2e-6, "cpwl-points", 256,
                "sigma-min", 3.0f, "sigma-max", 30.0f, "max-blobs", 5u, nullptr);
   gst_util_set_object_arg(G_OBJECT(e), "output", "frame");
   gst_util_set_object_arg(G_OBJECT(e), "color-space", "chromaticity");
@@ -73,7 +73,7 @@ TEST_F(BgSubElement, PropertiesDefaultsRoundTripAndBadValues) {
                "output", &output, nullptr);
   EXPECT_EQ(samples, 20);
   EXPECT_EQ(radius, 2);
-  EXPECT_DOUBLE_EQ(threshold, 3e-7);
+  EXPECT_DOUBLE_EQ(threshold, 2e-6);
   EXPECT_EQ(points, 256);
   EXPECT_FLOAT_EQ(smin, 3.0f);
   EXPECT_FLOAT_EQ(smax, 30.0f);
@@ -94,7 +94,7 @@ TEST_F(BgSubElement, PropertiesDefaultsRoundTripAndBadValues) {
   EXPECT_EQ(samples, 20);
   EXPECT_EQ(radius, 2);
   EXPECT_EQ(points, 256);
-  EXPECT_DOUBLE_EQ(threshold, 3e-7);
+  EXPECT_DOUBLE_EQ(threshold, 2e-6);
   gst_object_unref(e);
 }
 
