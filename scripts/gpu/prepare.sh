@@ -19,12 +19,14 @@ fi
 SRC=$REPO/build-gpu-src
 BUILD=$REPO/build-gpu
 scripts/deps.sh
+# The commit built, read once: HEAD may move while the build runs (.device/COMMIT names this one).
+COMMIT=$(git rev-parse HEAD)
 if [ -d "$SRC/.git" ] || [ -f "$SRC/.git" ]; then
-  git -C "$SRC" checkout -q --detach "$(git rev-parse HEAD)"
+  git -C "$SRC" checkout -q --detach "$COMMIT"
 else
-  git worktree add -q --detach "$SRC" HEAD
+  git worktree add -q --detach "$SRC" "$COMMIT"
 fi
-echo "prepare: building $(git rev-parse --short HEAD) for sm_$ARCH" >&2
+echo "prepare: building ${COMMIT:0:7} for sm_$ARCH" >&2
 # -Dtestdata-dir= resets what an older build directory was configured with (tests/data now).
 "$SRC/scripts/configure.sh" "$BUILD" -Dcuda-arch="$ARCH" -Dtestdata-dir=
 # Meson 1.0's nvcc rule writes no dependency file, so ninja does not rebuild a .cu whose headers
@@ -59,5 +61,5 @@ import json, os, sys
 for t in json.load(sys.stdin):
     if any(s.endswith(":gpu") for s in t["suite"]):
         print(os.path.basename(t["cmd"][0]))' | sort -u > .device/gpu-tests.txt
-git rev-parse HEAD > .device/COMMIT
+echo "$COMMIT" > .device/COMMIT
 du -sh .device
