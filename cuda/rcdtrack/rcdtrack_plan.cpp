@@ -11,15 +11,16 @@ int coarse_step(int step, double w, double h) {
   if (step > 0)
     return step;
   const int s = std::max(1, static_cast<int>(std::lround(std::min(w, h) / 8.0)));
-  // CVIS_RCDTRACK_ALIGN_STEPS=1 (benchmarks): multiples of 4 from 8, of 2 from 4. Results change.
-  static const bool align = [] {
+  // CVIS_RCDTRACK_ALIGN_STEPS=1 (benchmarks): multiples of 4 from 8, of 2 from 4, the nearest;
+  // =down: rounded down. Results change.
+  static const int align = [] {
     const char* v = std::getenv("CVIS_RCDTRACK_ALIGN_STEPS");
-    return v && std::string(v) == "1";
+    return !v ? 0 : std::string(v) == "1" ? 1 : std::string(v) == "down" ? 2 : 0;
   }();
   if (!align)
     return s;
   const int m = s >= 8 ? 4 : s >= 4 ? 2 : 1;
-  return (s + m / 2) / m * m;
+  return align == 2 ? s / m * m : (s + m / 2) / m * m;
 }
 
 int fine_step(int step) {

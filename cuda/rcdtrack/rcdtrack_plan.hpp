@@ -12,6 +12,7 @@ namespace cvis::rcdtrack {
 // With CVIS_RCDTRACK_ALIGN_STEPS=1 in the environment (benchmarks only) the auto step is made a
 // multiple of 4 from 8 pixels and of 2 from 4, so that the integral's cell is 4 or 2 (an odd step
 // needs cell 1: 160 bytes per pixel with 20 planes); that changes the tracking (README.md).
+// CVIS_RCDTRACK_ALIGN_STEPS=down rounds down to those multiples instead (a grid at least as fine).
 int coarse_step(int step, double w, double h);
 // Fine grid step for a coarse step: the largest power of two not above step / 4 (at least 1), so
 // the fine integral's cell is the step itself (never finer than a quarter of the coarse step).
