@@ -260,7 +260,7 @@ gst_cuda_rcd_track_reset (GstCvisFilter * filter)
     if (st.tracker)
       st.tracker->reset ();
     st.candidates.clear ();
-    st.auto_lost.clear ();
+    st.auto_targets.clear ();
     st.need_initial = true;
     st.frame = 0;
   }
@@ -310,7 +310,7 @@ apply_targets (GstCudaRcdTrack * self, GstBuffer * buf)
   }
   if (st.need_initial) {
     st.tracker->reset ();
-    st.auto_lost.clear ();
+    st.auto_targets.clear ();
     for (size_t k = 0; k < st.roi.size (); k++)
       CVIS_RETURN_IF_ERROR (st.tracker->add_target ((int) k, st.roi[k]));
     if (st.have_model)
@@ -319,7 +319,7 @@ apply_targets (GstCudaRcdTrack * self, GstBuffer * buf)
   }
   for (int id : req.remove) {
     st.tracker->remove_target (id);
-    st.auto_lost.erase (id);
+    st.auto_targets.erase (id);
   }
   for (const auto & a : req.add) {
     cvis::Status s = st.tracker->add_target (a.first, a.second);
@@ -331,7 +331,8 @@ apply_targets (GstCudaRcdTrack * self, GstBuffer * buf)
     }
   }
   if (!init_type.empty ()) {
-    for (const rcd::Box & b : gst_cuda_rcd_track_init_boxes (self, buf, init_type, min_area,
+    const guint area = gst_cuda_rcd_track_min_area (min_area, st.width, st.height);
+    for (const rcd::Box & b : gst_cuda_rcd_track_init_boxes (self, buf, init_type, area,
             persistence)) {
       if ((guint) st.tracker->target_count () >= max_targets)
         break;
@@ -354,7 +355,7 @@ apply_targets (GstCudaRcdTrack * self, GstBuffer * buf)
         ids.erase (std::remove (ids.begin (), ids.end (), id), ids.end ());
         continue;
       }
-      st.auto_lost[id] = 0;
+      st.auto_targets[id] = {};
       GST_INFO_OBJECT (self, "target %d from %s box %d,%d,%d,%d", id, init_type.c_str (), b.x,
           b.y, b.w, b.h);
     }
@@ -362,21 +363,36 @@ apply_targets (GstCudaRcdTrack * self, GstBuffer * buf)
   return cvis::Status::Ok ();
 }
 
-/* Targets from init-roi-type boxes lost `timeout` frames in a row are removed: a detector starts
- * them again when their object comes back, and each lost one costs a whole-frame search. */
+/* Targets from init-roi-type boxes lost `lost_timeout` frames in a row are removed: a detector
+ * starts them again when their object comes back, and each lost one costs a wide search. So are
+ * those that overlapped no box of that type for `static_timeout` frames: a target started on a
+ * moving object that has stopped, or that stayed on the background the object left (its model
+ * holds background too), would otherwise be tracked for ever and, with every new object, fill
+ * max-targets. */
 static void
-remove_lost_targets (GstCudaRcdTrack * self, GstBuffer * buf, guint timeout)
+remove_auto_targets (GstCudaRcdTrack * self, GstBuffer * buf, const std::string & type,
+    guint lost_timeout, guint static_timeout)
 {
   GstCudaRcdTrackState & st = *self->state;
+  if (st.auto_targets.empty ())
+    return;
+  const std::vector < rcd::Box > boxes = type.empty () ? std::vector < rcd::Box > () :
+      gst_cuda_rcd_track_type_boxes (buf, type);
   for (const rcd::TargetResult & r : st.results) {
-    auto it = st.auto_lost.find (r.id);
-    if (it == st.auto_lost.end ())
+    auto it = st.auto_targets.find (r.id);
+    if (it == st.auto_targets.end ())
       continue;
-    it->second = r.lost ? it->second + 1 : 0;
-    if (timeout == 0 || it->second < timeout)
+    bool on = type.empty ();  /* no init-roi-type any more: nothing to be off */
+    for (const rcd::Box & b : boxes)
+      on = on || rcd::iou (b, r.box) > 0.0;
+    it->second.lost = r.lost ? it->second.lost + 1 : 0;
+    it->second.off = on ? 0 : it->second.off + 1;
+    const bool gone = (lost_timeout > 0 && it->second.lost >= lost_timeout) ||
+        (static_timeout > 0 && it->second.off >= static_timeout);
+    if (!gone)
       continue;
     st.tracker->remove_target (r.id);
-    st.auto_lost.erase (it);
+    st.auto_targets.erase (it);
     {
       std::lock_guard < std::mutex > lk (*self->lock);
       auto & ids = self->requests->ids;
@@ -392,12 +408,15 @@ gst_cuda_rcd_track_analyse (GstCvisFilter * filter, GstBuffer * buf, const cvis:
 {
   GstCudaRcdTrack *self = GST_CUDA_RCD_TRACK (filter);
   rcd::Params params;
-  guint version, lost_timeout;
+  guint version, lost_timeout, static_timeout;
+  std::string init_type;
   {
     std::lock_guard < std::mutex > lk (*self->lock);
     params = self->settings->params;
     version = self->settings->version;
     lost_timeout = self->settings->lost_timeout;
+    static_timeout = self->settings->static_timeout;
+    init_type = self->settings->init_roi_type;
   }
   std::lock_guard < std::mutex > lk (*self->state_lock);
   GstCudaRcdTrackState & st = *self->state;
@@ -425,7 +444,7 @@ gst_cuda_rcd_track_analyse (GstCvisFilter * filter, GstBuffer * buf, const cvis:
         (gint64) fs.fine.windows);
     gst_cuda_rcd_track_attach_tracks (self, buf);
     gst_cuda_rcd_track_post_events (self, buf);
-    remove_lost_targets (self, buf, lost_timeout);
+    remove_auto_targets (self, buf, init_type, lost_timeout, static_timeout);
   }
   st.frame++;
   return cvis::Status::Ok ();

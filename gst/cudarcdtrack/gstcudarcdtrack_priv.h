@@ -18,10 +18,11 @@ struct GstCudaRcdTrackSettings {
   rcd::Params params;
   std::string roi;            /* "x,y,w,h;..." (checked at start) */
   std::string init_roi_type;  /* empty: off */
-  guint init_min_area = 64;
+  guint init_min_area = 0;    /* pixels; 0: automatic (gst_cuda_rcd_track_min_area) */
   guint init_persistence = 3;
   guint max_targets = 64;
   guint lost_timeout = 30;    /* frames; 0: never */
+  guint static_timeout = 60;  /* frames off every init-roi-type box; 0: never */
   gdouble lost_radius = 3.0;  /* target sizes; < 0: the whole frame */
   std::string model_location;
   guint version = 0;          /* bumped by every change the streaming thread must apply */
@@ -47,7 +48,12 @@ struct GstCudaRcdTrackState {
   guint applied_version = 0;
   int width = 0, height = 0;
   std::vector<GstCudaRcdTrackCandidate> candidates;
-  std::map<int, guint> auto_lost;  /* targets from init-roi-type boxes -> frames lost in a row */
+  /* Targets from init-roi-type boxes: frames in a row lost, and frames in a row overlapping no
+   * box of that type. */
+  struct AutoTarget {
+    guint lost = 0, off = 0;
+  };
+  std::map<int, AutoTarget> auto_targets;
   std::vector<rcd::TargetResult> results;
   std::vector<rcd::Detection> detections;
   guint64 frame = 0;
@@ -85,3 +91,7 @@ void gst_cuda_rcd_track_post_target (GstCudaRcdTrack * self, GstBuffer * buf, co
  * `min_area` pixels and overlap no current target: returned once each. */
 std::vector<rcd::Box> gst_cuda_rcd_track_init_boxes (GstCudaRcdTrack * self, GstBuffer * buf,
     const std::string & type, guint min_area, guint persistence);
+/* Every box of roi_type `type` on `buf`. */
+std::vector<rcd::Box> gst_cuda_rcd_track_type_boxes (GstBuffer * buf, const std::string & type);
+/* init-min-area for a frame of width x height: `min_area`, or when 0 the automatic value. */
+guint gst_cuda_rcd_track_min_area (guint min_area, int width, int height);

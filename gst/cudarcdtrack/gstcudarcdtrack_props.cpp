@@ -14,6 +14,7 @@ enum {
   PROP_INIT_PERSISTENCE,
   PROP_MAX_TARGETS,
   PROP_LOST_TIMEOUT,
+  PROP_STATIC_TIMEOUT,
   PROP_LOST_RADIUS,
   PROP_FEATURES,
   PROP_DISTANCE,
@@ -112,6 +113,9 @@ gst_cuda_rcd_track_set_property (GObject * object, guint prop_id, const GValue *
       break;
     case PROP_LOST_TIMEOUT:
       s.lost_timeout = g_value_get_uint (value);
+      break;
+    case PROP_STATIC_TIMEOUT:
+      s.static_timeout = g_value_get_uint (value);
       break;
     case PROP_LOST_RADIUS:
       s.lost_radius = g_value_get_double (value);
@@ -258,6 +262,9 @@ gst_cuda_rcd_track_get_property (GObject * object, guint prop_id, GValue * value
     case PROP_LOST_TIMEOUT:
       g_value_set_uint (value, s.lost_timeout);
       break;
+    case PROP_STATIC_TIMEOUT:
+      g_value_set_uint (value, s.static_timeout);
+      break;
     case PROP_LOST_RADIUS:
       g_value_set_double (value, s.lost_radius);
       break;
@@ -367,7 +374,9 @@ gst_cuda_rcd_track_install_properties (GObjectClass * gobject_class)
           "with init-min-area pixels and overlaps no target (NULL: off)", NULL, playing));
   g_object_class_install_property (gobject_class, PROP_INIT_MIN_AREA,
       g_param_spec_uint ("init-min-area", "Initial ROI minimum area",
-          "Smaller init-roi-type boxes (pixels) start no target", 16, G_MAXUINT, 64, playing));
+          "Smaller init-roi-type boxes (pixels) start no target (0: automatic, 1/5000 of the "
+          "frame's area and at least 64: 415 pixels at 1920x1080, 64 up to 640x512)", 0,
+          G_MAXUINT, 0, playing));
   g_object_class_install_property (gobject_class, PROP_INIT_PERSISTENCE,
       g_param_spec_uint ("init-persistence", "Initial ROI persistence",
           "Frames an init-roi-type box must be seen (overlapping itself by half) before a target "
@@ -382,6 +391,12 @@ gst_cuda_rcd_track_install_properties (GObjectClass * gobject_class)
           "(a cvis-rcdtrack-removed message; 0: kept, searched over the whole frame every frame); "
           "targets from roi, model-location and the track signal are kept until untracked",
           0, G_MAXUINT, 30, playing));
+  g_object_class_install_property (gobject_class, PROP_STATIC_TIMEOUT,
+      g_param_spec_uint ("static-timeout", "Static timeout",
+          "Frames a target started from an init-roi-type box may overlap none of that type's "
+          "boxes before it is removed (a cvis-rcdtrack-removed message): its object stopped "
+          "moving, or the target stayed on the background the object left; 0: never",
+          0, G_MAXUINT, 60, playing));
   g_object_class_install_property (gobject_class, PROP_LOST_RADIUS,
       g_param_spec_double ("lost-radius", "Lost search radius",
           "Targets started from init-roi-type boxes, once lost, are searched within this many "

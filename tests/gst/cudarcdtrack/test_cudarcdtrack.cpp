@@ -81,6 +81,10 @@ TEST_F(RcdTrackElement, PropertiesRoundTripAndRefusals) {
   EXPECT_EQ(lost, d.lost_threshold);
   EXPECT_EQ(mode, 0);
   g_free(features);
+  guint area0 = 1, static0 = 0;
+  g_object_get(e, "init-min-area", &area0, "static-timeout", &static0, nullptr);
+  EXPECT_EQ(area0, 0u); // automatic
+  EXPECT_EQ(static0, 60u);
   g_object_set(e, "features", "x,y,r,g,b", "roi", "1,2,30,40;5,6,7,8", "parts", 1, "scales", 5,
                "step", 3, "scale-min", 0.8, "scale-max", 1.25, "search-radius", -1.0, "update-rate",
                0.2, "lost-threshold", 3.0, "distance", 1, "top-k", 3, "init-roi-type", "foreground",
@@ -327,6 +331,49 @@ TEST_F(RcdTrackElement, LostTimeoutRemovesTargetsFromInitBoxes) {
   }
 }
 
+// A target started from foreground boxes whose object is still seen but no longer has one (it
+// stopped, or the target sits on the background it left) is removed after static-timeout frames
+// off every box, without being lost; 0 keeps it.
+TEST_F(RcdTrackElement, StaticTimeoutRemovesTargetsOffTheBoxes) {
+  for (int timeout : {4, 0}) {
+    Scene sc;
+    GstHarness* hs = harness("init-roi-type=foreground init-persistence=2 static-timeout=" +
+                             std::to_string(timeout));
+    GstBus* bus = gst_bus_new();
+    gst_element_set_bus(hs->element, bus);
+    std::vector<int> tracks;
+    for (int t = 0; t < 14; ++t) {
+      rcd::Box b;
+      GstBuffer* in = make_buffer(sc.frame(t, &b), t);
+      if (t < 6) // boxes on frames 0-5 only; the target stays visible
+        gst_buffer_add_video_region_of_interest_meta(in, "foreground", b.x, b.y, b.w, b.h);
+      else // a box of the type elsewhere does not keep it
+        gst_buffer_add_video_region_of_interest_meta(in, "foreground", 0, 0, 4, 4);
+      ASSERT_EQ(gst_harness_push(hs, in), GST_FLOW_OK);
+      GstBuffer* o = gst_harness_pull(hs);
+      int n = 0;
+      for (const Track& r : read_rois(o))
+        n += r.type == "track" && !r.lost;
+      tracks.push_back(n);
+      gst_buffer_unref(o);
+    }
+    std::vector<std::string> names;
+    for (const auto& m : pop_messages(bus))
+      names.push_back(m.first);
+    // Started at frame 1; off the boxes from frame 6: removed after frame 6 + timeout - 1.
+    const int last = timeout ? 6 + timeout - 1 : 13;
+    for (int t = 1; t < 14; ++t)
+      EXPECT_EQ(tracks[t], t <= last ? 1 : 0) << "timeout " << timeout << " frame " << t;
+    std::vector<std::string> want{"cvis-rcdtrack-started"};
+    if (timeout)
+      want.push_back("cvis-rcdtrack-removed");
+    EXPECT_EQ(names, want) << "timeout " << timeout;
+    gst_element_set_bus(hs->element, nullptr);
+    gst_object_unref(bus);
+    gst_harness_teardown(hs);
+  }
+}
+
 // A lost target from a foreground box is searched near where it was last seen (lost-radius): its
 // object back far away is not re-acquired; with lost-radius=-1 (whole frame) it is.
 TEST_F(RcdTrackElement, LostRadiusOfTargetsFromInitBoxes) {
@@ -335,7 +382,8 @@ TEST_F(RcdTrackElement, LostRadiusOfTargetsFromInitBoxes) {
     sc.hide_from = 6;
     sc.hide_to = 10; // back at (120, 85), about 60 pixels from where it was lost
     GstHarness* hs = harness("init-roi-type=foreground init-persistence=2 lost-timeout=0 "
-                             "lost-radius=" + std::to_string(radius));
+                             "lost-radius=" +
+                             std::to_string(radius));
     GstBus* bus = gst_bus_new();
     gst_element_set_bus(hs->element, bus);
     for (int t = 0; t < 16; ++t) {
