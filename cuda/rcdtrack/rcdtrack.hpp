@@ -180,10 +180,10 @@ struct Detection {
 // its integral images cover (features and products per pixel) plus its windows (covariances and
 // distances per window).
 struct PassStats {
-  int groups = 0;             // searches (one per target and stage, plus regions described)
-  int integrals = 0;          // integral images built
+  int groups = 0;              // searches (one per target and stage, plus regions described)
+  int integrals = 0;           // integral images built
   int64_t integral_pixels = 0; // frame pixels they cover
-  int64_t windows = 0;        // windows evaluated (before the early exit)
+  int64_t windows = 0;         // windows evaluated (before the early exit)
 };
 
 // The last Tracker::process(): targets by state, and the coarse and fine passes.
@@ -219,7 +219,11 @@ public:
   // searched within `lost_radius` target sizes of where it was last seen, or over the whole frame
   // when `lost_radius` < 0 (a whole-frame search of a small target costs the frame's area over
   // its step squared windows per scale: a detector that restarts targets makes it unnecessary).
-  Status add_target(int id, const Box& box, double lost_radius = -1.0);
+  // `aligned_steps`: with the auto step (Params::step 0) its coarse steps are rounded down to a
+  // multiple of 4 from 8 pixels and of 2 from 4 (a finer or equal grid on integrals of 4x4 or 2x2
+  // pixel cells instead of single pixels where the step is odd: several times cheaper; the
+  // windows differ, so the tracking does too). For the many targets a detector starts.
+  Status add_target(int id, const Box& box, double lost_radius = -1.0, bool aligned_steps = false);
   // Starts target `id` from a model (e.g. a saved one): lost until found by a whole-frame search.
   Status add_target_model(int id, const Model& model);
   // Stops target `id` (also a pending one). False when there is none.

@@ -7,20 +7,20 @@
 
 namespace cvis::rcdtrack {
 
-int coarse_step(int step, double w, double h) {
+int coarse_step(int step, double w, double h, bool aligned) {
   if (step > 0)
     return step;
   const int s = std::max(1, static_cast<int>(std::lround(std::min(w, h) / 8.0)));
-  // CVIS_RCDTRACK_ALIGN_STEPS=1 (benchmarks): multiples of 4 from 8, of 2 from 4, the nearest;
-  // =down: rounded down. Results change.
-  static const int align = [] {
+  // CVIS_RCDTRACK_ALIGN_STEPS (benchmarks, every target): =1 the nearest multiple instead,
+  // =down rounded down as `aligned`. Results change.
+  static const int forced = [] {
     const char* v = std::getenv("CVIS_RCDTRACK_ALIGN_STEPS");
     return !v ? 0 : std::string(v) == "1" ? 1 : std::string(v) == "down" ? 2 : 0;
   }();
-  if (!align)
-    return s;
   const int m = s >= 8 ? 4 : s >= 4 ? 2 : 1;
-  return align == 2 ? s / m * m : (s + m / 2) / m * m;
+  if (forced == 1)
+    return (s + m / 2) / m * m;
+  return aligned || forced == 2 ? s / m * m : s;
 }
 
 int fine_step(int step) {

@@ -8,12 +8,13 @@
 
 namespace cvis::rcdtrack {
 
-// Coarse grid step for a target of w x h pixels: `step` when > 0, else max(1, round(min(w, h) / 8)).
-// With CVIS_RCDTRACK_ALIGN_STEPS=1 in the environment (benchmarks only) the auto step is made a
-// multiple of 4 from 8 pixels and of 2 from 4, so that the integral's cell is 4 or 2 (an odd step
-// needs cell 1: 160 bytes per pixel with 20 planes); that changes the tracking (README.md).
-// CVIS_RCDTRACK_ALIGN_STEPS=down rounds down to those multiples instead (a grid at least as fine).
-int coarse_step(int step, double w, double h);
+// Coarse grid step for a target of w x h pixels: `step` when > 0, else max(1, round(min(w, h) /
+// 8)). `aligned` (targets that asked for it, Tracker::add_target) rounds the auto step down to a
+// multiple of 4 from 8 pixels and of 2 from 4: a grid at least as fine, whose integrals have cells
+// of 4 or 2 pixels (a sixteenth or a quarter of the bytes of cell 1). With
+// CVIS_RCDTRACK_ALIGN_STEPS=1 in the environment (benchmarks only) every auto step is the nearest
+// such multiple instead, with =down every one is rounded down.
+int coarse_step(int step, double w, double h, bool aligned = false);
 // Fine grid step for a coarse step: the largest power of two not above step / 4 (at least 1), so
 // the fine integral's cell is the step itself (never finer than a quarter of the coarse step).
 int fine_step(int step);

@@ -1,7 +1,8 @@
 // The tracker: per frame one coarse pass (every target's search at `scales` sizes on the coarse
 // grid, plus the regions of targets starting on this frame) and one fine pass (around each coarse
-// hit, finer sizes and a power-of-two step up to a quarter of it), both batched over all targets; then the state of
-// each target: position, size, velocity, log-Euclidean model update, loss and re-acquisition.
+// hit, finer sizes and a power-of-two step up to a quarter of it), both batched over all targets;
+// then the state of each target: position, size, velocity, log-Euclidean model update, loss and
+// re-acquisition.
 #include <algorithm>
 #include <cmath>
 #include <string>
@@ -58,6 +59,7 @@ struct Tracker::Target {
   bool lost = false;
   int lost_frames = 0;     // frames since it was lost
   double lost_radius = -1; // < 0: a lost target is searched over the whole frame
+  bool aligned = false;    // auto coarse steps rounded down to multiples of 4 (2 under 8)
   uint64_t age = 0;
   double distance = 0;
   Box box;
@@ -218,7 +220,7 @@ int Tracker::target_count() const {
   return static_cast<int>(impl_->targets.size());
 }
 
-Status Tracker::add_target(int id, const Box& box, double lost_radius) {
+Status Tracker::add_target(int id, const Box& box, double lost_radius, bool aligned_steps) {
   if (!configured_)
     return internal_error("add_target before configure");
   for (const Target& t : impl_->targets)
@@ -235,6 +237,7 @@ Status Tracker::add_target(int id, const Box& box, double lost_radius) {
   t.id = id;
   t.init = {x0, y0, x1 - x0, y1 - y0};
   t.lost_radius = lost_radius;
+  t.aligned = aligned_steps;
   impl_->targets.push_back(t);
   return Status::Ok();
 }
@@ -347,13 +350,13 @@ Status Tracker::process(const ImageView& frame, StreamHandle stream,
     }
     t.prior.context_weight = params_.context_weight; // whole-frame searches too
     g.prior = t.prior;
-    t.step = coarse_step(params_.step, t.bw, t.bh);
+    t.step = coarse_step(params_.step, t.bw, t.bh, t.aligned);
     // A lost target's search (the whole frame, or lost_radius target sizes around where it was
     // last seen: 3 by default in the element, 7^2 times a tracking search's area) on a twice
     // coarser grid (auto step): the fine pass still refines the best window, and lost targets
     // otherwise dominate the frame's cost (half the windows of the street full chain).
     if (t.lost && params_.step == 0)
-      t.step = coarse_step(0, 2 * t.bw, 2 * t.bh);
+      t.step = coarse_step(0, 2 * t.bw, 2 * t.bh, t.aligned);
     if (add_search(&cp, area, t.bw, t.bh, factors, t.step, params_.parts, width_, height_, g)) {
       t.group = static_cast<int>(cp.groups.size()) - 1;
       cp.models.push_back(t.data);
@@ -385,7 +388,7 @@ Status Tracker::process(const ImageView& frame, StreamHandle stream,
       la.cy = t.cy;
       la.rx = params_.search_radius * t.bw * widen;
       la.ry = params_.search_radius * t.bh * widen;
-      t.local_step = coarse_step(params_.step, t.bw, t.bh);
+      t.local_step = coarse_step(params_.step, t.bw, t.bh, t.aligned);
       if (add_search(&cp, la, t.bw, t.bh, factors, t.local_step, params_.parts, width_, height_,
                      lg)) {
         t.local_group = static_cast<int>(cp.groups.size()) - 1;

@@ -288,6 +288,7 @@ apply_targets (GstCudaRcdTrack * self, GstBuffer * buf)
   std::string init_type;
   guint min_area, persistence, max_targets;
   gdouble lost_radius;
+  bool aligned;
   {
     std::lock_guard < std::mutex > lk (*self->lock);
     GstCudaRcdTrackRequests & r = *self->requests;
@@ -307,6 +308,7 @@ apply_targets (GstCudaRcdTrack * self, GstBuffer * buf)
     persistence = self->settings->init_persistence;
     max_targets = self->settings->max_targets;
     lost_radius = self->settings->lost_radius;
+    aligned = self->settings->init_aligned_steps;
   }
   if (st.need_initial) {
     st.tracker->reset ();
@@ -346,7 +348,7 @@ apply_targets (GstCudaRcdTrack * self, GstBuffer * buf)
       }
       /* Upstream boxes are data, not settings: one the tracker cannot start from (less than
        * 4x4 pixels inside the frame, e.g. a 2-pixel-wide blob at the border) is skipped. */
-      const cvis::Status added = st.tracker->add_target (id, b, lost_radius);
+      const cvis::Status added = st.tracker->add_target (id, b, lost_radius, aligned);
       if (!added.ok ()) {
         GST_DEBUG_OBJECT (self, "%s box %d,%d,%d,%d skipped: %s", init_type.c_str (), b.x, b.y,
             b.w, b.h, added.message ().c_str ());

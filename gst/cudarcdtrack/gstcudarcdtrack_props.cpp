@@ -15,6 +15,7 @@ enum {
   PROP_MAX_TARGETS,
   PROP_LOST_TIMEOUT,
   PROP_STATIC_TIMEOUT,
+  PROP_INIT_ALIGNED_STEPS,
   PROP_LOST_RADIUS,
   PROP_FEATURES,
   PROP_DISTANCE,
@@ -116,6 +117,9 @@ gst_cuda_rcd_track_set_property (GObject * object, guint prop_id, const GValue *
       break;
     case PROP_STATIC_TIMEOUT:
       s.static_timeout = g_value_get_uint (value);
+      break;
+    case PROP_INIT_ALIGNED_STEPS:
+      s.init_aligned_steps = g_value_get_boolean (value);
       break;
     case PROP_LOST_RADIUS:
       s.lost_radius = g_value_get_double (value);
@@ -265,6 +269,9 @@ gst_cuda_rcd_track_get_property (GObject * object, guint prop_id, GValue * value
     case PROP_STATIC_TIMEOUT:
       g_value_set_uint (value, s.static_timeout);
       break;
+    case PROP_INIT_ALIGNED_STEPS:
+      g_value_set_boolean (value, s.init_aligned_steps);
+      break;
     case PROP_LOST_RADIUS:
       g_value_set_double (value, s.lost_radius);
       break;
@@ -397,6 +404,13 @@ gst_cuda_rcd_track_install_properties (GObjectClass * gobject_class)
           "boxes before it is removed (a cvis-rcdtrack-removed message): its object stopped "
           "moving, or the target stayed on the background the object left; 0: never",
           0, G_MAXUINT, 60, playing));
+  g_object_class_install_property (gobject_class, PROP_INIT_ALIGNED_STEPS,
+      g_param_spec_boolean ("init-aligned-steps", "Aligned steps of init-roi-type targets",
+          "Targets started from init-roi-type boxes (with step 0) round their search steps down "
+          "to a multiple of 4 (of 2 under 8 pixels): a grid at least as fine, on integral images "
+          "of 4x4 or 2x2-pixel cells where an odd step needs single pixels (several times "
+          "cheaper with many targets); false: the exact steps of the other targets; applies to "
+          "targets started after the change", TRUE, playing));
   g_object_class_install_property (gobject_class, PROP_LOST_RADIUS,
       g_param_spec_double ("lost-radius", "Lost search radius",
           "Targets started from init-roi-type boxes, once lost, are searched within this many "

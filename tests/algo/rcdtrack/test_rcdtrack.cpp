@@ -505,6 +505,22 @@ TEST(Engine, TopKAndThresholdAreExhaustive) {
   EXPECT_EQ(grid, b.grid);
 }
 
+// Aligned auto steps (targets a detector starts) are never coarser than the exact ones, and from 4
+// pixels their integral's cell is at least 2 (4 from 8); a given step is kept.
+TEST(Plan, AlignedStepsAreFinerAndOnCoarserCells) {
+  EXPECT_EQ(coarse_step(0, 56, 100, true), 6); // 7 -> 6
+  EXPECT_EQ(coarse_step(0, 88, 200, true), 8); // 11 -> 8
+  EXPECT_EQ(coarse_step(0, 20, 20, true), 3);  // 3: kept
+  EXPECT_EQ(coarse_step(5, 88, 200, true), 5); // a given step: kept
+  for (int side = 4; side <= 400; side += 3) {
+    const int exact = coarse_step(0, side, 2 * side), a = coarse_step(0, side, 2 * side, true);
+    EXPECT_LE(a, exact) << side;
+    EXPECT_GE(a, exact * 3 / 4) << side; // at most one multiple of 4 finer
+    if (exact >= 4)
+      EXPECT_GE(cell_for_step(a), exact >= 8 ? 4 : 2) << side;
+  }
+}
+
 // Integrals merged over overlapping search areas give every group the same hits, scores and
 // covariances, bit for bit (exact sums; context rings inside each group's own region or clipped
 // by the frame in both), with fewer integrals; areas far apart keep their own.
@@ -530,9 +546,9 @@ TEST(Plan, MergedIntegralsGiveTheSameResults) {
       double cx, cy, w, h;
       int step;
       bool whole;
-    } targets[] = {{60, 50, 24, 30, 4, false},  {70, 58, 22, 28, 4, false},
-                   {66, 64, 26, 32, 2, false},  {170, 120, 16, 20, 3, false},
-                   {12, 10, 20, 20, 4, false},  {100, 75, 20, 24, 2, true}};
+    } targets[] = {{60, 50, 24, 30, 4, false}, {70, 58, 22, 28, 4, false},
+                   {66, 64, 26, 32, 2, false}, {170, 120, 16, 20, 3, false},
+                   {12, 10, 20, 20, 4, false}, {100, 75, 20, 24, 2, true}};
     for (const T& t : targets) {
       GroupSpec g;
       g.model = 0;
