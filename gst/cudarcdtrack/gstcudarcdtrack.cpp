@@ -367,13 +367,13 @@ apply_targets (GstCudaRcdTrack * self, GstBuffer * buf)
 
 /* Targets from init-roi-type boxes lost `lost_timeout` frames in a row are removed: a detector
  * starts them again when their object comes back, and each lost one costs a wide search. So are
- * those that overlapped no box of that type for `static_timeout` frames: a target started on a
+ * those that overlapped no box of that type (of init-min-area) for `static_timeout` frames: a target started on a
  * moving object that has stopped, or that stayed on the background the object left (its model
  * holds background too), would otherwise be tracked for ever and, with every new object, fill
  * max-targets. */
 static void
 remove_auto_targets (GstCudaRcdTrack * self, GstBuffer * buf, const std::string & type,
-    guint lost_timeout, guint static_timeout)
+    guint min_area, guint lost_timeout, guint static_timeout)
 {
   GstCudaRcdTrackState & st = *self->state;
   if (st.auto_targets.empty ())
@@ -385,8 +385,8 @@ remove_auto_targets (GstCudaRcdTrack * self, GstBuffer * buf, const std::string 
     if (it == st.auto_targets.end ())
       continue;
     bool on = type.empty ();  /* no init-roi-type any more: nothing to be off */
-    for (const rcd::Box & b : boxes)
-      on = on || rcd::iou (b, r.box) > 0.0;
+    for (const rcd::Box & b : boxes)  /* the boxes that could start a target: not noise */
+      on = on || ((guint64) b.w * (guint64) b.h >= min_area && rcd::iou (b, r.box) > 0.0);
     it->second.lost = r.lost ? it->second.lost + 1 : 0;
     it->second.off = on ? 0 : it->second.off + 1;
     const bool gone = (lost_timeout > 0 && it->second.lost >= lost_timeout) ||
@@ -410,7 +410,7 @@ gst_cuda_rcd_track_analyse (GstCvisFilter * filter, GstBuffer * buf, const cvis:
 {
   GstCudaRcdTrack *self = GST_CUDA_RCD_TRACK (filter);
   rcd::Params params;
-  guint version, lost_timeout, static_timeout;
+  guint version, lost_timeout, static_timeout, min_area;
   std::string init_type;
   {
     std::lock_guard < std::mutex > lk (*self->lock);
@@ -419,6 +419,7 @@ gst_cuda_rcd_track_analyse (GstCvisFilter * filter, GstBuffer * buf, const cvis:
     lost_timeout = self->settings->lost_timeout;
     static_timeout = self->settings->static_timeout;
     init_type = self->settings->init_roi_type;
+    min_area = self->settings->init_min_area;
   }
   std::lock_guard < std::mutex > lk (*self->state_lock);
   GstCudaRcdTrackState & st = *self->state;
@@ -446,7 +447,8 @@ gst_cuda_rcd_track_analyse (GstCvisFilter * filter, GstBuffer * buf, const cvis:
         (gint64) fs.fine.windows);
     gst_cuda_rcd_track_attach_tracks (self, buf);
     gst_cuda_rcd_track_post_events (self, buf);
-    remove_auto_targets (self, buf, init_type, lost_timeout, static_timeout);
+    remove_auto_targets (self, buf, init_type, gst_cuda_rcd_track_min_area (min_area, st.width,
+            st.height), lost_timeout, static_timeout);
   }
   st.frame++;
   return cvis::Status::Ok ();

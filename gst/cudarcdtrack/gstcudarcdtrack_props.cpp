@@ -401,7 +401,7 @@ gst_cuda_rcd_track_install_properties (GObjectClass * gobject_class)
   g_object_class_install_property (gobject_class, PROP_STATIC_TIMEOUT,
       g_param_spec_uint ("static-timeout", "Static timeout",
           "Frames a target started from an init-roi-type box may overlap none of that type's "
-          "boxes before it is removed (a cvis-rcdtrack-removed message): its object stopped "
+          "boxes of init-min-area pixels before it is removed (a cvis-rcdtrack-removed message): its object stopped "
           "moving, or the target stayed on the background the object left; 0: never",
           0, G_MAXUINT, 60, playing));
   g_object_class_install_property (gobject_class, PROP_INIT_ALIGNED_STEPS,
