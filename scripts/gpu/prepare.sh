@@ -51,9 +51,10 @@ cp "$REPO/build-gpu-clip.mp4" .device/media/test-1080p.mp4
 # bench_streams' clip: 40 s, so that a 10-s warm-up and a 20-s window see no loop (seek) at ~35 fps.
 [ -f "$REPO/build-gpu-clip-long.mp4" ] || scripts/make-clip.sh "$REPO/build-gpu-clip-long.mp4" 1920 1080 300
 cp "$REPO/build-gpu-clip-long.mp4" .device/media/test-1080p-long.mp4
-# Real footage for bench_streams (--clip): vtest.avi at 1080p30 (needs opencv-doc's .deb once).
-if street=$(scripts/get-street-clip.sh "$REPO/.cache/demo" --hd); then
-  cp "$street" .device/media/street-1080p30.mp4
+# Real footage for bench_streams (--clip): vtest.avi at 1080p30 (needs opencv-doc's .deb once),
+# forward, backward and forward (79.4 s: no loop in a 10-s warm-up and 20-s window up to 79 fps).
+if street=$(scripts/get-street-clip.sh "$REPO/.cache/demo" --hd-long); then
+  cp "$street" .device/media/street-1080p30-long.mp4
 fi
 # The gpu suite's binaries (run.sh sanitize runs compute-sanitizer over them).
 meson introspect --tests "$BUILD" | python3 -c '
