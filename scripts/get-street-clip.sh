@@ -19,10 +19,23 @@ if [ "${2:-}" = --hd ]; then
   OUT=$CACHE/street-1080p30.mp4
   SCALE="videorate rate=3.0 ! video/x-raw,framerate=30/1 ! videoscale ! video/x-raw,width=1920,height=1080 !"
 fi
+if [ "${2:-}" != --hd-long ] && [ -s "$OUT" ]; then echo "$OUT"; exit 0; fi
+if [ ! -s "$CACHE/vtest.avi" ]; then
+  tmp=$(mktemp -d "$CACHE/deb.XXXXXX")
+  if ! (cd "$tmp" && apt-get download -q opencv-doc) >&2; then
+    echo "street clip: 'apt-get download opencv-doc' failed (offline, or run apt-get update)" >&2
+    rm -rf "$tmp"
+    exit 1
+  fi
+  dpkg-deb --fsys-tarfile "$tmp"/opencv-doc_*.deb \
+    | tar -xO ./usr/share/doc/opencv-doc/examples/data/vtest.avi > "$CACHE/vtest.avi.part"
+  rm -rf "$tmp"
+  [ -s "$CACHE/vtest.avi.part" ] || { echo "street clip: vtest.avi not in the package" >&2; exit 1; }
+  mv "$CACHE/vtest.avi.part" "$CACHE/vtest.avi"
+fi
 if [ "${2:-}" = --hd-long ]; then
   LONG=$CACHE/street-1080p30-long.mp4
   if [ ! -s "$LONG" ]; then
-    "$0" "$CACHE" > /dev/null # vtest.avi in the cache
     raw=$(mktemp "$CACHE/raw.XXXXXX")
     gst-launch-1.0 -q filesrc location="$CACHE/vtest.avi" ! decodebin ! videoconvert \
       ! video/x-raw,format=I420,width=768,height=576 ! filesink location="$raw" >&2
@@ -45,20 +58,6 @@ PY
   fi
   echo "$LONG"
   exit 0
-fi
-if [ -s "$OUT" ]; then echo "$OUT"; exit 0; fi
-if [ ! -s "$CACHE/vtest.avi" ]; then
-  tmp=$(mktemp -d "$CACHE/deb.XXXXXX")
-  if ! (cd "$tmp" && apt-get download -q opencv-doc) >&2; then
-    echo "street clip: 'apt-get download opencv-doc' failed (offline, or run apt-get update)" >&2
-    rm -rf "$tmp"
-    exit 1
-  fi
-  dpkg-deb --fsys-tarfile "$tmp"/opencv-doc_*.deb \
-    | tar -xO ./usr/share/doc/opencv-doc/examples/data/vtest.avi > "$CACHE/vtest.avi.part"
-  rm -rf "$tmp"
-  [ -s "$CACHE/vtest.avi.part" ] || { echo "street clip: vtest.avi not in the package" >&2; exit 1; }
-  mv "$CACHE/vtest.avi.part" "$CACHE/vtest.avi"
 fi
 # shellcheck disable=SC2086
 gst-launch-1.0 -q filesrc location="$CACHE/vtest.avi" ! decodebin ! $SCALE videoconvert \
