@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <cmath>
 #include <string>
-#include <cstdlib>
 
 #include "rcdtrack_plan.hpp"
 #include "rcdtrack_rotation.hpp"
@@ -60,8 +59,6 @@ struct Tracker::Target {
   std::vector<Box> cells; // rotation_source: cells described around the first box
   int cell_group = -1;    // this frame (start): the first cell's describe group
   RotationModels rmodels; // rotation_source: the first window turned by each angle
-  std::vector<std::vector<double>> rlog; // turn_model: their matrix logarithms per part
-  ModelData match;                       // this frame's model matched (turn_model: turned)
   bool lost = false;
   int lost_frames = 0;     // frames since it was lost
   double lost_radius = -1; // < 0: a lost target is searched over the whole frame
@@ -328,31 +325,6 @@ Status Tracker::process(const ImageView& frame, StreamHandle stream,
       }
       continue;
     }
-    t.match = t.data;
-    if (!t.rlog.empty() && params_.rotation_box) {
-      const double r = wrap_half_turn(t.rot);
-      const int k0 = static_cast<int>(t.rlog.size() / 2);
-      const double step = t.rmodels.angles[k0 + 1] - t.rmodels.angles[k0];
-      const int k = std::max(0, std::min(static_cast<int>(t.rlog.size()) - 1,
-                                         k0 + static_cast<int>(std::lround(r / step))));
-      if (k != k0) {
-        const int n = im.layout.n;
-        const size_t nn = static_cast<size_t>(n) * n;
-        std::vector<double> turned(t.cov.size());
-        for (int p = 0; p < im.layout.parts; ++p) {
-          const std::vector<double> a(t.cov.begin() + p * nn, t.cov.begin() + (p + 1) * nn);
-          std::vector<double> la = sym_log(n, a);
-          for (size_t e = 0; e < nn; ++e)
-            la[e] += t.rlog[k][p * nn + e] - t.rlog[k0][p * nn + e];
-          const std::vector<double> m = sym_exp(n, la);
-          std::copy(m.begin(), m.end(), turned.begin() + p * nn);
-        }
-        add_ridge(im.layout, &turned, -1.0);
-        ModelData md;
-        if (prepare_model(im.layout, turned, &md))
-          t.match = md;
-      }
-    }
     GroupSpec g;
     g.model = static_cast<int>(cp.models.size());
     g.top_k = params_.top_k;
@@ -396,7 +368,7 @@ Status Tracker::process(const ImageView& frame, StreamHandle stream,
       t.step = coarse_step(0, 2 * t.bw, 2 * t.bh);
     if (add_search(&cp, area, t.bw, t.bh, factors, t.step, params_.parts, width_, height_, g)) {
       t.group = static_cast<int>(cp.groups.size()) - 1;
-      cp.models.push_back(t.match);
+      cp.models.push_back(t.data);
     }
     // A lost target is most likely still near where it was last seen (a partial occlusion, a
     // short disappearance): search there too, with the tracking priors (the motion prior
@@ -429,7 +401,7 @@ Status Tracker::process(const ImageView& frame, StreamHandle stream,
       if (add_search(&cp, la, t.bw, t.bh, factors, t.local_step, params_.parts, width_, height_,
                      lg)) {
         t.local_group = static_cast<int>(cp.groups.size()) - 1;
-        cp.models.push_back(t.match);
+        cp.models.push_back(t.data);
       }
     }
   }
@@ -475,7 +447,7 @@ Status Tracker::process(const ImageView& frame, StreamHandle stream,
     if (t.stage == Stage::kPending || (t.group < 0 && t.local_group < 0))
       continue;
     const int model = static_cast<int>(fp.models.size());
-    fp.models.push_back(t.match);
+    fp.models.push_back(t.data);
     if (t.group >= 0) {
       t.fine_first = static_cast<int>(fp.groups.size());
       t.fine_count = add_fine(t, im.coarse_out[t.group], t.prior, t.step, model);
@@ -507,29 +479,13 @@ Status Tracker::process(const ImageView& frame, StreamHandle stream,
       t.oriented = gradient_orientation(im.layout, r.cov, &t.orient0, &an) && an >= kMinAnisotropy;
       t.rot = 0.0;
       t.rmodels = RotationModels();
-      static const bool turn_env = std::getenv("RT9_TURN") != nullptr;
-      const bool need_layout =
-          params_.rotation_source != RotationSource::kFallback || !t.oriented || turn_env;
+      const bool need_layout = params_.rotation_source != RotationSource::kFallback || !t.oriented;
       if (!t.cells.empty() && need_layout) {
         std::vector<std::vector<int64_t>> sums;
         for (size_t i = 0; i < t.cells.size(); ++i)
           sums.push_back(im.coarse_out[t.cell_group + i].sums);
         if (!make_rotation_models(im.layout, t.init, t.cells, sums, &t.rmodels))
           t.rmodels = RotationModels();
-      }
-      t.rlog.clear();
-      if (turn_env) {
-        const int n = im.layout.n;
-        const size_t nn = static_cast<size_t>(n) * n;
-        for (const std::vector<double>& c : t.rmodels.cov) {
-          std::vector<double> l(c.size());
-          for (int p = 0; p < im.layout.parts; ++p) {
-            const std::vector<double> a(c.begin() + p * nn, c.begin() + (p + 1) * nn);
-            const std::vector<double> la = sym_log(n, a);
-            std::copy(la.begin(), la.end(), l.begin() + p * nn);
-          }
-          t.rlog.push_back(std::move(l));
-        }
       }
       t.stage = Stage::kActive;
       t.located = true;
