@@ -102,6 +102,33 @@ std::vector<Box> rotation_cells(const Layout& layout, const Box& init, int frame
   return cells;
 }
 
+void add_cell_describes(Pass* pass, const std::vector<Box>& cells) {
+  if (cells.empty())
+    return;
+  int x0 = cells[0].x, y0 = cells[0].y, x1 = x0, y1 = y0;
+  for (const Box& b : cells) {
+    x0 = std::min(x0, b.x);
+    y0 = std::min(y0, b.y);
+    x1 = std::max(x1, b.x + b.w);
+    y1 = std::max(y1, b.y + b.h);
+  }
+  const int integral = static_cast<int>(pass->integrals.size());
+  pass->integrals.push_back({x0, y0, x1 - x0, y1 - y0, 1});
+  for (const Box& b : cells) {
+    GridSpec gr;
+    gr.x0 = b.x;
+    gr.y0 = b.y;
+    gr.ww = b.w;
+    gr.wh = b.h;
+    GroupSpec g;
+    g.integral = integral;
+    g.first_grid = static_cast<int>(pass->grids.size());
+    g.grid_count = 1;
+    pass->grids.push_back(gr);
+    pass->groups.push_back(g);
+  }
+}
+
 bool make_rotation_models(const Layout& layout, const Box& init, const std::vector<Box>& cells,
                           const std::vector<std::vector<int64_t>>& sums, RotationModels* out) {
   *out = RotationModels();

@@ -36,6 +36,11 @@ struct RotationModels {
 // kept).
 std::vector<Box> rotation_cells(const Layout& layout, const Box& init, int frame_w, int frame_h);
 
+// Appends to `pass` one integral over the cells' bounding box (cell size 1) and one describe group
+// per cell (a window, no model), in the order of `cells`: one integral, not one per cell (merging
+// hundreds of per-cell integrals costs host time when many targets start on one frame).
+void add_cell_describes(Pass* pass, const std::vector<Box>& cells);
+
 // Builds the models from the cells' plane sums (`sums[i]`: GroupResult::sums of cells[i]). False
 // when a made-up matrix is not positive definite (e.g. a target at the frame's edge with too few
 // cells inside).

@@ -320,8 +320,7 @@ Status Tracker::process(const ImageView& frame, StreamHandle stream,
       if (params_.rotation_box && params_.rotation_source != RotationSource::kTensor) {
         t.cells = rotation_cells(im.layout, t.init, width_, height_);
         t.cell_group = static_cast<int>(cp.groups.size());
-        for (const Box& c : t.cells)
-          add_describe(&cp, c);
+        add_cell_describes(&cp, t.cells);
       }
       continue;
     }
