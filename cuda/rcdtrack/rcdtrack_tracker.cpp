@@ -1,7 +1,8 @@
 // The tracker: per frame one coarse pass (every target's search at `scales` sizes on the coarse
 // grid, plus the regions of targets starting on this frame) and one fine pass (around each coarse
-// hit, finer sizes and a power-of-two step up to a quarter of it), both batched over all targets; then the state of
-// each target: position, size, velocity, log-Euclidean model update, loss and re-acquisition.
+// hit, finer sizes and a power-of-two step up to a quarter of it), both batched over all targets;
+// then the state of each target: position, size, velocity, log-Euclidean model update, loss and
+// re-acquisition.
 #include <algorithm>
 #include <cmath>
 #include <string>
@@ -51,11 +52,11 @@ struct Tracker::Target {
   Box init;
   bool located = false;
   double cx = 0, cy = 0, w = 0, h = 0, w0 = 0, h0 = 0, vx = 0, vy = 0;
-  double vs = 0;         // smoothed per-frame change of ln(size) (scale_prediction)
-  double bw = 0, bh = 0; // this frame's search base size (the predicted size)
-  double orient0 = 0;    // rotation_box: orientation of the first window's gradients (rad)
-  bool oriented = false; // the first window's gradients have an orientation
-  double rot = 0;        // estimated in-plane rotation since the first frame (rad)
+  double vs = 0;          // smoothed per-frame change of ln(size) (scale_prediction)
+  double bw = 0, bh = 0;  // this frame's search base size (the predicted size)
+  double orient0 = 0;     // rotation_box: orientation of the first window's gradients (rad)
+  bool oriented = false;  // the first window's gradients have an orientation
+  double rot = 0;         // estimated in-plane rotation since the first frame (rad)
   std::vector<Box> cells; // rotation_source: cells described around the first box
   int cell_group = -1;    // this frame (start): the first cell's describe group
   RotationModels rmodels; // rotation_source: the first window turned by each angle
