@@ -167,6 +167,8 @@ Status validate(const Params& p) {
     return invalid_argument("scale_gain not in (0, 1]");
   if (!(p.model_anchor >= 0.0 && p.model_anchor <= 1.0))
     return invalid_argument("model_anchor not in 0..1");
+  if (static_cast<int>(p.rotation_source) < 0 || static_cast<int>(p.rotation_source) > 3)
+    return invalid_argument("rotation_source not in 0..3");
   if (p.top_k < 1 || p.top_k > kMaxTopK)
     return invalid_argument("top-k must be in 1.." + std::to_string(kMaxTopK));
   if (!(p.threshold > 0.0))

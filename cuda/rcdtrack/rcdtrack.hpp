@@ -76,6 +76,18 @@ const char* distance_name(Distance d); // "jbld", "foerstner"
 // Parameters. Defaults: the thesis's features, distance and 8 scales; the search, model update and
 // loss settings are ours (the thesis detects in single frames).
 
+// Where rotation_box's estimate of the in-plane rotation comes from.
+enum class RotationSource : int {
+  kTensor = 0,   // the orientation of the gradient structure tensor (Ix, Iy block of the matched
+                 // window's covariance) against the first window's; only for anisotropic textures
+  kLayout = 1,   // the first window's layout turned: the angle whose made-up window (cells of the
+                 // first frame, rcdtrack_rotation.hpp) is nearest to the matched window; any
+                 // texture with signed Ix, Iy and no spatial features
+  kFallback = 2, // the tensor where the first window's gradients have an orientation, else the
+                 // layout (default)
+  kBoth = 3,     // the mean of the two measurements where both exist
+};
+
 struct Params {
   FeatureSet features = thesis_features();
   Distance distance = Distance::kJbld;
@@ -121,6 +133,7 @@ struct Params {
                                  // by its in-plane rotation since the first frame, estimated from
                                  // the orientation of the gradient (Ix, Iy) covariance; needs the
                                  // features ix and iy (the search windows stay axis-aligned)
+  RotationSource rotation_source = RotationSource::kFallback; // rotation_box's estimate
   // Detector only.
   double threshold = 1.0; // report windows whose distance is under it
   double nms_iou = 0.3;   // suppress a detection overlapping a better one by more than this

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "rcdtrack_plan.hpp"
+#include "rcdtrack_rotation.hpp"
 
 namespace cvis::rcdtrack {
 
@@ -51,11 +52,14 @@ struct Tracker::Target {
   Box init;
   bool located = false;
   double cx = 0, cy = 0, w = 0, h = 0, w0 = 0, h0 = 0, vx = 0, vy = 0;
-  double vs = 0;         // smoothed per-frame change of ln(size) (scale_prediction)
-  double bw = 0, bh = 0; // this frame's search base size (the predicted size)
-  double orient0 = 0;    // rotation_box: orientation of the first window's gradients (rad)
-  bool oriented = false; // the first window's gradients have an orientation
-  double rot = 0;        // estimated in-plane rotation since the first frame (rad)
+  double vs = 0;          // smoothed per-frame change of ln(size) (scale_prediction)
+  double bw = 0, bh = 0;  // this frame's search base size (the predicted size)
+  double orient0 = 0;     // rotation_box: orientation of the first window's gradients (rad)
+  bool oriented = false;  // the first window's gradients have an orientation
+  double rot = 0;         // estimated in-plane rotation since the first frame (rad)
+  std::vector<Box> cells; // rotation_source: cells described around the first box
+  int cell_group = -1;    // this frame (start): the first cell's describe group
+  RotationModels rmodels; // rotation_source: the first window turned by each angle
   bool lost = false;
   int lost_frames = 0;     // frames since it was lost
   double lost_radius = -1; // < 0: a lost target is searched over the whole frame
@@ -314,6 +318,13 @@ Status Tracker::process(const ImageView& frame, StreamHandle stream,
     if (t.stage == Stage::kPending) {
       t.group = static_cast<int>(cp.groups.size());
       add_describe(&cp, t.init);
+      t.cells.clear();
+      t.cell_group = -1;
+      if (params_.rotation_box && params_.rotation_source != RotationSource::kTensor) {
+        t.cells = rotation_cells(im.layout, t.init, width_, height_);
+        t.cell_group = static_cast<int>(cp.groups.size());
+        add_cell_describes(&cp, t.cells);
+      }
       continue;
     }
     GroupSpec g;
@@ -469,6 +480,15 @@ Status Tracker::process(const ImageView& frame, StreamHandle stream,
       double an = 0.0;
       t.oriented = gradient_orientation(im.layout, r.cov, &t.orient0, &an) && an >= kMinAnisotropy;
       t.rot = 0.0;
+      t.rmodels = RotationModels();
+      const bool need_layout = params_.rotation_source != RotationSource::kFallback || !t.oriented;
+      if (!t.cells.empty() && need_layout) {
+        std::vector<std::vector<int64_t>> sums;
+        for (size_t i = 0; i < t.cells.size(); ++i)
+          sums.push_back(im.coarse_out[t.cell_group + i].sums);
+        if (!make_rotation_models(im.layout, t.init, t.cells, sums, &t.rmodels))
+          t.rmodels = RotationModels();
+      }
       t.stage = Stage::kActive;
       t.located = true;
       t.box = t.init;
@@ -545,10 +565,25 @@ Status Tracker::process(const ImageView& frame, StreamHandle stream,
         }
         t.cx = ncx;
         t.cy = ncy;
-        double angle = 0.0, an = 0.0;
-        if (params_.rotation_box && t.oriented &&
-            gradient_orientation(im.layout, from->cov, &angle, &an) && an >= kMinAnisotropy)
-          t.rot += kRotationGain * wrap_half_turn(wrap_half_turn(angle - t.orient0) - t.rot);
+        // rotation_box: this frame's measurement of the rotation since the first frame, from the
+        // gradient structure tensor (anisotropic textures) and/or the first window's layout.
+        double angle = 0.0, an = 0.0, from_tensor = 0.0, from_layout = 0.0;
+        const RotationSource src = params_.rotation_source;
+        const bool tensor = params_.rotation_box && src != RotationSource::kLayout && t.oriented &&
+                            gradient_orientation(im.layout, from->cov, &angle, &an) &&
+                            an >= kMinAnisotropy;
+        if (tensor)
+          from_tensor = wrap_half_turn(angle - t.orient0);
+        const bool layout = params_.rotation_box && src != RotationSource::kTensor &&
+                            (src != RotationSource::kFallback || !t.oriented) &&
+                            estimate_rotation(im.layout, t.rmodels, from->cov, &from_layout);
+        if (tensor || layout) {
+          const double m = tensor && layout
+                               ? from_tensor + 0.5 * wrap_half_turn(from_layout - from_tensor)
+                           : tensor ? from_tensor
+                                    : from_layout;
+          t.rot += kRotationGain * wrap_half_turn(wrap_half_turn(m) - t.rot);
+        }
         if (tracking && params_.scale_gain < 1.0) {
           // Part of the measured change only: the box is the best window's centre with the
           // filtered size, clipped to the frame (the window itself is inside it).

@@ -20,8 +20,17 @@ typedef enum {
   GST_CUDA_RCD_TRACK_DISTANCE_FOERSTNER = 1,
 } GstCudaRcdTrackDistance;
 
+/* Values follow cvis::rcdtrack::RotationSource. */
+typedef enum {
+  GST_CUDA_RCD_TRACK_ROTATION_TENSOR = 0,
+  GST_CUDA_RCD_TRACK_ROTATION_LAYOUT = 1,
+  GST_CUDA_RCD_TRACK_ROTATION_FALLBACK = 2,
+  GST_CUDA_RCD_TRACK_ROTATION_BOTH = 3,
+} GstCudaRcdTrackRotationSource;
+
 GType gst_cuda_rcd_track_mode_get_type (void);
 GType gst_cuda_rcd_track_distance_get_type (void);
+GType gst_cuda_rcd_track_rotation_source_get_type (void);
 
 /* ROI metas and element messages. */
 #define GST_CUDA_RCD_TRACK_ROI_TYPE "track"

@@ -36,6 +36,7 @@ enum {
   PROP_MODEL_ANCHOR,
   PROP_LOCAL_REACQUIRE,
   PROP_ROTATION_BOX,
+  PROP_ROTATION_SOURCE,
   PROP_TOP_K,
   PROP_MODEL_LOCATION,
   PROP_THRESHOLD,
@@ -61,6 +62,15 @@ DEFINE_ENUM (gst_cuda_rcd_track_distance_get_type, "GstCudaRcdTrackDistance",
     {GST_CUDA_RCD_TRACK_DISTANCE_JBLD, "Jensen-Bregman LogDet divergence (thesis Eq. 10)", "jbld"},
     {GST_CUDA_RCD_TRACK_DISTANCE_FOERSTNER,
         "Foerstner distance of the generalised eigenvalues (Eq. 5)", "foerstner"})
+DEFINE_ENUM (gst_cuda_rcd_track_rotation_source_get_type, "GstCudaRcdTrackRotationSource",
+    {GST_CUDA_RCD_TRACK_ROTATION_TENSOR,
+        "Orientation of the gradient structure tensor (anisotropic textures only)", "tensor"},
+    {GST_CUDA_RCD_TRACK_ROTATION_LAYOUT,
+        "The angle whose turned first window is nearest to the matched window", "layout"},
+    {GST_CUDA_RCD_TRACK_ROTATION_FALLBACK,
+        "The tensor where the first window's gradients have an orientation, else the layout",
+        "fallback"},
+    {GST_CUDA_RCD_TRACK_ROTATION_BOTH, "The mean of both where both measure", "both"})
 
 /* --------------------------------------------------------------------------------------------- */
 
@@ -210,6 +220,9 @@ gst_cuda_rcd_track_set_property (GObject * object, guint prop_id, const GValue *
     case PROP_ROTATION_BOX:
       p.rotation_box = g_value_get_boolean (value) != FALSE;
       break;
+    case PROP_ROTATION_SOURCE:
+      p.rotation_source = (rcd::RotationSource) g_value_get_enum (value);
+      break;
     case PROP_TOP_K:
       p.top_k = g_value_get_int (value);
       break;
@@ -331,6 +344,9 @@ gst_cuda_rcd_track_get_property (GObject * object, guint prop_id, GValue * value
       break;
     case PROP_ROTATION_BOX:
       g_value_set_boolean (value, p.rotation_box);
+      break;
+    case PROP_ROTATION_SOURCE:
+      g_value_set_enum (value, (gint) p.rotation_source);
       break;
     case PROP_TOP_K:
       g_value_set_int (value, p.top_k);
@@ -502,6 +518,12 @@ gst_cuda_rcd_track_install_properties (GObjectClass * gobject_class)
           "started (estimated from the orientation of the Ix, Iy covariance; needs those "
           "features), as tracking benchmarks define the truth; false: the matched window itself",
           d.rotation_box, playing));
+  g_object_class_install_property (gobject_class, PROP_ROTATION_SOURCE,
+      g_param_spec_enum ("rotation-source", "Rotation source",
+          "Where rotation-box's rotation comes from: the gradient structure tensor (textures "
+          "whose gradients have an orientation), the first window's layout turned (cells of the "
+          "first frame, any texture), the tensor with the layout where it has none, or both",
+          gst_cuda_rcd_track_rotation_source_get_type (), (gint) d.rotation_source, playing));
   g_object_class_install_property (gobject_class, PROP_TOP_K,
       g_param_spec_int ("top-k", "Top k",
           "Best coarse windows per target refined by the fine search", 1, 8, d.top_k, playing));
@@ -525,4 +547,6 @@ gst_cuda_rcd_track_install_properties (GObjectClass * gobject_class)
 
   gst_type_mark_as_plugin_api (gst_cuda_rcd_track_mode_get_type (), (GstPluginAPIFlags) 0);
   gst_type_mark_as_plugin_api (gst_cuda_rcd_track_distance_get_type (), (GstPluginAPIFlags) 0);
+  gst_type_mark_as_plugin_api (gst_cuda_rcd_track_rotation_source_get_type (),
+      (GstPluginAPIFlags) 0);
 }

@@ -8,7 +8,7 @@
 //        [--scale-min S] [--scale-max S] [--context-weight W] [--scale-prediction G] [--scale-gain
 //        G]
 //        [--model-anchor A] [--local-reacquire 0|1]
-//        [--rotation-box 0|1] [--trace FILE]
+//        [--rotation-box 0|1] [--rotation-source 0|1|2|3] [--trace FILE]
 // --trace writes per frame "distance,lost,scale" of the target (where a sequence goes wrong).
 // Prints the mean time per frame. Exit status 1 on any error.
 #include <chrono>
@@ -50,6 +50,8 @@ int main(int argc, char** argv) {
       p.local_reacquire = std::atoi(v.c_str()) != 0;
     } else if (k == "--rotation-box") {
       p.rotation_box = std::atoi(v.c_str()) != 0;
+    } else if (k == "--rotation-source") {
+      p.rotation_source = static_cast<RotationSource>(std::atoi(v.c_str()));
     } else if (k == "--trace") {
       trace_path = v;
     } else if (k == "--features") {

@@ -9,6 +9,7 @@
 #include <cuda_runtime_api.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <random>
 #include <string>
@@ -273,6 +274,57 @@ TEST(TrackerParity, SameTracksOnBothBackends) {
   }
   EXPECT_EQ(lost, 1);
   EXPECT_EQ(reacquired, 1);
+}
+
+// rotation_source (default fallback) on a texture without a gradient orientation (grain and an
+// off-centre disc, as Tracker.RotationFromLayout): the first frame describes the cells around the
+// target over one shared integral, and the reported boxes (turned by the layout's estimate) are
+// the same on both backends.
+TEST(TrackerParity, RotationFromLayout) {
+  CVIS_REQUIRE_GPU();
+  const int W = 120, H = 90, S = 24;
+  HostImage bg = test::make_background(W, H, 5);
+  HostImage tex(PixelFormat::kRGBA, S, S);
+  std::mt19937 rng(11);
+  std::normal_distribution<double> grain(0.0, 10.0);
+  for (int y = 0; y < S; ++y)
+    for (int x = 0; x < S; ++x) {
+      const double dx = x - S / 3.0, dy = y - S / 3.0;
+      const bool disc = dx * dx + dy * dy < S * S / 12.0;
+      const int q[3] = {disc ? 40 : 190, disc ? 70 : 120, disc ? 200 : 60};
+      auto v = [&](int c) {
+        return static_cast<uint8_t>(std::min(255.0, std::max(0.0, q[c] + grain(rng))));
+      };
+      tex.set_rgb(x, y, v(0), v(1), v(2));
+    }
+  Params p; // thesis features: signed Ix, Iy
+  Status st;
+  auto cpu = make_tracker(Backend::kCpu, &st);
+  auto gpu = make_tracker(Backend::kCuda, &st);
+  ASSERT_TRUE(gpu) << st.to_string();
+  ASSERT_TRUE(cpu->configure(p, W, H, PixelFormat::kRGBA).ok());
+  ASSERT_TRUE(gpu->configure(p, W, H, PixelFormat::kRGBA).ok());
+  Stream stream;
+  bool turned = false;
+  for (int t = 0; t < 8; ++t) {
+    HostImage f = test::copy_image(bg);
+    const Box b = test::draw_object(&f, tex, 50 + t, 45, 1.0, 0.05 * t);
+    if (t == 0) {
+      ASSERT_TRUE(cpu->add_target(1, b).ok());
+      ASSERT_TRUE(gpu->add_target(1, b).ok());
+    }
+    std::vector<TargetResult> rc, rg;
+    ASSERT_TRUE(cpu->process(f.view(), nullptr, &rc).ok());
+    st = gpu->process(f.view(), stream.get(), &rg);
+    ASSERT_TRUE(st.ok()) << st.to_string();
+    ASSERT_EQ(rc.size(), 1u);
+    ASSERT_EQ(rg.size(), 1u);
+    EXPECT_EQ(rc[0].box, rg[0].box) << "frame " << t;
+    expect_close(rg[0].distance, rc[0].distance, 1e-6, "frame " + std::to_string(t));
+    // A turned box is larger than the square target's window: the estimate is in use.
+    turned = turned || rc[0].box.w > S + 1;
+  }
+  EXPECT_TRUE(turned);
 }
 
 // 64 targets in one batched pass: the GPU gives the CPU's results.

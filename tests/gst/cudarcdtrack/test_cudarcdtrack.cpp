@@ -125,6 +125,12 @@ TEST_F(RcdTrackElement, PropertiesRoundTripAndRefusals) {
     g_object_set(e, "rotation-box", FALSE, nullptr);
     g_object_get(e, "rotation-box", &rotation, nullptr);
     EXPECT_FALSE(rotation);
+    gint source = -1;
+    g_object_get(e, "rotation-source", &source, nullptr);
+    EXPECT_EQ(source, static_cast<gint>(rcd::Params().rotation_source));
+    g_object_set(e, "rotation-source", static_cast<gint>(rcd::RotationSource::kLayout), nullptr);
+    g_object_get(e, "rotation-source", &source, nullptr);
+    EXPECT_EQ(source, static_cast<gint>(rcd::RotationSource::kLayout));
   }
   EXPECT_EQ(std::string(features), "x,y,r,g,b");
   EXPECT_EQ(std::string(roi), "1,2,30,40;5,6,7,8");
