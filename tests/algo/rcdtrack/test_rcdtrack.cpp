@@ -516,8 +516,9 @@ TEST(Plan, AlignedStepsAreFinerAndOnCoarserCells) {
     const int exact = coarse_step(0, side, 2 * side), a = coarse_step(0, side, 2 * side, true);
     EXPECT_LE(a, exact) << side;
     EXPECT_GE(a, exact * 3 / 4) << side; // at most one multiple of 4 finer
-    if (exact >= 4)
+    if (exact >= 4) {
       EXPECT_GE(cell_for_step(a), exact >= 8 ? 4 : 2) << side;
+    }
   }
 }
 
