@@ -364,7 +364,7 @@ public:
     k.results = reinterpret_cast<kernels::PairResult*>(h_out_.get());
     k.assignment =
         reinterpret_cast<int32_t*>(h_out_.get() + pairs_.size() * sizeof(kernels::PairResult));
-    k.cluster = kernels::trellis_cluster(k.npairs, smem);
+    k.cluster = kernels::trellis_cluster(k.npairs, smem, max_cells);
     if (stats) {
       stats->blocks_per_pair = k.cluster;
       stats->folded = k.fold;

@@ -200,10 +200,14 @@ Status allow_trellis_shared(size_t bytes);
 // Most blocks of one pair's cluster (a portable cluster size).
 inline constexpr int kMaxTrellisCluster = 8;
 
-// Blocks per pair for a trellis launch of `pairs` pairs: the largest power of two <= 8 with K
-// pairs <= the SM count, when the device launches clusters, the kernel was compiled for compute_90
-// or later and one such cluster fits; else 1 (one block per pair).
-int trellis_cluster(int pairs, size_t shared_bytes);
+// Blocks per pair for a trellis launch of `pairs` pairs whose largest row has `max_cells` cells:
+// 1 when a row fits one round of one block (max_cells <= kTrellisThreads: every cell has a lane
+// of its own, README.md "Eighth round", the cluster would only add its per-row barrier and remote
+// stores); otherwise the largest power of two <= 8 with K pairs <= the SM count, when the device
+// launches clusters, the kernel was compiled for compute_90 or later and one such cluster fits;
+// else 1. CVIS_ACTIONMATCH_CLUSTER_RULE=sms drops the first rule (the seventh round's choice),
+// CVIS_ACTIONMATCH_MAX_CLUSTER=N caps K.
+int trellis_cluster(int pairs, size_t shared_bytes, int max_cells);
 
 // One launch before the trellis: the ray directions of every scene node's window (the host's
 // detail::scene_directions; one thread per ray), the angle table of every block (when use_tri;
