@@ -1053,10 +1053,9 @@ int trellis_cluster(int pairs, size_t shared_bytes, int max_cells) {
   // of one block, every cell with at least one lane; more blocks then only shorten each cell's
   // candidate loop (G lanes instead of 1), and each row pays the cluster barrier and K remote
   // stores per cell. CVIS_ACTIONMATCH_CLUSTER_RULE=sms chooses K from the SM count alone.
-  static const bool sms_rule = [] {
-    const char* e = std::getenv("CVIS_ACTIONMATCH_CLUSTER_RULE");
-    return e && std::strcmp(e, "sms") == 0;
-  }();
+  // (Read per call, so that a test can run both rules in one process.)
+  const char* rule = std::getenv("CVIS_ACTIONMATCH_CLUSTER_RULE");
+  const bool sms_rule = rule && std::strcmp(rule, "sms") == 0;
   if (!sms_rule && max_cells <= kTrellisThreads)
     return 1;
   const int cap = d->cap, sms = d->sms;
