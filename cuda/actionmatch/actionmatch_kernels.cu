@@ -619,6 +619,8 @@ __global__ void __launch_bounds__(kTrellisThreads) trellis_kernel(Problem p) {
   if (kFold) {
     for (int i = tid; i < 3 * QS; i += nt)
       q[i] = 0xFFFFFFFFu;
+    if (p.count_settle && tid < 2 * (nt / 32))
+      reinterpret_cast<uint32_t*>(base + sl.settle)[tid] = 0;
     __syncthreads();
     int64_t* row_m = alpha_rows + (M & 1) * static_cast<int64_t>(C);
     const int64_t* u_last = U + static_cast<int64_t>(M - 1) * (S + 1);
@@ -783,6 +785,18 @@ __global__ void __launch_bounds__(kTrellisThreads) trellis_kernel(Problem p) {
       // holding its cell's result then; the vote is warp-uniform, as the shuffles need).
       if (Gt > 1 && (!kFold || !__all_sync(0xFFFFFFFFu, settled || !active)))
         group_argmin(&best, &arg, Gt);
+      if (kFold && p.count_settle) { // (uniform: every lane of the warp runs every round)
+        const unsigned s_bits = __ballot_sync(0xFFFFFFFFu, active && lane == 0 && settled);
+        const unsigned c_bits = __ballot_sync(0xFFFFFFFFu, active && lane == 0);
+        if ((tid & 31) == 0) { // the warp's own two counters (shared memory: no registers kept)
+          // (From smem: `base` is the round loop's variable here.)
+          uint32_t* cnt =
+              reinterpret_cast<uint32_t*>(reinterpret_cast<uint8_t*>(smem) + sl.settle) +
+              2 * (tid / 32);
+          cnt[0] += static_cast<uint32_t>(__popc(s_bits));
+          cnt[1] += static_cast<uint32_t>(__popc(c_bits));
+        }
+      }
       if (active && lane == 0) {
         if (kFold) {
           const int64_t v = best == kInf ? kInf : best + u_prev[b];
@@ -825,6 +839,18 @@ __global__ void __launch_bounds__(kTrellisThreads) trellis_kernel(Problem p) {
       }
     }
     row_barrier(K);
+  }
+  // The adaptive rule's counts (the warps' counters, complete after the last row barrier) into
+  // this block's two slots.
+  if (kFold && p.count_settle && tid == 0) {
+    const uint32_t* cnt = reinterpret_cast<const uint32_t*>(base + sl.settle);
+    uint32_t a = 0, c = 0;
+    for (int w = 0; w < nt / 32; ++w) {
+      a += cnt[2 * w];
+      c += cnt[2 * w + 1];
+    }
+    p.settle_out[2 * blockIdx.x] = a;
+    p.settle_out[2 * blockIdx.x + 1] = c;
   }
   // The last remote access was before the barrier: the other blocks of a cluster may leave, the
   // first finishes the pair from its own copy of row 2 and the beta tables.
@@ -1039,7 +1065,16 @@ const DeviceInfo* device_info(int* dev_out) {
 } // namespace
 #endif
 
-int trellis_cluster(int pairs, size_t shared_bytes, int max_cells) {
+ClusterRule cluster_rule() {
+  const char* rule = std::getenv("CVIS_ACTIONMATCH_CLUSTER_RULE");
+  if (rule && std::strcmp(rule, "sms") == 0)
+    return ClusterRule::kSms;
+  if (rule && std::strcmp(rule, "adaptive") == 0)
+    return ClusterRule::kAdaptive;
+  return ClusterRule::kSize;
+}
+
+int trellis_cluster(int pairs, size_t shared_bytes, int max_cells, double settled) {
 #if defined(CVIS_AM_CLUSTERS)
   ClusterCache& cache = g_cluster_cache;
   if (pairs <= 0)
@@ -1053,10 +1088,12 @@ int trellis_cluster(int pairs, size_t shared_bytes, int max_cells) {
   // of one block, every cell with at least one lane; more blocks then only shorten each cell's
   // candidate loop (G lanes instead of 1), and each row pays the cluster barrier and K remote
   // stores per cell. CVIS_ACTIONMATCH_CLUSTER_RULE=sms chooses K from the SM count alone.
-  // (Read per call, so that a test can run both rules in one process.)
-  const char* rule = std::getenv("CVIS_ACTIONMATCH_CLUSTER_RULE");
-  const bool sms_rule = rule && std::strcmp(rule, "sms") == 0;
-  if (!sms_rule && max_cells <= kTrellisThreads)
+  // (Read per call, so that a test can run every rule in one process.) The adaptive rule keeps
+  // the cluster for a one-round problem unless the previous call settled most cells early.
+  const ClusterRule rule = cluster_rule();
+  if (max_cells <= kTrellisThreads &&
+      (rule == ClusterRule::kSize ||
+       (rule == ClusterRule::kAdaptive && settled >= kAdaptiveSettled)))
     return 1;
   const int cap = d->cap, sms = d->sms;
   int K = 1;
@@ -1086,6 +1123,7 @@ int trellis_cluster(int pairs, size_t shared_bytes, int max_cells) {
   (void)pairs;
   (void)shared_bytes;
   (void)max_cells;
+  (void)settled;
   return 1;
 #endif
 }

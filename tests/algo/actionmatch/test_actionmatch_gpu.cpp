@@ -218,7 +218,8 @@ int max_row_cells(const std::vector<Graph>& blocks, const Params& p) {
 // the per-b minima) and a dear one (few). The statistics say which kernel ran. Each mode also
 // with CVIS_ACTIONMATCH_CLUSTER_RULE=sms (README.md, "Eighth round"), so that on an sm_90 device
 // the cluster version runs these small problems too (the default rule gives them one block per
-// pair: checked).
+// pair: checked), and the folded kernel once with the adaptive rule (its counters; on an sm_90
+// device K then changes between calls).
 TEST(ActionMatchGpu, FoldedTrellisEqualCpu) {
   CVIS_REQUIRE_GPU();
   Pair m = matchers();
@@ -228,9 +229,10 @@ TEST(ActionMatchGpu, FoldedTrellisEqualCpu) {
     int folded;
     const char* rule;
   };
-  const Mode modes[] = {{nullptr, nullptr, 1, nullptr}, {"0", nullptr, 0, nullptr},
-                        {nullptr, "1", 1, nullptr},     {nullptr, nullptr, 1, "sms"},
-                        {"0", nullptr, 0, "sms"},       {nullptr, "1", 1, "sms"}};
+  const Mode modes[] = {{nullptr, nullptr, 1, nullptr},   {"0", nullptr, 0, nullptr},
+                        {nullptr, "1", 1, nullptr},       {nullptr, nullptr, 1, "sms"},
+                        {"0", nullptr, 0, "sms"},         {nullptr, "1", 1, "sms"},
+                        {nullptr, nullptr, 1, "adaptive"}};
   const bool race = cvis::test::sanitizer_tool("racecheck");
   for (const Mode& mode : modes) {
     const std::string what = std::string("FOLD=") + (mode.fold ? mode.fold : "-") +
@@ -285,6 +287,16 @@ TEST(ActionMatchGpu, FoldedTrellisEqualCpu) {
           m.gpu->match(blocks.data(), static_cast<int>(blocks.size()), &rg, &sg, nullptr).ok());
       EXPECT_EQ(sg.folded, mode.folded) << what;
       // The size rule: one block per pair when the largest row fits one block's threads.
+      // The adaptive rule's count: a fraction, and with the cheap dummy some cells settle.
+      if (mode.rule && std::string(mode.rule) == "adaptive") {
+        EXPECT_GE(sg.settled, 0.0) << what << " W_d " << w;
+        EXPECT_LE(sg.settled, 1.0) << what << " W_d " << w;
+        if (w < 1) {
+          EXPECT_GT(sg.settled, 0.0) << what << " W_d " << w;
+        }
+      } else {
+        EXPECT_EQ(sg.settled, -1.0) << what << " W_d " << w;
+      }
       if (!mode.rule && max_row_cells(blocks, p) <= 1024) {
         EXPECT_EQ(sg.blocks_per_pair, 1) << what << " W_d " << w;
       }
