@@ -27,7 +27,10 @@
 // every distortion term (cuda/actionmatch/README.md, fifth round); W_d = 10 gives optima with
 // real nodes (17% dummies) and a bound that skips about 12% of them: the other regime.
 // The trellis kernel: the folded one where it applies (cuda/actionmatch/README.md, seventh round;
-// "folded trellis" after the setup's times), CVIS_ACTIONMATCH_FOLD=0 the sixth round's.
+// "folded trellis" after the setup's times), CVIS_ACTIONMATCH_FOLD=0 the sixth round's. "K n" is
+// the blocks per pair of the last call (eighth round: 1 where a row fits one block, C and D;
+// CVIS_ACTIONMATCH_CLUSTER_RULE=sms the seventh round's choice, =adaptive the opt-in rule, which
+// also prints the share of cells settled early).
 // Exit status: 0 when every check passed, 1 on an error or mismatch.
 #include <cuda_runtime_api.h>
 
