@@ -200,6 +200,10 @@ struct MatchStats {
   int32_t blocks_per_pair = 0; // CUDA: thread blocks (one cluster) per pair in the last launch
   int32_t folded =
       0; // CUDA: 1 when the last launch ran the folded trellis (README.md, seventh round)
+  // CUDA with CVIS_ACTIONMATCH_CLUSTER_RULE=adaptive and the folded trellis: the fraction of the
+  // call's cells settled by the per-b test before their candidate loop (README.md, eighth round);
+  // -1 when not counted.
+  double settled = -1;
 };
 
 // The energy of one given assignment (kDummy for the dummy), by the definitions (no trellis):

@@ -130,6 +130,7 @@ public:
     for (const Model& m : P.models)
       max_model_nodes_ = std::max(max_model_nodes_, m.graph.size());
     P_ = std::move(P);
+    settled_ = -1.0; // other models: the previous calls say nothing
     return Status::Ok();
   }
 
@@ -250,6 +251,8 @@ public:
     // minima still fit; CVIS_ACTIONMATCH_FOLD=0 keeps the sixth round's kernel, for timings.
     k.use_tri = use_tri;
     k.fold = 0;
+    // The adaptive cluster rule's counters (README.md, "Eighth round"), with the folded trellis.
+    k.count_settle = kernels::cluster_rule() == kernels::ClusterRule::kAdaptive ? 1 : 0;
     const char* fold_env = std::getenv("CVIS_ACTIONMATCH_FOLD");
     if ((!fold_env || std::strcmp(fold_env, "0") != 0) && kernels::trellis_can_fold(k)) {
       k.fold = 1;
@@ -326,7 +329,14 @@ public:
     // platforms), and the kernel's writes are visible to the host once the stream is synchronised.
     const size_t down =
         pairs_.size() * sizeof(kernels::PairResult) + 4 * static_cast<size_t>(assign);
-    CVIS_RETURN_IF_ERROR(h_out_.reserve(down));
+    // The adaptive cluster rule (README.md, "Eighth round"): the folded trellis's counts of settled
+    // cells, two per thread block (at most kMaxTrellisCluster per pair), after the results.
+    const bool adaptive = k.fold && k.count_settle;
+    k.count_settle = adaptive ? 1 : 0;
+    const size_t settle_at = (down + 7) / 8 * 8;
+    const size_t settle_bytes =
+        adaptive ? 8 * pairs_.size() * static_cast<size_t>(kernels::kMaxTrellisCluster) : 0;
+    CVIS_RETURN_IF_ERROR(h_out_.reserve(settle_at + settle_bytes));
 
     const uint8_t* in = input_.get();
     k.nblocks = count;
@@ -364,7 +374,8 @@ public:
     k.results = reinterpret_cast<kernels::PairResult*>(h_out_.get());
     k.assignment =
         reinterpret_cast<int32_t*>(h_out_.get() + pairs_.size() * sizeof(kernels::PairResult));
-    k.cluster = kernels::trellis_cluster(k.npairs, smem);
+    k.settle_out = adaptive ? reinterpret_cast<uint32_t*>(h_out_.get() + settle_at) : nullptr;
+    k.cluster = kernels::trellis_cluster(k.npairs, smem, max_cells, adaptive ? settled_ : -1.0);
     if (stats) {
       stats->blocks_per_pair = k.cluster;
       stats->folded = k.fold;
@@ -390,6 +401,19 @@ public:
     CVIS_CUDA_CHECK(cudaStreamSynchronize(st));
     const Clock::time_point t4 = Clock::now();
 
+    if (adaptive) {
+      // The settled fraction of this call's cells, for the next call's choice.
+      uint64_t settled = 0, all = 0;
+      for (size_t i = 0; i < 2 * pairs_.size() * static_cast<size_t>(k.cluster); i += 2) {
+        settled += k.settle_out[i];
+        all += k.settle_out[i + 1];
+      }
+      settled_ = all ? static_cast<double>(settled) / static_cast<double>(all) : -1.0;
+      if (stats)
+        stats->settled = settled_;
+    } else {
+      settled_ = -1.0;
+    }
     const auto* res = reinterpret_cast<const kernels::PairResult*>(h_out_.get());
     const auto* z = reinterpret_cast<const int32_t*>(h_out_.get() +
                                                      pairs_.size() * sizeof(kernels::PairResult));
@@ -434,6 +458,7 @@ public:
   void reset() override {
     P_ = Prepared();
     base_ = kernels::Problem();
+    settled_ = -1.0;
     models_.release();
     input_.release();
     plan_.release();
@@ -477,6 +502,9 @@ private:
   cuda::DeviceArray<uint16_t> beta_;
   cuda::DeviceArray<kernels::SceneAngles> tri_;
   int max_model_nodes_ = 0;
+  // The fraction of cells the previous call's folded trellis settled early (adaptive cluster rule;
+  // negative: unknown).
+  double settled_ = -1.0;
   // Per-call scratch, kept so that its capacity is reused.
   std::vector<SceneLayout> layouts_;
   std::vector<kernels::BlockInfo> blocks_;

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdlib>
+#include <cstring>
 #include <map>
 #include <mutex>
 #include <tuple>
@@ -618,6 +619,8 @@ __global__ void __launch_bounds__(kTrellisThreads) trellis_kernel(Problem p) {
   if (kFold) {
     for (int i = tid; i < 3 * QS; i += nt)
       q[i] = 0xFFFFFFFFu;
+    if (p.count_settle && tid < 2 * (nt / 32))
+      reinterpret_cast<uint32_t*>(base + sl.settle)[tid] = 0;
     __syncthreads();
     int64_t* row_m = alpha_rows + (M & 1) * static_cast<int64_t>(C);
     const int64_t* u_last = U + static_cast<int64_t>(M - 1) * (S + 1);
@@ -782,6 +785,18 @@ __global__ void __launch_bounds__(kTrellisThreads) trellis_kernel(Problem p) {
       // holding its cell's result then; the vote is warp-uniform, as the shuffles need).
       if (Gt > 1 && (!kFold || !__all_sync(0xFFFFFFFFu, settled || !active)))
         group_argmin(&best, &arg, Gt);
+      if (kFold && p.count_settle) { // (uniform: every lane of the warp runs every round)
+        const unsigned s_bits = __ballot_sync(0xFFFFFFFFu, active && lane == 0 && settled);
+        const unsigned c_bits = __ballot_sync(0xFFFFFFFFu, active && lane == 0);
+        if ((tid & 31) == 0) { // the warp's own two counters (shared memory: no registers kept)
+          // (From smem: `base` is the round loop's variable here.)
+          uint32_t* cnt =
+              reinterpret_cast<uint32_t*>(reinterpret_cast<uint8_t*>(smem) + sl.settle) +
+              2 * (tid / 32);
+          cnt[0] += static_cast<uint32_t>(__popc(s_bits));
+          cnt[1] += static_cast<uint32_t>(__popc(c_bits));
+        }
+      }
       if (active && lane == 0) {
         if (kFold) {
           const int64_t v = best == kInf ? kInf : best + u_prev[b];
@@ -824,6 +839,18 @@ __global__ void __launch_bounds__(kTrellisThreads) trellis_kernel(Problem p) {
       }
     }
     row_barrier(K);
+  }
+  // The adaptive rule's counts (the warps' counters, complete after the last row barrier) into
+  // this block's two slots.
+  if (kFold && p.count_settle && tid == 0) {
+    const uint32_t* cnt = reinterpret_cast<const uint32_t*>(base + sl.settle);
+    uint32_t a = 0, c = 0;
+    for (int w = 0; w < nt / 32; ++w) {
+      a += cnt[2 * w];
+      c += cnt[2 * w + 1];
+    }
+    p.settle_out[2 * blockIdx.x] = a;
+    p.settle_out[2 * blockIdx.x + 1] = c;
   }
   // The last remote access was before the barrier: the other blocks of a cluster may leave, the
   // first finishes the pair from its own copy of row 2 and the beta tables.
@@ -988,24 +1015,28 @@ void cluster_config(int K, int pairs, size_t shared_bytes, cudaStream_t stream,
 
 // What trellis_cluster asks the runtime, once per device and per (shared bytes, K): the queries
 // (the occupancy one in particular) cost more than a small match() call may take.
+struct DeviceInfo {
+  int cap = 1;       // the largest K allowed
+  int sms = 0;       // SMs
+  bool sm90 = false; // clusters launch and the kernels carry compute_90 code (PDL too)
+};
 struct ClusterCache {
   std::mutex mu;
-  std::map<int, std::pair<int, int>> device;         // device -> (max K allowed, SMs)
+  std::map<int, DeviceInfo> device;
   std::map<std::tuple<int, size_t, int>, bool> fits; // (device, shared bytes, K) -> one fits
 };
+ClusterCache g_cluster_cache;
 
-} // namespace
-#endif
-
-int trellis_cluster(int pairs, size_t shared_bytes) {
-#if defined(CVIS_AM_CLUSTERS)
-  static ClusterCache cache;
+// g_cluster_cache's entry of the current device (made on first use); nullptr when the device query
+// fails. The caller holds the cache's mutex.
+const DeviceInfo* device_info(int* dev_out) {
+  ClusterCache& cache = g_cluster_cache;
   int dev = 0;
-  if (pairs <= 0 || cudaGetDevice(&dev) != cudaSuccess) {
+  if (cudaGetDevice(&dev) != cudaSuccess) {
     cudaGetLastError();
-    return 1;
+    return nullptr;
   }
-  std::lock_guard<std::mutex> lock(cache.mu);
+  *dev_out = dev;
   auto d = cache.device.find(dev);
   if (d == cache.device.end()) {
     int clusters = 0, sms = 0;
@@ -1016,16 +1047,55 @@ int trellis_cluster(int pairs, size_t shared_bytes) {
       cudaGetLastError(); // a query failed: no clusters
       clusters = 0;
     }
-    // Cluster code exists only in kernels compiled for compute_90 or later (CVIS_AM_CLUSTER_CODE).
-    // CVIS_ACTIONMATCH_MAX_CLUSTER=N caps K (1: one block per pair), for comparisons.
-    int cap = kMaxTrellisCluster;
+    // Cluster code (and the PDL calls) exists only in kernels compiled for compute_90 or later
+    // (CVIS_AM_CLUSTER_CODE). CVIS_ACTIONMATCH_MAX_CLUSTER=N caps K (1: one block per pair).
+    DeviceInfo info;
+    info.sm90 = clusters && fa.ptxVersion >= 90;
+    info.cap = kMaxTrellisCluster;
     if (const char* e = std::getenv("CVIS_ACTIONMATCH_MAX_CLUSTER"))
-      cap = std::max(1, std::min(kMaxTrellisCluster, std::atoi(e)));
-    if (!clusters || fa.ptxVersion < 90)
-      cap = 1;
-    d = cache.device.emplace(dev, std::make_pair(cap, sms)).first;
+      info.cap = std::max(1, std::min(kMaxTrellisCluster, std::atoi(e)));
+    if (!info.sm90)
+      info.cap = 1;
+    info.sms = sms;
+    d = cache.device.emplace(dev, info).first;
   }
-  const int cap = d->second.first, sms = d->second.second;
+  return &d->second;
+}
+
+} // namespace
+#endif
+
+ClusterRule cluster_rule() {
+  const char* rule = std::getenv("CVIS_ACTIONMATCH_CLUSTER_RULE");
+  if (rule && std::strcmp(rule, "sms") == 0)
+    return ClusterRule::kSms;
+  if (rule && std::strcmp(rule, "adaptive") == 0)
+    return ClusterRule::kAdaptive;
+  return ClusterRule::kSize;
+}
+
+int trellis_cluster(int pairs, size_t shared_bytes, int max_cells, double settled) {
+#if defined(CVIS_AM_CLUSTERS)
+  ClusterCache& cache = g_cluster_cache;
+  if (pairs <= 0)
+    return 1;
+  std::lock_guard<std::mutex> lock(cache.mu);
+  int dev = 0;
+  const DeviceInfo* d = device_info(&dev);
+  if (!d)
+    return 1;
+  // The size rule (README.md, "Eighth round"): a row of at most kTrellisThreads cells is one round
+  // of one block, every cell with at least one lane; more blocks then only shorten each cell's
+  // candidate loop (G lanes instead of 1), and each row pays the cluster barrier and K remote
+  // stores per cell. CVIS_ACTIONMATCH_CLUSTER_RULE=sms chooses K from the SM count alone.
+  // (Read per call, so that a test can run every rule in one process.) The adaptive rule keeps
+  // the cluster for a one-round problem unless the previous call settled most cells early.
+  const ClusterRule rule = cluster_rule();
+  if (max_cells <= kTrellisThreads &&
+      (rule == ClusterRule::kSize ||
+       (rule == ClusterRule::kAdaptive && settled >= kAdaptiveSettled)))
+    return 1;
+  const int cap = d->cap, sms = d->sms;
   int K = 1;
   while (2 * K <= cap && 2 * K * pairs <= sms)
     K *= 2;
@@ -1052,20 +1122,54 @@ int trellis_cluster(int pairs, size_t shared_bytes) {
 #else
   (void)pairs;
   (void)shared_bytes;
+  (void)max_cells;
+  (void)settled;
   return 1;
 #endif
 }
 
 Status launch_trellis(const Problem& p, size_t shared_bytes, cudaStream_t stream) {
 #if defined(CVIS_AM_CLUSTERS)
+  // Programmatic dependent launch (allow_dependent_launch / wait_for_prologue in the kernels):
+  // the trellis launches while the prologue ends. A device or driver that refuses the attribute
+  // gets the plain launch (and keeps it); CVIS_ACTIONMATCH_NO_PDL=1 asks for it, for timings.
+  static std::atomic<bool> pdl{std::getenv("CVIS_ACTIONMATCH_NO_PDL") == nullptr};
+  // One block per pair: the same dependent launch (a launch without the cluster attribute), where
+  // the kernels carry the compute_90 code that waits for the prologue (DeviceInfo::sm90; without
+  // it the trellis would not wait, so it gets the plain launch). CVIS_ACTIONMATCH_NO_PDL1=1 keeps
+  // the seventh round's plain launch for K = 1 only, for timings.
+  static const bool pdl1 = std::getenv("CVIS_ACTIONMATCH_NO_PDL1") == nullptr;
+  if (p.cluster == 1 && pdl1 && pdl.load()) {
+    bool sm90 = false;
+    {
+      std::lock_guard<std::mutex> lock(g_cluster_cache.mu);
+      int dev = 0;
+      const DeviceInfo* d = device_info(&dev);
+      sm90 = d && d->sm90;
+    }
+    if (sm90) {
+      cudaLaunchAttribute attr{};
+      attr.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+      attr.val.programmaticStreamSerializationAllowed = 1;
+      cudaLaunchConfig_t cfg{};
+      cfg.gridDim = dim3(p.npairs);
+      cfg.blockDim = dim3(kTrellisThreads);
+      cfg.dynamicSmemBytes = shared_bytes;
+      cfg.stream = stream;
+      cfg.attrs = &attr;
+      cfg.numAttrs = 1;
+      if (cudaLaunchKernelEx(&cfg, trellis_for(p), p) == cudaSuccess) {
+        CVIS_CUDA_CHECK_LAUNCH(stream, "trellis_kernel (dependent launch)");
+        return Status::Ok();
+      }
+      cudaGetLastError(); // refused at the launch: the plain launch below, from now on
+      pdl.store(false);
+    }
+  }
   if (p.cluster > 1) {
     cudaLaunchConfig_t cfg;
     cudaLaunchAttribute attr[2];
     cluster_config(p.cluster, p.npairs, shared_bytes, stream, &cfg, &attr[0]);
-    // Programmatic dependent launch (allow_dependent_launch / wait_for_prologue in the kernels):
-    // the trellis launches while the prologue ends. A device or driver that refuses the attribute
-    // gets the plain launch (and keeps it); CVIS_ACTIONMATCH_NO_PDL=1 asks for it, for timings.
-    static std::atomic<bool> pdl{std::getenv("CVIS_ACTIONMATCH_NO_PDL") == nullptr};
     if (pdl.load()) {
       attr[1] = cudaLaunchAttribute{};
       attr[1].id = cudaLaunchAttributeProgrammaticStreamSerialization;

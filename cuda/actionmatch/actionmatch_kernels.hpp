@@ -131,6 +131,12 @@ struct Problem {
   int32_t fold = 0, row_bound = 0;
   // The per-b minima are 32-bit keys v >> q_shift (the host: M x dummy_q >> q_shift < 2^31).
   int32_t q_shift = 0;
+  // CVIS_ACTIONMATCH_CLUSTER_RULE=adaptive (README.md, "Eighth round"): when not null, every block
+  // of the folded trellis writes {cells settled by the per-b test, cells} over its rows to
+  // settle_out[2 blockIdx.x ..] (pinned host memory), from which the host chooses the next call's
+  // blocks per pair. Null: nothing counted (the default).
+  uint32_t* settle_out = nullptr;
+  int32_t count_settle = 0; // settle_out is set (a launch parameter of the shared layout)
 };
 
 // Threads of a trellis block (power of two; at least kMaxModelNodes, the backtracking keeps the
@@ -140,10 +146,12 @@ inline constexpr int kTrellisThreads = 1024;
 // Byte offsets of the trellis kernel's dynamic shared memory: the reduction scratch (always),
 // then, when chosen, the scene tables (int32), the block's angle table (16-byte aligned), its ray
 // directions, the pair's unary table, the two alpha rows, the pair's argmin tables (uint16) and the
-// block's cell plans (16-byte aligned), and for the folded trellis its three rows of per-b minima.
+// block's cell plans (16-byte aligned), and for the folded trellis its three rows of per-b minima
+// (and with the adaptive cluster rule the warps' counts of settled cells).
 // Used by the host to size the launch and by the kernel.
 struct SharedLayout {
-  size_t tables = 0, tri = 0, dir = 0, unary = 0, alpha = 0, beta = 0, plan = 0, q = 0, bytes = 0;
+  size_t tables = 0, tri = 0, dir = 0, unary = 0, alpha = 0, beta = 0, plan = 0, q = 0, settle = 0,
+         bytes = 0;
 };
 // Entries of one of the folded trellis's three per-b minimum rows (b = 0 .. S).
 CVIS_HD int64_t fold_q_entries(const Problem& p) {
@@ -178,6 +186,9 @@ CVIS_HD SharedLayout shared_layout(const Problem& p, int threads) {
   l.q = at;
   if (p.fold)
     at += 3 * 4 * static_cast<size_t>(fold_q_entries(p));
+  l.settle = at;
+  if (p.fold && p.count_settle)
+    at += 2 * 4 * static_cast<size_t>(threads / 32); // per warp: cells settled, cells
   l.bytes = at;
   return l;
 }
@@ -200,10 +211,23 @@ Status allow_trellis_shared(size_t bytes);
 // Most blocks of one pair's cluster (a portable cluster size).
 inline constexpr int kMaxTrellisCluster = 8;
 
-// Blocks per pair for a trellis launch of `pairs` pairs: the largest power of two <= 8 with K
-// pairs <= the SM count, when the device launches clusters, the kernel was compiled for compute_90
-// or later and one such cluster fits; else 1 (one block per pair).
-int trellis_cluster(int pairs, size_t shared_bytes);
+// Blocks per pair for a trellis launch of `pairs` pairs whose largest row has `max_cells` cells:
+// 1 when a row fits one round of one block (max_cells <= kTrellisThreads: every cell has a lane
+// of its own, README.md "Eighth round", the cluster would only add its per-row barrier and remote
+// stores); otherwise the largest power of two <= 8 with K pairs <= the SM count, when the device
+// launches clusters, the kernel was compiled for compute_90 or later and one such cluster fits;
+// else 1. CVIS_ACTIONMATCH_CLUSTER_RULE=sms drops the first rule (the seventh round's choice),
+// CVIS_ACTIONMATCH_MAX_CLUSTER=N caps K.
+// settled: the fraction of the cells that the previous call's folded trellis settled before their
+// candidate loop (CVIS_ACTIONMATCH_CLUSTER_RULE=adaptive), or a negative value when unknown; with
+// the adaptive rule a one-round problem gets K = 1 only when it is known and at least
+// kAdaptiveSettled (README.md, "Eighth round").
+int trellis_cluster(int pairs, size_t shared_bytes, int max_cells, double settled = -1);
+inline constexpr double kAdaptiveSettled = 0.35;
+// Which rule trellis_cluster applies (CVIS_ACTIONMATCH_CLUSTER_RULE: unset = size, "sms",
+// "adaptive"), read per call.
+enum class ClusterRule { kSize, kSms, kAdaptive };
+ClusterRule cluster_rule();
 
 // One launch before the trellis: the ray directions of every scene node's window (the host's
 // detail::scene_directions; one thread per ray), the angle table of every block (when use_tri;

@@ -9,6 +9,7 @@
 #include <cstdlib>
 
 #include "actionmatch.hpp"
+#include "actionmatch_layout.hpp"
 #include "actionmatch_test_util.hpp"
 #include "test_images.hpp"
 
@@ -198,11 +199,27 @@ TEST(ActionMatchGpu, WithoutAngleTableEqualCpu) {
   unsetenv("CVIS_ACTIONMATCH_NO_ANGLE_TABLE");
 }
 
+// The most cells of one trellis row over the blocks (the layouts' count, which the CUDA backend
+// uses to choose the blocks per pair).
+int max_row_cells(const std::vector<Graph>& blocks, const Params& p) {
+  int most = 0;
+  for (const Graph& g : blocks) {
+    detail::SceneLayout L;
+    EXPECT_TRUE(detail::scene_layout(g, p, &L).ok());
+    most = std::max(most, static_cast<int>(L.cells));
+  }
+  return most;
+}
+
 // The folded trellis (README.md, "Seventh round") against the sixth round's kernel
 // (CVIS_ACTIONMATCH_FOLD=0) and without its per-b minima (CVIS_ACTIONMATCH_NO_ROW_BOUND=1): all
 // three equal the CPU, on small tie-rich problems (random W_d from 0, so that the dummy ties and
 // wins, and every causality and T) and on 60-node blocks with a cheap dummy (most cells settled by
-// the per-b minima) and a dear one (few). The statistics say which kernel ran.
+// the per-b minima) and a dear one (few). The statistics say which kernel ran. Each mode also
+// with CVIS_ACTIONMATCH_CLUSTER_RULE=sms (README.md, "Eighth round"), so that on an sm_90 device
+// the cluster version runs these small problems too (the default rule gives them one block per
+// pair: checked), and the folded kernel once with the adaptive rule (its counters; on an sm_90
+// device K then changes between calls).
 TEST(ActionMatchGpu, FoldedTrellisEqualCpu) {
   CVIS_REQUIRE_GPU();
   Pair m = matchers();
@@ -210,12 +227,19 @@ TEST(ActionMatchGpu, FoldedTrellisEqualCpu) {
     const char* fold;
     const char* no_row_bound;
     int folded;
+    const char* rule;
   };
-  const Mode modes[] = {{nullptr, nullptr, 1}, {"0", nullptr, 0}, {nullptr, "1", 1}};
+  const Mode modes[] = {{nullptr, nullptr, 1, nullptr},   {"0", nullptr, 0, nullptr},
+                        {nullptr, "1", 1, nullptr},       {nullptr, nullptr, 1, "sms"},
+                        {"0", nullptr, 0, "sms"},         {nullptr, "1", 1, "sms"},
+                        {nullptr, nullptr, 1, "adaptive"}};
   const bool race = cvis::test::sanitizer_tool("racecheck");
   for (const Mode& mode : modes) {
     const std::string what = std::string("FOLD=") + (mode.fold ? mode.fold : "-") +
-                             " NO_ROW_BOUND=" + (mode.no_row_bound ? mode.no_row_bound : "-");
+                             " NO_ROW_BOUND=" + (mode.no_row_bound ? mode.no_row_bound : "-") +
+                             " CLUSTER_RULE=" + (mode.rule ? mode.rule : "-");
+    if (mode.rule)
+      setenv("CVIS_ACTIONMATCH_CLUSTER_RULE", mode.rule, 1);
     if (mode.fold)
       setenv("CVIS_ACTIONMATCH_FOLD", mode.fold, 1);
     if (mode.no_row_bound)
@@ -262,6 +286,20 @@ TEST(ActionMatchGpu, FoldedTrellisEqualCpu) {
       ASSERT_TRUE(
           m.gpu->match(blocks.data(), static_cast<int>(blocks.size()), &rg, &sg, nullptr).ok());
       EXPECT_EQ(sg.folded, mode.folded) << what;
+      // The size rule: one block per pair when the largest row fits one block's threads.
+      // The adaptive rule's count: a fraction, and with the cheap dummy some cells settle.
+      if (mode.rule && std::string(mode.rule) == "adaptive") {
+        EXPECT_GE(sg.settled, 0.0) << what << " W_d " << w;
+        EXPECT_LE(sg.settled, 1.0) << what << " W_d " << w;
+        if (w < 1) {
+          EXPECT_GT(sg.settled, 0.0) << what << " W_d " << w;
+        }
+      } else {
+        EXPECT_EQ(sg.settled, -1.0) << what << " W_d " << w;
+      }
+      if (!mode.rule && max_row_cells(blocks, p) <= 1024) {
+        EXPECT_EQ(sg.blocks_per_pair, 1) << what << " W_d " << w;
+      }
       ASSERT_EQ(rc.size(), rg.size());
       for (size_t i = 0; i < rc.size(); ++i) {
         EXPECT_EQ(rg[i], rc[i]) << what << " W_d " << w << " pair " << i << ": gpu "
@@ -270,6 +308,7 @@ TEST(ActionMatchGpu, FoldedTrellisEqualCpu) {
     }
     unsetenv("CVIS_ACTIONMATCH_FOLD");
     unsetenv("CVIS_ACTIONMATCH_NO_ROW_BOUND");
+    unsetenv("CVIS_ACTIONMATCH_CLUSTER_RULE");
   }
 }
 

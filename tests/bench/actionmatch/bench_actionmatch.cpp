@@ -27,7 +27,10 @@
 // every distortion term (cuda/actionmatch/README.md, fifth round); W_d = 10 gives optima with
 // real nodes (17% dummies) and a bound that skips about 12% of them: the other regime.
 // The trellis kernel: the folded one where it applies (cuda/actionmatch/README.md, seventh round;
-// "folded trellis" after the setup's times), CVIS_ACTIONMATCH_FOLD=0 the sixth round's.
+// "folded trellis" after the setup's times), CVIS_ACTIONMATCH_FOLD=0 the sixth round's. "K n" is
+// the blocks per pair of the last call (eighth round: 1 where a row fits one block, C and D;
+// CVIS_ACTIONMATCH_CLUSTER_RULE=sms the seventh round's choice, =adaptive the opt-in rule, which
+// also prints the share of cells settled early).
 // Exit status: 0 when every check passed, 1 on an error or mismatch.
 #include <cuda_runtime_api.h>
 
@@ -282,10 +285,14 @@ int main(int argc, char** argv) {
       row.exact = s.ok() && rc == rg;
       all_ok = all_ok && row.exact;
     }
-    std::printf("%-36s %6.3f ms/call (stream %6.3f ms), %lld cells, %lld evaluations%s%s\n",
+    // (K and, with CVIS_ACTIONMATCH_CLUSTER_RULE=adaptive, the settled share of the last call.)
+    char settled[48] = "";
+    if (row.stats.settled >= 0)
+      std::snprintf(settled, sizeof settled, ", %.1f%% settled", 100 * row.stats.settled);
+    std::printf("%-36s %6.3f ms/call (stream %6.3f ms), %lld cells, %lld evaluations%s, K %d%s%s\n",
                 su.name, row.wall_ms, row.stream_ms, static_cast<long long>(row.stats.cells),
                 static_cast<long long>(row.stats.evaluations),
-                row.stats.folded ? ", folded trellis" : "",
+                row.stats.folded ? ", folded trellis" : "", row.stats.blocks_per_pair, settled,
                 cpu ? (row.exact ? ", CPU identical" : ", CPU MISMATCH") : "");
     const detail::CudaMatchProfile& q = row.prof;
     std::printf("  host: layouts %.3f, pack %.3f, enqueue %.3f, wait %.3f, unpack %.3f ms; device: "
