@@ -10,6 +10,8 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdlib>
+#include <cstring>
 #include <random>
 #include <string>
 
@@ -94,6 +96,33 @@ void compare(const std::vector<GroupResult>& cpu, const std::vector<GroupResult>
   }
 }
 
+// Bit-exact agreement of two runs of the CUDA engine (the kernels of two versions).
+void compare_bits(const std::vector<GroupResult>& a, const std::vector<GroupResult>& b) {
+  ASSERT_EQ(a.size(), b.size());
+  for (size_t g = 0; g < a.size(); ++g) {
+    const std::string at = "group " + std::to_string(g);
+    ASSERT_EQ(a[g].top.size(), b[g].top.size()) << at;
+    for (size_t k = 0; k < a[g].top.size(); ++k) {
+      EXPECT_EQ(a[g].top[k].index, b[g].top[k].index) << at << " hit " << k;
+      EXPECT_EQ(std::memcmp(&a[g].top[k].distance, &b[g].top[k].distance, sizeof(double)), 0)
+          << at << " distance " << a[g].top[k].distance << " vs " << b[g].top[k].distance;
+      EXPECT_EQ(std::memcmp(&a[g].top[k].score, &b[g].top[k].score, sizeof(double)), 0)
+          << at << " score " << a[g].top[k].score << " vs " << b[g].top[k].score;
+    }
+    EXPECT_EQ(a[g].sums, b[g].sums) << at;
+    ASSERT_EQ(a[g].cov.size(), b[g].cov.size());
+    for (size_t k = 0; k < a[g].cov.size(); ++k)
+      EXPECT_EQ(std::memcmp(&a[g].cov[k], &b[g].cov[k], sizeof(double)), 0) << at << " cov " << k;
+    EXPECT_EQ(a[g].overflow, b[g].overflow);
+    ASSERT_EQ(a[g].below.size(), b[g].below.size()) << at;
+    for (size_t k = 0; k < a[g].below.size(); ++k) {
+      EXPECT_EQ(a[g].below[k].index, b[g].below[k].index) << at << " below " << k;
+      EXPECT_EQ(std::memcmp(&a[g].below[k].distance, &b[g].below[k].distance, sizeof(double)), 0)
+          << at << " below " << k;
+    }
+  }
+}
+
 struct PassCase {
   PixelFormat format;
   int w, h;
@@ -170,6 +199,30 @@ TEST_P(EngineParity, RandomPasses) {
     const Status st = gpu->run(pass, &rg, stream.get());
     ASSERT_TRUE(st.ok()) << st.to_string();
     compare(rc, rg);
+    {
+      // The kernels of the previous version stay behind A/B switches (CVIS_RCDTRACK_WINDOWS=old:
+      // one thread per window for JBLD; CVIS_RCDTRACK_ROWS=old: the narrow-chunk row kernel of
+      // the integrals): the same bits of every result.
+      const char* names[2] = {"CVIS_RCDTRACK_WINDOWS", "CVIS_RCDTRACK_ROWS"};
+      std::string keep[2];
+      bool had[2];
+      for (int v = 0; v < 2; ++v) {
+        const char* e = std::getenv(names[v]);
+        had[v] = e != nullptr;
+        keep[v] = e ? e : "";
+        setenv(names[v], "old", 1);
+      }
+      std::vector<GroupResult> ro;
+      const Status so = gpu->run(pass, &ro, stream.get());
+      for (int v = 0; v < 2; ++v) {
+        if (had[v])
+          setenv(names[v], keep[v].c_str(), 1);
+        else
+          unsetenv(names[v]);
+      }
+      ASSERT_TRUE(so.ok()) << so.to_string();
+      compare_bits(ro, rg);
+    }
   }
 }
 
@@ -177,6 +230,7 @@ INSTANTIATE_TEST_SUITE_P(
     Cases, EngineParity,
     ::testing::Values(
         PassCase{PixelFormat::kRGBA, 97, 71, 12, "thesis", 1, Distance::kJbld},
+        PassCase{PixelFormat::kNV12, 88, 62, 2, "thesis", 5, Distance::kJbld}, // the chain's
         PassCase{PixelFormat::kNV12, 83, 65, 6, "x,y,r,g,b,ix,iy", 5, Distance::kJbld},
         PassCase{PixelFormat::kBGR, 75, 57, 3, "tuzel", 5, Distance::kFoerstner},
         PassCase{PixelFormat::kI420, 64, 49, 0, "r,g", 1, Distance::kFoerstner},
