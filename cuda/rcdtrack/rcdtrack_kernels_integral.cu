@@ -51,17 +51,10 @@ __device__ __forceinline__ int64_t shfl_ll(int64_t v, int src) {
 // luma tile with a one-pixel halo, the features of every pixel, the cell sums of every plane, and a
 // warp scan per plane continuing the running total of the previous chunks. Writes entry
 // (j + 1, i + 1) of the row's planes (row prefix sums of the cell sums) and the zero column.
-__global__ void __launch_bounds__(kRowThreads)
-    integral_rows_kernel(PixelSource src, Layout L, const DevIntegral* integrals, int n_integrals,
-                         int64_t* base) {
-  __shared__ short lum[(kMaxCell + 2) * (kRowChunk + 2)];
-  __shared__ short feat[kMaxFeatures][kMaxCell][kRowChunk];
-  __shared__ int64_t cs[kMaxPlanes][kRowChunk];
-  __shared__ int64_t carry[kMaxPlanes];
-
-  const int k = find_integral_by_row(integrals, n_integrals, blockIdx.x);
-  const DevIntegral R = integrals[k];
-  const int j = blockIdx.x - R.row_first;
+// The body, on the caller's shared arrays (lum: (kMaxCell + 2) x (kRowChunk + 2), cs, carry).
+__device__ void rows_narrow(const PixelSource& src, const Layout& L, const DevIntegral& R, int j,
+                            int64_t* base, short* lum, short (*feat)[kMaxCell][kRowChunk],
+                            int64_t (*cs)[kRowChunk], int64_t* carry) {
   const int c = R.cell;
   const int y0 = R.y + j * c;
   const int cells_per_chunk = kRowChunk / c;
@@ -140,34 +133,50 @@ __global__ void __launch_bounds__(kRowThreads)
   }
 }
 
-// The same row pass with wide chunks (issue 13): kWidePixels pixels per chunk (256 pixels of one
-// row at cell 1, 2 x 128 at cell 2, 4 x 64 at cell 4, 8 x 64 at cell 8) instead of 64 columns, and
-// the cell sums computed inside the scan (each lane its cells, no shared cell-sum array and no
-// barrier between them): at cell 1 a 1920-pixel row is 8 chunks instead of 30 (two barriers each
-// instead of four) and every thread computes a pixel's features instead of one in four. The
-// entries are the same integers (exact sums, any order). CVIS_RCDTRACK_ROWS=old selects
-// integral_rows_kernel (A/B timing).
-constexpr int kWidePixels = 256;
-
-__host__ __device__ constexpr int wide_cols(int cell) { // pixel columns of a chunk
-  return kWidePixels / cell > kRowChunk ? kWidePixels / cell : kRowChunk;
+__global__ void __launch_bounds__(kRowThreads)
+    integral_rows_kernel(PixelSource src, Layout L, const DevIntegral* integrals, int n_integrals,
+                         int64_t* base) {
+  __shared__ short lum[(kMaxCell + 2) * (kRowChunk + 2)];
+  __shared__ short feat[kMaxFeatures][kMaxCell][kRowChunk];
+  __shared__ int64_t cs[kMaxPlanes][kRowChunk];
+  __shared__ int64_t carry[kMaxPlanes];
+  const int k = find_integral_by_row(integrals, n_integrals, blockIdx.x);
+  const DevIntegral R = integrals[k];
+  rows_narrow(src, L, R, blockIdx.x - R.row_first, base, lum, feat, cs, carry);
 }
+
+// The same row pass with wide chunks at cells 1 and 2 (issue 13): 256 pixels per chunk (one row
+// of 256 at cell 1, 2 x 128 at cell 2) instead of 64 columns, and the cell sums computed inside the
+// scan (each lane its cells, 32 apart; no shared cell-sum array, no barrier between them): at cell
+// 1 a 1920-pixel row is 8 chunks instead of 30, two barriers each instead of four, and every thread
+// computes a pixel's features instead of one in four. Cells 4 and 8 keep rows_narrow (a chunk
+// holds 16 or 8 cells there: lanes per plane would idle, while the narrow kernel spreads each
+// cell's c^2 products over the block's threads). The entries are the same integers (exact sums,
+// any order). CVIS_RCDTRACK_ROWS=old selects integral_rows_kernel for every cell (A/B timing).
+constexpr int kWidePixels = 256;
 
 __global__ void __launch_bounds__(kRowThreads)
     integral_rows_wide_kernel(PixelSource src, Layout L, const DevIntegral* integrals,
                               int n_integrals, int64_t* base) {
-  // Largest tiles: (1 + 2) x (256 + 2) luma at cell 1, 8 x 64 = 512 feature pixels at cell 8.
+  // (1 + 2) x (256 + 2) luma at cell 1 (the narrow path's (8 + 2) x (64 + 2) fits in it); features
+  // of 256 pixels, or rows_narrow's 8 x 64 at cells 4 and 8.
   __shared__ short lum[3 * (kWidePixels + 2)];
   __shared__ short feat[kMaxFeatures][kMaxCell * kRowChunk];
+  __shared__ int64_t cs[kMaxPlanes][kRowChunk]; // rows_narrow only
   __shared__ int64_t carry[kMaxPlanes];
+  static_assert(3 * (kWidePixels + 2) >= (kMaxCell + 2) * (kRowChunk + 2), "luma tile");
 
   const int k = find_integral_by_row(integrals, n_integrals, blockIdx.x);
   const DevIntegral R = integrals[k];
   const int j = blockIdx.x - R.row_first;
+  if (R.cell > 2) {
+    rows_narrow(src, L, R, j, base, lum,
+                reinterpret_cast<short(*)[kMaxCell][kRowChunk]>(&feat[0][0]), cs, carry);
+    return;
+  }
   const int c = R.cell;
   const int y0 = R.y + j * c;
-  const int cols = wide_cols(c);
-  const int cells_per_chunk = cols / c;
+  const int cells_per_chunk = kWidePixels / (c * c); // 256 pixel columns at cell 1, 128 at 2
   const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
   const int64_t row_stride = R.cols + 1;
   int64_t* row = base + R.offset + (j + 1) * row_stride;

@@ -204,8 +204,9 @@ __global__ void __launch_bounds__(kWindowThreads, (N <= 5 && kKind == Distance::
 // is computed when four parts did not rule the window out (its own test then follows the sum).
 inline constexpr int kPartThreads = 2 * kWindowThreads;
 
-template <int N, int NS>
-__global__ void __launch_bounds__(kPartThreads, N <= 5 ? 2 : 1)
+// kMinBlocks: 2 per SM (128 registers) up to 5 features; 1 and 3 only for timing (windows_variant).
+template <int N, int NS, int kMinBlocks = (N <= 5 ? 2 : 1)>
+__global__ void __launch_bounds__(kPartThreads, kMinBlocks)
     windows_parts_kernel(Layout L, const DevGroup* groups, const DevGrid* grids,
                          const DevIntegral* integrals, const ModelData* models,
                          const int* block_work, const int64_t* base, DevHit* cand, DevHit* below,
@@ -410,12 +411,32 @@ __global__ void __launch_bounds__(kReduceThreads)
         p < L.planes ? box_sum(I, p, cx0, cy0, cw, ch) : static_cast<int64_t>(gr.ww) * gr.wh;
 }
 
-// CVIS_RCDTRACK_WINDOWS=old: the thread-per-window kernel for the JBLD distance (A/B timing, same
-// results); otherwise windows_parts_kernel. The Foerstner distance always takes windows_kernel.
-// Read at every pass (a few per frame), so that a test can compare both in one process.
-bool parts_kernel_enabled() {
+// CVIS_RCDTRACK_WINDOWS: "old" -> windows_kernel (one thread per window) for the JBLD distance;
+// "parts1" / "parts3" -> windows_parts_kernel held at 1 / 3 blocks per SM (up to 255 / 85
+// registers) instead of 2 (128), for 5 features without coordinates only (the chain's), to time
+// the registers-against-occupancy trade-off; otherwise windows_parts_kernel. Same results in every
+// case. The Foerstner distance always takes windows_kernel. Read at every pass (a few per frame),
+// so that a test can compare them in one process. Returns 0 (old), 1, 2 (default) or 3.
+int windows_variant() {
   const char* v = std::getenv("CVIS_RCDTRACK_WINDOWS");
-  return !(v && std::strcmp(v, "old") == 0);
+  if (!v)
+    return 2;
+  if (std::strcmp(v, "old") == 0)
+    return 0;
+  if (std::strcmp(v, "parts1") == 0)
+    return 1;
+  if (std::strcmp(v, "parts3") == 0)
+    return 3;
+  return 2;
+}
+
+template <int N, int NS, int kMinBlocks>
+void launch_parts(const Layout& layout, const DevGroup* groups, const DevGrid* grids,
+                  const DevIntegral* integrals, const ModelData* models, const int* block_work,
+                  int n_blocks, const int64_t* base, DevHit* cand, DevHit* below, int* below_count,
+                  unsigned long long* bounds, cudaStream_t stream) {
+  windows_parts_kernel<N, NS, kMinBlocks><<<n_blocks, kPartThreads, 0, stream>>>(
+      layout, groups, grids, integrals, models, block_work, base, cand, below, below_count, bounds);
 }
 
 template <int N>
@@ -424,15 +445,27 @@ Status launch_n(const Layout& layout, Distance distance, const DevGroup* groups,
                 const int* block_work, int n_blocks, const int64_t* base, DevHit* cand,
                 DevHit* below, int* below_count, unsigned long long* bounds, DevResult* results,
                 cudaStream_t stream) {
-  if (n_blocks > 0 && distance == Distance::kJbld && parts_kernel_enabled()) {
-    if (layout.ns == 0) // the thesis's features
-      windows_parts_kernel<N, 0><<<n_blocks, kPartThreads, 0, stream>>>(
-          layout, groups, grids, integrals, models, block_work, base, cand, below, below_count,
-          bounds);
-    else
-      windows_parts_kernel<N, -1><<<n_blocks, kPartThreads, 0, stream>>>(
-          layout, groups, grids, integrals, models, block_work, base, cand, below, below_count,
-          bounds);
+  const int variant = windows_variant();
+  if (n_blocks > 0 && distance == Distance::kJbld && variant != 0) {
+    constexpr int kDefault = N <= 5 ? 2 : 1;
+    bool launched = false;
+    if constexpr (N == 5) { // the timing variants exist for the chain's layout only
+      if (layout.ns == 0 && (variant == 1 || variant == 3)) {
+        if (variant == 1)
+          launch_parts<N, 0, 1>(layout, groups, grids, integrals, models, block_work, n_blocks,
+                                base, cand, below, below_count, bounds, stream);
+        else
+          launch_parts<N, 0, 3>(layout, groups, grids, integrals, models, block_work, n_blocks,
+                                base, cand, below, below_count, bounds, stream);
+        launched = true;
+      }
+    }
+    if (!launched && layout.ns == 0) // the thesis's features
+      launch_parts<N, 0, kDefault>(layout, groups, grids, integrals, models, block_work, n_blocks,
+                                   base, cand, below, below_count, bounds, stream);
+    else if (!launched)
+      launch_parts<N, -1, kDefault>(layout, groups, grids, integrals, models, block_work, n_blocks,
+                                    base, cand, below, below_count, bounds, stream);
     CVIS_CUDA_CHECK_LAUNCH(stream, "windows_parts_kernel");
   } else if (n_blocks > 0 && distance == Distance::kJbld) {
     windows_kernel<N, Distance::kJbld><<<n_blocks, kWindowThreads, 0, stream>>>(
