@@ -204,6 +204,17 @@ __global__ void __launch_bounds__(kWindowThreads, (N <= 5 && kKind == Distance::
 // is computed when four parts did not rule the window out (its own test then follows the sum).
 inline constexpr int kPartThreads = 2 * kWindowThreads;
 
+// The ring's distance as a call, not inlined: inlined, its 2 x n(n+3)/2 box sums took the part
+// kernel's register demand from ~120 to ~250 (ptxas, n = 2..5, unbounded) and its spills at 128
+// registers from 40 B to 122 B (n = 5); one call per window costs little. L in shared memory: a
+// kernel parameter passed by reference would be copied to each thread's stack (280 B).
+template <int N, int NS>
+__device__ __noinline__ double ring_distance(const Layout& L, IntegralRef I, int cols, int rows,
+                                             int cell, int cx0, int cy0, int cw, int ch,
+                                             const ModelData& m) {
+  return context_distance<N, NS>(L, Distance::kJbld, I, cols, rows, cell, cx0, cy0, cw, ch, m);
+}
+
 // kMinBlocks: 2 per SM (128 registers) up to 5 features; 1 and 3 only for timing (windows_variant).
 template <int N, int NS, int kMinBlocks = (N <= 5 ? 2 : 1)>
 __global__ void __launch_bounds__(kPartThreads, kMinBlocks)
@@ -214,6 +225,7 @@ __global__ void __launch_bounds__(kPartThreads, kMinBlocks)
   __shared__ ModelData model;
   __shared__ double s_part[kMaxParts + 1][kWindowThreads]; // part distances, then the ring's
   __shared__ double s_bound;
+  __shared__ Layout s_layout; // for ring_distance
 
   const int gi = block_work[2 * blockIdx.x], chunk = block_work[2 * blockIdx.x + 1];
   const DevGroup G = groups[gi];
@@ -224,6 +236,8 @@ __global__ void __launch_bounds__(kPartThreads, kMinBlocks)
          t += kPartThreads)
       dst[t] = src[t];
   }
+  if (threadIdx.x == 1)
+    s_layout = L;
   if (threadIdx.x == 0) // one reading for the block: a window's two threads decide alike
     s_bound =
         G.prune ? bound_value(*static_cast<volatile unsigned long long*>(&bounds[gi])) : HUGE_VAL;
@@ -285,8 +299,7 @@ __global__ void __launch_bounds__(kPartThreads, kMinBlocks)
         window_covariance<N, NS>(L, I, c, px, py, pw, ph, true, C);
         d = jbld<N>(model.a[task], model.logdet[task], C);
       } else {
-        d = context_distance<N, NS>(L, Distance::kJbld, I, R.cols, R.rows, c, cx0, cy0, cw, ch,
-                                    model);
+        d = ring_distance<N, NS>(s_layout, I, R.cols, R.rows, c, cx0, cy0, cw, ch, model);
       }
       s_part[task][slot] = d;
     }
