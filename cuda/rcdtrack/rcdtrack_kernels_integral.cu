@@ -2,6 +2,9 @@
 // image of a frame at once, no transposes). The feature images themselves are never stored: the
 // row kernel computes luma, features and products of its pixels in shared memory and writes the
 // row prefix sums of the cell sums; the column kernel adds the rows up in place, coalesced.
+#include <cstdlib>
+#include <cstring>
+
 #include "common/cuda/check.hpp"
 #include "common/cuda/preload.hpp"
 #include "rcdtrack_kernels.hpp"
@@ -48,17 +51,10 @@ __device__ __forceinline__ int64_t shfl_ll(int64_t v, int src) {
 // luma tile with a one-pixel halo, the features of every pixel, the cell sums of every plane, and a
 // warp scan per plane continuing the running total of the previous chunks. Writes entry
 // (j + 1, i + 1) of the row's planes (row prefix sums of the cell sums) and the zero column.
-__global__ void __launch_bounds__(kRowThreads)
-    integral_rows_kernel(PixelSource src, Layout L, const DevIntegral* integrals, int n_integrals,
-                         int64_t* base) {
-  __shared__ short lum[(kMaxCell + 2) * (kRowChunk + 2)];
-  __shared__ short feat[kMaxFeatures][kMaxCell][kRowChunk];
-  __shared__ int64_t cs[kMaxPlanes][kRowChunk];
-  __shared__ int64_t carry[kMaxPlanes];
-
-  const int k = find_integral_by_row(integrals, n_integrals, blockIdx.x);
-  const DevIntegral R = integrals[k];
-  const int j = blockIdx.x - R.row_first;
+// The body, on the caller's shared arrays (lum: (kMaxCell + 2) x (kRowChunk + 2), cs, carry).
+__device__ void rows_narrow(const PixelSource& src, const Layout& L, const DevIntegral& R, int j,
+                            int64_t* base, short* lum, short (*feat)[kMaxCell][kRowChunk],
+                            int64_t (*cs)[kRowChunk], int64_t* carry) {
   const int c = R.cell;
   const int y0 = R.y + j * c;
   const int cells_per_chunk = kRowChunk / c;
@@ -137,6 +133,124 @@ __global__ void __launch_bounds__(kRowThreads)
   }
 }
 
+__global__ void __launch_bounds__(kRowThreads)
+    integral_rows_kernel(PixelSource src, Layout L, const DevIntegral* integrals, int n_integrals,
+                         int64_t* base) {
+  __shared__ short lum[(kMaxCell + 2) * (kRowChunk + 2)];
+  __shared__ short feat[kMaxFeatures][kMaxCell][kRowChunk];
+  __shared__ int64_t cs[kMaxPlanes][kRowChunk];
+  __shared__ int64_t carry[kMaxPlanes];
+  const int k = find_integral_by_row(integrals, n_integrals, blockIdx.x);
+  const DevIntegral R = integrals[k];
+  rows_narrow(src, L, R, blockIdx.x - R.row_first, base, lum, feat, cs, carry);
+}
+
+// The same row pass with wide chunks at cells 1 and 2 (issue 13): 256 pixels per chunk (one row
+// of 256 at cell 1, 2 x 128 at cell 2) instead of 64 columns, and the cell sums computed inside the
+// scan (each lane its cells, 32 apart; no shared cell-sum array, no barrier between them): at cell
+// 1 a 1920-pixel row is 8 chunks instead of 30, two barriers each instead of four, and every thread
+// computes a pixel's features instead of one in four. Cells 4 and 8 keep rows_narrow (a chunk
+// holds 16 or 8 cells there: lanes per plane would idle, while the narrow kernel spreads each
+// cell's c^2 products over the block's threads). The entries are the same integers (exact sums,
+// any order). CVIS_RCDTRACK_ROWS=old selects integral_rows_kernel for every cell (A/B timing).
+constexpr int kWidePixels = 256;
+
+__global__ void __launch_bounds__(kRowThreads)
+    integral_rows_wide_kernel(PixelSource src, Layout L, const DevIntegral* integrals,
+                              int n_integrals, int64_t* base) {
+  // (1 + 2) x (256 + 2) luma at cell 1 (the narrow path's (8 + 2) x (64 + 2) fits in it); features
+  // of 256 pixels, or rows_narrow's 8 x 64 at cells 4 and 8.
+  __shared__ short lum[3 * (kWidePixels + 2)];
+  __shared__ short feat[kMaxFeatures][kMaxCell * kRowChunk];
+  __shared__ int64_t cs[kMaxPlanes][kRowChunk]; // rows_narrow only
+  __shared__ int64_t carry[kMaxPlanes];
+  static_assert(3 * (kWidePixels + 2) >= (kMaxCell + 2) * (kRowChunk + 2), "luma tile");
+
+  const int k = find_integral_by_row(integrals, n_integrals, blockIdx.x);
+  const DevIntegral R = integrals[k];
+  const int j = blockIdx.x - R.row_first;
+  if (R.cell > 2) {
+    rows_narrow(src, L, R, j, base, lum,
+                reinterpret_cast<short(*)[kMaxCell][kRowChunk]>(&feat[0][0]), cs, carry);
+    return;
+  }
+  const int c = R.cell;
+  const int y0 = R.y + j * c;
+  const int cells_per_chunk = kWidePixels / (c * c); // 256 pixel columns at cell 1, 128 at 2
+  const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
+  const int64_t row_stride = R.cols + 1;
+  int64_t* row = base + R.offset + (j + 1) * row_stride;
+
+  for (int p = tid; p < L.planes; p += kRowThreads) {
+    carry[p] = 0;
+    row[p * R.plane_stride] = 0;
+  }
+  for (int i0 = 0; i0 < R.cols; i0 += cells_per_chunk) {
+    const int ncells = min(cells_per_chunk, R.cols - i0);
+    const int px0 = R.x + i0 * c, npx = ncells * c;
+    // Luma of rows y0-1 .. y0+c and columns px0-1 .. px0+npx, clamped to the frame. The barrier
+    // before the next chunk's features is the next chunk's first one (the scan reads only feat).
+    const int tw = npx + 2, th = c + 2;
+    for (int t = tid; t < tw * th; t += kRowThreads) {
+      const int r = t / tw, q = t - r * tw;
+      const int yy = min(max(y0 - 1 + r, 0), src.height - 1);
+      const int xx = min(max(px0 - 1 + q, 0), src.width - 1);
+      lum[r * tw + q] = static_cast<short>(luma_of(fetch_rgb(src, xx, yy)));
+    }
+    __syncthreads();
+    for (int t = tid; t < c * npx; t += kRowThreads) {
+      const int r = t / npx, q = t - r * npx;
+      int l[9];
+      for (int dy = 0; dy < 3; ++dy)
+        for (int dx = 0; dx < 3; ++dx)
+          l[dy * 3 + dx] = lum[(r + dy) * tw + q + dx];
+      const Rgb8 col = fetch_rgb(src, px0 + q, y0 + r);
+      for (int a = 0; a < L.nf; ++a)
+        feat[a][r * npx + q] = static_cast<short>(feature_value(L.kind[L.ns + a], l, col));
+    }
+    __syncthreads();
+    // Per plane (one warp): cells lane, lane + 32, ... of the chunk; each round's cell sums, a
+    // warp scan, the running total in carry[p] (this warp's only).
+    for (int p = warp; p < L.planes; p += kRowThreads / 32) {
+      const PlaneDesc d = L.plane[p];
+      const short* fa_row = feat[d.kind == kCross ? d.b : d.a];
+      const short* fb_row = feat[d.b];
+      int64_t run = carry[p];
+      int64_t* out = row + p * R.plane_stride + i0 + 1;
+      for (int b = 0; b < ncells; b += 32) {
+        const int i = b + lane;
+        int64_t s = 0;
+        if (i < ncells) {
+          for (int dy = 0; dy < c; ++dy) {
+            for (int dx = 0; dx < c; ++dx) {
+              const int q = dy * npx + i * c + dx;
+              const int64_t fa = fa_row[q];
+              if (d.kind == kFirst)
+                s += fa;
+              else if (d.kind == kSecond)
+                s += fa * fb_row[q];
+              else // coordinate relative to the region times the feature
+                s += fa * (d.a == 0 ? (i0 + i) * c + dx : j * c + dy);
+            }
+          }
+        }
+        int64_t x = s;
+        for (int e = 1; e < 32; e *= 2) {
+          const int64_t y = shfl_ll(x, lane >= e ? lane - e : lane);
+          if (lane >= e)
+            x += y;
+        }
+        if (i < ncells)
+          out[i] = run + x;
+        run += shfl_ll(x, 31);
+      }
+      __syncwarp(); // every lane has read carry[p]
+      if (lane == 0)
+        carry[p] = run;
+    }
+  }
+}
+
 // The column sums: per (integral, plane, column) the running sum down the column, in place; row 0
 // is zero. A block holds 32 columns (one per lane, coalesced) and kColSegments threads per column,
 // each owning a run of rows: the run's total first, then the totals of the runs above it (shared
@@ -202,9 +316,16 @@ Status launch_integrals(const PixelSource& src, const Layout& layout, const DevI
                         cudaStream_t stream) {
   if (n_integrals <= 0)
     return Status::Ok();
-  integral_rows_kernel<<<total_rows, kRowThreads, 0, stream>>>(src, layout, integrals, n_integrals,
-                                                               base);
-  CVIS_CUDA_CHECK_LAUNCH(stream, "integral_rows_kernel");
+  const char* rows = std::getenv("CVIS_RCDTRACK_ROWS"); // "old": A/B timing, same integers
+  if (rows && std::strcmp(rows, "old") == 0) {
+    integral_rows_kernel<<<total_rows, kRowThreads, 0, stream>>>(src, layout, integrals,
+                                                                 n_integrals, base);
+    CVIS_CUDA_CHECK_LAUNCH(stream, "integral_rows_kernel");
+  } else {
+    integral_rows_wide_kernel<<<total_rows, kRowThreads, 0, stream>>>(src, layout, integrals,
+                                                                      n_integrals, base);
+    CVIS_CUDA_CHECK_LAUNCH(stream, "integral_rows_wide_kernel");
+  }
   const unsigned blocks = static_cast<unsigned>((total_cols + 31) / 32);
   integral_cols_kernel<<<blocks, dim3(32, kColSegments), 0, stream>>>(integrals, n_integrals,
                                                                       total_cols, base);

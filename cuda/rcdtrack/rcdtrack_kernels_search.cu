@@ -3,6 +3,7 @@
 // (the thesis keeps a block per window and the matrix in shared memory); each block keeps its best
 // windows (thesis Sec. 4.1, "Finding the Best Match on GPU", here with the index order as tie
 // break); a second kernel merges them per group, so only the winners leave the device.
+#include <cstdlib>
 #include <cstring>
 
 #include "common/cuda/check.hpp"
@@ -56,9 +57,10 @@ struct PruneStop {
   }
 };
 
-// Block-wide argmin of (score, index) in shared arrays of blockDim.x entries (destroyed).
-__device__ void block_argmin(double* s, int64_t* idx, double* ds) {
-  for (int half = blockDim.x / 2; half > 0; half /= 2) {
+// Block-wide argmin of (score, index) in shared arrays of n entries (destroyed; n a power of two
+// up to blockDim.x; every thread of the block calls it).
+__device__ void block_argmin(double* s, int64_t* idx, double* ds, int n) {
+  for (int half = n / 2; half > 0; half /= 2) {
     if (threadIdx.x < half) {
       const int o = threadIdx.x + half;
       if (hit_before(s[o], idx[o], s[threadIdx.x], idx[threadIdx.x])) {
@@ -67,6 +69,57 @@ __device__ void block_argmin(double* s, int64_t* idx, double* ds) {
         ds[threadIdx.x] = ds[o];
       }
     }
+    __syncthreads();
+  }
+}
+
+// A window under the group's threshold goes to the group's candidate list (when it collects).
+__device__ void collect_below(const DevGroup& G, double score, double dist, int64_t w,
+                              DevHit* below, int* below_count) {
+  if (G.below_group >= 0 && dist < G.threshold) {
+    const int slot = atomicAdd(&below_count[G.below_group], 1);
+    if (slot < kMaxCandidates) {
+      DevHit h;
+      h.score = score;
+      h.distance = dist;
+      h.index = w;
+      below[G.below_base + slot] = h;
+    }
+  }
+}
+
+// The block's top-k of its kWindowThreads windows: k rounds of argmin, each excluding the windows
+// already taken. Thread t < kWindowThreads holds window t's score, distance and index (-1: none);
+// every thread of the block calls it (the others only take part in the barriers). The first
+// round's winner lowers the group's bound for the later blocks (pruning groups).
+__device__ void block_top_k(const DevGroup& G, int gi, int chunk, double score, double dist,
+                            int64_t index, DevHit* cand, unsigned long long* bounds) {
+  __shared__ double s_score[kWindowThreads], s_dist[kWindowThreads];
+  __shared__ int64_t s_idx[kWindowThreads];
+  __shared__ int64_t taken_index;
+  const bool holder = threadIdx.x < kWindowThreads;
+  bool taken = index < 0;
+  for (int r = 0; r < G.top_k; ++r) {
+    if (holder) {
+      s_score[threadIdx.x] = taken ? HUGE_VAL : score;
+      s_dist[threadIdx.x] = taken ? HUGE_VAL : dist;
+      s_idx[threadIdx.x] = taken ? (int64_t(1) << 62) : index;
+    }
+    __syncthreads();
+    block_argmin(s_score, s_idx, s_dist, kWindowThreads);
+    if (threadIdx.x == 0) {
+      DevHit h;
+      h.score = s_score[0];
+      h.distance = s_dist[0];
+      h.index = s_idx[0] == (int64_t(1) << 62) ? -1 : s_idx[0];
+      cand[static_cast<int64_t>(G.first_block + chunk) * kMaxTopK + r] = h;
+      taken_index = h.index;
+      if (r == 0 && G.prune && h.index >= 0 && h.score < HUGE_VAL)
+        atomicMin(&bounds[gi], bound_key(h.score)); // the later blocks' bound
+    }
+    __syncthreads();
+    if (!taken && index == taken_index)
+      taken = true;
     __syncthreads();
   }
 }
@@ -84,9 +137,6 @@ __global__ void __launch_bounds__(kWindowThreads, (N <= 5 && kKind == Distance::
                    const int64_t* base, DevHit* cand, DevHit* below, int* below_count,
                    unsigned long long* bounds) {
   __shared__ ModelData model;
-  __shared__ double s_score[kWindowThreads], s_dist[kWindowThreads];
-  __shared__ int64_t s_idx[kWindowThreads];
-  __shared__ int64_t taken_index;
 
   const int gi = block_work[2 * blockIdx.x], chunk = block_work[2 * blockIdx.x + 1];
   const DevGroup G = groups[gi];
@@ -132,40 +182,166 @@ __global__ void __launch_bounds__(kWindowThreads, (N <= 5 && kKind == Distance::
       dist = score = 0.0;
     }
     index = w;
-    if (G.below_group >= 0 && dist < G.threshold) {
-      const int slot = atomicAdd(&below_count[G.below_group], 1);
-      if (slot < kMaxCandidates) {
-        DevHit h;
-        h.score = score;
-        h.distance = dist;
-        h.index = w;
-        below[G.below_base + slot] = h;
+    collect_below(G, score, dist, w, below, below_count);
+  }
+  block_top_k(G, gi, chunk, score, dist, index, cand, bounds);
+}
+
+// The same search with one thread per part of a window (issue 13). A window's five part
+// covariances and distances (and the context ring's) are independent until their sum, so they run
+// on different threads: thread t of the block's kPartThreads works for window t % kWindowThreads,
+// half h = t / kWindowThreads (warp-uniform) on the window's tasks h, h + 2, h + 4 (tasks: parts
+// 0..P-1, then the ring), one per round, each with the shared functions of rcdtrack_math.hpp;
+// the part distances meet in shared memory and one thread per window adds them in the order of
+// window_distance and forms the score as search_score does: the same bits as windows_kernel and
+// the CPU reference. A thread's chain is a third of a window's (~4 k dependent FP64
+// instructions), registers drop from 168 to a part's, twice as many threads per window are
+// resident: the small passes (a few blocks per SM) and the loads of the corners get more in
+// flight. The early exit becomes a test at the start of each round against the parts of the
+// rounds before (any subset of the parts gives the same kind of lower bound: the sum of a subset's
+// distances minus their largest is at most the sum of all minus the largest, distances being >=
+// 0); both threads of a window make the same decisions (same shared values, same bound), the ring
+// is computed when four parts did not rule the window out (its own test then follows the sum).
+inline constexpr int kPartThreads = 2 * kWindowThreads;
+
+// The ring's distance as a call, not inlined: inlined, its 2 x n(n+3)/2 box sums took the part
+// kernel's register demand from ~120 to ~250 (ptxas, n = 2..5, unbounded) and its spills at 128
+// registers from 40 B to 122 B (n = 5); one call per window costs little. L in shared memory: a
+// kernel parameter passed by reference would be copied to each thread's stack (280 B).
+template <int N, int NS>
+__device__ __noinline__ double ring_distance(const Layout& L, IntegralRef I, int cols, int rows,
+                                             int cell, int cx0, int cy0, int cw, int ch,
+                                             const ModelData& m) {
+  return context_distance<N, NS>(L, Distance::kJbld, I, cols, rows, cell, cx0, cy0, cw, ch, m);
+}
+
+// kMinBlocks: 2 per SM (128 registers) up to 5 features; 1 and 3 only for timing (windows_variant).
+template <int N, int NS, int kMinBlocks = (N <= 5 ? 2 : 1)>
+__global__ void __launch_bounds__(kPartThreads, kMinBlocks)
+    windows_parts_kernel(Layout L, const DevGroup* groups, const DevGrid* grids,
+                         const DevIntegral* integrals, const ModelData* models,
+                         const int* block_work, const int64_t* base, DevHit* cand, DevHit* below,
+                         int* below_count, unsigned long long* bounds) {
+  __shared__ ModelData model;
+  __shared__ double s_part[kMaxParts + 1][kWindowThreads]; // part distances, then the ring's
+  __shared__ double s_bound;
+  __shared__ Layout s_layout; // for ring_distance
+
+  const int gi = block_work[2 * blockIdx.x], chunk = block_work[2 * blockIdx.x + 1];
+  const DevGroup G = groups[gi];
+  if (G.model >= 0) { // the group's model, once per block
+    const double* src = reinterpret_cast<const double*>(&models[G.model]);
+    double* dst = reinterpret_cast<double*>(&model);
+    for (int t = threadIdx.x; t < static_cast<int>(sizeof(ModelData) / sizeof(double));
+         t += kPartThreads)
+      dst[t] = src[t];
+  }
+  if (threadIdx.x == 1)
+    s_layout = L;
+  if (threadIdx.x == 0) // one reading for the block: a window's two threads decide alike
+    s_bound =
+        G.prune ? bound_value(*static_cast<volatile unsigned long long*>(&bounds[gi])) : HUGE_VAL;
+  __syncthreads();
+
+  const int slot = threadIdx.x % kWindowThreads, half = threadIdx.x / kWindowThreads;
+  const int64_t w = static_cast<int64_t>(chunk) * kWindowThreads + slot;
+  const bool valid = w < G.windows;
+  const int P = L.parts;
+  const bool ring = G.model >= 0 && G.prior.context_weight > 0.0;
+  const int tasks = P + (ring ? 1 : 0);
+  int grid = G.first_grid, x0 = 0, y0 = 0;
+  if (valid)
+    decode_window(G, grids, w, &grid, &x0, &y0);
+  const DevGrid& gr = grids[grid];
+  const DevIntegral R = integrals[G.integral];
+  const IntegralRef I{base + R.offset, R.plane_stride, R.cols + 1};
+  const int c = R.cell;
+  const int cx0 = (x0 - R.x) / c, cy0 = (y0 - R.y) / c, cw = gr.ww / c, ch = gr.wh / c;
+  // See windows_kernel: a window whose score is provably above a score already found is dropped.
+  PruneStop stop;
+  stop.motion = stop.scale = 0.0;
+  if (valid)
+    prior_terms(G.prior, x0, y0, gr.ww, gr.wh, gr.ln_factor, &stop.motion, &stop.scale);
+  stop.context = G.prior.context_weight > 0.0 ? G.prior.context_weight : 0.0;
+  const double bound = s_bound;
+  stop.limit = bound < HUGE_VAL ? bound + 1e-7 * (1.0 + fabs(bound)) : HUGE_VAL;
+
+  bool alive = valid && G.model >= 0;
+  for (int r = 0; 2 * r < tasks; ++r) {
+    if (r > 0)
+      __syncthreads(); // the parts of the rounds before are in s_part
+    if (alive) {
+      // window_distance's test over parts 0 .. 2r - 1 (parts 0..3 before the last part and the
+      // ring): two infinite parts, or the lower bound above the limit.
+      const int done = 2 * r < P ? 2 * r : P;
+      double sum = 0.0, worst = 0.0;
+      int infinite = 0;
+      for (int p = 0; p < done; ++p) {
+        const double d = s_part[p][slot];
+        if (!(d < HUGE_VAL)) {
+          ++infinite;
+        } else {
+          sum = sum + d;
+          worst = d > worst ? d : worst;
+        }
+      }
+      if (infinite > 1 || stop(infinite ? sum : sum - worst))
+        alive = false;
+    }
+    const int task = 2 * r + half;
+    if (alive && task < tasks) {
+      double d;
+      if (task < P) {
+        int px, py, pw, ph;
+        part_box(task, cx0, cy0, cw, ch, &px, &py, &pw, &ph);
+        constexpr int T = N * (N + 1) / 2;
+        double C[T];
+        window_covariance<N, NS>(L, I, c, px, py, pw, ph, true, C);
+        d = jbld<N>(model.a[task], model.logdet[task], C);
+      } else {
+        d = ring_distance<N, NS>(s_layout, I, R.cols, R.rows, c, cx0, cy0, cw, ch, model);
+      }
+      s_part[task][slot] = d;
+    }
+  }
+  __syncthreads();
+
+  double score = HUGE_VAL, dist = HUGE_VAL;
+  int64_t index = -1;
+  if (valid && half == 0) {
+    if (G.model < 0) {
+      dist = score = 0.0;
+    } else if (alive) {
+      // window_distance's sum (same order), then search_score's terms.
+      double sum = 0.0, worst = 0.0;
+      int infinite = 0;
+      for (int p = 0; p < P; ++p) {
+        const double d = s_part[p][slot];
+        if (!(d < HUGE_VAL)) {
+          ++infinite;
+        } else {
+          sum = sum + d;
+          worst = d > worst ? d : worst;
+        }
+      }
+      if (P == 1)
+        dist = infinite ? HUGE_VAL : sum;
+      else if (infinite == 0)
+        dist = sum - worst;
+      else
+        dist = infinite == 1 ? sum : HUGE_VAL;
+      if (dist < HUGE_VAL && !stop(dist)) {
+        score = window_score(dist, G.prior, x0, y0, gr.ww, gr.wh, gr.ln_factor);
+        if (G.prior.context_weight > 0.0)
+          score = score - G.prior.context_weight * s_part[P][slot];
+      } else {
+        dist = HUGE_VAL; // score stays HUGE_VAL
       }
     }
+    index = w;
+    collect_below(G, score, dist, w, below, below_count);
   }
-  // The block's top-k: k rounds of argmin, each excluding the windows already taken.
-  bool taken = index < 0;
-  for (int r = 0; r < G.top_k; ++r) {
-    s_score[threadIdx.x] = taken ? HUGE_VAL : score;
-    s_dist[threadIdx.x] = taken ? HUGE_VAL : dist;
-    s_idx[threadIdx.x] = taken ? (int64_t(1) << 62) : index;
-    __syncthreads();
-    block_argmin(s_score, s_idx, s_dist);
-    if (threadIdx.x == 0) {
-      DevHit h;
-      h.score = s_score[0];
-      h.distance = s_dist[0];
-      h.index = s_idx[0] == (int64_t(1) << 62) ? -1 : s_idx[0];
-      cand[static_cast<int64_t>(G.first_block + chunk) * kMaxTopK + r] = h;
-      taken_index = h.index;
-      if (r == 0 && G.prune && h.index >= 0 && h.score < HUGE_VAL)
-        atomicMin(&bounds[gi], bound_key(h.score)); // the later blocks' bound
-    }
-    __syncthreads();
-    if (!taken && index == taken_index)
-      taken = true;
-    __syncthreads();
-  }
+  block_top_k(G, gi, chunk, score, dist, index, cand, bounds);
 }
 
 // One block per group: the group's top-k from its blocks' candidates, then the best window's
@@ -212,7 +388,7 @@ __global__ void __launch_bounds__(kReduceThreads)
     s_dist[threadIdx.x] = bd;
     s_idx[threadIdx.x] = bi;
     __syncthreads();
-    block_argmin(s_score, s_idx, s_dist);
+    block_argmin(s_score, s_idx, s_dist, blockDim.x);
     if (threadIdx.x == 0) {
       const bool none = r >= G.top_k || s_idx[0] == (int64_t(1) << 62);
       res->top[r].score = s_score[0];
@@ -248,13 +424,63 @@ __global__ void __launch_bounds__(kReduceThreads)
         p < L.planes ? box_sum(I, p, cx0, cy0, cw, ch) : static_cast<int64_t>(gr.ww) * gr.wh;
 }
 
+// CVIS_RCDTRACK_WINDOWS: "old" -> windows_kernel (one thread per window) for the JBLD distance;
+// "parts1" / "parts3" -> windows_parts_kernel held at 1 / 3 blocks per SM (up to 255 / 85
+// registers) instead of 2 (128), for 5 features without coordinates only (the chain's), to time
+// the registers-against-occupancy trade-off; otherwise windows_parts_kernel. Same results in every
+// case. The Foerstner distance always takes windows_kernel. Read at every pass (a few per frame),
+// so that a test can compare them in one process. Returns 0 (old), 1, 2 (default) or 3.
+int windows_variant() {
+  const char* v = std::getenv("CVIS_RCDTRACK_WINDOWS");
+  if (!v)
+    return 2;
+  if (std::strcmp(v, "old") == 0)
+    return 0;
+  if (std::strcmp(v, "parts1") == 0)
+    return 1;
+  if (std::strcmp(v, "parts3") == 0)
+    return 3;
+  return 2;
+}
+
+template <int N, int NS, int kMinBlocks>
+void launch_parts(const Layout& layout, const DevGroup* groups, const DevGrid* grids,
+                  const DevIntegral* integrals, const ModelData* models, const int* block_work,
+                  int n_blocks, const int64_t* base, DevHit* cand, DevHit* below, int* below_count,
+                  unsigned long long* bounds, cudaStream_t stream) {
+  windows_parts_kernel<N, NS, kMinBlocks><<<n_blocks, kPartThreads, 0, stream>>>(
+      layout, groups, grids, integrals, models, block_work, base, cand, below, below_count, bounds);
+}
+
 template <int N>
 Status launch_n(const Layout& layout, Distance distance, const DevGroup* groups, int n_groups,
                 const DevGrid* grids, const DevIntegral* integrals, const ModelData* models,
                 const int* block_work, int n_blocks, const int64_t* base, DevHit* cand,
                 DevHit* below, int* below_count, unsigned long long* bounds, DevResult* results,
                 cudaStream_t stream) {
-  if (n_blocks > 0 && distance == Distance::kJbld) {
+  const int variant = windows_variant();
+  if (n_blocks > 0 && distance == Distance::kJbld && variant != 0) {
+    constexpr int kDefault = N <= 5 ? 2 : 1;
+    bool launched = false;
+    if constexpr (N == 5) { // the timing variants exist for the chain's layout only
+      if (layout.ns == 0 && (variant == 1 || variant == 3)) {
+        if (variant == 1)
+          launch_parts<N, 0, 1>(layout, groups, grids, integrals, models, block_work, n_blocks,
+                                base, cand, below, below_count, bounds, stream);
+        else
+          launch_parts<N, 0, 3>(layout, groups, grids, integrals, models, block_work, n_blocks,
+                                base, cand, below, below_count, bounds, stream);
+        launched = true;
+      }
+    }
+    if (!launched && layout.ns == 0) // the thesis's features
+      launch_parts<N, 0, kDefault>(layout, groups, grids, integrals, models, block_work, n_blocks,
+                                   base, cand, below, below_count, bounds, stream);
+    else if (!launched)
+      launch_parts<N, -1, kDefault>(layout, groups, grids, integrals, models, block_work, n_blocks,
+                                    base, cand, below, below_count, bounds, stream);
+    CVIS_CUDA_CHECK_LAUNCH(stream, "windows_parts_kernel");
+  } else if (n_blocks > 0 && distance == Distance::kJbld) {
     windows_kernel<N, Distance::kJbld><<<n_blocks, kWindowThreads, 0, stream>>>(
         layout, groups, grids, integrals, models, block_work, base, cand, below, below_count,
         bounds);

@@ -252,13 +252,15 @@ CVIS_HD int packed(int i, int j) {
 // cells are `cell` pixels wide: C_ij = (N S_ij - S_i S_j) / N / (N - 1), the numerator exact, then
 // spatial rows divided by the window's width (x) or height (y) (scale normalisation) and, when
 // `ridge`, the layout's ridge added to the variances. Output: packed lower triangle. first[] gets
-// the first-order sums of the non-spatial features when not null.
-template <int N>
+// the first-order sums of the non-spatial features when not null. NS >= 0: the layout has NS
+// spatial features (L.ns == NS; the same operations, with the branches on ns resolved at compile
+// time: fewer registers in the kernels), -1: read from L.
+template <int N, int NS = -1>
 CVIS_HD void window_covariance(const Layout& L, const IntegralRef& I, int cell, int cx0, int cy0,
                                int cw, int ch, bool ridge, double* C, int64_t* first = nullptr) {
   // Arrays are indexed by the matrix row (a compile-time index once unrolled), so that they stay in
-  // registers; the spatial count ns is a run-time value.
-  const int ns = L.ns;
+  // registers; the spatial count ns is a run-time value unless NS gives it.
+  const int ns = NS >= 0 ? NS : L.ns;
   const int64_t w = static_cast<int64_t>(cw) * cell, h = static_cast<int64_t>(ch) * cell;
   const int64_t n = w * h;
   const SpatialSums sp =
@@ -549,7 +551,7 @@ CVIS_HD double window_distance(const Layout& L, Distance kind, const IntegralRef
 inline constexpr double kContextMargin = 0.2;
 inline constexpr double kContextCap = 1.0;
 
-template <int N>
+template <int N, int NS = -1> // NS: as in window_covariance
 CVIS_HD double context_distance(const Layout& L, Distance kind, const IntegralRef& I, int cols,
                                 int rows, int cell, int cx0, int cy0, int cw, int ch,
                                 const ModelData& m) {
@@ -562,7 +564,7 @@ CVIS_HD double context_distance(const Layout& L, Distance kind, const IntegralRe
       (static_cast<int64_t>(ox1 - ox0) * (oy1 - oy0) - static_cast<int64_t>(cw) * ch) * c2;
   if (n < 16)
     return 0.0;
-  const int ns = L.ns;
+  const int ns = NS >= 0 ? NS : L.ns;
   int64_t s1[N];
   RCD_UNROLL
   for (int i = 0; i < N; ++i)

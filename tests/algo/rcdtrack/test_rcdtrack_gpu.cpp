@@ -11,6 +11,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
+#include <cstring>
 #include <random>
 #include <string>
 
@@ -95,6 +97,56 @@ void compare(const std::vector<GroupResult>& cpu, const std::vector<GroupResult>
   }
 }
 
+// Sets an environment variable for its lifetime (the kernels' A/B switches are read at every
+// pass), then restores it.
+class ScopedEnv {
+public:
+  ScopedEnv(const char* name, const char* value) : name_(name) {
+    const char* e = std::getenv(name);
+    had_ = e != nullptr;
+    old_ = e ? e : "";
+    setenv(name, value, 1);
+  }
+  ~ScopedEnv() {
+    if (had_)
+      setenv(name_, old_.c_str(), 1);
+    else
+      unsetenv(name_);
+  }
+
+private:
+  const char* name_;
+  bool had_ = false;
+  std::string old_;
+};
+
+// Bit-exact agreement of two runs of the CUDA engine (the kernels of two versions).
+void compare_bits(const std::vector<GroupResult>& a, const std::vector<GroupResult>& b) {
+  ASSERT_EQ(a.size(), b.size());
+  for (size_t g = 0; g < a.size(); ++g) {
+    const std::string at = "group " + std::to_string(g);
+    ASSERT_EQ(a[g].top.size(), b[g].top.size()) << at;
+    for (size_t k = 0; k < a[g].top.size(); ++k) {
+      EXPECT_EQ(a[g].top[k].index, b[g].top[k].index) << at << " hit " << k;
+      EXPECT_EQ(std::memcmp(&a[g].top[k].distance, &b[g].top[k].distance, sizeof(double)), 0)
+          << at << " distance " << a[g].top[k].distance << " vs " << b[g].top[k].distance;
+      EXPECT_EQ(std::memcmp(&a[g].top[k].score, &b[g].top[k].score, sizeof(double)), 0)
+          << at << " score " << a[g].top[k].score << " vs " << b[g].top[k].score;
+    }
+    EXPECT_EQ(a[g].sums, b[g].sums) << at;
+    ASSERT_EQ(a[g].cov.size(), b[g].cov.size());
+    for (size_t k = 0; k < a[g].cov.size(); ++k)
+      EXPECT_EQ(std::memcmp(&a[g].cov[k], &b[g].cov[k], sizeof(double)), 0) << at << " cov " << k;
+    EXPECT_EQ(a[g].overflow, b[g].overflow);
+    ASSERT_EQ(a[g].below.size(), b[g].below.size()) << at;
+    for (size_t k = 0; k < a[g].below.size(); ++k) {
+      EXPECT_EQ(a[g].below[k].index, b[g].below[k].index) << at << " below " << k;
+      EXPECT_EQ(std::memcmp(&a[g].below[k].distance, &b[g].below[k].distance, sizeof(double)), 0)
+          << at << " below " << k;
+    }
+  }
+}
+
 struct PassCase {
   PixelFormat format;
   int w, h;
@@ -171,6 +223,22 @@ TEST_P(EngineParity, RandomPasses) {
     const Status st = gpu->run(pass, &rg, stream.get());
     ASSERT_TRUE(st.ok()) << st.to_string();
     compare(rc, rg);
+    // The kernels of the previous version stay behind A/B switches (CVIS_RCDTRACK_WINDOWS=old: one
+    // thread per window for JBLD; CVIS_RCDTRACK_ROWS=old: the narrow-chunk row kernel of the
+    // integrals), and the part kernel has two timing variants (parts1, parts3: other register
+    // budgets): the same bits of every result.
+    const char* variants[3][2] = {{"old", "old"}, {"parts1", "new"}, {"parts3", "new"}};
+    for (const auto& v : variants) {
+      std::vector<GroupResult> ro;
+      {
+        ScopedEnv e1("CVIS_RCDTRACK_WINDOWS", v[0]), e2("CVIS_RCDTRACK_ROWS", v[1]);
+        const Status so = gpu->run(pass, &ro, stream.get());
+        ASSERT_TRUE(so.ok()) << so.to_string();
+      }
+      compare_bits(ro, rg);
+      if (::testing::Test::HasFailure())
+        FAIL() << "CVIS_RCDTRACK_WINDOWS=" << v[0] << " CVIS_RCDTRACK_ROWS=" << v[1];
+    }
   }
 }
 
@@ -178,6 +246,7 @@ INSTANTIATE_TEST_SUITE_P(
     Cases, EngineParity,
     ::testing::Values(
         PassCase{PixelFormat::kRGBA, 97, 71, 12, "thesis", 1, Distance::kJbld},
+        PassCase{PixelFormat::kNV12, 88, 62, 2, "thesis", 5, Distance::kJbld}, // the chain's
         PassCase{PixelFormat::kNV12, 83, 65, 6, "x,y,r,g,b,ix,iy", 5, Distance::kJbld},
         PassCase{PixelFormat::kBGR, 75, 57, 3, "tuzel", 5, Distance::kFoerstner},
         PassCase{PixelFormat::kI420, 64, 49, 0, "r,g", 1, Distance::kFoerstner},
@@ -185,6 +254,67 @@ INSTANTIATE_TEST_SUITE_P(
         PassCase{PixelFormat::kxRGB, 90, 48, 7, "x,y,r,g,b,i,ix,iy,|ix|", 5, Distance::kJbld},
         PassCase{PixelFormat::kBGRA, 66, 54, 1, "r,g,b,i,ix,iy,|ix|,|iy|,|ixx|", 1,
                  Distance::kJbld}));
+
+// The row pass walks each cell row in chunks (256 pixels; 64 columns in the previous kernel):
+// regions many chunks wide at every cell size, a window every 3 cells, every window's distance
+// collected (threshold 1e300): the CPU reference and both row kernels agree (the random passes'
+// regions are at most one chunk wide at cells 1 and 2).
+TEST(EngineParity, WideIntegrals) {
+  CVIS_REQUIRE_GPU();
+  const int w = 1100, h = 40;
+  HostImage img = test::make_random(PixelFormat::kRGBA, w, h, 8, 5u);
+  FeatureSet fs;
+  std::string err;
+  ASSERT_TRUE(parse_features("x,y,r,g,b,ix,iy", &fs, &err)) << err;
+  const Layout L = make_layout(fs, 1.0, 1);
+  std::unique_ptr<Engine> cpu = make_cpu_engine(), gpu = make_cuda_engine();
+  ASSERT_TRUE(cpu->configure(L, Distance::kJbld, w, h, PixelFormat::kRGBA).ok());
+  ASSERT_TRUE(gpu->configure(L, Distance::kJbld, w, h, PixelFormat::kRGBA).ok());
+  ASSERT_TRUE(cpu->set_frame(img.view(), nullptr).ok());
+  Pass models;
+  add_describe(&models, {400, 10, 32, 16});
+  std::vector<GroupResult> mr;
+  ASSERT_TRUE(cpu->run(models, &mr, nullptr).ok());
+  Pass pass;
+  ModelData d;
+  ASSERT_TRUE(prepare_model(L, mr[0].cov, &d));
+  pass.models.push_back(d);
+  for (int cell : {1, 2, 4, 8}) {
+    const int k = static_cast<int>(pass.integrals.size());
+    const IntegralSpec is{3, 2, (w - 3) / cell, std::min(3, (h - 2) / cell), cell};
+    pass.integrals.push_back(is);
+    GridSpec gr;
+    gr.x0 = is.x;
+    gr.y0 = is.y;
+    gr.step = 3 * cell;
+    gr.ww = 4 * cell;
+    gr.wh = 2 * cell;
+    gr.nx = (is.cols - 4) / 3 + 1;
+    gr.ny = (is.rows - 2) / 3 + 1;
+    pass.grids.push_back(gr);
+    GroupSpec gs;
+    gs.integral = k;
+    gs.model = 0;
+    gs.first_grid = k;
+    gs.grid_count = 1;
+    gs.threshold = 1e300;
+    pass.groups.push_back(gs);
+  }
+  std::vector<GroupResult> rc, rg, ro;
+  ASSERT_TRUE(cpu->run(pass, &rc, nullptr).ok());
+  DeviceImage dev(img.view());
+  Stream stream;
+  ASSERT_TRUE(gpu->set_frame(dev.view(), stream.get()).ok());
+  ASSERT_TRUE(gpu->run(pass, &rg, stream.get()).ok());
+  compare(rc, rg);
+  for (const GroupResult& r : rg)
+    EXPECT_GT(r.below.size(), 40u); // every window (distances are finite)
+  {
+    ScopedEnv e("CVIS_RCDTRACK_ROWS", "old");
+    ASSERT_TRUE(gpu->run(pass, &ro, stream.get()).ok());
+  }
+  compare_bits(ro, rg);
+}
 
 // Exactness at 2K: the sums of the whole 2048x1152 frame with the largest feature values (a
 // 0/255 checkerboard of 1-pixel cells gives Sobel responses of +-1020) equal the pixel-by-pixel
