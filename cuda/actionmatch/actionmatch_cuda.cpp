@@ -375,7 +375,8 @@ public:
     k.assignment =
         reinterpret_cast<int32_t*>(h_out_.get() + pairs_.size() * sizeof(kernels::PairResult));
     k.settle_out = adaptive ? reinterpret_cast<uint32_t*>(h_out_.get() + settle_at) : nullptr;
-    k.cluster = kernels::trellis_cluster(k.npairs, smem, max_cells, adaptive ? settled_ : -1.0);
+    k.cluster = kernels::trellis_cluster(k.npairs, smem, max_cells, adaptive ? settled_ : -1.0,
+                                         max_model_nodes_, &k.threads);
     if (stats) {
       stats->blocks_per_pair = k.cluster;
       stats->folded = k.fold;

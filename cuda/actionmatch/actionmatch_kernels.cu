@@ -636,6 +636,12 @@ __global__ void __launch_bounds__(kTrellisThreads) trellis_kernel(Problem p) {
   }
   row_barrier(K);
 
+  // The warp of the state (dummy, dummy), below: the one with the least work in the last round.
+  const int dd0 = (((C + NG - 1) / NG) & 1) ? NT - 32 : 0;
+  // The three rows of per-b minima rotate (read: row r + 1's, written: row r's, reset: the one
+  // row r - 1 writes), as offsets rather than (r + k) % 3 per row.
+  int q_nx = (M % 3) * QS, q_cu = ((M - 1) % 3) * QS, q_ol = ((M + 1) % 3) * QS;
+
   // Eq. (11) for r = M - 1, eq. (10) down to r = 2: row r reads row r + 1.
   for (int r = M - 1; r >= 2; --r) {
     const ModelRow row = mrows[r];
@@ -650,12 +656,18 @@ __global__ void __launch_bounds__(kTrellisThreads) trellis_kernel(Problem p) {
     // minima of row r + 1 (read), of this row (written by the stores; none needed in row 2), and
     // the third, reset for row r - 1 (row r + 1 read it before the last barrier).
     const int64_t* u_prev = kFold ? U + static_cast<int64_t>(r - 1) * (S + 1) : nullptr;
-    const uint32_t* q_next = kFold ? q + ((r + 1) % 3) * QS : nullptr;
-    uint32_t* q_cur = kFold ? q + (r % 3) * QS : nullptr;
+    const uint32_t* q_next = kFold ? q + q_nx : nullptr;
+    uint32_t* q_cur = kFold ? q + q_cu : nullptr;
     if (kFold && row_bound) {
-      uint32_t* q_old = q + ((r + 2) % 3) * QS;
+      uint32_t* q_old = q + q_ol;
       for (int i = tid; i <= S; i += nt)
         q_old[i] = 0xFFFFFFFFu;
+    }
+    {
+      const int t0 = q_nx;
+      q_nx = q_cu;
+      q_cu = q_ol;
+      q_ol = t0;
     }
     for (int base = 0, k_round = 0; base < C; base += NG, ++k_round) {
       // Every lane of a warp runs every round (the group reduction below is warp-synchronous).
@@ -812,8 +824,6 @@ __global__ void __launch_bounds__(kTrellisThreads) trellis_kernel(Problem p) {
         store_beta(beta, cell, static_cast<uint16_t>(best == kInf ? 0 : arg), K, shared_beta);
       }
     }
-    // The warp of the state (dummy, dummy): the one with the least work in the last round.
-    const int dd0 = (((C + NG - 1) / NG) & 1) ? NT - 32 : 0;
     if (dummies && gt >= dd0 && gt < dd0 + 32) {
       // State (dummy, dummy): every scene node and the dummy are candidates, D = 0; one warp
       // reduces them without a block barrier.
@@ -997,7 +1007,7 @@ TrellisKernel trellis_for(const Problem& p) {
 
 // The launch configuration of a trellis launch in clusters of K blocks (cfg keeps a pointer to
 // attr; a caller may add attributes after it in an array and raise cfg->numAttrs).
-void cluster_config(int K, int pairs, size_t shared_bytes, cudaStream_t stream,
+void cluster_config(int K, int pairs, int threads, size_t shared_bytes, cudaStream_t stream,
                     cudaLaunchConfig_t* cfg, cudaLaunchAttribute* attr) {
   *attr = cudaLaunchAttribute{};
   attr->id = cudaLaunchAttributeClusterDimension;
@@ -1006,7 +1016,7 @@ void cluster_config(int K, int pairs, size_t shared_bytes, cudaStream_t stream,
   attr->val.clusterDim.z = 1;
   *cfg = cudaLaunchConfig_t{};
   cfg->gridDim = dim3(K * pairs);
-  cfg->blockDim = dim3(kTrellisThreads);
+  cfg->blockDim = dim3(threads);
   cfg->dynamicSmemBytes = shared_bytes;
   cfg->stream = stream;
   cfg->attrs = attr;
@@ -1023,7 +1033,7 @@ struct DeviceInfo {
 struct ClusterCache {
   std::mutex mu;
   std::map<int, DeviceInfo> device;
-  std::map<std::tuple<int, size_t, int>, bool> fits; // (device, shared bytes, K) -> one fits
+  std::map<std::tuple<int, size_t, int, int>, bool> fits; // (device, bytes, K, threads) -> fits
 };
 ClusterCache g_cluster_cache;
 
@@ -1074,7 +1084,44 @@ ClusterRule cluster_rule() {
   return ClusterRule::kSize;
 }
 
-int trellis_cluster(int pairs, size_t shared_bytes, int max_cells, double settled) {
+#if defined(CVIS_AM_CLUSTERS)
+namespace {
+
+// Blocks per pair asked for a one-round problem by the split launch: CVIS_ACTIONMATCH_SPLIT=K
+// (read per call, so that a test can run both launches in one process), else kDefaultSplit.
+int split_request() {
+  constexpr int kDefaultSplit = 1;
+  const char* e = std::getenv("CVIS_ACTIONMATCH_SPLIT");
+  return e ? std::max(1, std::atoi(e)) : kDefaultSplit;
+}
+
+// Whether one cluster of K blocks of `threads` threads and `shared_bytes` fits on the device
+// (cached: the occupancy query costs more than a small call). The caller holds the cache's mutex.
+bool cluster_fits(int dev, size_t shared_bytes, int K, int threads) {
+  ClusterCache& cache = g_cluster_cache;
+  const auto key = std::make_tuple(dev, shared_bytes, K, threads);
+  auto f = cache.fits.find(key);
+  if (f == cache.fits.end()) {
+    cudaLaunchConfig_t cfg;
+    cudaLaunchAttribute attr;
+    cluster_config(K, 1, threads, shared_bytes, nullptr, &cfg, &attr);
+    int active = 0;
+    const bool ok = cudaOccupancyMaxActiveClusters(&active, trellis_kernel<true, false>, &cfg) ==
+                        cudaSuccess &&
+                    active > 0;
+    if (!ok)
+      cudaGetLastError();
+    f = cache.fits.emplace(key, ok).first;
+  }
+  return f->second;
+}
+
+} // namespace
+#endif
+
+int trellis_cluster(int pairs, size_t shared_bytes, int max_cells, double settled,
+                    int max_model_nodes, int* threads) {
+  *threads = kTrellisThreads;
 #if defined(CVIS_AM_CLUSTERS)
   ClusterCache& cache = g_cluster_cache;
   if (pairs <= 0)
@@ -1084,46 +1131,44 @@ int trellis_cluster(int pairs, size_t shared_bytes, int max_cells, double settle
   const DeviceInfo* d = device_info(&dev);
   if (!d)
     return 1;
-  // The size rule (README.md, "Eighth round"): a row of at most kTrellisThreads cells is one round
-  // of one block, every cell with at least one lane; more blocks then only shorten each cell's
-  // candidate loop (G lanes instead of 1), and each row pays the cluster barrier and K remote
-  // stores per cell. CVIS_ACTIONMATCH_CLUSTER_RULE=sms chooses K from the SM count alone.
-  // (Read per call, so that a test can run every rule in one process.) The adaptive rule keeps
-  // the cluster for a one-round problem unless the previous call settled most cells early.
-  const ClusterRule rule = cluster_rule();
-  if (max_cells <= kTrellisThreads &&
-      (rule == ClusterRule::kSize ||
-       (rule == ClusterRule::kAdaptive && settled >= kAdaptiveSettled)))
-    return 1;
   const int cap = d->cap, sms = d->sms;
+  // The size rule (README.md, "Eighth round"): a row of at most kTrellisThreads cells is one round
+  // of one block, every cell with at least one lane; more blocks of kTrellisThreads then only
+  // shorten each cell's candidate loop (G lanes instead of 1), and each row pays the cluster
+  // barrier and K remote stores per cell. CVIS_ACTIONMATCH_CLUSTER_RULE=sms chooses K from the SM
+  // count alone. (Read per call, so that a test can run every rule in one process.) The adaptive
+  // rule keeps the cluster for a one-round problem unless the previous call settled most cells
+  // early.
+  const ClusterRule rule = cluster_rule();
+  if (max_cells <= kTrellisThreads && rule == ClusterRule::kSize) {
+    // The split launch (README.md, "Ninth round"): the one block's lanes over K SMs.
+    int K = 1;
+    const int want = std::min(split_request(), cap);
+    while (2 * K <= want && 2 * K * pairs <= sms && max_model_nodes <= kTrellisThreads / (2 * K))
+      K *= 2;
+    for (; K > 1; K /= 2)
+      if (cluster_fits(dev, shared_bytes, K, kTrellisThreads / K))
+        break;
+    *threads = kTrellisThreads / K;
+    return K;
+  }
+  if (max_cells <= kTrellisThreads && rule == ClusterRule::kAdaptive &&
+      settled >= kAdaptiveSettled)
+    return 1;
   int K = 1;
   while (2 * K <= cap && 2 * K * pairs <= sms)
     K *= 2;
   // Fewer when the device cannot hold one cluster of K such blocks.
-  for (; K > 1; K /= 2) {
-    const auto key = std::make_tuple(dev, shared_bytes, K);
-    auto f = cache.fits.find(key);
-    if (f == cache.fits.end()) {
-      cudaLaunchConfig_t cfg;
-      cudaLaunchAttribute attr;
-      cluster_config(K, 1, shared_bytes, nullptr, &cfg, &attr);
-      int active = 0;
-      const bool ok = cudaOccupancyMaxActiveClusters(&active, trellis_kernel<true, false>, &cfg) ==
-                          cudaSuccess &&
-                      active > 0;
-      if (!ok)
-        cudaGetLastError();
-      f = cache.fits.emplace(key, ok).first;
-    }
-    if (f->second)
+  for (; K > 1; K /= 2)
+    if (cluster_fits(dev, shared_bytes, K, kTrellisThreads))
       break;
-  }
   return K;
 #else
   (void)pairs;
   (void)shared_bytes;
   (void)max_cells;
   (void)settled;
+  (void)max_model_nodes;
   return 1;
 #endif
 }
@@ -1153,7 +1198,7 @@ Status launch_trellis(const Problem& p, size_t shared_bytes, cudaStream_t stream
       attr.val.programmaticStreamSerializationAllowed = 1;
       cudaLaunchConfig_t cfg{};
       cfg.gridDim = dim3(p.npairs);
-      cfg.blockDim = dim3(kTrellisThreads);
+      cfg.blockDim = dim3(p.threads);
       cfg.dynamicSmemBytes = shared_bytes;
       cfg.stream = stream;
       cfg.attrs = &attr;
@@ -1169,7 +1214,7 @@ Status launch_trellis(const Problem& p, size_t shared_bytes, cudaStream_t stream
   if (p.cluster > 1) {
     cudaLaunchConfig_t cfg;
     cudaLaunchAttribute attr[2];
-    cluster_config(p.cluster, p.npairs, shared_bytes, stream, &cfg, &attr[0]);
+    cluster_config(p.cluster, p.npairs, p.threads, shared_bytes, stream, &cfg, &attr[0]);
     if (pdl.load()) {
       attr[1] = cudaLaunchAttribute{};
       attr[1].id = cudaLaunchAttributeProgrammaticStreamSerialization;
@@ -1191,15 +1236,15 @@ Status launch_trellis(const Problem& p, size_t shared_bytes, cudaStream_t stream
   // (Each instantiation named: the CPU emulation rewrites launches of a kernel by its name.)
   const bool all_shared = use_shared_trellis(p);
   if (p.fold)
-    trellis_kernel<true, true, true><<<p.npairs, kTrellisThreads, shared_bytes, stream>>>(p);
+    trellis_kernel<true, true, true><<<p.npairs, p.threads, shared_bytes, stream>>>(p);
   else if (p.use_tri && all_shared)
-    trellis_kernel<true, true><<<p.npairs, kTrellisThreads, shared_bytes, stream>>>(p);
+    trellis_kernel<true, true><<<p.npairs, p.threads, shared_bytes, stream>>>(p);
   else if (p.use_tri)
-    trellis_kernel<true, false><<<p.npairs, kTrellisThreads, shared_bytes, stream>>>(p);
+    trellis_kernel<true, false><<<p.npairs, p.threads, shared_bytes, stream>>>(p);
   else if (all_shared)
-    trellis_kernel<false, true><<<p.npairs, kTrellisThreads, shared_bytes, stream>>>(p);
+    trellis_kernel<false, true><<<p.npairs, p.threads, shared_bytes, stream>>>(p);
   else
-    trellis_kernel<false, false><<<p.npairs, kTrellisThreads, shared_bytes, stream>>>(p);
+    trellis_kernel<false, false><<<p.npairs, p.threads, shared_bytes, stream>>>(p);
   CVIS_CUDA_CHECK_LAUNCH(stream, "trellis_kernel");
   return Status::Ok();
 }

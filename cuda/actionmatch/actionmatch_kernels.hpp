@@ -137,6 +137,9 @@ struct Problem {
   // blocks per pair. Null: nothing counted (the default).
   uint32_t* settle_out = nullptr;
   int32_t count_settle = 0; // settle_out is set (a launch parameter of the shared layout)
+  // Threads per trellis block: kTrellisThreads, or kTrellisThreads / cluster for a split launch
+  // (trellis_cluster()), whose K blocks together hold the threads of one block.
+  int32_t threads = 1024;
 };
 
 // Threads of a trellis block (power of two; at least kMaxModelNodes, the backtracking keeps the
@@ -222,7 +225,14 @@ inline constexpr int kMaxTrellisCluster = 8;
 // candidate loop (CVIS_ACTIONMATCH_CLUSTER_RULE=adaptive), or a negative value when unknown; with
 // the adaptive rule a one-round problem gets K = 1 only when it is known and at least
 // kAdaptiveSettled (README.md, "Eighth round").
-int trellis_cluster(int pairs, size_t shared_bytes, int max_cells, double settled = -1);
+// The split launch (README.md, "Ninth round"; CVIS_ACTIONMATCH_SPLIT=K, K > 1, or its default):
+// a one-round problem (the size rule's K = 1) is given K' = the largest power of two <= K with
+// K' pairs <= the SM count, of kTrellisThreads / K' threads each (*threads), so that the lanes
+// and the work order are those of one block, spread over K' SMs; only where the models have at
+// most kTrellisThreads / K' nodes (the backtracking's scratch) and one such cluster fits.
+// *threads is kTrellisThreads otherwise.
+int trellis_cluster(int pairs, size_t shared_bytes, int max_cells, double settled,
+                    int max_model_nodes, int* threads);
 inline constexpr double kAdaptiveSettled = 0.35;
 // Which rule trellis_cluster applies (CVIS_ACTIONMATCH_CLUSTER_RULE: unset = size, "sms",
 // "adaptive"), read per call.

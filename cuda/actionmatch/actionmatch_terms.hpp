@@ -131,6 +131,19 @@ CVIS_HD double wrap(double d) {
   return d;
 }
 
+// |wrap(d)| (inputs in [-2pi, 2pi]) as the smaller of |d| and 2pi - |d|, without branches: the same
+// bits as the magnitude of wrap(d), since d - 2pi and 2pi - |d| (or d + 2pi) round symmetrically,
+// 2pi - pi = pi exactly, and 2pi - |d| < pi exactly when |d| > pi. distortion_q squares it.
+CVIS_HD double wrap_abs(double d) {
+#if defined(__CUDA_ARCH__)
+  const double a = fabs(d);
+#else
+  const double a = std::fabs(d);
+#endif
+  const double b = kTwoPi - a;
+  return b < a ? b : a;
+}
+
 // The oriented angle at a point between its rays to a first and a second point (eq. 6's a(.)),
 // given the directions of the two rays.
 CVIS_HD double angle_at(double ray_to_first, double ray_to_second) {
@@ -172,7 +185,7 @@ CVIS_HD int64_t distortion_q(int model_gap1, int model_gap2, double model_mid, d
                              double lambda2, double lambda3) {
   const int d1 = model_gap1 - scene_gap1, d2 = model_gap2 - scene_gap2;
   const int dt = (d1 < 0 ? -d1 : d1) + (d2 < 0 ? -d2 : d2); // eq. 4, 5
-  const double e1 = wrap(model_mid - scene_mid), e2 = wrap(model_last - scene_last);
+  const double e1 = wrap_abs(model_mid - scene_mid), e2 = wrap_abs(model_last - scene_last);
   const double dg = dsqrt(e1 * e1 + e2 * e2);                       // eq. 6
   return quantize(lambda2 * (small_int_double(dt) + lambda3 * dg)); // eq. 3
 }

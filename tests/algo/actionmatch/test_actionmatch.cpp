@@ -66,6 +66,34 @@ TEST(ActionMatchTerms, OrientedAngles) {
   EXPECT_EQ(terms::quantize(1.5 / 1048576.0), 2);
 }
 
+// The branch-free magnitude that distortion_q squares is bit for bit |wrap(d)| over the whole
+// input range [-2pi, 2pi], at the cut (+-pi and its neighbours) and at the ends.
+TEST(ActionMatchTerms, WrapAbsIsTheMagnitudeOfWrap) {
+  const double pi = terms::kPi, two = terms::kTwoPi;
+  std::vector<double> v = {0.0, -0.0, pi, -pi, two, -two, 1e-300, -1e-300};
+  for (double x : {pi, -pi, two, -two, 0.0})
+    for (double to : {-4.0 * pi, 4.0 * pi}) {
+      double y = x;
+      for (int k = 0; k < 4; ++k) {
+        y = std::nextafter(y, to);
+        if (std::fabs(y) <= two)
+          v.push_back(y);
+      }
+    }
+  Rng rng(7);
+  std::uniform_real_distribution<double> u(-two, two);
+  for (int i = 0; i < 400000; ++i)
+    v.push_back(u(rng));
+  int bad = 0;
+  for (double d : v) {
+    const double w = std::fabs(terms::wrap(d)), a = terms::wrap_abs(d);
+    bad += terms::double_bits(w) != terms::double_bits(a);
+    if (bad == 1 && terms::double_bits(w) != terms::double_bits(a))
+      ADD_FAILURE() << "d " << d << ": |wrap| " << w << ", wrap_abs " << a;
+  }
+  EXPECT_EQ(bad, 0);
+}
+
 // The fixed-point energy of evaluate() against the same energy in double with libm (the paper's
 // energy): every term is rounded to 2^-20, so they differ by at most (terms) * 2^-21, plus the
 // arctangent's 1e-15 scaled by lambda2 lambda3 (negligible).
