@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cstdlib>
 
+#include <cuda_runtime_api.h>
 #include "actionmatch.hpp"
 #include "actionmatch_layout.hpp"
 #include "actionmatch_test_util.hpp"
@@ -228,16 +229,31 @@ TEST(ActionMatchGpu, FoldedTrellisEqualCpu) {
     const char* no_row_bound;
     int folded;
     const char* rule;
+    const char* split = nullptr;
   };
   const Mode modes[] = {{nullptr, nullptr, 1, nullptr},   {"0", nullptr, 0, nullptr},
                         {nullptr, "1", 1, nullptr},       {nullptr, nullptr, 1, "sms"},
                         {"0", nullptr, 0, "sms"},         {nullptr, "1", 1, "sms"},
-                        {nullptr, nullptr, 1, "adaptive"}};
+                        {nullptr, nullptr, 1, "adaptive"}, {nullptr, nullptr, 1, nullptr, "2"},
+                        {"0", nullptr, 0, nullptr, "2"},  {nullptr, "1", 1, nullptr, "2"},
+                        {nullptr, nullptr, 1, nullptr, "1"}};
+  // The split launch takes 2 blocks per pair where clusters launch (sm_90 or later) and the SMs
+  // hold 2 per pair of the paper-size part below (8 pairs).
+  int major = 0, sms = 0, clusters = 0;
+  cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, 0);
+  cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0);
+  if (cudaDeviceGetAttribute(&clusters, cudaDevAttrClusterLaunch, 0) != cudaSuccess)
+    clusters = 0;
+  cudaGetLastError();
+  const int split_k = major >= 9 && clusters && sms >= 16 ? 2 : 1;
   const bool race = cvis::test::sanitizer_tool("racecheck");
   for (const Mode& mode : modes) {
     const std::string what = std::string("FOLD=") + (mode.fold ? mode.fold : "-") +
                              " NO_ROW_BOUND=" + (mode.no_row_bound ? mode.no_row_bound : "-") +
-                             " CLUSTER_RULE=" + (mode.rule ? mode.rule : "-");
+                             " CLUSTER_RULE=" + (mode.rule ? mode.rule : "-") +
+                             " SPLIT=" + (mode.split ? mode.split : "-");
+    if (mode.split)
+      setenv("CVIS_ACTIONMATCH_SPLIT", mode.split, 1);
     if (mode.rule)
       setenv("CVIS_ACTIONMATCH_CLUSTER_RULE", mode.rule, 1);
     if (mode.fold)
@@ -298,7 +314,8 @@ TEST(ActionMatchGpu, FoldedTrellisEqualCpu) {
         EXPECT_EQ(sg.settled, -1.0) << what << " W_d " << w;
       }
       if (!mode.rule && max_row_cells(blocks, p) <= 1024) {
-        EXPECT_EQ(sg.blocks_per_pair, 1) << what << " W_d " << w;
+        const bool split = mode.split && std::string(mode.split) == "2";
+        EXPECT_EQ(sg.blocks_per_pair, split ? split_k : 1) << what << " W_d " << w;
       }
       ASSERT_EQ(rc.size(), rg.size());
       for (size_t i = 0; i < rc.size(); ++i) {
@@ -309,6 +326,7 @@ TEST(ActionMatchGpu, FoldedTrellisEqualCpu) {
     unsetenv("CVIS_ACTIONMATCH_FOLD");
     unsetenv("CVIS_ACTIONMATCH_NO_ROW_BOUND");
     unsetenv("CVIS_ACTIONMATCH_CLUSTER_RULE");
+    unsetenv("CVIS_ACTIONMATCH_SPLIT");
   }
 }
 

@@ -69,9 +69,11 @@ enum cudaDeviceAttr {
   cudaDevAttrGlobalMemoryBusWidth = 37,
   cudaDevAttrL2CacheSize = 38,
   cudaDevAttrMaxThreadsPerMultiProcessor = 39,
+  cudaDevAttrComputeCapabilityMajor = 75,
   cudaDevAttrTexturePitchAlignment = 88,
   cudaDevAttrMaxSharedMemoryPerBlockOptin = 97,
   cudaDevAttrMemoryPoolsSupported = 115,
+  cudaDevAttrClusterLaunch = 120,
 };
 enum cudaFuncAttribute { cudaFuncAttributeMaxDynamicSharedMemorySize = 8 };
 enum cudaChannelFormatKind {
@@ -641,6 +643,12 @@ inline cudaError_t cudaDeviceGetAttribute(int* v, cudaDeviceAttr a, int) {
     break;
   case cudaDevAttrMemoryPoolsSupported:
     *v = 1;
+    break;
+  case cudaDevAttrComputeCapabilityMajor:
+    *v = 9; // as cudaGetDeviceProperties
+    break;
+  case cudaDevAttrClusterLaunch:
+    *v = 0; // no thread-block clusters in the emulation
     break;
   default:
     return cudaErrorInvalidValue;
