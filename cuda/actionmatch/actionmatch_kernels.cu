@@ -376,17 +376,22 @@ __device__ __forceinline__ void store_alpha(int64_t* cur, int cell, int64_t v, i
 }
 
 // beta_r(cell) = v: into the argmin tables of the pair's first block, which backtracks (its shared
-// memory, through distributed shared memory from the other blocks of a cluster), or the global
-// ones.
-__device__ __forceinline__ void store_beta(uint16_t* row, int cell, uint16_t v, int K,
-                                           bool shared_beta) {
+// memory `srow`, through distributed shared memory from the other blocks of a cluster), or the
+// global ones `grow`. Two pointers rather than one chosen at run time, so that the shared store is
+// a shared-memory instruction and not a generic one.
+__device__ __forceinline__ void store_beta(uint16_t* srow, uint16_t* grow, int cell, uint16_t v,
+                                           int K, bool shared_beta) {
+  if (shared_beta) {
 #if defined(CVIS_AM_CLUSTER_CODE)
-  if (K > 1 && shared_beta) {
-    *cooperative_groups::this_cluster().map_shared_rank(row + cell, 0) = v;
+    if (K > 1) {
+      *cooperative_groups::this_cluster().map_shared_rank(srow + cell, 0) = v;
+      return;
+    }
+#endif
+    srow[cell] = v;
     return;
   }
-#endif
-  row[cell] = v;
+  grow[cell] = v;
 }
 
 // The folded trellis's per-b minima are kept as 32-bit lower bounds of the int64 values (which are
@@ -569,12 +574,12 @@ __global__ void __launch_bounds__(kTrellisThreads) trellis_kernel(Problem p) {
   // the final minimisation, which comes after the last row barrier) when they fit, so that a row
   // does not start with an L2 round trip.
   const ModelRow* mrows = p.rows + g0;
-  if (static_cast<size_t>(M) * sizeof(ModelRow) <= static_cast<size_t>(nt) * (8 + 4)) {
-    ModelRow* d = reinterpret_cast<ModelRow*>(base);
+  ModelRow* srows = reinterpret_cast<ModelRow*>(base);
+  const bool rows_in_scratch =
+      static_cast<size_t>(M) * sizeof(ModelRow) <= static_cast<size_t>(nt) * (8 + 4);
+  if (rows_in_scratch)
     for (int i = tid; i < M; i += nt)
-      d[i] = mrows[i];
-    mrows = d;
-  }
+      srows[i] = mrows[i];
   const bool dummies = p.dummies != 0;
   // Work order (README.md, speed section): round k of the cell loop takes order[k NG .. + NG) (NG
   // lane groups, below), forwards in even rounds and backwards in odd ones, so that every warp gets
@@ -608,8 +613,9 @@ __global__ void __launch_bounds__(kTrellisThreads) trellis_kernel(Problem p) {
   // The argmin tables: in shared memory (when they fit) the backtracking's chain of M - 2
   // dependent reads stays on the SM instead of going to L2.
   const bool shared_beta = p.shared_beta != 0;
-  uint16_t* beta_rows =
-      shared_beta ? reinterpret_cast<uint16_t*>(base + sl.beta) : p.beta + pi.beta0;
+  // (Both kept: see store_beta.)
+  uint16_t* beta_srows = reinterpret_cast<uint16_t*>(base + sl.beta);
+  uint16_t* beta_grows = p.beta + pi.beta0;
   // The folded trellis: row M (alpha'_M(a, b) = U_{M-1}(a)) and its per-b minima, by every block
   // into its own copy; the other two minimum rows start at kInf. The barrier below orders them
   // before any other block's stores.
@@ -644,14 +650,15 @@ __global__ void __launch_bounds__(kTrellisThreads) trellis_kernel(Problem p) {
 
   // Eq. (11) for r = M - 1, eq. (10) down to r = 2: row r reads row r + 1.
   for (int r = M - 1; r >= 2; --r) {
-    const ModelRow row = mrows[r];
+    const ModelRow row = rows_in_scratch ? srows[r] : mrows[r];
     const int64_t* Ur = U + static_cast<int64_t>(r) * (S + 1);
     // Row r + 1 (none for the last model node: alpha_{M+1} = 0). A flag rather than a null
     // pointer, so that the pointer stays a shared-memory one with kShared.
     const bool has_next = kFold || r != M - 1;
     const int64_t* nxt = alpha_rows + ((r + 1) & 1) * (kFold ? C : static_cast<int64_t>(C));
     int64_t* cur = alpha_rows + (r & 1) * (kFold ? C : static_cast<int64_t>(C));
-    uint16_t* beta = beta_rows + static_cast<int64_t>(r - 2) * C;
+    uint16_t* beta_s = beta_srows + static_cast<int64_t>(r - 2) * C;
+    uint16_t* beta_g = beta_grows + static_cast<int64_t>(r - 2) * C;
     // The folded trellis: lambda1 U_{r-1}, added to this row's values at the stores; the per-b
     // minima of row r + 1 (read), of this row (written by the stores; none needed in row 2), and
     // the third, reset for row r - 1 (row r + 1 read it before the last barrier).
@@ -821,7 +828,8 @@ __global__ void __launch_bounds__(kTrellisThreads) trellis_kernel(Problem p) {
           store_alpha(cur, cell, best, K, shared_rows);
         }
         // 0 for an infeasible cell: as the one-lane loop.
-        store_beta(beta, cell, static_cast<uint16_t>(best == kInf ? 0 : arg), K, shared_beta);
+        store_beta(beta_s, beta_g, cell, static_cast<uint16_t>(best == kInf ? 0 : arg), K,
+                   shared_beta);
       }
     }
     if (dummies && gt >= dd0 && gt < dd0 + 32) {
@@ -845,7 +853,7 @@ __global__ void __launch_bounds__(kTrellisThreads) trellis_kernel(Problem p) {
           store_alpha_fold(cur, C - 1, best != kInf ? best + u_prev[S] : best, K);
         else
           store_alpha(cur, C - 1, best, K, shared_rows);
-        store_beta(beta, C - 1, static_cast<uint16_t>(arg), K, shared_beta);
+        store_beta(beta_s, beta_g, C - 1, static_cast<uint16_t>(arg), K, shared_beta);
       }
     }
     row_barrier(K);
@@ -902,7 +910,8 @@ __global__ void __launch_bounds__(kTrellisThreads) trellis_kernel(Problem p) {
     z[0] = zc;
     z[1] = zb;
     for (int r = 2; r < M; ++r) {
-      const int za = beta_rows[static_cast<int64_t>(r - 2) * C + t.cell(zb, zc)];
+      const int64_t at = static_cast<int64_t>(r - 2) * C + t.cell(zb, zc);
+      const int za = shared_beta ? beta_srows[at] : beta_grows[at];
       z[r] = za;
       zc = zb;
       zb = za;
