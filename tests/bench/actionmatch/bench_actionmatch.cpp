@@ -21,11 +21,16 @@
 // CVIS_ACTIONMATCH_MAX_CLUSTER=1 forces one block per pair for a comparison) and the SMs a launch
 // can occupy (pairs x blocks per pair, at most all).
 // Usage: bench_actionmatch [--out FILE.md] [--runs N] [--quick] [--no-cpu] [--cpu-threads N]
-//                          [--only ABCD] (a subset of the setups) [--dummy-cost W]
+//                          [--only ABCD] (a subset of the setups) [--dummy-cost W] [--planted]
 // --dummy-cost: W_d (default 1, Params). With W_d = 1 every optimum of these random graphs is all
 // dummies (random 162-value descriptors are about 5 apart), so the trellis's bound skips almost
 // every distortion term (cuda/actionmatch/README.md, fifth round); W_d = 10 gives optima with
 // real nodes (17% dummies) and a bound that skips about 12% of them: the other regime.
+// --planted: every scene block also holds one model's instance (its 30 nodes, frames shifted,
+// positions jittered by up to 2 px, descriptor values by up to 0.1, the rest of the block random,
+// models in turn), as a block of a stream that shows an action: at W_d = 1 the pair of that model
+// then has an optimum of real nodes (its cells do not settle early), the other pairs are as
+// without it. The line after each setup gives the optima's mean dummies per pair.
 // The trellis kernel: the folded one where it applies (cuda/actionmatch/README.md, seventh round;
 // "folded trellis" after the setup's times), CVIS_ACTIONMATCH_FOLD=0 the sixth round's. "K n" is
 // the blocks per pair of the last call (eighth round: 1 where a row fits one block, C and D;
@@ -103,6 +108,42 @@ Graph random_graph(std::mt19937_64& rng, int nodes, int frames, bool model) {
   return g;
 }
 
+// Block `g` with an instance of `m` planted (see --planted): g keeps its size; m's nodes replace
+// as many of g's random ones, with frames shifted into g's span.
+Graph plant(std::mt19937_64& rng, const Graph& g, const Graph& m, int frames) {
+  const int n = g.size(), k = std::min(m.size(), n / 2);
+  const int span = m.frame[k - 1] - m.frame[0];
+  const int shift = static_cast<int>(rng() % static_cast<uint64_t>(std::max(1, frames - span))) -
+                    m.frame[0];
+  std::uniform_real_distribution<float> jitter(-2.f, 2.f), noise(-0.1f, 0.1f);
+  struct Node {
+    int frame;
+    float x, y;
+    std::vector<float> d;
+  };
+  std::vector<Node> nodes;
+  for (int i = 0; i < k; ++i) {
+    Node v{m.frame[i] + shift, m.x[i] + jitter(rng), m.y[i] + jitter(rng),
+           std::vector<float>(m.descriptor(i), m.descriptor(i) + m.dim)};
+    for (float& x : v.d)
+      x += noise(rng);
+    nodes.push_back(std::move(v));
+  }
+  // n - k of g's nodes, every other one first, so that they spread over its whole span.
+  for (int i = 1; static_cast<int>(nodes.size()) < n; i += 2) {
+    const int j = i < n ? i : 2 * (i - n); // then the even ones, if k < n / 2
+    nodes.push_back({g.frame[j], g.x[j], g.y[j],
+                     std::vector<float>(g.descriptor(j), g.descriptor(j) + g.dim)});
+  }
+  std::stable_sort(nodes.begin(), nodes.end(),
+                   [](const Node& a, const Node& b) { return a.frame < b.frame; });
+  Graph out;
+  out.dim = g.dim;
+  for (const Node& v : nodes)
+    out.add(v.frame, v.x, v.y, v.d.data());
+  return out;
+}
+
 struct Setup {
   const char* name;
   int models, blocks, scene_nodes, scene_frames;
@@ -126,7 +167,7 @@ struct Row {
 int main(int argc, char** argv) {
   std::string out;
   int runs = 30, cpu_threads = 0;
-  bool quick = false, cpu = true;
+  bool quick = false, cpu = true, planted = false;
   std::string only = "ABCD";
   Params params;
   for (int i = 1; i < argc; ++i) {
@@ -145,9 +186,12 @@ int main(int argc, char** argv) {
       only = argv[++i];
     else if (a == "--dummy-cost" && i + 1 < argc)
       params.dummy_cost = std::atof(argv[++i]);
+    else if (a == "--planted")
+      planted = true;
     else {
       std::fprintf(stderr, "usage: bench_actionmatch [--out FILE.md] [--runs N] [--quick] "
-                           "[--no-cpu] [--cpu-threads N] [--only ABCD] [--dummy-cost W]\n");
+                           "[--no-cpu] [--cpu-threads N] [--only ABCD] [--dummy-cost W] "
+                           "[--planted]\n");
       return 1;
     }
   }
@@ -167,9 +211,10 @@ int main(int argc, char** argv) {
   const int host_threads =
       cpu_threads > 0 ? cpu_threads : static_cast<int>(std::thread::hardware_concurrency());
   std::printf("device: %s, sm_%d%d, %d SMs, %.0f MHz; FP64 limit %.2f T instr/s; CPU: %d threads; "
-              "W_d %g\n",
+              "W_d %g%s\n",
               prop.name, prop.major, prop.minor, prop.multiProcessorCount, clock_khz / 1e3,
-              fp64_limit / 1e12, host_threads, params.dummy_cost);
+              fp64_limit / 1e12, host_threads, params.dummy_cost,
+              planted ? ", a model planted in every block" : "");
 
   const Setup setups[] = {
       {"A: 1 model vs 754 nodes", 1, 1, 754, 723, "", 0},
@@ -199,9 +244,13 @@ int main(int argc, char** argv) {
     const std::vector<Model> ms(models.begin(), models.begin() + su.models);
     // Four different inputs of this setup, used in turn.
     std::vector<std::vector<Graph>> inputs(4);
+    int planted_model = 0;
     for (auto& in : inputs) {
-      for (int b = 0; b < su.blocks; ++b)
+      for (int b = 0; b < su.blocks; ++b) {
         in.push_back(random_graph(rng, su.scene_nodes, su.scene_frames, false));
+        if (planted)
+          in.back() = plant(rng, in.back(), ms[planted_model++ % ms.size()].graph, su.scene_frames);
+      }
     }
     Row row;
     row.name = su.name;
@@ -286,9 +335,15 @@ int main(int argc, char** argv) {
       all_ok = all_ok && row.exact;
     }
     // (K and, with CVIS_ACTIONMATCH_CLUSTER_RULE=adaptive, the settled share of the last call.)
-    char settled[48] = "";
+    char settled[96] = "";
     if (row.stats.settled >= 0)
       std::snprintf(settled, sizeof settled, ", %.1f%% settled", 100 * row.stats.settled);
+    double dummies = 0;
+    for (const MatchResult& r : rg)
+      dummies += r.dummies;
+    const size_t nres = std::max<size_t>(rg.size(), 1);
+    std::snprintf(settled + std::strlen(settled), sizeof settled - std::strlen(settled),
+                  ", optima %.1f dummies per pair", dummies / static_cast<double>(nres));
     std::printf("%-36s %6.3f ms/call (stream %6.3f ms), %lld cells, %lld evaluations%s, K %d%s%s\n",
                 su.name, row.wall_ms, row.stream_ms, static_cast<long long>(row.stats.cells),
                 static_cast<long long>(row.stats.evaluations),
