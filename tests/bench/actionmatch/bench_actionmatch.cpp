@@ -129,12 +129,15 @@ Graph plant(std::mt19937_64& rng, const Graph& g, const Graph& m, int frames) {
       x += noise(rng);
     nodes.push_back(std::move(v));
   }
-  // n - k of g's nodes, every other one first, so that they spread over its whole span.
-  for (int i = 1; static_cast<int>(nodes.size()) < n; i += 2) {
-    const int j = i < n ? i : 2 * (i - n); // then the even ones, if k < n / 2
+  // n - k of g's nodes: the odd ones, then the even ones, so that they spread over its whole span.
+  std::vector<int> keep;
+  for (int start : {1, 0})
+    for (int j = start; j < n; j += 2)
+      keep.push_back(j);
+  keep.resize(static_cast<size_t>(n - k));
+  for (int j : keep)
     nodes.push_back({g.frame[j], g.x[j], g.y[j],
                      std::vector<float>(g.descriptor(j), g.descriptor(j) + g.dim)});
-  }
   std::stable_sort(nodes.begin(), nodes.end(),
                    [](const Node& a, const Node& b) { return a.frame < b.frame; });
   Graph out;
