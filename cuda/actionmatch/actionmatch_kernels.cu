@@ -573,15 +573,10 @@ __global__ void __launch_bounds__(kTrellisThreads) trellis_kernel(Problem p) {
   // The model's hyperedge rows, read at the top of every row: in the reduction scratch (free until
   // the final minimisation, which comes after the last row barrier) when they fit, so that a row
   // does not start with an L2 round trip.
-  // The deferred cells' counts per warp and list (the folded trellis, below) at the end of the
-  // reduction scratch, the model rows at its start.
-  int32_t* dl_warp = reinterpret_cast<int32_t*>(base + static_cast<size_t>(nt) * (8 + 4)) -
-                     (nt / 2 + 32);
-  int32_t* dl_list = dl_warp + 32;
   const ModelRow* mrows = p.rows + g0;
   ModelRow* srows = reinterpret_cast<ModelRow*>(base);
-  const bool rows_in_scratch = static_cast<size_t>(M) * sizeof(ModelRow) <=
-                               static_cast<size_t>(nt) * (8 + 4) - 4 * static_cast<size_t>(nt / 2 + 32);
+  const bool rows_in_scratch =
+      static_cast<size_t>(M) * sizeof(ModelRow) <= static_cast<size_t>(nt) * (8 + 4);
   if (rows_in_scratch)
     for (int i = tid; i < M; i += nt)
       srows[i] = mrows[i];
@@ -611,9 +606,9 @@ __global__ void __launch_bounds__(kTrellisThreads) trellis_kernel(Problem p) {
     X -= X % (16 / G);
   }
   const bool wide = gt < 2 * G * X;
-  const int Gw = wide ? 2 * G : G;
-  const int grp = wide ? gt / Gw : X + (gt - 2 * G * X) / G;
-  const int lane_w = (wide ? gt : gt - 2 * G * X) & (Gw - 1);
+  const int Gt = wide ? 2 * G : G;
+  const int grp = wide ? gt / Gt : X + (gt - 2 * G * X) / G;
+  const int lane = (wide ? gt : gt - 2 * G * X) & (Gt - 1);
   const bool shared_rows = kShared || p.shared_alpha != 0;
   // The argmin tables: in shared memory (when they fit) the backtracking's chain of M - 2
   // dependent reads stays on the SM instead of going to L2.
@@ -647,10 +642,6 @@ __global__ void __launch_bounds__(kTrellisThreads) trellis_kernel(Problem p) {
   }
   row_barrier(K);
 
-  // Deferring the cells the per-b test cannot settle (cell_pass below): the folded trellis with
-  // the test, when a row is one round (every cell has its group, so that the deferred ones can be
-  // listed by work order). CVIS_ACTIONMATCH_NO_DEFER=1 (p.defer = 0) runs every cell in place.
-  const bool defer = kFold && row_bound && C <= NG && p.defer != 0;
   // The warp of the state (dummy, dummy), below: the one with the least work in the last round.
   const int dd0 = (((C + NG - 1) / NG) & 1) ? NT - 32 : 0;
   // The three rows of per-b minima rotate (read: row r + 1's, written: row r's, reset: the one
@@ -685,11 +676,9 @@ __global__ void __launch_bounds__(kTrellisThreads) trellis_kernel(Problem p) {
       q_cu = q_ol;
       q_ol = t0;
     }
-    // Cell i of the work order (C: none) by lane `lane` of a group of Gt lanes. mode 0: the whole
-    // cell; 1: settle it if the per-b test can, else return true (deferred: nothing stored);
-    // 2: a cell deferred by mode 1 (unsettled), its candidate loop. Every lane of a warp calls it
-    // together (the group reduction and the votes are warp-synchronous).
-    const auto cell_pass = [&](const int i, const int lane, const int Gt, const int mode) -> bool {
+    for (int base = 0, k_round = 0; base < C; base += NG, ++k_round) {
+      // Every lane of a warp runs every round (the group reduction below is warp-synchronous).
+      const int i = base + ((k_round & 1) ? NG - 1 - grp : grp);
       CellPlan pl;
       if (i < C) {
         pl = plan[i];
@@ -713,14 +702,13 @@ __global__ void __launch_bounds__(kTrellisThreads) trellis_kernel(Problem p) {
       if (kFold && active && dummies)
         fdval = nxt[t.cell(S, b)];
       const bool settled =
-          mode != 2 && kFold && row_bound && active &&
+          kFold && row_bound && active &&
           (static_cast<uint64_t>(q_next[b]) << qshift) > static_cast<uint64_t>(fdval);
       if (settled && lane == 0) {
         best = fdval;
         arg = S;
       }
-      const bool deferred = mode == 1 && active && !settled;
-      if (active && !settled && !deferred) {
+      if (active && !settled) {
         const int fb = b < S ? t.frame[b] : 0, fc = c < S ? t.frame[c] : 0;
         const int first = static_cast<int>(pl.range & 0xFFFFu),
                   end = static_cast<int>(pl.range >> 16);
@@ -814,9 +802,9 @@ __global__ void __launch_bounds__(kTrellisThreads) trellis_kernel(Problem p) {
       // The group's minimum of (value, candidate): the first minimum over all its candidates
       // (folded: not needed when every lane of the warp is settled or idle, lane 0 of a group
       // holding its cell's result then; the vote is warp-uniform, as the shuffles need).
-      if (mode != 1 && Gt > 1 && (!kFold || !__all_sync(0xFFFFFFFFu, settled || !active)))
+      if (Gt > 1 && (!kFold || !__all_sync(0xFFFFFFFFu, settled || !active)))
         group_argmin(&best, &arg, Gt);
-      if (mode != 2 && kFold && p.count_settle) { // (uniform: every lane of the warp is here)
+      if (kFold && p.count_settle) { // (uniform: every lane of the warp runs every round)
         const unsigned s_bits = __ballot_sync(0xFFFFFFFFu, active && lane == 0 && settled);
         const unsigned c_bits = __ballot_sync(0xFFFFFFFFu, active && lane == 0);
         if ((tid & 31) == 0) { // the warp's own two counters (shared memory: no registers kept)
@@ -828,7 +816,7 @@ __global__ void __launch_bounds__(kTrellisThreads) trellis_kernel(Problem p) {
           cnt[1] += static_cast<uint32_t>(__popc(c_bits));
         }
       }
-      if (active && !deferred && lane == 0) {
+      if (active && lane == 0) {
         if (kFold) {
           const int64_t v = best == kInf ? kInf : best + u_prev[b];
           store_alpha_fold(cur, cell, v, K);
@@ -843,47 +831,6 @@ __global__ void __launch_bounds__(kTrellisThreads) trellis_kernel(Problem p) {
         store_beta(beta_s, beta_g, cell, static_cast<uint16_t>(best == kInf ? 0 : arg), K,
                    shared_beta);
       }
-      return deferred;
-    };
-    for (int base = 0, k_round = 0; base < C; base += NG, ++k_round) {
-      const int i = base + ((k_round & 1) ? NG - 1 - grp : grp);
-      // Deferred cells (README.md, "Ninth round"): the cells the per-b test cannot settle are run
-      // after the others, spread over all the block's lanes when they are few (a row of a pair
-      // whose optimum uses real nodes next to many settled cells), instead of on their own lanes.
-      // (One call of cell_pass in a loop of at most two passes: one inlined copy.)
-      int ci = i, cl = lane_w, cG = Gw, mode = defer ? 1 : 0;
-      for (;;) {
-        const bool dg = cell_pass(ci, cl, cG, mode); // (the same in every lane of the group)
-        if (mode != 1)
-          break;
-        const bool d = dg && lane_w == 0;
-        const unsigned dbits = __ballot_sync(0xFFFFFFFFu, d);
-        if ((tid & 31) == 0)
-          dl_warp[tid / 32] = __popc(dbits);
-        const int n = __syncthreads_count(d); // (dl_warp complete too)
-        if (n == 0)
-          break;
-        // Few enough to give each deferred cell more lanes than its own: the list in work order
-        // (the warps before this one, then the lanes before it), cG lanes per cell. Else each on
-        // its own lanes.
-        ci = dg ? i : C;
-        if (2 * n <= nt) {
-          if (d) {
-            int at = __popc(dbits & ((1u << (tid & 31)) - 1u));
-            for (int w = 0; w < tid / 32; ++w)
-              at += dl_warp[w];
-            dl_list[at] = i;
-          }
-          __syncthreads();
-          cG = 1;
-          while (cG < 32 && 2 * cG * n <= nt)
-            cG *= 2;
-          ci = tid / cG < n ? dl_list[tid / cG] : C;
-          cl = tid & (cG - 1);
-        }
-        mode = 2;
-      }
-      // (One round: dl_warp and dl_list are written again after the row barrier.)
     }
     if (dummies && gt >= dd0 && gt < dd0 + 32) {
       // State (dummy, dummy): every scene node and the dummy are candidates, D = 0; one warp
