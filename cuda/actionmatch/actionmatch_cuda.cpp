@@ -261,7 +261,6 @@ public:
         k.fold = 0;
     }
     k.row_bound = std::getenv("CVIS_ACTIONMATCH_NO_ROW_BOUND") == nullptr ? 1 : 0;
-    k.defer = std::getenv("CVIS_ACTIONMATCH_NO_DEFER") == nullptr ? 1 : 0;
     // The per-b minima's 32-bit keys (v >> q_shift) must resolve values up to the dummy's totals
     // that they are compared with, at most M dummies: the shift that keeps M x dummy_q below 2^31.
     k.q_shift = 0;

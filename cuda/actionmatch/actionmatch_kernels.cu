@@ -573,15 +573,10 @@ __global__ void __launch_bounds__(kTrellisThreads) trellis_kernel(Problem p) {
   // The model's hyperedge rows, read at the top of every row: in the reduction scratch (free until
   // the final minimisation, which comes after the last row barrier) when they fit, so that a row
   // does not start with an L2 round trip.
-  // The deferred cells' counts per warp and their list (below) at the end of the reduction
-  // scratch, the model rows at its start.
-  int32_t* dl_warp =
-      reinterpret_cast<int32_t*>(base + static_cast<size_t>(nt) * (8 + 4)) - (nt / 2 + 32);
-  int32_t* dl_list = dl_warp + 32;
   const ModelRow* mrows = p.rows + g0;
   ModelRow* srows = reinterpret_cast<ModelRow*>(base);
-  const bool rows_in_scratch = static_cast<size_t>(M) * sizeof(ModelRow) <=
-                               static_cast<size_t>(nt) * 8 + 4 * static_cast<size_t>(nt / 2 - 32);
+  const bool rows_in_scratch =
+      static_cast<size_t>(M) * sizeof(ModelRow) <= static_cast<size_t>(nt) * (8 + 4);
   if (rows_in_scratch)
     for (int i = tid; i < M; i += nt)
       srows[i] = mrows[i];
@@ -611,9 +606,9 @@ __global__ void __launch_bounds__(kTrellisThreads) trellis_kernel(Problem p) {
     X -= X % (16 / G);
   }
   const bool wide = gt < 2 * G * X;
-  const int Gw = wide ? 2 * G : G;
-  const int grp = wide ? gt / Gw : X + (gt - 2 * G * X) / G;
-  const int lane_w = (wide ? gt : gt - 2 * G * X) & (Gw - 1);
+  const int Gt = wide ? 2 * G : G;
+  const int grp = wide ? gt / Gt : X + (gt - 2 * G * X) / G;
+  const int lane = (wide ? gt : gt - 2 * G * X) & (Gt - 1);
   const bool shared_rows = kShared || p.shared_alpha != 0;
   // The argmin tables: in shared memory (when they fit) the backtracking's chain of M - 2
   // dependent reads stays on the SM instead of going to L2.
@@ -647,17 +642,11 @@ __global__ void __launch_bounds__(kTrellisThreads) trellis_kernel(Problem p) {
   }
   row_barrier(K);
 
-  // Deferred cells (README.md, "Ninth round"): in a row of one round, one block per pair and the
-  // per-b test, the cells the test settles are stored first and the others run after a barrier,
-  // spread over all the block's lanes when they are at most half of them (a pair whose optimum uses
-  // real nodes among many that do not: its unsettled cells would otherwise leave most lanes of
-  // their warps idle). A row whose predecessor had more unsettled cells than that runs every cell
-  // in place (no gain, one barrier less). CVIS_ACTIONMATCH_NO_DEFER=1 (p.defer = 0): never.
-  const bool defer =
-      kFold && row_bound && K == 1 && C <= NG && p.count_settle == 0 && p.defer != 0;
-  int unsettled_prev = 0; // the previous row's unsettled cells (row M: none tested)
   // The warp of the state (dummy, dummy), below: the one with the least work in the last round.
   const int dd0 = (((C + NG - 1) / NG) & 1) ? NT - 32 : 0;
+  // The three rows of per-b minima rotate (read: row r + 1's, written: row r's, reset: the one
+  // row r - 1 writes), as offsets rather than (r + k) % 3 per row.
+  int q_nx = (M % 3) * QS, q_cu = ((M - 1) % 3) * QS, q_ol = ((M + 1) % 3) * QS;
 
   // Eq. (11) for r = M - 1, eq. (10) down to r = 2: row r reads row r + 1.
   for (int r = M - 1; r >= 2; --r) {
@@ -674,98 +663,22 @@ __global__ void __launch_bounds__(kTrellisThreads) trellis_kernel(Problem p) {
     // minima of row r + 1 (read), of this row (written by the stores; none needed in row 2), and
     // the third, reset for row r - 1 (row r + 1 read it before the last barrier).
     const int64_t* u_prev = kFold ? U + static_cast<int64_t>(r - 1) * (S + 1) : nullptr;
-    const uint32_t* q_next = kFold ? q + ((r + 1) % 3) * QS : nullptr;
-    uint32_t* q_cur = kFold ? q + (r % 3) * QS : nullptr;
+    const uint32_t* q_next = kFold ? q + q_nx : nullptr;
+    uint32_t* q_cur = kFold ? q + q_cu : nullptr;
     if (kFold && row_bound) {
-      uint32_t* q_old = q + ((r + 2) % 3) * QS;
+      uint32_t* q_old = q + q_ol;
       for (int i = tid; i <= S; i += nt)
         q_old[i] = 0xFFFFFFFFu;
     }
-
-    if (dummies && gt >= dd0 && gt < dd0 + 32) {
-      // State (dummy, dummy): every scene node and the dummy are candidates, D = 0; one warp
-      // reduces them without a block barrier (first: it then overlaps the other warps' cells).
-      int64_t best = kInf;
-      int32_t arg = S;
-      for (int a = gt - dd0; a <= S; a += 32) {
-        const int64_t nx = has_next ? nxt[t.cell(a, S)] : 0;
-        if (nx == kInf)
-          continue;
-        const int64_t v = kFold ? nx : Ur[a] + nx;
-        if (v < best) { // a increases within a lane: the first minimum is kept
-          best = v;
-          arg = a;
-        }
-      }
-      warp_argmin(&best, &arg);
-      if (gt == dd0) {
-        if (kFold)
-          store_alpha_fold(cur, C - 1, best != kInf ? best + u_prev[S] : best, K);
-        else
-          store_alpha(cur, C - 1, best, K, shared_rows);
-        store_beta(beta_s, beta_g, C - 1, static_cast<uint16_t>(arg), K, shared_beta);
-      }
+    {
+      const int t0 = q_nx;
+      q_nx = q_cu;
+      q_cu = q_ol;
+      q_ol = t0;
     }
-    const bool defer_row = defer && 2 * unsettled_prev <= nt;
-    int unsettled = 0; // this thread's cell was not settled (lane 0 of its group)
     for (int base = 0, k_round = 0; base < C; base += NG, ++k_round) {
       // Every lane of a warp runs every round (the group reduction below is warp-synchronous).
-      int i = base + ((k_round & 1) ? NG - 1 - grp : grp);
-      int lane = lane_w, Gt = Gw;
-      bool unsettled_pass = false;
-      if (defer_row) {
-        // First pass: the per-b test (as below); a settled cell is stored now.
-        bool dg = false; // (the same in every lane of the group)
-        if (i < C) {
-          const CellPlan p1 = plan[i];
-          const int b1 = static_cast<int>(p1.bc & 0xFFFFu), c1 = static_cast<int>(p1.bc >> 16);
-          if (!(b1 == S && c1 == S)) {
-            const int64_t fd = nxt[t.cell(S, b1)];
-            if ((static_cast<uint64_t>(q_next[b1]) << qshift) > static_cast<uint64_t>(fd)) {
-              if (lane == 0) { // (fd < kInf: the test held)
-                const int64_t v = fd + u_prev[b1];
-                store_alpha_fold(cur, p1.cell, v, K);
-                if (b1 < S && r > 2)
-                  min_all(q_cur, c1, q_key(v, qshift), K);
-                store_beta(beta_s, beta_g, p1.cell, static_cast<uint16_t>(S), K, shared_beta);
-              }
-            } else {
-              dg = true;
-            }
-          }
-        }
-        const bool d = dg && lane == 0;
-        const unsigned dbits = __ballot_sync(0xFFFFFFFFu, d);
-        if ((tid & 31) == 0)
-          dl_warp[tid / 32] = __popc(dbits);
-        const int n = __syncthreads_count(d); // (dl_warp complete too)
-        unsettled = d;
-        if (n == 0)
-          continue;
-        unsettled_pass = true;
-        if (2 * n <= nt) {
-          // The list in work order: the warps' counts before this warp (a warp scan), then the
-          // lanes before this one; cells of Gt lanes, the most with Gt n <= nt.
-          const int wl = tid & 31;
-          int v = wl < nt / 32 ? dl_warp[wl] : 0;
-          for (int o = 1; o < 32; o <<= 1) {
-            const int u = __shfl_up_sync(0xFFFFFFFFu, v, o);
-            if (wl >= o)
-              v += u;
-          }
-          const int w = tid / 32, before = __shfl_sync(0xFFFFFFFFu, v, (w + 31) & 31);
-          if (d)
-            dl_list[(w ? before : 0) + __popc(dbits & ((1u << wl) - 1u))] = i;
-          __syncthreads();
-          Gt = 1;
-          while (Gt < 32 && 2 * Gt * n <= nt)
-            Gt *= 2;
-          i = tid / Gt < n ? dl_list[tid / Gt] : C;
-          lane = tid & (Gt - 1);
-        } else if (!dg) {
-          i = C; // (each deferred cell on its own lanes)
-        }
-      }
+      const int i = base + ((k_round & 1) ? NG - 1 - grp : grp);
       CellPlan pl;
       if (i < C) {
         pl = plan[i];
@@ -789,10 +702,8 @@ __global__ void __launch_bounds__(kTrellisThreads) trellis_kernel(Problem p) {
       if (kFold && active && dummies)
         fdval = nxt[t.cell(S, b)];
       const bool settled =
-          kFold && row_bound && active && !unsettled_pass &&
+          kFold && row_bound && active &&
           (static_cast<uint64_t>(q_next[b]) << qshift) > static_cast<uint64_t>(fdval);
-      if (!defer_row)
-        unsettled = active && !settled && lane == 0;
       if (settled && lane == 0) {
         best = fdval;
         arg = S;
@@ -921,10 +832,31 @@ __global__ void __launch_bounds__(kTrellisThreads) trellis_kernel(Problem p) {
                    shared_beta);
       }
     }
-    if (defer) // (K = 1: the row barrier is the block's, here also counting)
-      unsettled_prev = __syncthreads_count(unsettled);
-    else
-      row_barrier(K);
+    if (dummies && gt >= dd0 && gt < dd0 + 32) {
+      // State (dummy, dummy): every scene node and the dummy are candidates, D = 0; one warp
+      // reduces them without a block barrier.
+      int64_t best = kInf;
+      int32_t arg = S;
+      for (int a = gt - dd0; a <= S; a += 32) {
+        const int64_t nx = has_next ? nxt[t.cell(a, S)] : 0;
+        if (nx == kInf)
+          continue;
+        const int64_t v = kFold ? nx : Ur[a] + nx;
+        if (v < best) { // a increases within a lane: the first minimum is kept
+          best = v;
+          arg = a;
+        }
+      }
+      warp_argmin(&best, &arg);
+      if (gt == dd0) {
+        if (kFold)
+          store_alpha_fold(cur, C - 1, best != kInf ? best + u_prev[S] : best, K);
+        else
+          store_alpha(cur, C - 1, best, K, shared_rows);
+        store_beta(beta_s, beta_g, C - 1, static_cast<uint16_t>(arg), K, shared_beta);
+      }
+    }
+    row_barrier(K);
   }
   // The adaptive rule's counts (the warps' counters, complete after the last row barrier) into
   // this block's two slots.

@@ -140,10 +140,6 @@ struct Problem {
   // Threads per trellis block: kTrellisThreads, or kTrellisThreads / cluster for a split launch
   // (trellis_cluster()), whose K blocks together hold the threads of one block.
   int32_t threads = 1024;
-  // The folded trellis defers the cells its per-b test cannot settle and spreads them over the
-  // block's lanes when few (README.md, "Ninth round"); 0 (CVIS_ACTIONMATCH_NO_DEFER=1) runs every
-  // cell in place.
-  int32_t defer = 1;
 };
 
 // Threads of a trellis block (power of two; at least kMaxModelNodes, the backtracking keeps the
