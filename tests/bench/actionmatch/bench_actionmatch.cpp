@@ -22,6 +22,7 @@
 // can occupy (pairs x blocks per pair, at most all).
 // Usage: bench_actionmatch [--out FILE.md] [--runs N] [--quick] [--no-cpu] [--cpu-threads N]
 //                          [--only ABCD] (a subset of the setups) [--dummy-cost W] [--planted]
+//                          [--models N] (at most N models per setup, for profiles of one pair)
 // --dummy-cost: W_d (default 1, Params). With W_d = 1 every optimum of these random graphs is all
 // dummies (random 162-value descriptors are about 5 apart), so the trellis's bound skips almost
 // every distortion term (cuda/actionmatch/README.md, fifth round); W_d = 10 gives optima with
@@ -171,6 +172,7 @@ int main(int argc, char** argv) {
   std::string out;
   int runs = 30, cpu_threads = 0;
   bool quick = false, cpu = true, planted = false;
+  int max_models = 0;
   std::string only = "ABCD";
   Params params;
   for (int i = 1; i < argc; ++i) {
@@ -191,10 +193,12 @@ int main(int argc, char** argv) {
       params.dummy_cost = std::atof(argv[++i]);
     else if (a == "--planted")
       planted = true;
+    else if (a == "--models" && i + 1 < argc)
+      max_models = std::max(1, std::atoi(argv[++i]));
     else {
       std::fprintf(stderr, "usage: bench_actionmatch [--out FILE.md] [--runs N] [--quick] "
                            "[--no-cpu] [--cpu-threads N] [--only ABCD] [--dummy-cost W] "
-                           "[--planted]\n");
+                           "[--planted] [--models N]\n");
       return 1;
     }
   }
@@ -244,7 +248,8 @@ int main(int argc, char** argv) {
   for (const Setup& su : setups) {
     if (only.find(su.name[0]) == std::string::npos)
       continue;
-    const std::vector<Model> ms(models.begin(), models.begin() + su.models);
+    const int nmodels = max_models > 0 ? std::min(su.models, max_models) : su.models;
+    const std::vector<Model> ms(models.begin(), models.begin() + nmodels);
     // Four different inputs of this setup, used in turn.
     std::vector<std::vector<Graph>> inputs(4);
     int planted_model = 0;
