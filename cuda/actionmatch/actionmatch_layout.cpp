@@ -29,6 +29,73 @@ ModelRows model_rows(const Graph& g) {
   return m;
 }
 
+namespace {
+
+// What the per-cell pass of scene_layout reads besides the layout.
+struct CellPass {
+  const int32_t* frame;
+  int T, frame0, frames, S, extra;
+  const int32_t* minnode;
+};
+
+// The per-cell pass of scene_layout (about 800 cells for a 60-node block, most of a small call's
+// host work): every cell's b, candidate count, angle-table offset and work-order key, and the
+// keys' histogram. Plain pointers and locals, so that the compiler need not reload the layout's
+// fields after each store (int32_t stores may alias them), and kCausality a constant so that the
+// candidate rule (candidate_frames, as candidates() applies it) folds per segment.
+template <int kCausality>
+void cell_pass(const CellPass& q, SceneLayout& L, int32_t* key, int32_t* bucket, int64_t* evals_out,
+               int64_t* triples_out) {
+  const int32_t* fr = q.frame;
+  const int S = q.S, T = q.T, extra = q.extra;
+  uint16_t* cell_b = L.cell_b.data();
+  int32_t* tri_off = L.tri_off.data();
+  int64_t evals = 0, triples = 0;
+  for (int b = 0, B = L.segments; b < B; ++b) {
+    const bool b_real = b < S;
+    const int fb = b_real ? fr[b] : 0;
+    const int off = L.seg_off[b], clo = L.seg_clo[b], cnt = L.seg_cnt[b];
+    // c real: a geometry cell when b is real too.
+    for (int k = 0; k < cnt; ++k) {
+      const int cell = off + k;
+      int lo, hi, first, end;
+      terms::candidate_frames(b_real, fb, true, fr[clo + k], T, kCausality, &lo, &hi);
+      terms::nodes_of_frames(lo, hi, q.minnode, q.frame0, q.frames, S, &first, &end);
+      const int cand = end - first;
+      cell_b[cell] = static_cast<uint16_t>(b);
+      evals += cand + extra;
+      int32_t kk;
+      if (b_real) {
+        tri_off[cell] = static_cast<int32_t>(triples <= INT32_MAX ? triples : 0);
+        triples += cand;
+        kk = S - cand;
+      } else {
+        tri_off[cell] = 0;
+        kk = 2 * S + 1 - cand;
+      }
+      key[cell] = kk;
+      ++bucket[kk + 1];
+    }
+    if (extra) { // c = dummy
+      const int cell = off + cnt;
+      int lo, hi, first, end;
+      terms::candidate_frames(b_real, fb, false, 0, T, kCausality, &lo, &hi);
+      terms::nodes_of_frames(lo, hi, q.minnode, q.frame0, q.frames, S, &first, &end);
+      const int cand = end - first;
+      cell_b[cell] = static_cast<uint16_t>(b);
+      evals += cand + extra;
+      tri_off[cell] = 0;
+      const int32_t kk = b_real ? 2 * S + 1 - cand : 2 * S + 2;
+      key[cell] = kk;
+      ++bucket[kk + 1];
+    }
+  }
+  *evals_out = evals;
+  *triples_out = triples;
+}
+
+} // namespace
+
 Status scene_layout(const Graph& scene, const Params& p, SceneLayout* out) {
   // Built in place: a caller that passes the previous call's layout (the backends, once per scene
   // block and match() call) keeps its vectors' capacity, so a call of the same size allocates
@@ -75,39 +142,37 @@ Status scene_layout(const Graph& scene, const Params& p, SceneLayout* out) {
   }
   L.cells = static_cast<int32_t>(cells);
   L.cell_b.resize(L.cells);
-  int64_t evals = 0;
+  L.tri_off.resize(L.cells);
   // Work order by counting sort: key 0..S for geometry cells (S - candidates), S+1..2S+1 for the
   // others, 2S+2 for (dummy, dummy).
   thread_local std::vector<int32_t> key, bucket;
   key.resize(L.cells);
   bucket.assign(2 * static_cast<size_t>(S) + 4, 0);
-  L.tri_off.assign(L.cells, 0);
-  int64_t triples = 0;
-  for (int b = 0; b < L.segments; ++b) {
-    const int n = L.seg_cnt[b] + extra;
-    for (int k = 0; k < n; ++k) {
-      const int cell = L.seg_off[b] + k;
-      L.cell_b[cell] = static_cast<uint16_t>(b);
-      const int c = k < L.seg_cnt[b] ? L.seg_clo[b] + k : S;
-      int first, end;
-      candidates(L, scene.frame.data(), p, b, c, &first, &end);
-      evals += end - first + extra;
-      const int cand = end - first;
-      if (b < S && c < S) {
-        L.tri_off[cell] = static_cast<int32_t>(triples <= INT32_MAX ? triples : 0);
-        triples += cand;
-      }
-      key[cell] = b < S && c < S ? S - cand : b == S && c == S ? 2 * S + 2 : 2 * S + 1 - cand;
-      ++bucket[key[cell] + 1];
-    }
+  // The per-cell pass, with the causality rule a constant of the instantiation (the same
+  // terms functions as candidates(), which the compiler can then simplify per segment).
+  CellPass cp{scene.frame.data(), p.T, L.frame0, L.frames, S, extra, mn};
+  int64_t evals = 0, triples = 0;
+  switch (p.causality) {
+  case Causality::kNone:
+    cell_pass<0>(cp, L, key.data(), bucket.data(), &evals, &triples);
+    break;
+  case Causality::kNonDecreasing:
+    cell_pass<1>(cp, L, key.data(), bucket.data(), &evals, &triples);
+    break;
+  case Causality::kIncreasing:
+    cell_pass<2>(cp, L, key.data(), bucket.data(), &evals, &triples);
+    break;
   }
+  int32_t* kc = key.data();
+  int32_t* bk = bucket.data();
   L.evaluations = evals;
   L.triples = triples <= INT32_MAX ? triples : -1;
   for (size_t i = 1; i < bucket.size(); ++i)
-    bucket[i] += bucket[i - 1];
+    bk[i] += bk[i - 1];
   L.cell_order.resize(L.cells);
-  for (int cell = 0; cell < L.cells; ++cell)
-    L.cell_order[bucket[key[cell]]++] = cell;
+  int32_t* order = L.cell_order.data();
+  for (int cell = 0, C = L.cells; cell < C; ++cell)
+    order[bk[kc[cell]]++] = cell;
 
   // Direction windows: every pair of scene nodes inside one hyperedge is within T - 1 frames.
   L.win_lo.resize(S);
