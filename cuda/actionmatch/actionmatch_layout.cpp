@@ -77,14 +77,31 @@ void cell_pass(const CellPass& q, SceneLayout& L, int32_t* key, int64_t* evals_o
       const int lo = fb + (kCausality == 2 ? 1 : 0);
       const bool lo_ok = frames > 0 && lo <= last;
       const int first = lo_ok && lo > frame0 ? mn[lo - frame0] : 0;
-      for (int k = 0; k < cnt; ++k) {
-        const int cell = off + k, c = clo + k, hi = q.hi_c[c];
-        const int cand = lo_ok && lo <= hi && hi >= frame0 ? q.end_c[c] - first : 0;
-        cell_b[cell] = static_cast<uint16_t>(b);
-        evals += cand + extra;
-        tri_off[cell] = static_cast<int32_t>(triples <= INT32_MAX ? triples : 0);
-        triples += cand;
-        key[cell] = S - cand;
+      if (lo_ok && triples + static_cast<int64_t>(cnt) * S <= INT32_MAX) {
+        // The usual case: no table offset of this segment can pass INT32_MAX (a cell has at most
+        // S candidates), so the running sums are 32-bit and unchecked.
+        int32_t t = static_cast<int32_t>(triples), e = 0;
+        for (int k = 0; k < cnt; ++k) {
+          const int cell = off + k, c = clo + k, hi = q.hi_c[c];
+          const int cand = lo <= hi && hi >= frame0 ? q.end_c[c] - first : 0;
+          cell_b[cell] = static_cast<uint16_t>(b);
+          tri_off[cell] = t;
+          t += cand;
+          e += cand;
+          key[cell] = S - cand;
+        }
+        triples = t;
+        evals += e + static_cast<int64_t>(cnt) * extra;
+      } else {
+        for (int k = 0; k < cnt; ++k) {
+          const int cell = off + k, c = clo + k, hi = q.hi_c[c];
+          const int cand = lo_ok && lo <= hi && hi >= frame0 ? q.end_c[c] - first : 0;
+          cell_b[cell] = static_cast<uint16_t>(b);
+          evals += cand + extra;
+          tri_off[cell] = static_cast<int32_t>(triples <= INT32_MAX ? triples : 0);
+          triples += cand;
+          key[cell] = S - cand;
+        }
       }
     } else {
       for (int k = 0; k < cnt; ++k) { // c real: a geometry cell when b is real too
