@@ -4,7 +4,8 @@
 // into validate_scene and scene_layout. In an emulator build (tests/emu, CVIS_HAVE_CUDA) it also
 // runs the CUDA backend and prints the medians of its profiled host steps (validation + layouts,
 // packing); the emulator's kernels are slow, so use a small --runs there.
-// Usage: time_actionmatch_host [--runs N] [--dummy-cost W] (medians of N calls, 4 inputs in turn)
+// Usage: time_actionmatch_host [--runs N] [--dummy-cost W] [--blocks B] (medians of N calls, 4
+// inputs in turn; --blocks 32: setup D's shape, 32 blocks per call)
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -74,7 +75,7 @@ template <typename Fn> double time_us(int runs, Fn fn) {
 } // namespace
 
 int main(int argc, char** argv) {
-  int runs = 20000;
+  int runs = 20000, blocks = 1;
   Params params;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
@@ -82,21 +83,26 @@ int main(int argc, char** argv) {
       runs = std::max(3, std::atoi(argv[++i]));
     else if (a == "--dummy-cost" && i + 1 < argc)
       params.dummy_cost = std::atof(argv[++i]);
+    else if (a == "--blocks" && i + 1 < argc)
+      blocks = std::max(1, std::atoi(argv[++i]));
     else {
-      std::fprintf(stderr, "usage: time_actionmatch_host [--runs N] [--dummy-cost W]\n");
+      std::fprintf(stderr,
+                   "usage: time_actionmatch_host [--runs N] [--dummy-cost W] [--blocks B]\n");
       return 1;
     }
   }
-  // As bench_actionmatch --only C: the 50 models, then C's four inputs.
+  // As bench_actionmatch --only C (or D with --blocks 32): the 50 models, then four inputs.
   std::mt19937_64 rng(2024);
   std::vector<Model> models;
   for (int m = 0; m < 50; ++m) {
     models.push_back(
         {"action" + std::to_string(m % 6), "generated", random_graph(rng, 30, 0, true)});
   }
-  std::vector<Graph> inputs;
-  for (int i = 0; i < 4; ++i)
-    inputs.push_back(random_graph(rng, 60, 55, false));
+  std::vector<std::vector<Graph>> inputs(4);
+  for (auto& in : inputs) {
+    for (int b = 0; b < blocks; ++b)
+      in.push_back(random_graph(rng, 60, 55, false));
+  }
   detail::Prepared P;
   Status s = detail::prepare(params, models, &P);
   if (!s.ok()) {
@@ -106,20 +112,23 @@ int main(int argc, char** argv) {
   std::vector<detail::SceneLayout> layouts;
   MatchStats stats;
   bool ok = true;
-  const double prep = time_us(
-      runs, [&](int i) { ok &= detail::prepare_scenes(P, &inputs[i], 1, &layouts, &stats).ok(); });
-  const double val = time_us(runs, [&](int i) { ok &= validate_scene(inputs[i]).ok(); });
+  const double prep = time_us(runs, [&](int i) {
+    ok &= detail::prepare_scenes(P, inputs[i].data(), blocks, &layouts, &stats).ok();
+  });
+  const double val = time_us(runs, [&](int i) { ok &= validate_scene(inputs[i][0]).ok(); });
   detail::SceneLayout L;
   const double lay =
-      time_us(runs, [&](int i) { ok &= detail::scene_layout(inputs[i], params, &L).ok(); });
+      time_us(runs, [&](int i) { ok &= detail::scene_layout(inputs[i][0], params, &L).ok(); });
   if (!ok) {
     std::fprintf(stderr, "a call failed\n");
     return 1;
   }
-  std::printf("setup C host steps, medians of %d calls (us): prepare_scenes %.3f (validate_scene "
-              "%.3f, scene_layout %.3f); cells %d, evaluations %lld\n",
-              runs, prep, val, lay, layouts[0].cells,
-              static_cast<long long>(layouts[0].evaluations));
+  std::printf(
+      "60-node blocks x %d per call (C: 1, D: 32), medians of %d calls (us): prepare_scenes "
+      "%.3f (per block: validate_scene %.3f, scene_layout %.3f); cells %d, evaluations "
+      "%lld\n",
+      blocks, runs, prep, val, lay, layouts[0].cells,
+      static_cast<long long>(layouts[0].evaluations));
 #if defined(CVIS_HAVE_CUDA)
   Status st;
   auto gpu = make_matcher(Backend::kCuda, &st);
@@ -132,7 +141,7 @@ int main(int argc, char** argv) {
   std::vector<MatchResult> res;
   std::vector<double> prep_ms, pack_ms;
   for (int r = -2; r < runs; ++r) {
-    if (!(st = gpu->match(&inputs[(r + 2) % 4], 1, &res, nullptr, nullptr)).ok()) {
+    if (!(st = gpu->match(inputs[(r + 2) % 4].data(), blocks, &res, nullptr, nullptr)).ok()) {
       std::fprintf(stderr, "match: %s\n", st.to_string().c_str());
       return 1;
     }
