@@ -226,7 +226,8 @@ Status validate_descriptor_kind(const Dictionary& d) {
     return invalid_argument("unknown flow histogram");
   if (!(d.speed_split >= kMinSpeedSplit && d.speed_split <= kMaxSpeedSplit))
     return invalid_argument("speed split " + std::to_string(d.speed_split) + " out of range " +
-                            std::to_string(kMinSpeedSplit) + ".." + std::to_string(kMaxSpeedSplit));
+                            std::to_string(kMinSpeedSplit) + ".." +
+                            std::to_string(kMaxSpeedSplit));
   if (d.dim != kSpeedDescriptorDim)
     return invalid_argument("dim " + std::to_string(d.dim) +
                             " with the speed flow histogram (its descriptors have " +

@@ -228,17 +228,13 @@ Status scene_layout(const Graph& scene, const Params& p, SceneLayout* out) {
   CellPass cp{scene.frame.data(), p.T, L.frame0, L.frames, S, extra, mn, scratch.data(),
               scratch.data() + S};
   int64_t evals = 0, triples = 0;
-  switch (p.causality) {
-  case Causality::kNone:
+  // (Other values are refused by validate(); candidate_frames would treat them as 1.)
+  if (p.causality == Causality::kNone)
     cell_pass<0>(cp, L, key.data(), &evals, &triples);
-    break;
-  case Causality::kNonDecreasing:
-    cell_pass<1>(cp, L, key.data(), &evals, &triples);
-    break;
-  case Causality::kIncreasing:
+  else if (p.causality == Causality::kIncreasing)
     cell_pass<2>(cp, L, key.data(), &evals, &triples);
-    break;
-  }
+  else
+    cell_pass<1>(cp, L, key.data(), &evals, &triples);
   L.evaluations = evals;
   L.triples = triples <= INT32_MAX ? triples : -1;
   L.cell_order.resize(L.cells);
