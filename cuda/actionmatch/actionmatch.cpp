@@ -312,6 +312,8 @@ Status prepare(const Params& p, const std::vector<Model>& models, Prepared* out)
                               " differs from the first model's " + std::to_string(P.dim));
     }
     P.rows.push_back(model_rows(m.graph));
+    P.max_nodes = std::max(P.max_nodes, m.graph.size());
+    P.model_rows += m.graph.size() - 2;
   }
   P.models = models;
   *out = std::move(P);
@@ -330,33 +332,33 @@ Status prepare_scenes(const Prepared& P, const Graph* scenes, int count,
     return invalid_argument("bad scene block array");
   layouts->resize(count);
   MatchStats st;
-  int max_nodes = 0;
-  for (const Model& m : P.models)
-    max_nodes = std::max(max_nodes, m.graph.size());
+  const int max_nodes = P.max_nodes;
+  const int64_t nm = static_cast<int64_t>(P.models.size());
+  // Messages (and their "block s: " prefix) are built only on failure: this runs per call.
   for (int s = 0; s < count; ++s) {
-    const std::string who = block_prefix(s, count);
     Status v = validate_scene(scenes[s]);
     if (!v.ok())
-      return invalid_argument(who + v.message());
+      return invalid_argument(block_prefix(s, count) + v.message());
     if (scenes[s].dim != P.dim) {
-      return invalid_argument(who + "scene descriptors of dim " + std::to_string(scenes[s].dim) +
-                              ", models of dim " + std::to_string(P.dim));
+      return invalid_argument(block_prefix(s, count) + "scene descriptors of dim " +
+                              std::to_string(scenes[s].dim) + ", models of dim " +
+                              std::to_string(P.dim));
     }
     v = scene_layout(scenes[s], P.params, &(*layouts)[s]);
     if (!v.ok())
-      return invalid_argument(who + v.message());
+      return invalid_argument(block_prefix(s, count) + v.message());
     const SceneLayout& L = (*layouts)[s];
     if (static_cast<int64_t>(max_nodes - 2) * L.cells > kMaxTrellisCells) {
-      return invalid_argument(who + "trellis of " +
+      return invalid_argument(block_prefix(s, count) + "trellis of " +
                               std::to_string(static_cast<int64_t>(max_nodes - 2) * L.cells) +
                               " cells for one model (limit " + std::to_string(kMaxTrellisCells) +
                               "): use a smaller T, scene block or model");
     }
-    for (const Model& m : P.models) {
-      ++st.pairs;
-      st.cells += static_cast<int64_t>(m.graph.size() - 2) * L.cells;
-      st.evaluations += static_cast<int64_t>(m.graph.size() - 2) * L.evaluations;
-    }
+    // The sums over the models of (M - 2) x cells and (M - 2) x evaluations, as one product each
+    // (integers: the same values).
+    st.pairs += nm;
+    st.cells += P.model_rows * L.cells;
+    st.evaluations += P.model_rows * L.evaluations;
   }
   if (stats)
     *stats = st;

@@ -127,8 +127,11 @@ public:
     CVIS_CUDA_CHECK(
         cudaDeviceGetAttribute(&shared_limit_, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
     max_model_nodes_ = 0;
-    for (const Model& m : P.models)
+    model_nodes_.clear();
+    for (const Model& m : P.models) {
       max_model_nodes_ = std::max(max_model_nodes_, m.graph.size());
+      model_nodes_.push_back(m.graph.size());
+    }
     P_ = std::move(P);
     settled_ = -1.0; // other models: the previous calls say nothing
     return Status::Ok();
@@ -149,12 +152,24 @@ public:
 
     // The blocks, the tables made on the host and the pairs; the rest is packed from the graphs
     // and layouts in place.
+    // The per-node and per-segment tables are sized first and written through pointers (no
+    // push_back's capacity check per entry, no reload of the vectors' ends after each store).
     blocks_.resize(count);
-    node_block_.clear();
-    seg_base_.clear();
-    seg_end_.clear();
-    slot_block_.clear();
-    dir_rel_.clear();
+    size_t all_nodes = 0, all_segments = 0;
+    for (int s = 0; s < count; ++s) {
+      all_nodes += static_cast<size_t>(layouts_[s].S);
+      all_segments += static_cast<size_t>(layouts_[s].segments);
+    }
+    node_block_.resize(all_nodes);
+    slot_block_.resize(all_nodes + static_cast<size_t>(count));
+    dir_rel_.resize(all_nodes);
+    seg_base_.resize(all_segments);
+    seg_end_.resize(all_segments);
+    int32_t* const node_block = node_block_.data();
+    int32_t* const slot_block = slot_block_.data();
+    int32_t* const dir_rel = dir_rel_.data();
+    int32_t* const seg_base = seg_base_.data();
+    int32_t* const seg_end = seg_end_.data();
     int64_t dirs = 0, max_dirs = 1, tris = 0, max_tri = 1;
     bool use_tri = std::getenv("CVIS_ACTIONMATCH_NO_ANGLE_TABLE") == nullptr;
     int32_t nodes = 0, minnodes = 0, segments = 0, cells = 0, slots = 0;
@@ -177,19 +192,19 @@ public:
       use_tri = use_tri && L.triples >= 0;
       tris += std::max<int64_t>(L.triples, 0);
       max_tri = std::max(max_tri, L.triples);
+      std::fill(node_block + nodes, node_block + nodes + L.S, s);
+      std::fill(slot_block + slots, slot_block + slots + L.S + 1, s);
+      for (int x = 0; x < L.S; ++x)
+        dir_rel[nodes + x] = static_cast<int32_t>(L.dir_off[x]);
+      for (int b = 0; b < L.segments; ++b) {
+        seg_base[segments + b] = L.seg_off[b] - L.seg_clo[b];
+        seg_end[segments + b] = L.seg_off[b] + L.seg_cnt[b];
+      }
       nodes += L.S;
       minnodes += static_cast<int32_t>(L.minnode.size());
       segments += L.segments;
       cells += L.cells;
       slots += L.S + 1;
-      node_block_.insert(node_block_.end(), L.S, s);
-      slot_block_.insert(slot_block_.end(), L.S + 1, s);
-      for (int x = 0; x < L.S; ++x)
-        dir_rel_.push_back(static_cast<int32_t>(L.dir_off[x]));
-      for (int b = 0; b < L.segments; ++b) {
-        seg_base_.push_back(L.seg_off[b] - L.seg_clo[b]);
-        seg_end_.push_back(L.seg_off[b] + L.seg_cnt[b]);
-      }
       dirs += L.dir_off[L.S];
       max_dirs = std::max(max_dirs, L.dir_off[L.S]);
       max_segments = std::max(max_segments, L.segments);
@@ -203,7 +218,7 @@ public:
     for (int s = 0; s < count; ++s) {
       for (int m = 0; m < nm; ++m) {
         kernels::PairInfo& pi = pairs_[static_cast<size_t>(s) * nm + m];
-        const int M = P_.models[m].graph.size();
+        const int M = model_nodes_[m];
         pi.model = m;
         pi.block = s;
         pi.assign0 = static_cast<int32_t>(std::min<int64_t>(assign, INT32_MAX));
@@ -429,7 +444,7 @@ public:
       r.appearance_q = res[i].appearance;
       r.distortion_q = res[i].distortion;
       r.dummies = res[i].dummies;
-      const int M = P_.models[pairs_[i].model].graph.size();
+      const int M = model_nodes_[pairs_[i].model];
       r.assignment.assign(z + pairs_[i].assign0, z + pairs_[i].assign0 + M);
       if (r.energy_q != r.appearance_q + r.distortion_q) {
         return internal_error("actionmatch cuda: energy parts do not add up");
@@ -458,6 +473,7 @@ public:
 
   void reset() override {
     P_ = Prepared();
+    model_nodes_.clear();
     base_ = kernels::Problem();
     settled_ = -1.0;
     models_.release();
@@ -503,6 +519,7 @@ private:
   cuda::DeviceArray<uint16_t> beta_;
   cuda::DeviceArray<kernels::SceneAngles> tri_;
   int max_model_nodes_ = 0;
+  std::vector<int> model_nodes_; // per model (read per pair: no walk over the Model objects)
   // The fraction of cells the previous call's folded trellis settled early (adaptive cluster rule;
   // negative: unknown).
   double settled_ = -1.0;

@@ -21,6 +21,10 @@ struct Prepared {
   int dim = 0;
   std::vector<Model> models;
   std::vector<ModelRows> rows;
+  // Per-call sums over the models, kept so that match() need not walk them for every block: the
+  // largest model and the sum of (nodes - 2), the trellis rows of one block's pairs.
+  int max_nodes = 0;
+  int64_t model_rows = 0;
 };
 Status prepare(const Params& p, const std::vector<Model>& models, Prepared* out);
 

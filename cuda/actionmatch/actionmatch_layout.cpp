@@ -1,6 +1,7 @@
 // Model rows and scene trellis layouts (actionmatch_layout.hpp).
 #include "actionmatch_layout.hpp"
 
+#include <algorithm>
 #include <string>
 
 #include "actionmatch_terms.hpp"
@@ -28,6 +29,146 @@ ModelRows model_rows(const Graph& g) {
   }
   return m;
 }
+
+namespace {
+
+// What the per-cell pass of scene_layout reads besides the layout; hi_c and end_c: scratch of S
+// entries each.
+struct CellPass {
+  const int32_t* frame;
+  int T, frame0, frames, S, extra;
+  const int32_t* minnode;
+  int32_t *hi_c, *end_c;
+};
+
+// The per-cell pass of scene_layout (about 800 cells for a 60-node block, most of a small call's
+// host work): every cell's b, candidate count, angle-table offset and work-order key. Plain
+// pointers and locals, so that the compiler need not reload the layout's fields after each store
+// (int32_t stores may alias them), and kCausality a constant so that the candidate rule
+// (candidate_frames, as candidates() applies it) folds per segment.
+template <int kCausality>
+void cell_pass(const CellPass& q, SceneLayout& L, int32_t* key, int64_t* evals_out,
+               int64_t* triples_out) {
+  const int32_t* fr = q.frame;
+  const int32_t* mn = q.minnode;
+  const int S = q.S, T = q.T, extra = q.extra, frame0 = q.frame0, frames = q.frames;
+  const int last = frame0 + frames - 1;
+  uint16_t* cell_b = L.cell_b.data();
+  int32_t* tri_off = L.tri_off.data();
+  // With causality and a closeness limit (the defaults), the candidates of a cell of two real
+  // nodes are the frames fb + step .. fc + T - 1 (candidate_frames): the node range's end depends
+  // on c alone and its start on b alone, so each is looked up once per node instead of per cell,
+  // and nodes_of_frames's conditions for an empty range are checked per cell as it checks them.
+  const bool split = kCausality != 0 && T > 0;
+  if (split) {
+    for (int c = 0; c < S; ++c) {
+      const int hi = fr[c] + (T - 1);
+      q.hi_c[c] = hi;
+      q.end_c[c] = hi >= last ? S : hi >= frame0 ? mn[hi + 1 - frame0] : 0; // unused below frame0
+    }
+  }
+  int64_t evals = 0, triples = 0;
+  for (int b = 0, B = L.segments; b < B; ++b) {
+    const bool b_real = b < S;
+    const int fb = b_real ? fr[b] : 0;
+    const int off = L.seg_off[b], clo = L.seg_clo[b], cnt = L.seg_cnt[b];
+    if (b_real && split) {
+      // Geometry cells: (b, c) both real.
+      const int lo = fb + (kCausality == 2 ? 1 : 0);
+      const bool lo_ok = frames > 0 && lo <= last;
+      const int first = lo_ok && lo > frame0 ? mn[lo - frame0] : 0;
+      if (lo_ok && triples + static_cast<int64_t>(cnt) * S <= INT32_MAX) {
+        // The usual case: no table offset of this segment can pass INT32_MAX (a cell has at most
+        // S candidates), so the running sums are 32-bit and unchecked.
+        int32_t t = static_cast<int32_t>(triples), e = 0;
+        for (int k = 0; k < cnt; ++k) {
+          const int cell = off + k, c = clo + k, hi = q.hi_c[c];
+          const int cand = lo <= hi && hi >= frame0 ? q.end_c[c] - first : 0;
+          cell_b[cell] = static_cast<uint16_t>(b);
+          tri_off[cell] = t;
+          t += cand;
+          e += cand;
+          key[cell] = S - cand;
+        }
+        triples = t;
+        evals += e + static_cast<int64_t>(cnt) * extra;
+      } else {
+        for (int k = 0; k < cnt; ++k) {
+          const int cell = off + k, c = clo + k, hi = q.hi_c[c];
+          const int cand = lo_ok && lo <= hi && hi >= frame0 ? q.end_c[c] - first : 0;
+          cell_b[cell] = static_cast<uint16_t>(b);
+          evals += cand + extra;
+          tri_off[cell] = static_cast<int32_t>(triples <= INT32_MAX ? triples : 0);
+          triples += cand;
+          key[cell] = S - cand;
+        }
+      }
+    } else {
+      for (int k = 0; k < cnt; ++k) { // c real: a geometry cell when b is real too
+        const int cell = off + k;
+        int lo, hi, first, end;
+        terms::candidate_frames(b_real, fb, true, fr[clo + k], T, kCausality, &lo, &hi);
+        terms::nodes_of_frames(lo, hi, mn, frame0, frames, S, &first, &end);
+        const int cand = end - first;
+        cell_b[cell] = static_cast<uint16_t>(b);
+        evals += cand + extra;
+        if (b_real) {
+          tri_off[cell] = static_cast<int32_t>(triples <= INT32_MAX ? triples : 0);
+          triples += cand;
+          key[cell] = S - cand;
+        } else {
+          tri_off[cell] = 0;
+          key[cell] = 2 * S + 1 - cand;
+        }
+      }
+    }
+    if (extra) { // c = dummy
+      const int cell = off + cnt;
+      int lo, hi, first, end;
+      terms::candidate_frames(b_real, fb, false, 0, T, kCausality, &lo, &hi);
+      terms::nodes_of_frames(lo, hi, mn, frame0, frames, S, &first, &end);
+      const int cand = end - first;
+      cell_b[cell] = static_cast<uint16_t>(b);
+      evals += cand + extra;
+      tri_off[cell] = 0;
+      key[cell] = b_real ? 2 * S + 1 - cand : 2 * S + 2;
+    }
+  }
+  *evals_out = evals;
+  *triples_out = triples;
+}
+
+// cell_order: the cells stably sorted by key (0 .. keys - 1), a counting sort. The cells are
+// taken as two halves, each with its own counters, interleaved: the counter of a key is a chain of
+// dependent loads and stores through memory, and consecutive cells often share a key, so two
+// independent chains run about twice as fast as one. The first half's cells of a key go before
+// the second half's: the same stable order. counts: 2 x keys entries of scratch.
+void order_cells(const int32_t* key, int cells, int keys, int32_t* counts, int32_t* order) {
+  int32_t* c0 = counts;
+  int32_t* c1 = counts + keys;
+  std::fill(counts, counts + 2 * static_cast<size_t>(keys), 0);
+  const int h = cells / 2;
+  for (int i = 0; i < h; ++i) {
+    ++c0[key[i]];
+    ++c1[key[h + i]];
+  }
+  if (cells % 2)
+    ++c1[key[cells - 1]];
+  for (int k = 0, run = 0; k < keys; ++k) {
+    const int32_t n0 = c0[k], n1 = c1[k];
+    c0[k] = run;
+    c1[k] = run + n0;
+    run += n0 + n1;
+  }
+  for (int i = 0; i < h; ++i) {
+    order[c0[key[i]]++] = i;
+    order[c1[key[h + i]]++] = h + i;
+  }
+  if (cells % 2)
+    order[c1[key[cells - 1]]++] = cells - 1;
+}
+
+} // namespace
 
 Status scene_layout(const Graph& scene, const Params& p, SceneLayout* out) {
   // Built in place: a caller that passes the previous call's layout (the backends, once per scene
@@ -75,39 +216,29 @@ Status scene_layout(const Graph& scene, const Params& p, SceneLayout* out) {
   }
   L.cells = static_cast<int32_t>(cells);
   L.cell_b.resize(L.cells);
-  int64_t evals = 0;
+  L.tri_off.resize(L.cells);
   // Work order by counting sort: key 0..S for geometry cells (S - candidates), S+1..2S+1 for the
   // others, 2S+2 for (dummy, dummy).
-  thread_local std::vector<int32_t> key, bucket;
+  thread_local std::vector<int32_t> key, scratch;
   key.resize(L.cells);
-  bucket.assign(2 * static_cast<size_t>(S) + 4, 0);
-  L.tri_off.assign(L.cells, 0);
-  int64_t triples = 0;
-  for (int b = 0; b < L.segments; ++b) {
-    const int n = L.seg_cnt[b] + extra;
-    for (int k = 0; k < n; ++k) {
-      const int cell = L.seg_off[b] + k;
-      L.cell_b[cell] = static_cast<uint16_t>(b);
-      const int c = k < L.seg_cnt[b] ? L.seg_clo[b] + k : S;
-      int first, end;
-      candidates(L, scene.frame.data(), p, b, c, &first, &end);
-      evals += end - first + extra;
-      const int cand = end - first;
-      if (b < S && c < S) {
-        L.tri_off[cell] = static_cast<int32_t>(triples <= INT32_MAX ? triples : 0);
-        triples += cand;
-      }
-      key[cell] = b < S && c < S ? S - cand : b == S && c == S ? 2 * S + 2 : 2 * S + 1 - cand;
-      ++bucket[key[cell] + 1];
-    }
-  }
+  const int keys = 2 * S + 3;
+  scratch.resize(std::max(2 * static_cast<size_t>(keys), 2 * static_cast<size_t>(S)));
+  // The per-cell pass, with the causality rule a constant of the instantiation (the same
+  // candidate ranges as candidates(), which the compiler can then simplify per segment).
+  CellPass cp{scene.frame.data(), p.T, L.frame0, L.frames, S, extra, mn, scratch.data(),
+              scratch.data() + S};
+  int64_t evals = 0, triples = 0;
+  // (Other values are refused by validate(); candidate_frames would treat them as 1.)
+  if (p.causality == Causality::kNone)
+    cell_pass<0>(cp, L, key.data(), &evals, &triples);
+  else if (p.causality == Causality::kIncreasing)
+    cell_pass<2>(cp, L, key.data(), &evals, &triples);
+  else
+    cell_pass<1>(cp, L, key.data(), &evals, &triples);
   L.evaluations = evals;
   L.triples = triples <= INT32_MAX ? triples : -1;
-  for (size_t i = 1; i < bucket.size(); ++i)
-    bucket[i] += bucket[i - 1];
   L.cell_order.resize(L.cells);
-  for (int cell = 0; cell < L.cells; ++cell)
-    L.cell_order[bucket[key[cell]]++] = cell;
+  order_cells(key.data(), L.cells, keys, scratch.data(), L.cell_order.data());
 
   // Direction windows: every pair of scene nodes inside one hyperedge is within T - 1 frames.
   L.win_lo.resize(S);
