@@ -6,9 +6,11 @@
 # --hd: street-1080p30.mp4 instead, the clip upscaled to 1920x1080 and played as 30 fps (every
 # frame once, 26.5 s: bench_streams' real footage; pedestrians move three times as far per frame).
 # --hd-long: street-1080p30-long.mp4, the --hd clip played forward, backward and forward again
-# (2,385 frames, 79.5 s, no cut and no seek): a 10-s warm-up and a 20-s window of bench_streams at
+# (2,383 frames, 79.4 s, no cut and no seek): a 10-s warm-up and a 20-s window of bench_streams at
 # up to 79 fps per stream never loop (a loop flushes the elements, whose first frames after it
-# cost less).
+# cost less). Made in one pipe (the clip decoded again per 64-frame segment for the backward pass):
+# no raw frames on disk (before: 2.1 GB of raw files), at most 64 frames held (the Python process
+# peaked at 97 MB).
 # Usage: scripts/get-street-clip.sh [CACHE_DIR] [--hd|--hd-long]   (default .cache/demo; the .deb
 # is not kept)
 set -euo pipefail
@@ -36,24 +38,64 @@ fi
 if [ "${2:-}" = --hd-long ]; then
   LONG=$CACHE/street-1080p30-long.mp4
   if [ ! -s "$LONG" ]; then
-    raw=$(mktemp "$CACHE/raw.XXXXXX")
-    gst-launch-1.0 -q filesrc location="$CACHE/vtest.avi" ! decodebin ! videoconvert \
-      ! video/x-raw,format=I420,width=768,height=576 ! filesink location="$raw" >&2
-    # Frames forward, backward, forward (I420 768x576: 663,552 bytes each).
-    python3 - "$raw" "$raw.fbf" <<'PY'
-import os, sys
-size = 768 * 576 * 3 // 2
-n = os.path.getsize(sys.argv[1]) // size
-with open(sys.argv[1], "rb") as f, open(sys.argv[2], "wb") as o:
-    for k in list(range(n)) + list(range(n - 2, 0, -1)) + list(range(n)):
-        f.seek(k * size)
-        o.write(f.read(size))
-PY
-    gst-launch-1.0 -q filesrc location="$raw.fbf" blocksize=663552 \
+    # Frames forward, backward, forward, streamed into the encoder: nothing raw on disk. The
+    # backward pass decodes the clip again per segment of SEG frames from the end and sends the
+    # segment reversed, so at most SEG frames (I420 768x576: 663,552 bytes each; 64: 42 MB) are
+    # held; the clip (795 frames) decodes at several hundred frames/s, so the ~13 partial decodes
+    # cost seconds. The frames and their order are those of a decoded file played in that order.
+    python3 - "$CACHE/vtest.avi" <<'PY' | gst-launch-1.0 -q fdsrc fd=0 \
       ! rawvideoparse format=i420 width=768 height=576 framerate=30/1 ! videoscale \
       ! video/x-raw,width=1920,height=1080 ! x264enc speed-preset=ultrafast key-int-max=30 \
       ! video/x-h264,profile=high ! h264parse ! mp4mux ! filesink location="$LONG.part" >&2
-    rm -f "$raw" "$raw.fbf"
+import subprocess, sys
+SIZE, SEG = 768 * 576 * 3 // 2, 64
+out = sys.stdout.buffer
+
+def frames(stop=None):
+    """The clip's decoded frames 0, 1, ... (up to `stop`, exclusive: the decoder is stopped)."""
+    p = subprocess.Popen(["gst-launch-1.0", "-q", "filesrc", "location=" + sys.argv[1], "!",
+                          "decodebin", "!", "videoconvert", "!",
+                          "video/x-raw,format=I420,width=768,height=576", "!", "fdsink", "fd=1"],
+                         stdout=subprocess.PIPE)
+    k = 0
+    try:
+        while stop is None or k < stop:
+            f = p.stdout.read(SIZE)
+            if len(f) < SIZE:
+                break
+            yield k, f
+            k += 1
+    finally:
+        if stop is not None and k >= stop:
+            p.kill()  # the rest of the clip is not needed
+        p.stdout.close()
+        rc = p.wait()
+        if rc != 0 and not (stop is not None and k >= stop):
+            sys.exit("street clip: decoding vtest.avi failed (%d)" % rc)
+
+n = 0
+for k, f in frames():  # forward: 0 .. n-1
+    out.write(f)
+    n = k + 1
+if n < 3:
+    sys.exit("street clip: vtest.avi has %d frames" % n)
+hi = n - 2  # backward: n-2 .. 1 (the ends are not repeated)
+while hi >= 1:
+    lo = max(1, hi - SEG + 1)
+    seg = [f for k, f in frames(hi + 1) if k >= lo]
+    if len(seg) != hi - lo + 1:
+        sys.exit("street clip: vtest.avi decoded to fewer frames than before")
+    for f in reversed(seg):
+        out.write(f)
+    hi = lo - 1
+m = 0
+for k, f in frames():  # forward again
+    out.write(f)
+    m = k + 1
+if m != n:
+    sys.exit("street clip: vtest.avi decoded to %d frames, then %d" % (n, m))
+out.flush()
+PY
     mv "$LONG.part" "$LONG"
   fi
   echo "$LONG"

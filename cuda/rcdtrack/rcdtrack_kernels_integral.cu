@@ -2,9 +2,6 @@
 // image of a frame at once, no transposes). The feature images themselves are never stored: the
 // row kernel computes luma, features and products of its pixels in shared memory and writes the
 // row prefix sums of the cell sums; the column kernel adds the rows up in place, coalesced.
-#include <cstdlib>
-#include <cstring>
-
 #include "common/cuda/check.hpp"
 #include "common/cuda/preload.hpp"
 #include "rcdtrack_kernels.hpp"
@@ -47,11 +44,13 @@ __device__ __forceinline__ int64_t shfl_ll(int64_t v, int src) {
                               static_cast<unsigned>(lo));
 }
 
-// One block per cell row of one integral: chunks of kRowChunk pixels along the row; per chunk the
-// luma tile with a one-pixel halo, the features of every pixel, the cell sums of every plane, and a
-// warp scan per plane continuing the running total of the previous chunks. Writes entry
-// (j + 1, i + 1) of the row's planes (row prefix sums of the cell sums) and the zero column.
-// The body, on the caller's shared arrays (lum: (kMaxCell + 2) x (kRowChunk + 2), cs, carry).
+// Cell row j of integral R at cells 4 and 8 (integral_rows_wide_kernel's path there): chunks of
+// kRowChunk pixel columns along the row; per chunk the luma tile with a one-pixel halo, the
+// features of every pixel, the cell sums of every plane (one thread per plane and cell, each
+// summing the cell's c^2 products), and a warp scan per plane continuing the running total of the
+// previous chunks. Writes entry (j + 1, i + 1) of the row's planes (row prefix sums of the cell
+// sums) and the zero column. On the caller's shared arrays (lum: (kMaxCell + 2) x (kRowChunk + 2),
+// cs, carry). It was the body of the whole row kernel at every cell size until the wide chunks.
 __device__ void rows_narrow(const PixelSource& src, const Layout& L, const DevIntegral& R, int j,
                             int64_t* base, short* lum, short (*feat)[kMaxCell][kRowChunk],
                             int64_t (*cs)[kRowChunk], int64_t* carry) {
@@ -133,26 +132,15 @@ __device__ void rows_narrow(const PixelSource& src, const Layout& L, const DevIn
   }
 }
 
-__global__ void __launch_bounds__(kRowThreads)
-    integral_rows_kernel(PixelSource src, Layout L, const DevIntegral* integrals, int n_integrals,
-                         int64_t* base) {
-  __shared__ short lum[(kMaxCell + 2) * (kRowChunk + 2)];
-  __shared__ short feat[kMaxFeatures][kMaxCell][kRowChunk];
-  __shared__ int64_t cs[kMaxPlanes][kRowChunk];
-  __shared__ int64_t carry[kMaxPlanes];
-  const int k = find_integral_by_row(integrals, n_integrals, blockIdx.x);
-  const DevIntegral R = integrals[k];
-  rows_narrow(src, L, R, blockIdx.x - R.row_first, base, lum, feat, cs, carry);
-}
-
-// The same row pass with wide chunks at cells 1 and 2 (issue 13): 256 pixels per chunk (one row
-// of 256 at cell 1, 2 x 128 at cell 2) instead of 64 columns, and the cell sums computed inside the
-// scan (each lane its cells, 32 apart; no shared cell-sum array, no barrier between them): at cell
-// 1 a 1920-pixel row is 8 chunks instead of 30, two barriers each instead of four, and every thread
-// computes a pixel's features instead of one in four. Cells 4 and 8 keep rows_narrow (a chunk
-// holds 16 or 8 cells there: lanes per plane would idle, while the narrow kernel spreads each
-// cell's c^2 products over the block's threads). The entries are the same integers (exact sums,
-// any order). CVIS_RCDTRACK_ROWS=old selects integral_rows_kernel for every cell (A/B timing).
+// The row pass: one block per cell row of one integral. Cells 1 and 2 (issue 13) take wide chunks:
+// 256 pixels per chunk (one row of 256 at cell 1, 2 x 128 at cell 2) instead of rows_narrow's 64
+// columns, and the cell sums computed inside the scan (each lane its cells, 32 apart; no shared
+// cell-sum array, no barrier between them): at cell 1 a 1920-pixel row is 8 chunks instead of 30,
+// two barriers each instead of four, and every thread computes a pixel's features instead of one
+// in four. Cells 4 and 8 take rows_narrow (a chunk holds 16 or 8 cells there: lanes per plane
+// would idle, while rows_narrow spreads each cell's c^2 products over the block's threads). The
+// entries are the same integers (exact sums, any order). The narrow-only kernel of the previous
+// version was removed after the GPU A/B (cuda/rcdtrack/README.md).
 constexpr int kWidePixels = 256;
 
 __global__ void __launch_bounds__(kRowThreads)
@@ -307,7 +295,7 @@ __global__ void __launch_bounds__(32 * kColSegments)
   }
 }
 
-CVIS_PRELOAD_MODULE(integral_rows_kernel);
+CVIS_PRELOAD_MODULE(integral_rows_wide_kernel);
 
 } // namespace
 
@@ -316,16 +304,9 @@ Status launch_integrals(const PixelSource& src, const Layout& layout, const DevI
                         cudaStream_t stream) {
   if (n_integrals <= 0)
     return Status::Ok();
-  const char* rows = std::getenv("CVIS_RCDTRACK_ROWS"); // "old": A/B timing, same integers
-  if (rows && std::strcmp(rows, "old") == 0) {
-    integral_rows_kernel<<<total_rows, kRowThreads, 0, stream>>>(src, layout, integrals,
-                                                                 n_integrals, base);
-    CVIS_CUDA_CHECK_LAUNCH(stream, "integral_rows_kernel");
-  } else {
-    integral_rows_wide_kernel<<<total_rows, kRowThreads, 0, stream>>>(src, layout, integrals,
-                                                                      n_integrals, base);
-    CVIS_CUDA_CHECK_LAUNCH(stream, "integral_rows_wide_kernel");
-  }
+  integral_rows_wide_kernel<<<total_rows, kRowThreads, 0, stream>>>(src, layout, integrals,
+                                                                    n_integrals, base);
+  CVIS_CUDA_CHECK_LAUNCH(stream, "integral_rows_wide_kernel");
   const unsigned blocks = static_cast<unsigned>((total_cols + 31) / 32);
   integral_cols_kernel<<<blocks, dim3(32, kColSegments), 0, stream>>>(integrals, n_integrals,
                                                                       total_cols, base);

@@ -1,6 +1,7 @@
-// The search: one thread per window computes its covariances from four corners per plane (thesis
-// Fig. 3.20, Eq. 3), its distance to the group's model (Eq. 10 or 5-6) and its score, in registers
-// (the thesis keeps a block per window and the matrix in shared memory); each block keeps its best
+// The search: the threads of a window (one per part for JBLD, one per window for Foerstner) compute
+// its covariances from four corners per plane (thesis Fig. 3.20, Eq. 3), its distance to the
+// group's model (Eq. 10 or 5-6) and its score, in registers (the thesis keeps a block per window
+// and the matrix in shared memory); each block keeps its best
 // windows (thesis Sec. 4.1, "Finding the Best Match on GPU", here with the index order as tie
 // break); a second kernel merges them per group, so only the winners leave the device.
 #include <cstdlib>
@@ -124,14 +125,12 @@ __device__ void block_top_k(const DevGroup& G, int gi, int chunk, double score, 
   }
 }
 
-// Template on the distance too: the Foerstner path (Jacobi sweeps over N x N arrays) would
-// otherwise set the register budget and local memory of the JBLD path.
-// JBLD up to 5 features (the defaults): at least 3 blocks per SM (at most 168 registers): the
-// early exit's extra live values took the n = 5 kernel from 168 to 200 registers, i.e. from 3 to 2
-// resident blocks (12 to 8 warps) per SM, and the kernel is latency-bound (ncu: SM 39%, L1 8%).
-// The larger variants keep the compiler's choice.
-template <int N, Distance kKind>
-__global__ void __launch_bounds__(kWindowThreads, (N <= 5 && kKind == Distance::kJbld) ? 3 : 1)
+// The Foerstner distance's search: one thread per window (window_distance with the early exit,
+// then search_score), the compiler's register choice (Jacobi sweeps over N x N arrays). The JBLD
+// distance takes windows_parts_kernel below; this kernel's JBLD instantiation (the previous
+// version's JBLD search) was removed after the GPU A/B (cuda/rcdtrack/README.md).
+template <int N>
+__global__ void __launch_bounds__(kWindowThreads, 1)
     windows_kernel(Layout L, const DevGroup* groups, const DevGrid* grids,
                    const DevIntegral* integrals, const ModelData* models, const int* block_work,
                    const int64_t* base, DevHit* cand, DevHit* below, int* below_count,
@@ -172,10 +171,11 @@ __global__ void __launch_bounds__(kWindowThreads, (N <= 5 && kKind == Distance::
       prior_terms(G.prior, x0, y0, gr.ww, gr.wh, gr.ln_factor, &stop.motion, &stop.scale);
       stop.context = G.prior.context_weight > 0.0 ? G.prior.context_weight : 0.0;
       stop.limit = bound < HUGE_VAL ? bound + 1e-7 * (1.0 + fabs(bound)) : HUGE_VAL;
-      dist = window_distance<N>(L, kKind, I, c, cx0, cy0, gr.ww / c, gr.wh / c, model, stop);
+      dist = window_distance<N>(L, Distance::kFoerstner, I, c, cx0, cy0, gr.ww / c, gr.wh / c,
+                                model, stop);
       if (dist < HUGE_VAL && !stop(dist))
-        score = search_score<N>(L, kKind, I, R.x, R.y, R.cols, R.rows, c, G.prior, x0, y0, gr.ww,
-                                gr.wh, gr.ln_factor, dist, model);
+        score = search_score<N>(L, Distance::kFoerstner, I, R.x, R.y, R.cols, R.rows, c, G.prior,
+                                x0, y0, gr.ww, gr.wh, gr.ln_factor, dist, model);
       else
         dist = HUGE_VAL; // score stays HUGE_VAL
     } else {
@@ -187,15 +187,16 @@ __global__ void __launch_bounds__(kWindowThreads, (N <= 5 && kKind == Distance::
   block_top_k(G, gi, chunk, score, dist, index, cand, bounds);
 }
 
-// The same search with one thread per part of a window (issue 13). A window's five part
+// The JBLD distance's search: one thread per part of a window (issue 13). A window's five part
 // covariances and distances (and the context ring's) are independent until their sum, so they run
 // on different threads: thread t of the block's kPartThreads works for window t % kWindowThreads,
 // half h = t / kWindowThreads (warp-uniform) on the window's tasks h, h + 2, h + 4 (tasks: parts
 // 0..P-1, then the ring), one per round, each with the shared functions of rcdtrack_math.hpp;
 // the part distances meet in shared memory and one thread per window adds them in the order of
-// window_distance and forms the score as search_score does: the same bits as windows_kernel and
-// the CPU reference. A thread's chain is a third of a window's (~4 k dependent FP64
-// instructions), registers drop from 168 to a part's, twice as many threads per window are
+// window_distance and forms the score as search_score does: the same bits as the CPU reference
+// (and as the one-thread-per-window JBLD kernel it replaced). A thread's chain is a third of a
+// window's (~4 k dependent FP64 instructions), registers drop from 168 to a part's, twice as many
+// threads per window are
 // resident: the small passes (a few blocks per SM) and the loads of the corners get more in
 // flight. The early exit becomes a test at the start of each round against the parts of the
 // rounds before (any subset of the parts gives the same kind of lower bound: the sum of a subset's
@@ -424,18 +425,16 @@ __global__ void __launch_bounds__(kReduceThreads)
         p < L.planes ? box_sum(I, p, cx0, cy0, cw, ch) : static_cast<int64_t>(gr.ww) * gr.wh;
 }
 
-// CVIS_RCDTRACK_WINDOWS: "old" -> windows_kernel (one thread per window) for the JBLD distance;
-// "parts1" / "parts3" -> windows_parts_kernel held at 1 / 3 blocks per SM (up to 255 / 85
-// registers) instead of 2 (128), for 5 features without coordinates only (the chain's), to time
-// the registers-against-occupancy trade-off; otherwise windows_parts_kernel. Same results in every
-// case. The Foerstner distance always takes windows_kernel. Read at every pass (a few per frame),
-// so that a test can compare them in one process. Returns 0 (old), 1, 2 (default) or 3.
+// CVIS_RCDTRACK_WINDOWS (JBLD only): "parts1" / "parts3" -> windows_parts_kernel held at 1 / 3
+// blocks per SM (up to 255 / 85 registers) instead of 2 (128), for 5 features without coordinates
+// only (the chain's), to time the registers-against-occupancy trade-off (an open question:
+// docs/benchmarks.md); anything else -> the default. Same results in every case. Read at every
+// pass (a few per frame), so that a test can compare them in one process. Returns the blocks per
+// SM asked for (1, 3) or 2 (the default).
 int windows_variant() {
   const char* v = std::getenv("CVIS_RCDTRACK_WINDOWS");
   if (!v)
     return 2;
-  if (std::strcmp(v, "old") == 0)
-    return 0;
   if (std::strcmp(v, "parts1") == 0)
     return 1;
   if (std::strcmp(v, "parts3") == 0)
@@ -458,8 +457,8 @@ Status launch_n(const Layout& layout, Distance distance, const DevGroup* groups,
                 const int* block_work, int n_blocks, const int64_t* base, DevHit* cand,
                 DevHit* below, int* below_count, unsigned long long* bounds, DevResult* results,
                 cudaStream_t stream) {
-  const int variant = windows_variant();
-  if (n_blocks > 0 && distance == Distance::kJbld && variant != 0) {
+  if (n_blocks > 0 && distance == Distance::kJbld) {
+    const int variant = windows_variant();
     constexpr int kDefault = N <= 5 ? 2 : 1;
     bool launched = false;
     if constexpr (N == 5) { // the timing variants exist for the chain's layout only
@@ -480,15 +479,10 @@ Status launch_n(const Layout& layout, Distance distance, const DevGroup* groups,
       launch_parts<N, -1, kDefault>(layout, groups, grids, integrals, models, block_work, n_blocks,
                                     base, cand, below, below_count, bounds, stream);
     CVIS_CUDA_CHECK_LAUNCH(stream, "windows_parts_kernel");
-  } else if (n_blocks > 0 && distance == Distance::kJbld) {
-    windows_kernel<N, Distance::kJbld><<<n_blocks, kWindowThreads, 0, stream>>>(
-        layout, groups, grids, integrals, models, block_work, base, cand, below, below_count,
-        bounds);
-    CVIS_CUDA_CHECK_LAUNCH(stream, "windows_kernel<jbld>");
   } else if (n_blocks > 0) {
-    windows_kernel<N, Distance::kFoerstner><<<n_blocks, kWindowThreads, 0, stream>>>(
-        layout, groups, grids, integrals, models, block_work, base, cand, below, below_count,
-        bounds);
+    windows_kernel<N><<<n_blocks, kWindowThreads, 0, stream>>>(layout, groups, grids, integrals,
+                                                               models, block_work, base, cand,
+                                                               below, below_count, bounds);
     CVIS_CUDA_CHECK_LAUNCH(stream, "windows_kernel<foerstner>");
   }
   reduce_kernel<N><<<n_groups, kReduceThreads, 0, stream>>>(layout, groups, grids, integrals, base,

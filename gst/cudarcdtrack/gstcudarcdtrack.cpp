@@ -279,14 +279,14 @@ gst_cuda_rcd_track_release (GstCvisFilter * filter)
   self->state->detector.reset ();
 }
 
-/* Targets of the settings (first frame after a start, flush or caps change), then the requests. */
+/* Targets of the settings (first frame after a start, flush or caps change), then the requests,
+ * then targets from the frame's init-roi-type boxes (`init`). */
 static cvis::Status
-apply_targets (GstCudaRcdTrack * self, GstBuffer * buf)
+apply_targets (GstCudaRcdTrack * self, const GstCudaRcdTrackInitBoxes & init)
 {
   GstCudaRcdTrackState & st = *self->state;
   GstCudaRcdTrackRequests req;
-  std::string init_type;
-  guint min_area, persistence, max_targets;
+  guint persistence, max_targets;
   gdouble lost_radius;
   bool aligned;
   {
@@ -303,8 +303,6 @@ apply_targets (GstCudaRcdTrack * self, GstBuffer * buf)
     }
     req.add.swap (r.add);
     req.remove.swap (r.remove);
-    init_type = self->settings->init_roi_type;
-    min_area = self->settings->init_min_area;
     persistence = self->settings->init_persistence;
     max_targets = self->settings->max_targets;
     lost_radius = self->settings->lost_radius;
@@ -332,10 +330,8 @@ apply_targets (GstCudaRcdTrack * self, GstBuffer * buf)
       ids.erase (std::remove (ids.begin (), ids.end (), a.first), ids.end ());
     }
   }
-  if (!init_type.empty ()) {
-    const guint area = gst_cuda_rcd_track_min_area (min_area, st.width, st.height);
-    for (const rcd::Box & b : gst_cuda_rcd_track_init_boxes (self, buf, init_type, area,
-            persistence)) {
+  if (!init.type.empty ()) {
+    for (const rcd::Box & b : gst_cuda_rcd_track_init_boxes (self, init, persistence)) {
       if ((guint) st.tracker->target_count () >= max_targets)
         break;
       int id;
@@ -350,15 +346,15 @@ apply_targets (GstCudaRcdTrack * self, GstBuffer * buf)
        * 4x4 pixels inside the frame, e.g. a 2-pixel-wide blob at the border) is skipped. */
       const cvis::Status added = st.tracker->add_target (id, b, lost_radius, aligned);
       if (!added.ok ()) {
-        GST_DEBUG_OBJECT (self, "%s box %d,%d,%d,%d skipped: %s", init_type.c_str (), b.x, b.y,
-            b.w, b.h, added.message ().c_str ());
+        GST_DEBUG_OBJECT (self, "%s box %d,%d,%d,%d skipped: %s", init.type.c_str (), b.x,
+            b.y, b.w, b.h, added.message ().c_str ());
         std::lock_guard < std::mutex > lk (*self->lock);
         auto & ids = self->requests->ids;
         ids.erase (std::remove (ids.begin (), ids.end (), id), ids.end ());
         continue;
       }
       st.auto_targets[id] = {};
-      GST_INFO_OBJECT (self, "target %d from %s box %d,%d,%d,%d", id, init_type.c_str (), b.x,
+      GST_INFO_OBJECT (self, "target %d from %s box %d,%d,%d,%d", id, init.type.c_str (), b.x,
           b.y, b.w, b.h);
     }
   }
@@ -372,21 +368,19 @@ apply_targets (GstCudaRcdTrack * self, GstBuffer * buf)
  * holds background too), would otherwise be tracked for ever and, with every new object, fill
  * max-targets. */
 static void
-remove_auto_targets (GstCudaRcdTrack * self, GstBuffer * buf, const std::string & type,
-    guint min_area, guint lost_timeout, guint static_timeout)
+remove_auto_targets (GstCudaRcdTrack * self, GstBuffer * buf,
+    const GstCudaRcdTrackInitBoxes & init, guint lost_timeout, guint static_timeout)
 {
   GstCudaRcdTrackState & st = *self->state;
   if (st.auto_targets.empty ())
     return;
-  const std::vector < rcd::Box > boxes = type.empty () ? std::vector < rcd::Box > () :
-      gst_cuda_rcd_track_type_boxes (buf, type);
   for (const rcd::TargetResult & r : st.results) {
     auto it = st.auto_targets.find (r.id);
     if (it == st.auto_targets.end ())
       continue;
-    bool on = type.empty ();  /* no init-roi-type any more: nothing to be off */
-    for (const rcd::Box & b : boxes)  /* the boxes that could start a target: not noise */
-      on = on || ((guint64) b.w * (guint64) b.h >= min_area && rcd::iou (b, r.box) > 0.0);
+    bool on = init.type.empty ();  /* no init-roi-type any more: nothing to be off */
+    for (const rcd::Box & b : init.boxes)  /* the boxes that could start a target: not noise */
+      on = on || ((guint64) b.w * (guint64) b.h >= init.min_area && rcd::iou (b, r.box) > 0.0);
     it->second.lost = r.lost ? it->second.lost + 1 : 0;
     it->second.off = on ? 0 : it->second.off + 1;
     const bool gone = (lost_timeout > 0 && it->second.lost >= lost_timeout) ||
@@ -411,14 +405,14 @@ gst_cuda_rcd_track_analyse (GstCvisFilter * filter, GstBuffer * buf, const cvis:
   GstCudaRcdTrack *self = GST_CUDA_RCD_TRACK (filter);
   rcd::Params params;
   guint version, lost_timeout, static_timeout, min_area;
-  std::string init_type;
+  GstCudaRcdTrackInitBoxes init;
   {
     std::lock_guard < std::mutex > lk (*self->lock);
     params = self->settings->params;
     version = self->settings->version;
     lost_timeout = self->settings->lost_timeout;
     static_timeout = self->settings->static_timeout;
-    init_type = self->settings->init_roi_type;
+    init.type = self->settings->init_roi_type;
     min_area = self->settings->init_min_area;
   }
   std::lock_guard < std::mutex > lk (*self->state_lock);
@@ -435,7 +429,13 @@ gst_cuda_rcd_track_analyse (GstCvisFilter * filter, GstBuffer * buf, const cvis:
     CVIS_RETURN_IF_ERROR (st.detector->process (frame, stream, &st.detections));
     gst_cuda_rcd_track_attach_detections (self, buf);
   } else {
-    CVIS_RETURN_IF_ERROR (apply_targets (self, buf));
+    /* The frame's upstream init-roi-type boxes and the min area, once: the new targets and the
+     * removal of the static ones use them (read before our own metas are attached). */
+    if (!init.type.empty ()) {
+      init.boxes = gst_cuda_rcd_track_type_boxes (buf, init.type);
+      init.min_area = gst_cuda_rcd_track_min_area (min_area, st.width, st.height);
+    }
+    CVIS_RETURN_IF_ERROR (apply_targets (self, init));
     CVIS_RETURN_IF_ERROR (st.tracker->process (frame, stream, &st.results));
     const rcd::FrameStats & fs = st.tracker->last_stats ();
     GST_LOG_OBJECT (self, "frame %" G_GUINT64_FORMAT ": %d tracked, %d lost, %d started; "
@@ -447,8 +447,7 @@ gst_cuda_rcd_track_analyse (GstCvisFilter * filter, GstBuffer * buf, const cvis:
         (gint64) fs.fine.windows);
     gst_cuda_rcd_track_attach_tracks (self, buf);
     gst_cuda_rcd_track_post_events (self, buf);
-    remove_auto_targets (self, buf, init_type, gst_cuda_rcd_track_min_area (min_area, st.width,
-            st.height), lost_timeout, static_timeout);
+    remove_auto_targets (self, buf, init, lost_timeout, static_timeout);
   }
   st.frame++;
   return cvis::Status::Ok ();

@@ -143,13 +143,14 @@ gst_cuda_rcd_track_min_area (guint min_area, int width, int height)
   return MAX (64, (guint) ((guint64) MAX (width, 0) * (guint64) MAX (height, 0) / 5000));
 }
 
-std::vector < rcd::Box > gst_cuda_rcd_track_init_boxes (GstCudaRcdTrack * self, GstBuffer * buf,
-    const std::string & type, guint min_area, guint persistence)
+std::vector < rcd::Box > gst_cuda_rcd_track_init_boxes (GstCudaRcdTrack * self,
+    const GstCudaRcdTrackInitBoxes & init, guint persistence)
 {
   GstCudaRcdTrackState & st = *self->state;
+  const guint min_area = init.min_area;
   for (GstCudaRcdTrackCandidate & c : st.candidates)
     c.seen = false;
-  for (const rcd::Box & b : gst_cuda_rcd_track_type_boxes (buf, type)) {
+  for (const rcd::Box & b : init.boxes) {
     GstCudaRcdTrackCandidate *best = nullptr;
     double best_iou = 0.5;  /* the same object on consecutive frames */
     for (GstCudaRcdTrackCandidate & c : st.candidates) {

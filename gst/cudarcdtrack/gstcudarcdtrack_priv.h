@@ -36,6 +36,14 @@ struct GstCudaRcdTrackCandidate {
   bool seen = false;
 };
 
+/* A frame's boxes of init-roi-type, read once per frame (upstream metas, before ours are attached)
+ * for the new targets and the static-timeout test; type empty: off. */
+struct GstCudaRcdTrackInitBoxes {
+  std::string type;
+  std::vector<rcd::Box> boxes;
+  guint min_area = 0;  /* gst_cuda_rcd_track_min_area of the frame */
+};
+
 /* Streaming state (streaming thread and state changes, under `state_lock`). */
 struct GstCudaRcdTrackState {
   std::unique_ptr<rcd::Tracker> tracker;
@@ -88,10 +96,10 @@ void gst_cuda_rcd_track_post_events (GstCudaRcdTrack * self, GstBuffer * buf);
 /* Posts element message `name` for target `r` on the frame `buf`. */
 void gst_cuda_rcd_track_post_target (GstCudaRcdTrack * self, GstBuffer * buf, const char *name,
     const rcd::TargetResult & r);
-/* Boxes of roi_type `type` on `buf` that have persisted `persistence` frames with at least
- * `min_area` pixels and overlap no current target: returned once each. */
-std::vector<rcd::Box> gst_cuda_rcd_track_init_boxes (GstCudaRcdTrack * self, GstBuffer * buf,
-    const std::string & type, guint min_area, guint persistence);
+/* Boxes of `init` that have persisted `persistence` frames with at least `init.min_area` pixels
+ * and overlap no current target: returned once each. */
+std::vector<rcd::Box> gst_cuda_rcd_track_init_boxes (GstCudaRcdTrack * self,
+    const GstCudaRcdTrackInitBoxes & init, guint persistence);
 /* Every box of roi_type `type` on `buf`. */
 std::vector<rcd::Box> gst_cuda_rcd_track_type_boxes (GstBuffer * buf, const std::string & type);
 /* init-min-area for a frame of width x height: `min_area`, or when 0 the automatic value. */

@@ -97,8 +97,8 @@ void compare(const std::vector<GroupResult>& cpu, const std::vector<GroupResult>
   }
 }
 
-// Sets an environment variable for its lifetime (the kernels' A/B switches are read at every
-// pass), then restores it.
+// Sets an environment variable for its lifetime (the search kernel's timing variants are read at
+// every pass), then restores it.
 class ScopedEnv {
 public:
   ScopedEnv(const char* name, const char* value) : name_(name) {
@@ -120,7 +120,7 @@ private:
   std::string old_;
 };
 
-// Bit-exact agreement of two runs of the CUDA engine (the kernels of two versions).
+// Bit-exact agreement of two runs of the CUDA engine (two variants of a kernel).
 void compare_bits(const std::vector<GroupResult>& a, const std::vector<GroupResult>& b) {
   ASSERT_EQ(a.size(), b.size());
   for (size_t g = 0; g < a.size(); ++g) {
@@ -223,21 +223,19 @@ TEST_P(EngineParity, RandomPasses) {
     const Status st = gpu->run(pass, &rg, stream.get());
     ASSERT_TRUE(st.ok()) << st.to_string();
     compare(rc, rg);
-    // The kernels of the previous version stay behind A/B switches (CVIS_RCDTRACK_WINDOWS=old: one
-    // thread per window for JBLD; CVIS_RCDTRACK_ROWS=old: the narrow-chunk row kernel of the
-    // integrals), and the part kernel has two timing variants (parts1, parts3: other register
-    // budgets): the same bits of every result.
-    const char* variants[3][2] = {{"old", "old"}, {"parts1", "new"}, {"parts3", "new"}};
-    for (const auto& v : variants) {
+    // The part kernel's two timing variants (CVIS_RCDTRACK_WINDOWS=parts1, parts3: other register
+    // budgets; used for 5 features without coordinates, else the default runs again): the same
+    // bits of every result as the default.
+    for (const char* v : {"parts1", "parts3"}) {
       std::vector<GroupResult> ro;
       {
-        ScopedEnv e1("CVIS_RCDTRACK_WINDOWS", v[0]), e2("CVIS_RCDTRACK_ROWS", v[1]);
+        ScopedEnv e("CVIS_RCDTRACK_WINDOWS", v);
         const Status so = gpu->run(pass, &ro, stream.get());
         ASSERT_TRUE(so.ok()) << so.to_string();
       }
       compare_bits(ro, rg);
       if (::testing::Test::HasFailure())
-        FAIL() << "CVIS_RCDTRACK_WINDOWS=" << v[0] << " CVIS_RCDTRACK_ROWS=" << v[1];
+        FAIL() << "CVIS_RCDTRACK_WINDOWS=" << v;
     }
   }
 }
@@ -255,9 +253,9 @@ INSTANTIATE_TEST_SUITE_P(
         PassCase{PixelFormat::kBGRA, 66, 54, 1, "r,g,b,i,ix,iy,|ix|,|iy|,|ixx|", 1,
                  Distance::kJbld}));
 
-// The row pass walks each cell row in chunks (256 pixels; 64 columns in the previous kernel):
+// The row pass walks each cell row in chunks (256 pixels at cells 1 and 2, 64 columns at 4 and 8):
 // regions many chunks wide at every cell size, a window every 3 cells, every window's distance
-// collected (threshold 1e300): the CPU reference and both row kernels agree (the random passes'
+// collected (threshold 1e300): the CPU reference and the kernels agree (the random passes'
 // regions are at most one chunk wide at cells 1 and 2).
 TEST(EngineParity, WideIntegrals) {
   CVIS_REQUIRE_GPU();
@@ -300,7 +298,7 @@ TEST(EngineParity, WideIntegrals) {
     gs.threshold = 1e300;
     pass.groups.push_back(gs);
   }
-  std::vector<GroupResult> rc, rg, ro;
+  std::vector<GroupResult> rc, rg;
   ASSERT_TRUE(cpu->run(pass, &rc, nullptr).ok());
   DeviceImage dev(img.view());
   Stream stream;
@@ -309,11 +307,6 @@ TEST(EngineParity, WideIntegrals) {
   compare(rc, rg);
   for (const GroupResult& r : rg)
     EXPECT_GT(r.below.size(), 40u); // every window (distances are finite)
-  {
-    ScopedEnv e("CVIS_RCDTRACK_ROWS", "old");
-    ASSERT_TRUE(gpu->run(pass, &ro, stream.get()).ok());
-  }
-  compare_bits(ro, rg);
 }
 
 // Exactness at 2K: the sums of the whole 2048x1152 frame with the largest feature values (a
