@@ -88,7 +88,7 @@ void cell_pass(const CellPass& q, SceneLayout& L, int32_t* key, int64_t* evals_o
           tri_off[cell] = t;
           t += cand;
           e += cand;
-          key[cell] = S - (cand + 1) / 2;
+          key[cell] = S - cand;
         }
         triples = t;
         evals += e + static_cast<int64_t>(cnt) * extra;
@@ -100,7 +100,7 @@ void cell_pass(const CellPass& q, SceneLayout& L, int32_t* key, int64_t* evals_o
           evals += cand + extra;
           tri_off[cell] = static_cast<int32_t>(triples <= INT32_MAX ? triples : 0);
           triples += cand;
-          key[cell] = S - (cand + 1) / 2;
+          key[cell] = S - cand;
         }
       }
     } else {
@@ -115,10 +115,10 @@ void cell_pass(const CellPass& q, SceneLayout& L, int32_t* key, int64_t* evals_o
         if (b_real) {
           tri_off[cell] = static_cast<int32_t>(triples <= INT32_MAX ? triples : 0);
           triples += cand;
-          key[cell] = S - (cand + 1) / 2;
+          key[cell] = S - cand;
         } else {
           tri_off[cell] = 0;
-          key[cell] = 2 * S + 1 - (cand + 1) / 2;
+          key[cell] = 2 * S + 1 - cand;
         }
       }
     }
@@ -131,7 +131,7 @@ void cell_pass(const CellPass& q, SceneLayout& L, int32_t* key, int64_t* evals_o
       cell_b[cell] = static_cast<uint16_t>(b);
       evals += cand + extra;
       tri_off[cell] = 0;
-      key[cell] = b_real ? 2 * S + 1 - (cand + 1) / 2 : 2 * S + 2;
+      key[cell] = b_real ? 2 * S + 1 - cand : 2 * S + 2;
     }
   }
   *evals_out = evals;
@@ -217,9 +217,8 @@ Status scene_layout(const Graph& scene, const Params& p, SceneLayout* out) {
   L.cells = static_cast<int32_t>(cells);
   L.cell_b.resize(L.cells);
   L.tri_off.resize(L.cells);
-  // Work order by counting sort: key 0..S for geometry cells (S - the loop iterations of a lane,
-  // (candidates + 1) / 2), S+1..2S+1 for the others, 2S+2 for (dummy, dummy); within a key by
-  // cell, i.e. by b (README.md, "Work order").
+  // Work order by counting sort: key 0..S for geometry cells (S - candidates), S+1..2S+1 for the
+  // others, 2S+2 for (dummy, dummy).
   thread_local std::vector<int32_t> key, scratch;
   key.resize(L.cells);
   const int keys = 2 * S + 3;

@@ -39,9 +39,8 @@ struct SceneLayout {
   std::vector<int64_t> dir_off; // S + 1 entries (dir_off[S] = table size)
   int64_t evaluations = 0;      // candidates examined per trellis row (all cells)
   // The CUDA trellis's order of work (README.md, "Work order"): every cell once, the cells with
-  // three scene nodes (the distortion term) first, each group by decreasing loop iterations of a
-  // lane, (real candidates + 1) / 2 (ties: increasing cell, so b groups together), the state
-  // (dummy, dummy) last. Row-independent.
+  // three scene nodes (the distortion term) first, each group by decreasing number of real
+  // candidates (ties: increasing cell), the state (dummy, dummy) last. Row-independent.
   std::vector<int32_t> cell_order;
   // The CUDA trellis's table of scene angles: cell (b, c) with three scene nodes keeps the two
   // angles of eq. 6 of each real candidate a, at tri_off[cell] + (a - first candidate); other cells

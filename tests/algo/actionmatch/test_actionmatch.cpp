@@ -176,8 +176,7 @@ TEST(ActionMatchLayout, CellsAndCandidatesAreTheFeasibleSets) {
     EXPECT_EQ(L.cells, cells) << "it " << it;
     EXPECT_EQ(L.evaluations, evals) << "it " << it;
     // The CUDA work order: a permutation of the cells, the three-node cells first, each group by
-    // non-increasing (candidates + 1) / 2, a lane's loop iterations (increasing cell among equals),
-    // the state (dummy, dummy) last.
+    // non-increasing candidate count (increasing cell among equals), the state (dummy, dummy) last.
     ASSERT_EQ(L.cell_order.size(), static_cast<size_t>(L.cells));
     std::vector<int> seen(L.cells, 0);
     const auto rank = [&](int cell) {
@@ -186,7 +185,7 @@ TEST(ActionMatchLayout, CellsAndCandidatesAreTheFeasibleSets) {
       int first, end;
       detail::candidates(L, s.frame.data(), p, b, c, &first, &end);
       const int group = b < S && c < S ? 0 : b == S && c == S ? 2 : 1;
-      return std::make_tuple(group, -((end - first + 1) / 2), cell);
+      return std::make_tuple(group, -(end - first), cell);
     };
     for (int i = 0; i < L.cells; ++i) {
       const int cell = L.cell_order[i];

@@ -62,7 +62,7 @@ detail::SceneLayout plain_layout(const Graph& g, const Params& p) {
       L.tri_off.push_back(geometry ? static_cast<int32_t>(L.triples) : 0);
       if (geometry)
         L.triples += end - first;
-      rank.emplace_back(geometry ? 0 : b == S && c == S ? 2 : 1, -((end - first + 1) / 2), cell);
+      rank.emplace_back(geometry ? 0 : b == S && c == S ? 2 : 1, -(end - first), cell);
     }
   }
   std::sort(rank.begin(), rank.end());
