@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "actionmatch_bench_graphs.hpp"
 #include "actionmatch_internal.hpp"
 #if defined(CVIS_HAVE_CUDA)
 #include "actionmatch_profile.hpp"
@@ -21,6 +22,7 @@
 
 using namespace cvis;
 using namespace cvis::actionmatch;
+using bench::random_graph;
 
 namespace {
 
@@ -33,30 +35,6 @@ double us_since(Clock::time_point t0) {
 double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   return v.empty() ? 0 : v[v.size() / 2];
-}
-
-// bench_actionmatch.cpp's random_graph, unchanged (the same graphs from the same seed).
-Graph random_graph(std::mt19937_64& rng, int nodes, int frames, bool model) {
-  Graph g;
-  g.dim = kPaperDescriptorDim;
-  std::vector<int32_t> f(nodes);
-  if (model) {
-    int t = static_cast<int>(rng() % 3);
-    for (int i = 0; i < nodes; ++i)
-      f[i] = t += (i ? 1 + static_cast<int>(rng() % 4 == 0) : 0);
-  } else {
-    for (int i = 0; i < nodes; ++i)
-      f[i] = static_cast<int>(rng() % frames);
-    std::sort(f.begin(), f.end());
-  }
-  std::uniform_real_distribution<float> u(0.f, 1.f);
-  std::vector<float> d(g.dim);
-  for (int i = 0; i < nodes; ++i) {
-    for (float& v : d)
-      v = u(rng);
-    g.add(f[i], 160.f * u(rng), 120.f * u(rng), d.data());
-  }
-  return g;
 }
 
 // Times fn() runs times (after 100 warm-up calls), input r % 4 in turn; the median in us.
