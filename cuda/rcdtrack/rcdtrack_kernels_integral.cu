@@ -44,6 +44,28 @@ __device__ __forceinline__ int64_t shfl_ll(int64_t v, int src) {
                               static_cast<unsigned>(lo));
 }
 
+// The start of a row of the row pass: the scan carries and the row's zero column of every plane.
+__device__ __forceinline__ void row_start(const Layout& L, const DevIntegral& R, int64_t* row,
+                                          int64_t* carry) {
+  for (int p = threadIdx.x; p < L.planes; p += kRowThreads) {
+    carry[p] = 0;
+    row[p * R.plane_stride] = 0;
+  }
+}
+
+// Luma of rows y0-1 .. y0+c and columns px0-1 .. px0+npx, clamped to the frame, into lum with a
+// row stride of `stride` shorts.
+__device__ __forceinline__ void load_luma(const PixelSource& src, int y0, int px0, int npx, int c,
+                                          short* lum, int stride) {
+  const int tw = npx + 2, th = c + 2;
+  for (int t = threadIdx.x; t < tw * th; t += kRowThreads) {
+    const int r = t / tw, q = t - r * tw;
+    const int yy = min(max(y0 - 1 + r, 0), src.height - 1);
+    const int xx = min(max(px0 - 1 + q, 0), src.width - 1);
+    lum[r * stride + q] = static_cast<short>(luma_of(fetch_rgb(src, xx, yy)));
+  }
+}
+
 // Cell row j of integral R at cells 4 and 8 (integral_rows_wide_kernel's path there): chunks of
 // kRowChunk pixel columns along the row; per chunk the luma tile with a one-pixel halo, the
 // features of every pixel, the cell sums of every plane (one thread per plane and cell, each
@@ -61,21 +83,11 @@ __device__ void rows_narrow(const PixelSource& src, const Layout& L, const DevIn
   const int64_t row_stride = R.cols + 1;
   int64_t* row = base + R.offset + (j + 1) * row_stride;
 
-  for (int p = tid; p < L.planes; p += kRowThreads) {
-    carry[p] = 0;
-    row[p * R.plane_stride] = 0;
-  }
+  row_start(L, R, row, carry);
   for (int i0 = 0; i0 < R.cols; i0 += cells_per_chunk) {
     const int ncells = min(cells_per_chunk, R.cols - i0);
     const int px0 = R.x + i0 * c, npx = ncells * c;
-    // Luma of rows y0-1 .. y0+c and columns px0-1 .. px0+npx, clamped to the frame.
-    const int tw = npx + 2, th = c + 2;
-    for (int t = tid; t < tw * th; t += kRowThreads) {
-      const int r = t / tw, q = t - r * tw;
-      const int yy = min(max(y0 - 1 + r, 0), src.height - 1);
-      const int xx = min(max(px0 - 1 + q, 0), src.width - 1);
-      lum[r * (kRowChunk + 2) + q] = static_cast<short>(luma_of(fetch_rgb(src, xx, yy)));
-    }
+    load_luma(src, y0, px0, npx, c, lum, kRowChunk + 2);
     __syncthreads();
     for (int t = tid; t < c * npx; t += kRowThreads) {
       const int r = t / npx, q = t - r * npx;
@@ -169,22 +181,14 @@ __global__ void __launch_bounds__(kRowThreads)
   const int64_t row_stride = R.cols + 1;
   int64_t* row = base + R.offset + (j + 1) * row_stride;
 
-  for (int p = tid; p < L.planes; p += kRowThreads) {
-    carry[p] = 0;
-    row[p * R.plane_stride] = 0;
-  }
+  row_start(L, R, row, carry);
   for (int i0 = 0; i0 < R.cols; i0 += cells_per_chunk) {
     const int ncells = min(cells_per_chunk, R.cols - i0);
     const int px0 = R.x + i0 * c, npx = ncells * c;
-    // Luma of rows y0-1 .. y0+c and columns px0-1 .. px0+npx, clamped to the frame. The barrier
-    // before the next chunk's features is the next chunk's first one (the scan reads only feat).
-    const int tw = npx + 2, th = c + 2;
-    for (int t = tid; t < tw * th; t += kRowThreads) {
-      const int r = t / tw, q = t - r * tw;
-      const int yy = min(max(y0 - 1 + r, 0), src.height - 1);
-      const int xx = min(max(px0 - 1 + q, 0), src.width - 1);
-      lum[r * tw + q] = static_cast<short>(luma_of(fetch_rgb(src, xx, yy)));
-    }
+    // (The barrier before the next chunk's features is the next chunk's first one: the scan reads
+    // only feat.)
+    const int tw = npx + 2;
+    load_luma(src, y0, px0, npx, c, lum, tw);
     __syncthreads();
     for (int t = tid; t < c * npx; t += kRowThreads) {
       const int r = t / npx, q = t - r * npx;

@@ -216,6 +216,26 @@ __device__ __noinline__ double ring_distance(const Layout& L, IntegralRef I, int
   return context_distance<N, NS>(L, Distance::kJbld, I, cols, rows, cell, cx0, cy0, cw, ch, m);
 }
 
+// window_distance's terms over parts 0 .. n - 1 of a window (its column `slot` of s_part, in part
+// order): the sum of the finite ones, their largest, and the number of infinite ones (returned).
+__device__ __forceinline__ int part_terms(const double (*s_part)[kWindowThreads], int slot, int n,
+                                          double* sum_out, double* worst_out) {
+  double sum = 0.0, worst = 0.0;
+  int infinite = 0;
+  for (int p = 0; p < n; ++p) {
+    const double d = s_part[p][slot];
+    if (!(d < HUGE_VAL)) {
+      ++infinite;
+    } else {
+      sum = sum + d;
+      worst = d > worst ? d : worst;
+    }
+  }
+  *sum_out = sum;
+  *worst_out = worst;
+  return infinite;
+}
+
 // kMinBlocks: 2 per SM (128 registers) up to 5 features; 1 and 3 only for timing (windows_variant).
 template <int N, int NS, int kMinBlocks = (N <= 5 ? 2 : 1)>
 __global__ void __launch_bounds__(kPartThreads, kMinBlocks)
@@ -275,17 +295,8 @@ __global__ void __launch_bounds__(kPartThreads, kMinBlocks)
       // window_distance's test over parts 0 .. 2r - 1 (parts 0..3 before the last part and the
       // ring): two infinite parts, or the lower bound above the limit.
       const int done = 2 * r < P ? 2 * r : P;
-      double sum = 0.0, worst = 0.0;
-      int infinite = 0;
-      for (int p = 0; p < done; ++p) {
-        const double d = s_part[p][slot];
-        if (!(d < HUGE_VAL)) {
-          ++infinite;
-        } else {
-          sum = sum + d;
-          worst = d > worst ? d : worst;
-        }
-      }
+      double sum, worst;
+      const int infinite = part_terms(s_part, slot, done, &sum, &worst);
       if (infinite > 1 || stop(infinite ? sum : sum - worst))
         alive = false;
     }
@@ -314,17 +325,8 @@ __global__ void __launch_bounds__(kPartThreads, kMinBlocks)
       dist = score = 0.0;
     } else if (alive) {
       // window_distance's sum (same order), then search_score's terms.
-      double sum = 0.0, worst = 0.0;
-      int infinite = 0;
-      for (int p = 0; p < P; ++p) {
-        const double d = s_part[p][slot];
-        if (!(d < HUGE_VAL)) {
-          ++infinite;
-        } else {
-          sum = sum + d;
-          worst = d > worst ? d : worst;
-        }
-      }
+      double sum, worst;
+      const int infinite = part_terms(s_part, slot, P, &sum, &worst);
       if (P == 1)
         dist = infinite ? HUGE_VAL : sum;
       else if (infinite == 0)
