@@ -618,10 +618,15 @@ __global__ void __launch_bounds__(kTrellisThreads) trellis_kernel(Problem p) {
   uint16_t* beta_grows = p.beta + pi.beta0;
   // The folded trellis: row M (alpha'_M(a, b) = U_{M-1}(a)) and its per-b minima, by every block
   // into its own copy; the other two minimum rows start at kInf. The barrier below orders them
-  // before any other block's stores.
+  // before any other block's stores. A minimum row holds the plain minima at [0, QH) and, at
+  // [QH, 2 QH), those with the next row's frame-gap term (README.md, "Tenth round"): q1[b] = the
+  // smallest alpha'_{r+1}(a, b) + lambda2 |gap1_r - (t(a) - t(b))| over its states with a real,
+  // a lower bound of every real candidate's total in row r's cells (b, c) with c real, together
+  // with the cell's own lambda2 |gap2_r - (t(b) - t(c))| (minus one grid step: the two terms are
+  // rounded separately).
   const bool row_bound = kFold && p.row_bound != 0 && p.bound != 0 && p.dummies != 0;
   uint32_t* q = kFold ? reinterpret_cast<uint32_t*>(base + sl.q) : nullptr;
-  const int QS = kFold ? static_cast<int>(fold_q_entries(p)) : 0, qshift = p.q_shift;
+  const int QS = kFold ? static_cast<int>(fold_q_entries(p)) : 0, QH = QS / 2, qshift = p.q_shift;
   if (kFold) {
     for (int i = tid; i < 3 * QS; i += nt)
       q[i] = 0xFFFFFFFFu;
@@ -631,13 +636,17 @@ __global__ void __launch_bounds__(kTrellisThreads) trellis_kernel(Problem p) {
     int64_t* row_m = alpha_rows + (M & 1) * static_cast<int64_t>(C);
     const int64_t* u_last = U + static_cast<int64_t>(M - 1) * (S + 1);
     uint32_t* q_m = q + (M % 3) * QS;
+    const int gap1_m = (rows_in_scratch ? srows[M - 1] : mrows[M - 1]).gap1;
     for (int i = tid; i < C; i += nt) {
       const CellPlan pl = plan[i];
       const int x = static_cast<int>(pl.bc & 0xFFFFu), y = static_cast<int>(pl.bc >> 16);
       const int64_t v = u_last[x];
       row_m[pl.cell] = v;
-      if (row_bound && x < S)
+      if (row_bound && x < S) {
         min_all(q_m, y, q_key(v, qshift), 1);
+        if (y < S)
+          min_all(q_m + QH, y, q_key(v + terms::gap_q(p.lambda2, gap1_m - (t.frame[x] - t.frame[y])), qshift), 1);
+      }
     }
   }
   row_barrier(K);
@@ -667,8 +676,10 @@ __global__ void __launch_bounds__(kTrellisThreads) trellis_kernel(Problem p) {
     uint32_t* q_cur = kFold ? q + q_cu : nullptr;
     if (kFold && row_bound) {
       uint32_t* q_old = q + q_ol;
-      for (int i = tid; i <= S; i += nt)
+      for (int i = tid; i <= S; i += nt) {
         q_old[i] = 0xFFFFFFFFu;
+        q_old[QH + i] = 0xFFFFFFFFu;
+      }
     }
     {
       const int t0 = q_nx;
@@ -701,9 +712,20 @@ __global__ void __launch_bounds__(kTrellisThreads) trellis_kernel(Problem p) {
       int64_t fdval = kInf;
       if (kFold && active && dummies)
         fdval = nxt[t.cell(S, b)];
-      const bool settled =
-          kFold && row_bound && active &&
-          (static_cast<uint64_t>(q_next[b]) << qshift) > static_cast<uint64_t>(fdval);
+      // A cell of three scene nodes compares with its frame-gap bound instead (above): every real
+      // candidate's total is at least (q1[b] << qshift) + lambda2 |gap2_r - (t(b) - t(c))| - 1.
+      // (Unsigned: kInf + 1 does not wrap, and no bound reaches 2^63.)
+      bool settled = false;
+      if (kFold && row_bound && active) {
+        if (b < S && c < S) {
+          const int dfr = t.frame[b] - t.frame[c];
+          settled = (static_cast<uint64_t>(q_next[QH + b]) << qshift) +
+                        static_cast<uint64_t>(terms::gap_q(p.lambda2, row.gap2 - dfr)) >
+                    static_cast<uint64_t>(fdval) + 1;
+        } else {
+          settled = (static_cast<uint64_t>(q_next[b]) << qshift) > static_cast<uint64_t>(fdval);
+        }
+      }
       if (settled && lane == 0) {
         best = fdval;
         arg = S;
@@ -822,8 +844,14 @@ __global__ void __launch_bounds__(kTrellisThreads) trellis_kernel(Problem p) {
           store_alpha_fold(cur, cell, v, K);
           // Row r's minimum per c over its states (b, c) with b real: read by row r - 1's cells
           // whose first member is c.
-          if (row_bound && b < S && r > 2)
+          if (row_bound && b < S && r > 2) {
             min_all(q_cur, c, q_key(v, qshift), K);
+            if (c < S && v != kInf) { // (row r - 1's gap1; frames reloaded: fewer registers live)
+              const int g1 = (rows_in_scratch ? srows[r - 1] : mrows[r - 1]).gap1;
+              const int64_t w = v + terms::gap_q(p.lambda2, g1 - (t.frame[b] - t.frame[c]));
+              min_all(q_cur + QH, c, q_key(w, qshift), K);
+            }
+          }
         } else {
           store_alpha(cur, cell, best, K, shared_rows);
         }

@@ -156,9 +156,10 @@ struct SharedLayout {
   size_t tables = 0, tri = 0, dir = 0, unary = 0, alpha = 0, beta = 0, plan = 0, q = 0, settle = 0,
          bytes = 0;
 };
-// Entries of one of the folded trellis's three per-b minimum rows (b = 0 .. S).
+// Entries of one of the folded trellis's three per-b minimum rows: b = 0 .. S of the plain minima,
+// then b = 0 .. S of the minima with the next row's frame-gap term (README.md, "Tenth round").
 CVIS_HD int64_t fold_q_entries(const Problem& p) {
-  return static_cast<int64_t>(p.max_nodes) + 1;
+  return 2 * (static_cast<int64_t>(p.max_nodes) + 1);
 }
 CVIS_HD SharedLayout shared_layout(const Problem& p, int threads) {
   SharedLayout l;

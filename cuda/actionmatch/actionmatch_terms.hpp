@@ -190,6 +190,16 @@ CVIS_HD int64_t distortion_q(int model_gap1, int model_gap2, double model_mid, d
   return quantize(lambda2 * (small_int_double(dt) + lambda3 * dg)); // eq. 3
 }
 
+// lambda2 |d| on the fixed-point grid for a frame-gap difference d: the distortion term of a
+// hyperedge whose only difference is the gap difference d. The CUDA trellis bounds the distortion
+// term from below by it (README.md, "Tenth round"): with d1 = gap1 - scene_gap1 and d2 = gap2 -
+// scene_gap2, distortion_q >= gap_q(lambda2, d1) + gap_q(lambda2, d2) - 1 (lambda2, lambda3 >= 0;
+// every step of distortion_q is monotone, and each separately rounded term loses at most half a
+// grid step; the test DistortionAtLeastItsGapTerms checks it).
+CVIS_HD int64_t gap_q(double lambda2, int d) {
+  return quantize(lambda2 * small_int_double(d < 0 ? -d : d));
+}
+
 // Pruning (eq. 7, 8, 14): the frames allowed for z_i given its predecessors b = z_{i-1} and
 // c = z_{i-2} (each either a scene node with frame fb / fc, or the dummy), as the inclusive range
 // [*lo, *hi]; INT32_MIN / INT32_MAX mean unbounded. The constraints of a hyperedge are those of its

@@ -94,6 +94,35 @@ TEST(ActionMatchTerms, WrapAbsIsTheMagnitudeOfWrap) {
   EXPECT_EQ(bad, 0);
 }
 
+// The CUDA trellis's settle test (README.md, "Tenth round") bounds a distortion term from below by
+// its two frame-gap terms, each rounded on its own: distortion_q >= gap_q(d1) + gap_q(d2) - 1.
+// Random and extreme gaps, angles and weights (lambda2 up to the limit 100, tiny ones whose terms
+// round to a few grid steps, lambda3 0 included), and the equality cases with equal angles.
+TEST(ActionMatchTerms, DistortionAtLeastItsGapTerms) {
+  Rng rng(11);
+  std::uniform_real_distribution<double> ang(-terms::kPi, terms::kPi), unit(0.0, 1.0);
+  const double lambdas2[] = {0.0, 1e-7, 3e-7, 0.2, 0.3, 1.0 / 3.0, 7.7, 100.0};
+  int checked = 0, tight = 0;
+  for (int i = 0; i < 300000; ++i) {
+    const double l2 = i % 3 ? lambdas2[i % 8] : 100.0 * unit(rng);
+    const double l3 = i % 5 == 0 ? 0.0 : 1000.0 * unit(rng) * unit(rng);
+    const int range = i % 4 == 0 ? (1 << 20) : 12;
+    const auto gap = [&] { return static_cast<int>(rng() % static_cast<uint64_t>(range)); };
+    const int g1 = gap(), g2 = gap(), s1 = gap(), s2 = gap();
+    const double mm = ang(rng), ml = ang(rng);
+    const bool same = i % 7 == 0; // equal angles: D is the frame term alone
+    const double sm = same ? mm : ang(rng), sl = same ? ml : ang(rng);
+    const int64_t d = terms::distortion_q(g1, g2, mm, ml, s1, s2, sm, sl, l2, l3);
+    const int64_t lb = terms::gap_q(l2, g1 - s1) + terms::gap_q(l2, g2 - s2) - 1;
+    ASSERT_GE(d, lb) << "lambda2 " << l2 << " lambda3 " << l3 << " gaps " << g1 << " " << g2
+                     << " scene gaps " << s1 << " " << s2;
+    ++checked;
+    tight += d <= lb + 1;
+  }
+  EXPECT_EQ(checked, 300000);
+  EXPECT_GT(tight, 1000); // the bound is met or nearly met often: the test is not vacuous
+}
+
 // The fixed-point energy of evaluate() against the same energy in double with libm (the paper's
 // energy): every term is rounded to 2^-20, so they differ by at most (terms) * 2^-21, plus the
 // arctangent's 1e-15 scaled by lambda2 lambda3 (negligible).
