@@ -392,6 +392,7 @@ public:
     k.settle_out = adaptive ? reinterpret_cast<uint32_t*>(h_out_.get() + settle_at) : nullptr;
     k.cluster = kernels::trellis_cluster(k.npairs, smem, max_cells, adaptive ? settled_ : -1.0,
                                          max_model_nodes_, &k.threads);
+    k.solo = kernels::solo_trellis(k, max_model_nodes_) ? 1 : 0;
     if (stats) {
       stats->blocks_per_pair = k.cluster;
       stats->folded = k.fold;

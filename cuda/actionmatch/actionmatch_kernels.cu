@@ -135,8 +135,10 @@ __device__ void plans_block(const Problem& p, int pblock) {
   terms::candidate_frames(b < S, b < S ? frame[b] : 0, c < S, c < S ? frame[c] : 0, p.T,
                           p.causality, &flo, &fhi);
   terms::nodes_of_frames(flo, fhi, p.minnode + B.minnode0, B.frame0, B.frames, S, &first, &end);
+  const int gap = b < S && c < S ? frame[b] - frame[c] : -1;
+  const int code = gap >= 0 && gap < kNoGapCode ? gap : kNoGapCode;
   CellPlan pl;
-  pl.cell = cell;
+  pl.cell = static_cast<uint32_t>(cell) | static_cast<uint32_t>(code) << kPlanCellBits;
   pl.bc = static_cast<uint32_t>(b) | static_cast<uint32_t>(c) << 16;
   pl.range = static_cast<uint32_t>(first) | static_cast<uint32_t>(end) << 16;
   pl.tri = p.tri_off[B.cell0 + cell];
@@ -432,6 +434,13 @@ __device__ __forceinline__ void store_alpha_fold(int64_t* cur, int cell, int64_t
   cur[cell] = v;
 }
 
+// The frame-gap term lambda2 |model_gap - (t(b) - t(c))| of a cell with gap code `code`
+// (CellPlan), or 0 without a known gap: either way a lower bound of that part of a distortion term
+// (terms::gap_q; README.md, "Tenth round").
+__device__ __forceinline__ int64_t gap_term(double lambda2, int model_gap, int code) {
+  return code < kNoGapCode ? terms::gap_q(lambda2, model_gap - code) : 0;
+}
+
 // Block-wide minimum of (v, key), smaller key first among equal v; every thread gets it. The
 // smallest (v, key) pair is unique whatever the order of the comparisons (the keys differ), so the
 // warps' shuffle reductions, then one warp over the warps' minima, give the same pair as a tree
@@ -492,12 +501,17 @@ __device__ __forceinline__ void stage(T* dst, const T* src, int64_t n, int tid, 
 // the stores), a lower bound of every real candidate's total in row r's cells (b, c); a cell with
 // q_{r+1}[b] > alpha'_{r+1}(dummy, b) is then the dummy's (the fifth round's bound skips every one
 // of its candidates), without its candidate loop.
-template <bool kTri, bool kShared, bool kFold = false>
+// kSolo (with kFold only; Problem::solo, README.md "Tenth round"): one block per pair, the model
+// rows in the reduction scratch, the argmin tables in shared memory, the per-b minima on and no
+// settle counts, all known at compile time: the same computation without the per-row and per-cell
+// tests of the general folded kernel.
+template <bool kTri, bool kShared, bool kFold = false, bool kSolo = false>
 __global__ void __launch_bounds__(kTrellisThreads) trellis_kernel(Problem p) {
   static_assert(!kFold || (kTri && kShared), "the folded trellis is the all-shared angle one");
+  static_assert(!kSolo || kFold, "the solo kernel is a folded one");
   extern __shared__ int64_t smem[];
   // A pair is one block, or a cluster of K = p.cluster blocks that share its rows (README.md).
-  const int K = p.cluster, rank = cluster_rank(K), pair = blockIdx.x / K;
+  const int K = kSolo ? 1 : p.cluster, rank = cluster_rank(K), pair = blockIdx.x / K;
   const PairInfo pi = p.pairs[pair];
   const BlockInfo B = p.blocks[pi.block];
   const int S = B.S, C = B.cells, tid = threadIdx.x, nt = blockDim.x;
@@ -576,11 +590,11 @@ __global__ void __launch_bounds__(kTrellisThreads) trellis_kernel(Problem p) {
   const ModelRow* mrows = p.rows + g0;
   ModelRow* srows = reinterpret_cast<ModelRow*>(base);
   const bool rows_in_scratch =
-      static_cast<size_t>(M) * sizeof(ModelRow) <= static_cast<size_t>(nt) * (8 + 4);
+      kSolo || static_cast<size_t>(M) * sizeof(ModelRow) <= static_cast<size_t>(nt) * (8 + 4);
   if (rows_in_scratch)
     for (int i = tid; i < M; i += nt)
       srows[i] = mrows[i];
-  const bool dummies = p.dummies != 0;
+  const bool dummies = kSolo || p.dummies != 0;
   // Work order (README.md, speed section): round k of the cell loop takes order[k NG .. + NG) (NG
   // lane groups, below), forwards in even rounds and backwards in odd ones, so that every warp gets
   // cells of one kind and of nearly equal candidate counts and the totals stay balanced; the state
@@ -612,7 +626,7 @@ __global__ void __launch_bounds__(kTrellisThreads) trellis_kernel(Problem p) {
   const bool shared_rows = kShared || p.shared_alpha != 0;
   // The argmin tables: in shared memory (when they fit) the backtracking's chain of M - 2
   // dependent reads stays on the SM instead of going to L2.
-  const bool shared_beta = p.shared_beta != 0;
+  const bool shared_beta = kSolo || p.shared_beta != 0;
   // (Both kept: see store_beta.)
   uint16_t* beta_srows = reinterpret_cast<uint16_t*>(base + sl.beta);
   uint16_t* beta_grows = p.beta + pi.beta0;
@@ -624,13 +638,15 @@ __global__ void __launch_bounds__(kTrellisThreads) trellis_kernel(Problem p) {
   // a lower bound of every real candidate's total in row r's cells (b, c) with c real, together
   // with the cell's own lambda2 |gap2_r - (t(b) - t(c))| (minus one grid step: the two terms are
   // rounded separately).
-  const bool row_bound = kFold && p.row_bound != 0 && p.bound != 0 && p.dummies != 0;
+  const bool row_bound =
+      kFold && (kSolo || (p.row_bound != 0 && p.bound != 0 && p.dummies != 0));
+  const bool count_settle = kFold && !kSolo && p.count_settle != 0;
   uint32_t* q = kFold ? reinterpret_cast<uint32_t*>(base + sl.q) : nullptr;
   const int QS = kFold ? static_cast<int>(fold_q_entries(p)) : 0, QH = QS / 2, qshift = p.q_shift;
   if (kFold) {
     for (int i = tid; i < 3 * QS; i += nt)
       q[i] = 0xFFFFFFFFu;
-    if (p.count_settle && tid < 2 * (nt / 32))
+    if (count_settle && tid < 2 * (nt / 32))
       reinterpret_cast<uint32_t*>(base + sl.settle)[tid] = 0;
     __syncthreads();
     int64_t* row_m = alpha_rows + (M & 1) * static_cast<int64_t>(C);
@@ -641,11 +657,11 @@ __global__ void __launch_bounds__(kTrellisThreads) trellis_kernel(Problem p) {
       const CellPlan pl = plan[i];
       const int x = static_cast<int>(pl.bc & 0xFFFFu), y = static_cast<int>(pl.bc >> 16);
       const int64_t v = u_last[x];
-      row_m[pl.cell] = v;
+      row_m[plan_cell(pl)] = v;
       if (row_bound && x < S) {
         min_all(q_m, y, q_key(v, qshift), 1);
         if (y < S)
-          min_all(q_m + QH, y, q_key(v + terms::gap_q(p.lambda2, gap1_m - (t.frame[x] - t.frame[y])), qshift), 1);
+          min_all(q_m + QH, y, q_key(v + gap_term(p.lambda2, gap1_m, plan_gap(pl)), qshift), 1);
       }
     }
   }
@@ -694,12 +710,12 @@ __global__ void __launch_bounds__(kTrellisThreads) trellis_kernel(Problem p) {
       if (i < C) {
         pl = plan[i];
       } else {
-        pl.cell = 0;
+        pl.cell = static_cast<uint32_t>(kNoGapCode) << kPlanCellBits;
         pl.bc = static_cast<uint32_t>(S) | static_cast<uint32_t>(S) << 16;
         pl.range = 0;
         pl.tri = 0;
       }
-      const int cell = pl.cell;
+      const int cell = plan_cell(pl);
       const int b = static_cast<int>(pl.bc & 0xFFFFu), c = static_cast<int>(pl.bc >> 16);
       // The dummy-dummy state is left to one warp below.
       const bool active = i < C && !(b == S && c == S);
@@ -718,9 +734,8 @@ __global__ void __launch_bounds__(kTrellisThreads) trellis_kernel(Problem p) {
       bool settled = false;
       if (kFold && row_bound && active) {
         if (b < S && c < S) {
-          const int dfr = t.frame[b] - t.frame[c];
           settled = (static_cast<uint64_t>(q_next[QH + b]) << qshift) +
-                        static_cast<uint64_t>(terms::gap_q(p.lambda2, row.gap2 - dfr)) >
+                        static_cast<uint64_t>(gap_term(p.lambda2, row.gap2, plan_gap(pl))) >
                     static_cast<uint64_t>(fdval) + 1;
         } else {
           settled = (static_cast<uint64_t>(q_next[b]) << qshift) > static_cast<uint64_t>(fdval);
@@ -826,7 +841,7 @@ __global__ void __launch_bounds__(kTrellisThreads) trellis_kernel(Problem p) {
       // holding its cell's result then; the vote is warp-uniform, as the shuffles need).
       if (Gt > 1 && (!kFold || !__all_sync(0xFFFFFFFFu, settled || !active)))
         group_argmin(&best, &arg, Gt);
-      if (kFold && p.count_settle) { // (uniform: every lane of the warp runs every round)
+      if (count_settle) { // (uniform: every lane of the warp runs every round)
         const unsigned s_bits = __ballot_sync(0xFFFFFFFFu, active && lane == 0 && settled);
         const unsigned c_bits = __ballot_sync(0xFFFFFFFFu, active && lane == 0);
         if ((tid & 31) == 0) { // the warp's own two counters (shared memory: no registers kept)
@@ -846,10 +861,9 @@ __global__ void __launch_bounds__(kTrellisThreads) trellis_kernel(Problem p) {
           // whose first member is c.
           if (row_bound && b < S && r > 2) {
             min_all(q_cur, c, q_key(v, qshift), K);
-            if (c < S && v != kInf) { // (row r - 1's gap1; frames reloaded: fewer registers live)
+            if (c < S && v != kInf) { // (row r - 1's gap1)
               const int g1 = (rows_in_scratch ? srows[r - 1] : mrows[r - 1]).gap1;
-              const int64_t w = v + terms::gap_q(p.lambda2, g1 - (t.frame[b] - t.frame[c]));
-              min_all(q_cur + QH, c, q_key(w, qshift), K);
+              min_all(q_cur + QH, c, q_key(v + gap_term(p.lambda2, g1, plan_gap(pl)), qshift), K);
             }
           }
         } else {
@@ -888,7 +902,7 @@ __global__ void __launch_bounds__(kTrellisThreads) trellis_kernel(Problem p) {
   }
   // The adaptive rule's counts (the warps' counters, complete after the last row barrier) into
   // this block's two slots.
-  if (kFold && p.count_settle && tid == 0) {
+  if (count_settle && tid == 0) {
     const uint32_t* cnt = reinterpret_cast<const uint32_t*>(base + sl.settle);
     uint32_t a = 0, c = 0;
     for (int w = 0; w < nt / 32; ++w) {
@@ -1002,6 +1016,7 @@ bool trellis_can_fold(const Problem& p) {
 Status allow_trellis_shared(size_t bytes) {
   const int b = static_cast<int>(bytes);
   const auto attr = cudaFuncAttributeMaxDynamicSharedMemorySize;
+  CVIS_CUDA_CHECK(cudaFuncSetAttribute(trellis_kernel<true, true, true, true>, attr, b));
   CVIS_CUDA_CHECK(cudaFuncSetAttribute(trellis_kernel<true, true, true>, attr, b));
   CVIS_CUDA_CHECK(cudaFuncSetAttribute(trellis_kernel<true, true>, attr, b));
   CVIS_CUDA_CHECK(cudaFuncSetAttribute(trellis_kernel<true, false>, attr, b));
@@ -1035,6 +1050,8 @@ using TrellisKernel = void (*)(Problem);
 
 // The instantiation a launch of p runs (kTri: the angle table; kShared: use_shared_trellis()).
 TrellisKernel trellis_for(const Problem& p) {
+  if (p.fold && p.solo)
+    return trellis_kernel<true, true, true, true>;
   if (p.fold)
     return trellis_kernel<true, true, true>;
   if (p.use_tri)
@@ -1272,7 +1289,9 @@ Status launch_trellis(const Problem& p, size_t shared_bytes, cudaStream_t stream
 #endif
   // (Each instantiation named: the CPU emulation rewrites launches of a kernel by its name.)
   const bool all_shared = use_shared_trellis(p);
-  if (p.fold)
+  if (p.fold && p.solo)
+    trellis_kernel<true, true, true, true><<<p.npairs, p.threads, shared_bytes, stream>>>(p);
+  else if (p.fold)
     trellis_kernel<true, true, true><<<p.npairs, p.threads, shared_bytes, stream>>>(p);
   else if (p.use_tri && all_shared)
     trellis_kernel<true, true><<<p.npairs, p.threads, shared_bytes, stream>>>(p);

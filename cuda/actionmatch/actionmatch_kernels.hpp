@@ -32,11 +32,23 @@ struct alignas(16) SceneAngles {
 // the block's angle table. One 16-byte load per row instead of a chain of five dependent ones
 // (order, cell_b, seg_end, frames, minnode) in the candidate loop's set-up.
 struct alignas(16) CellPlan {
-  int32_t cell;
+  uint32_t cell;  // the cell | its gap code << kPlanCellBits (plan_cell, plan_gap)
   uint32_t bc;    // b | c << 16
   uint32_t range; // first | end << 16
   int32_t tri;    // SceneLayout::tri_off of the cell
 };
+// A row has fewer than 2^kPlanCellBits cells (detail::kMaxRowCells). The gap code of a cell of three
+// scene nodes is t(b) - t(c) when 0 <= t(b) - t(c) < kNoGapCode, else (other cells too)
+// kNoGapCode: the folded trellis's frame-gap bounds (README.md, "Tenth round") take it instead of
+// two frame loads per cell and row.
+inline constexpr int kPlanCellBits = 26;
+inline constexpr int kNoGapCode = 63;
+CVIS_HD int plan_cell(const CellPlan& pl) {
+  return static_cast<int>(pl.cell & ((1u << kPlanCellBits) - 1));
+}
+CVIS_HD int plan_gap(const CellPlan& pl) {
+  return static_cast<int>(pl.cell >> kPlanCellBits);
+}
 
 struct BlockInfo {
   int32_t S = 0, node0 = 0;       // nodes; first node in the concatenated node arrays
@@ -140,6 +152,8 @@ struct Problem {
   // Threads per trellis block: kTrellisThreads, or kTrellisThreads / cluster for a split launch
   // (trellis_cluster()), whose K blocks together hold the threads of one block.
   int32_t threads = 1024;
+  // The folded trellis's solo instantiation (README.md, "Tenth round"): set by solo_trellis().
+  int32_t solo = 0;
 };
 
 // Threads of a trellis block (power of two; at least kMaxModelNodes, the backtracking keeps the
@@ -208,6 +222,17 @@ CVIS_HD bool trellis_all_shared(const Problem& p) {
 // Whether a launch of p may run the folded trellis (p.fold): the angle table and the shared-memory
 // instantiation (trellis_all_shared(), unless CVIS_ACTIONMATCH_GENERIC_TRELLIS asks for the other).
 bool trellis_can_fold(const Problem& p);
+
+// Whether a folded launch of p may run the solo instantiation: one block of kTrellisThreads per
+// pair (cluster 1), the argmin tables in shared memory, the per-b minima on (row_bound, bound,
+// dummies), no settle counts, and models of at most `max_model_nodes` nodes whose rows fit the
+// reduction scratch.
+CVIS_HD bool solo_trellis(const Problem& p, int max_model_nodes) {
+  return p.fold && p.cluster == 1 && p.threads == kTrellisThreads && p.shared_beta &&
+         p.row_bound && p.bound && p.dummies && !p.count_settle &&
+         static_cast<size_t>(max_model_nodes) * sizeof(ModelRow) <=
+             static_cast<size_t>(kTrellisThreads) * (8 + 4);
+}
 
 // Raises the trellis kernel's dynamic shared memory limit to `bytes` (cudaFuncSetAttribute).
 Status allow_trellis_shared(size_t bytes);
