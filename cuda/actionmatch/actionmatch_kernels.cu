@@ -147,8 +147,7 @@ __device__ void plans_block(const Problem& p, int pblock) {
 
 // Model nodes of a unary tile: two per thread (rows ty and ty + kPrologueY), so that each scene
 // value read from shared memory serves two sums and a thread has two independent addition chains.
-constexpr int kUnaryRows = 1;
-constexpr int kUnaryNodes = kUnaryRows * kPrologueY;
+constexpr int kUnaryNodes = 2 * kPrologueY;
 
 // Tile `tile`: columns (unary slots) [32 tx0, + 32) x model nodes [16 ty0, + 16). Thread (tx, ty)
 // sums its two (model node, column) values term by term in index order, reading both descriptors
@@ -179,7 +178,7 @@ __device__ void unary_tile(const Problem& p, int tile) {
   __syncthreads(); // node_of written (and the previous tile's reads of sc, md done)
   // This thread's share of a chunk's staging: value tx of the descriptors of columns ty + 8 i and
   // of model nodes g0 + ty + 8 i (0 beyond the descriptor or for the dummy / missing columns).
-  float sv[kScenePerThread], mv[kUnaryRows];
+  float sv[kScenePerThread], mv[2];
   const auto fetch = [&](int k0) {
     const int kn = p.dim - k0 < kUnaryChunk ? p.dim - k0 : kUnaryChunk;
 #pragma unroll
@@ -188,26 +187,22 @@ __device__ void unary_tile(const Problem& p, int tile) {
       sv[i] = n >= 0 && tx < kn ? p.scene_desc[static_cast<int64_t>(n) * p.dim + k0 + tx] : 0.f;
     }
 #pragma unroll
-    for (int i = 0; i < kUnaryRows; ++i) {
+    for (int i = 0; i < 2; ++i) {
       const int g = g0 + ty + kPrologueY * i;
       mv[i] = g < p.model_nodes && tx < kn ? p.model_desc[static_cast<int64_t>(g) * p.dim + k0 + tx]
                                            : 0.f;
     }
   };
   fetch(0);
-  double sum[kUnaryRows];
-#pragma unroll
-  for (int i = 0; i < kUnaryRows; ++i)
-    sum[i] = 0.0;
+  double sum0 = 0.0, sum1 = 0.0;
   for (int k0 = 0; k0 < p.dim; k0 += kUnaryChunk) {
     const int kn = p.dim - k0 < kUnaryChunk ? p.dim - k0 : kUnaryChunk;
     __syncthreads(); // the previous chunk read
 #pragma unroll
     for (int i = 0; i < kScenePerThread; ++i)
       sc[tx][ty + kPrologueY * i] = static_cast<double>(sv[i]);
-#pragma unroll
-    for (int i = 0; i < kUnaryRows; ++i)
-      md[ty + kPrologueY * i][tx] = static_cast<double>(mv[i]);
+    md[ty][tx] = static_cast<double>(mv[0]);
+    md[ty + kPrologueY][tx] = static_cast<double>(mv[1]);
     __syncthreads();
     if (k0 + kUnaryChunk < p.dim)
       fetch(k0 + kUnaryChunk); // in flight during the sums below
@@ -215,30 +210,28 @@ __device__ void unary_tile(const Problem& p, int tile) {
 #pragma unroll 8
       for (int k = 0; k < kUnaryChunk; ++k) {
         const double v = sc[k][tx];
-#pragma unroll
-        for (int i = 0; i < kUnaryRows; ++i)
-          sum[i] = terms::unary_add(sum[i], md[ty + kPrologueY * i][k], v);
+        sum0 = terms::unary_add(sum0, md[ty][k], v);
+        sum1 = terms::unary_add(sum1, md[ty + kPrologueY][k], v);
       }
     } else {
       for (int k = 0; k < kn; ++k) {
         const double v = sc[k][tx];
-#pragma unroll
-        for (int i = 0; i < kUnaryRows; ++i)
-          sum[i] = terms::unary_add(sum[i], md[ty + kPrologueY * i][k], v);
+        sum0 = terms::unary_add(sum0, md[ty][k], v);
+        sum1 = terms::unary_add(sum1, md[ty + kPrologueY][k], v);
       }
     }
   }
   if (slot >= p.slots)
     return;
 #pragma unroll
-  for (int i = 0; i < kUnaryRows; ++i) {
+  for (int i = 0; i < 2; ++i) {
     const int g = g0 + ty + kPrologueY * i;
     if (g >= p.model_nodes)
       continue;
     const int m = p.node_model[g], r = g - p.model_node0[m];
     const PairInfo& pi = p.pairs[s * p.nmodels + m];
     int64_t* out = p.unary + pi.unary0 + static_cast<int64_t>(r) * (B.S + 1) + a;
-    *out = a == B.S ? p.dummy_q : terms::unary_finish(sum[i], p.lambda1);
+    *out = a == B.S ? p.dummy_q : terms::unary_finish(i == 0 ? sum0 : sum1, p.lambda1);
   }
 }
 
@@ -247,8 +240,11 @@ __device__ void unary_tile(const Problem& p, int tile) {
 // barriers are reached by every thread of a block).
 __global__ void __launch_bounds__(kPrologueX* kPrologueY)
     prologue_kernel(Problem p, int dir_blocks, int tri_blocks, int plan_blocks, int unary_tiles) {
-  allow_dependent_launch(); // the trellis may launch; it waits for this grid (wait_for_prologue)
   const int bx = blockIdx.x;
+  // The trellis may launch; it waits for this grid (wait_for_prologue). (A/B: the unary tiles at
+  // their end, CVIS_ACTIONMATCH_PDL_LATE=1.)
+  if (!p.pdl_late || bx < plan_blocks)
+    allow_dependent_launch();
   if (bx < dir_blocks) {
     directions_block(p, bx);
     return;
@@ -264,6 +260,8 @@ __global__ void __launch_bounds__(kPrologueX* kPrologueY)
   const int stride = gridDim.x - plan_blocks;
   for (int tile = bx - plan_blocks; tile < unary_tiles; tile += stride)
     unary_tile(p, tile);
+  if (p.pdl_late)
+    allow_dependent_launch();
 }
 
 // The tables of one scene block the trellis reads per candidate.
@@ -722,10 +720,10 @@ __global__ void __launch_bounds__(kTrellisThreads) trellis_kernel(Problem p) {
         pl.range = 0;
         pl.tri = 0;
       }
-      int cell = plan_cell(pl);
-      int b = static_cast<int>(pl.bc & 0xFFFFu), c = static_cast<int>(pl.bc >> 16);
+      const int cell = plan_cell(pl);
+      const int b = static_cast<int>(pl.bc & 0xFFFFu), c = static_cast<int>(pl.bc >> 16);
       // The dummy-dummy state is left to one warp below.
-      bool active = i < C && !(b == S && c == S);
+      const bool active = i < C && !(b == S && c == S);
       int64_t best = kInf;
       int32_t arg = INT32_MAX;
       // Folded: the dummy's total alpha'_{r+1}(dummy, b) (below) first, and with the per-b minima
@@ -748,67 +746,7 @@ __global__ void __launch_bounds__(kTrellisThreads) trellis_kernel(Problem p) {
           settled = (static_cast<uint64_t>(q_next[b]) << qshift) > static_cast<uint64_t>(fdval);
         }
       }
-      // alpha'_r(cell) and its argmin into the row, the per-b minima and the argmin tables.
-      const auto store_cell = [&](int64_t bst, int32_t ag) {
-        if (kFold) {
-          const int64_t v = bst == kInf ? kInf : bst + u_prev[b];
-          store_alpha_fold(cur, cell, v, K);
-          // Row r's minimum per c over its states (b, c) with b real: read by row r - 1's cells
-          // whose first member is c.
-          if (row_bound && b < S && r > 2) {
-            min_all(q_cur, c, q_key(v, qshift), K);
-            if (c < S && v != kInf) { // (row r - 1's gap1)
-              const int g1 = (rows_in_scratch ? srows[r - 1] : mrows[r - 1]).gap1;
-              min_all(q_cur + QH, c, q_key(v + gap_term(p.lambda2, g1, plan_gap(pl)), qshift), K);
-            }
-          }
-        } else {
-          store_alpha(cur, cell, bst, K, shared_rows);
-        }
-        // 0 for an infeasible cell: as the one-lane loop.
-        store_beta(beta_s, beta_g, cell, static_cast<uint16_t>(bst == kInf ? 0 : ag), K,
-                   shared_beta);
-      };
-      // The lane of this cell's group and the group's width: lane and Gt, except below.
-      int ln = lane, gw = Gt;
-      // Solo, one lane per cell (README.md, "Tenth round"): the warp's k unsettled cells (1 <= k
-      // <= 16) share its lanes, so that a few long candidate loops do not keep the warp, and the
-      // row barrier, waiting. The settled cells are stored first by their own lanes; then the
-      // unsettled ones, in lane order, take aligned groups of the largest power of two W with
-      // W k <= 32 lanes, which run the lane-group scheme above (candidates first + ln, + W, ...,
-      // then the group's first minimum): the same value and argmin per cell.
-      if (kSolo && Gt == 1) {
-        const unsigned todo = __ballot_sync(0xFFFFFFFFu, active && !settled);
-        const int k = __popc(todo);
-        if (k > 0 && k <= 16) {
-          if (active && settled)
-            store_cell(fdval, S);
-          int w = 2;
-          while (2 * w * k <= 32)
-            w *= 2;
-          const int wl = tid & 31, j = wl / w;
-          unsigned m = todo; // the lane of the j-th unsettled cell
-          for (int x = 0; x < j && x < k; ++x)
-            m &= m - 1;
-          const int src = j < k ? __ffs(static_cast<int>(m)) - 1 : wl;
-          pl.cell = __shfl_sync(0xFFFFFFFFu, pl.cell, src);
-          pl.bc = __shfl_sync(0xFFFFFFFFu, pl.bc, src);
-          pl.range = __shfl_sync(0xFFFFFFFFu, pl.range, src);
-          pl.tri = __shfl_sync(0xFFFFFFFFu, pl.tri, src);
-          const int f_lo = __shfl_sync(0xFFFFFFFFu, static_cast<int>(fdval & 0xFFFFFFFF), src);
-          const int f_hi = __shfl_sync(0xFFFFFFFFu, static_cast<int>(fdval >> 32), src);
-          fdval = static_cast<int64_t>((static_cast<uint64_t>(static_cast<uint32_t>(f_hi)) << 32) |
-                                       static_cast<uint32_t>(f_lo));
-          cell = plan_cell(pl);
-          b = static_cast<int>(pl.bc & 0xFFFFu);
-          c = static_cast<int>(pl.bc >> 16);
-          active = j < k;
-          settled = false;
-          ln = wl - j * w;
-          gw = w;
-        }
-      }
-      if (settled && ln == 0) {
+      if (settled && lane == 0) {
         best = fdval;
         arg = S;
       }
@@ -860,12 +798,12 @@ __global__ void __launch_bounds__(kTrellisThreads) trellis_kernel(Problem p) {
         const auto need = [&](int64_t lb) -> bool {
           return lb != kInf && (!bound || (lb < best && lb <= dval));
         };
-        // This lane's candidates first + ln, + gw, ...: two per iteration, their alpha_{r+1} and
+        // This lane's candidates first + lane, + Gt, ...: two per iteration, their alpha_{r+1} and
         // U loads issued first, compared in increasing order so that the lane keeps its first
         // minimum.
-        int a = first + ln;
-        for (; a + gw < end; a += 2 * gw) {
-          const int a1 = a + gw;
+        int a = first + lane;
+        for (; a + Gt < end; a += 2 * Gt) {
+          const int a1 = a + Gt;
           int64_t nx0 = 0, nx1 = 0;
           if (has_next) {
             nx0 = nxt[next_of[a] + next_add];
@@ -898,7 +836,7 @@ __global__ void __launch_bounds__(kTrellisThreads) trellis_kernel(Problem p) {
             }
           }
         }
-        if (ln == 0 && dval < best) { // the dummy, last (its key S is above every node's)
+        if (lane == 0 && dval < best) { // the dummy, last (its key S is above every node's)
           best = dval;
           arg = S;
         }
@@ -906,8 +844,8 @@ __global__ void __launch_bounds__(kTrellisThreads) trellis_kernel(Problem p) {
       // The group's minimum of (value, candidate): the first minimum over all its candidates
       // (folded: not needed when every lane of the warp is settled or idle, lane 0 of a group
       // holding its cell's result then; the vote is warp-uniform, as the shuffles need).
-      if (gw > 1 && (!kFold || !__all_sync(0xFFFFFFFFu, settled || !active)))
-        group_argmin(&best, &arg, gw);
+      if (Gt > 1 && (!kFold || !__all_sync(0xFFFFFFFFu, settled || !active)))
+        group_argmin(&best, &arg, Gt);
       if (count_settle) { // (uniform: every lane of the warp runs every round)
         const unsigned s_bits = __ballot_sync(0xFFFFFFFFu, active && lane == 0 && settled);
         const unsigned c_bits = __ballot_sync(0xFFFFFFFFu, active && lane == 0);
@@ -920,8 +858,26 @@ __global__ void __launch_bounds__(kTrellisThreads) trellis_kernel(Problem p) {
           cnt[1] += static_cast<uint32_t>(__popc(c_bits));
         }
       }
-      if (active && ln == 0)
-        store_cell(best, arg);
+      if (active && lane == 0) {
+        if (kFold) {
+          const int64_t v = best == kInf ? kInf : best + u_prev[b];
+          store_alpha_fold(cur, cell, v, K);
+          // Row r's minimum per c over its states (b, c) with b real: read by row r - 1's cells
+          // whose first member is c.
+          if (row_bound && b < S && r > 2) {
+            min_all(q_cur, c, q_key(v, qshift), K);
+            if (c < S && v != kInf) { // (row r - 1's gap1)
+              const int g1 = (rows_in_scratch ? srows[r - 1] : mrows[r - 1]).gap1;
+              min_all(q_cur + QH, c, q_key(v + gap_term(p.lambda2, g1, plan_gap(pl)), qshift), K);
+            }
+          }
+        } else {
+          store_alpha(cur, cell, best, K, shared_rows);
+        }
+        // 0 for an infeasible cell: as the one-lane loop.
+        store_beta(beta_s, beta_g, cell, static_cast<uint16_t>(best == kInf ? 0 : arg), K,
+                   shared_beta);
+      }
     }
     if (dummies && gt >= dd0 && gt < dd0 + 32) {
       // State (dummy, dummy): every scene node and the dummy are candidates, D = 0; one warp
