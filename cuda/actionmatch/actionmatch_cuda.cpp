@@ -393,7 +393,6 @@ public:
     k.cluster = kernels::trellis_cluster(k.npairs, smem, max_cells, adaptive ? settled_ : -1.0,
                                          max_model_nodes_, &k.threads);
     k.solo = kernels::solo_trellis(k, max_model_nodes_) ? 1 : 0;
-    k.pdl_late = std::getenv("CVIS_ACTIONMATCH_PDL_LATE") != nullptr ? 1 : 0;
     if (stats) {
       stats->blocks_per_pair = k.cluster;
       stats->folded = k.fold;

@@ -240,11 +240,8 @@ __device__ void unary_tile(const Problem& p, int tile) {
 // barriers are reached by every thread of a block).
 __global__ void __launch_bounds__(kPrologueX* kPrologueY)
     prologue_kernel(Problem p, int dir_blocks, int tri_blocks, int plan_blocks, int unary_tiles) {
+  allow_dependent_launch(); // the trellis may launch; it waits for this grid (wait_for_prologue)
   const int bx = blockIdx.x;
-  // The trellis may launch; it waits for this grid (wait_for_prologue). (A/B: the unary tiles at
-  // their end, CVIS_ACTIONMATCH_PDL_LATE=1.)
-  if (!p.pdl_late || bx < plan_blocks)
-    allow_dependent_launch();
   if (bx < dir_blocks) {
     directions_block(p, bx);
     return;
@@ -260,8 +257,6 @@ __global__ void __launch_bounds__(kPrologueX* kPrologueY)
   const int stride = gridDim.x - plan_blocks;
   for (int tile = bx - plan_blocks; tile < unary_tiles; tile += stride)
     unary_tile(p, tile);
-  if (p.pdl_late)
-    allow_dependent_launch();
 }
 
 // The tables of one scene block the trellis reads per candidate.

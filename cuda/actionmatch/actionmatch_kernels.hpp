@@ -154,7 +154,6 @@ struct Problem {
   int32_t threads = 1024;
   // The folded trellis's solo instantiation (README.md, "Tenth round"): set by solo_trellis().
   int32_t solo = 0;
-  int32_t pdl_late = 0; // A/B: CVIS_ACTIONMATCH_PDL_LATE=1
 };
 
 // Threads of a trellis block (power of two; at least kMaxModelNodes, the backtracking keeps the

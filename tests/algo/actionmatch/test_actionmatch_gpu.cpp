@@ -295,10 +295,10 @@ TEST(ActionMatchGpu, FoldedTrellisEqualCpu) {
     // round") meets real candidates near the optimum.
     if (!race)
       blocks.push_back(test::scene_with_copy(rng, models[0], 30, 3, 1.5f, -1.0f));
-    // Exact ties at this size (positions on a 4 x 4 grid, duplicated nodes), where the solo
-    // kernel's warps share their lanes among their unsettled cells: the first minimum must stay
-    // the one of a single lane. The first draw with one lane per cell (more than 512 cells) and
-    // no larger than the random blocks (so that the folded trellis still fits shared memory).
+    // Exact ties at this size (positions on a 4 x 4 grid, duplicated nodes), with one lane per
+    // cell (more than 512 cells: the solo kernel's frame-gap settle test and wide groups at work):
+    // the first draw no larger than the random blocks (so that the folded trellis still fits
+    // shared memory).
     if (!race) {
       const auto layout = [](const Graph& g) {
         detail::SceneLayout L;
