@@ -797,6 +797,32 @@ __global__ void __launch_bounds__(kTrellisThreads) trellis_kernel(Problem p) {
         // U loads issued first, compared in increasing order so that the lane keeps its first
         // minimum.
         int a = first + lane;
+        // Solo, a cell with a dummy member has no distortion term: a candidate's total is the
+        // one load alpha'_{r+1}(a, b), and the bound, which only skips D, has nothing to skip. Its
+        // own loop (README.md, "Tenth round"): a third of the instructions per candidate, for the
+        // cells that keep the other warps waiting at the row barrier when a block shows an action
+        // (their per-b test compares one minimum over all states (a, b)). The same first minimum.
+        if (kSolo && !geometry) {
+          for (; a + Gt < end; a += 2 * Gt) {
+            const int64_t v0 = nxt[next_of[a] + next_add], v1 = nxt[next_of[a + Gt] + next_add];
+            if (v0 < best) {
+              best = v0;
+              arg = a;
+            }
+            if (v1 < best) {
+              best = v1;
+              arg = a + Gt;
+            }
+          }
+          if (a < end) {
+            const int64_t v = nxt[next_of[a] + next_add];
+            if (v < best) {
+              best = v;
+              arg = a;
+            }
+          }
+          a = end;
+        }
         for (; a + Gt < end; a += 2 * Gt) {
           const int a1 = a + Gt;
           int64_t nx0 = 0, nx1 = 0;
