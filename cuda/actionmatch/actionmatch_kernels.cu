@@ -715,10 +715,10 @@ __global__ void __launch_bounds__(kTrellisThreads) trellis_kernel(Problem p) {
         pl.range = 0;
         pl.tri = 0;
       }
-      int cell = plan_cell(pl);
-      int b = static_cast<int>(pl.bc & 0xFFFFu), c = static_cast<int>(pl.bc >> 16);
+      const int cell = plan_cell(pl);
+      const int b = static_cast<int>(pl.bc & 0xFFFFu), c = static_cast<int>(pl.bc >> 16);
       // The dummy-dummy state is left to one warp below.
-      bool active = i < C && !(b == S && c == S);
+      const bool active = i < C && !(b == S && c == S);
       int64_t best = kInf;
       int32_t arg = INT32_MAX;
       // Folded: the dummy's total alpha'_{r+1}(dummy, b) (below) first, and with the per-b minima
@@ -741,67 +741,7 @@ __global__ void __launch_bounds__(kTrellisThreads) trellis_kernel(Problem p) {
           settled = (static_cast<uint64_t>(q_next[b]) << qshift) > static_cast<uint64_t>(fdval);
         }
       }
-      // alpha'_r(cell) and its argmin into the row, the per-b minima and the argmin tables.
-      const auto store_cell = [&](int64_t bst, int32_t ag) {
-        if (kFold) {
-          const int64_t v = bst == kInf ? kInf : bst + u_prev[b];
-          store_alpha_fold(cur, cell, v, K);
-          // Row r's minimum per c over its states (b, c) with b real: read by row r - 1's cells
-          // whose first member is c.
-          if (row_bound && b < S && r > 2) {
-            min_all(q_cur, c, q_key(v, qshift), K);
-            if (c < S && v != kInf) { // (row r - 1's gap1)
-              const int g1 = (rows_in_scratch ? srows[r - 1] : mrows[r - 1]).gap1;
-              min_all(q_cur + QH, c, q_key(v + gap_term(p.lambda2, g1, plan_gap(pl)), qshift), K);
-            }
-          }
-        } else {
-          store_alpha(cur, cell, bst, K, shared_rows);
-        }
-        // 0 for an infeasible cell: as the one-lane loop.
-        store_beta(beta_s, beta_g, cell, static_cast<uint16_t>(bst == kInf ? 0 : ag), K,
-                   shared_beta);
-      };
-      // The lane of this cell's group and the group's width: lane and Gt, except below.
-      int ln = lane, gw = Gt;
-      // Solo, one lane per cell (README.md, "Tenth round"): the warp's k unsettled cells (1 <= k
-      // <= 16) share its lanes, so that a few long candidate loops do not keep the warp, and the
-      // row barrier, waiting. The settled cells are stored first by their own lanes; then the
-      // unsettled ones, in lane order, take aligned groups of the largest power of two W with
-      // W k <= 32 lanes, which run the lane-group scheme above (candidates first + ln, + W, ...,
-      // then the group's first minimum): the same value and argmin per cell.
-      if (kSolo && Gt == 1) {
-        const unsigned todo = __ballot_sync(0xFFFFFFFFu, active && !settled);
-        const int k = __popc(todo);
-        if (k > 0 && k <= 16) {
-          if (active && settled)
-            store_cell(fdval, S);
-          int w = 2;
-          while (2 * w * k <= 32)
-            w *= 2;
-          const int wl = tid & 31, j = wl / w;
-          unsigned m = todo; // the lane of the j-th unsettled cell
-          for (int x = 0; x < j && x < k; ++x)
-            m &= m - 1;
-          const int src = j < k ? __ffs(static_cast<int>(m)) - 1 : wl;
-          pl.cell = __shfl_sync(0xFFFFFFFFu, pl.cell, src);
-          pl.bc = __shfl_sync(0xFFFFFFFFu, pl.bc, src);
-          pl.range = __shfl_sync(0xFFFFFFFFu, pl.range, src);
-          pl.tri = __shfl_sync(0xFFFFFFFFu, pl.tri, src);
-          const int f_lo = __shfl_sync(0xFFFFFFFFu, static_cast<int>(fdval & 0xFFFFFFFF), src);
-          const int f_hi = __shfl_sync(0xFFFFFFFFu, static_cast<int>(fdval >> 32), src);
-          fdval = static_cast<int64_t>((static_cast<uint64_t>(static_cast<uint32_t>(f_hi)) << 32) |
-                                       static_cast<uint32_t>(f_lo));
-          cell = plan_cell(pl);
-          b = static_cast<int>(pl.bc & 0xFFFFu);
-          c = static_cast<int>(pl.bc >> 16);
-          active = j < k;
-          settled = false;
-          ln = wl - j * w;
-          gw = w;
-        }
-      }
-      if (settled && ln == 0) {
+      if (settled && lane == 0) {
         best = fdval;
         arg = S;
       }
@@ -853,25 +793,25 @@ __global__ void __launch_bounds__(kTrellisThreads) trellis_kernel(Problem p) {
         const auto need = [&](int64_t lb) -> bool {
           return lb != kInf && (!bound || (lb < best && lb <= dval));
         };
-        // This lane's candidates first + ln, + gw, ...: two per iteration, their alpha_{r+1} and
+        // This lane's candidates first + lane, + Gt, ...: two per iteration, their alpha_{r+1} and
         // U loads issued first, compared in increasing order so that the lane keeps its first
         // minimum.
-        int a = first + ln;
+        int a = first + lane;
         // Solo, a cell with a dummy member has no distortion term: a candidate's total is the
         // one load alpha'_{r+1}(a, b), and the bound, which only skips D, has nothing to skip. Its
         // own loop (README.md, "Tenth round"): a third of the instructions per candidate, for the
         // cells that keep the other warps waiting at the row barrier when a block shows an action
         // (their per-b test compares one minimum over all states (a, b)). The same first minimum.
         if (kSolo && !geometry) {
-          for (; a + gw < end; a += 2 * gw) {
-            const int64_t v0 = nxt[next_of[a] + next_add], v1 = nxt[next_of[a + gw] + next_add];
+          for (; a + Gt < end; a += 2 * Gt) {
+            const int64_t v0 = nxt[next_of[a] + next_add], v1 = nxt[next_of[a + Gt] + next_add];
             if (v0 < best) {
               best = v0;
               arg = a;
             }
             if (v1 < best) {
               best = v1;
-              arg = a + gw;
+              arg = a + Gt;
             }
           }
           if (a < end) {
@@ -883,8 +823,8 @@ __global__ void __launch_bounds__(kTrellisThreads) trellis_kernel(Problem p) {
           }
           a = end;
         }
-        for (; a + gw < end; a += 2 * gw) {
-          const int a1 = a + gw;
+        for (; a + Gt < end; a += 2 * Gt) {
+          const int a1 = a + Gt;
           int64_t nx0 = 0, nx1 = 0;
           if (has_next) {
             nx0 = nxt[next_of[a] + next_add];
@@ -917,7 +857,7 @@ __global__ void __launch_bounds__(kTrellisThreads) trellis_kernel(Problem p) {
             }
           }
         }
-        if (ln == 0 && dval < best) { // the dummy, last (its key S is above every node's)
+        if (lane == 0 && dval < best) { // the dummy, last (its key S is above every node's)
           best = dval;
           arg = S;
         }
@@ -925,8 +865,8 @@ __global__ void __launch_bounds__(kTrellisThreads) trellis_kernel(Problem p) {
       // The group's minimum of (value, candidate): the first minimum over all its candidates
       // (folded: not needed when every lane of the warp is settled or idle, lane 0 of a group
       // holding its cell's result then; the vote is warp-uniform, as the shuffles need).
-      if (gw > 1 && (!kFold || !__all_sync(0xFFFFFFFFu, settled || !active)))
-        group_argmin(&best, &arg, gw);
+      if (Gt > 1 && (!kFold || !__all_sync(0xFFFFFFFFu, settled || !active)))
+        group_argmin(&best, &arg, Gt);
       if (count_settle) { // (uniform: every lane of the warp runs every round)
         const unsigned s_bits = __ballot_sync(0xFFFFFFFFu, active && lane == 0 && settled);
         const unsigned c_bits = __ballot_sync(0xFFFFFFFFu, active && lane == 0);
@@ -939,8 +879,26 @@ __global__ void __launch_bounds__(kTrellisThreads) trellis_kernel(Problem p) {
           cnt[1] += static_cast<uint32_t>(__popc(c_bits));
         }
       }
-      if (active && ln == 0)
-        store_cell(best, arg);
+      if (active && lane == 0) {
+        if (kFold) {
+          const int64_t v = best == kInf ? kInf : best + u_prev[b];
+          store_alpha_fold(cur, cell, v, K);
+          // Row r's minimum per c over its states (b, c) with b real: read by row r - 1's cells
+          // whose first member is c.
+          if (row_bound && b < S && r > 2) {
+            min_all(q_cur, c, q_key(v, qshift), K);
+            if (c < S && v != kInf) { // (row r - 1's gap1)
+              const int g1 = (rows_in_scratch ? srows[r - 1] : mrows[r - 1]).gap1;
+              min_all(q_cur + QH, c, q_key(v + gap_term(p.lambda2, g1, plan_gap(pl)), qshift), K);
+            }
+          }
+        } else {
+          store_alpha(cur, cell, best, K, shared_rows);
+        }
+        // 0 for an infeasible cell: as the one-lane loop.
+        store_beta(beta_s, beta_g, cell, static_cast<uint16_t>(best == kInf ? 0 : arg), K,
+                   shared_beta);
+      }
     }
     if (dummies && gt >= dd0 && gt < dd0 + 32) {
       // State (dummy, dummy): every scene node and the dummy are candidates, D = 0; one warp
