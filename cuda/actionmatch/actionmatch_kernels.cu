@@ -791,6 +791,8 @@ __global__ void __launch_bounds__(kTrellisThreads) trellis_kernel(Problem p) {
           return kFold ? nx : nx == kInf ? kInf : u + nx;
         };
         const auto need = [&](int64_t lb) -> bool {
+          if (kSolo) // (the bound is on; best <= kInf, so lb < best also excludes lb = kInf)
+            return lb < best && lb <= dval;
           return lb != kInf && (!bound || (lb < best && lb <= dval));
         };
         // This lane's candidates first + lane, + Gt, ...: two per iteration, their alpha_{r+1} and
