@@ -20,6 +20,10 @@
 
 namespace cvis::actionmatch::detail {
 
+// A cell plan's cell word keeps the cell below its gap code (kernels::CellPlan).
+static_assert(kMaxRowCells <= (int64_t{1} << kernels::kPlanCellBits),
+              "a row's cells must fit below the cell plan's gap code");
+
 namespace {
 
 // Host arrays packed into one pinned staging buffer and copied up in one call: begin() an array

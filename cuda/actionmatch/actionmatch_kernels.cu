@@ -801,8 +801,8 @@ __global__ void __launch_bounds__(kTrellisThreads) trellis_kernel(Problem p) {
         int a = first + lane;
         // Solo, a cell with a dummy member has no distortion term: a candidate's total is the
         // one load alpha'_{r+1}(a, b), and the bound, which only skips D, has nothing to skip. Its
-        // own loop (README.md, "Tenth round"): a third of the instructions per candidate, for the
-        // cells that keep the other warps waiting at the row barrier when a block shows an action
+        // own loop (README.md, "Tenth round"), without the bound and distortion tests, for the
+        // cells that kept the other warps waiting at the row barrier when a block shows an action
         // (their per-b test compares one minimum over all states (a, b)). The same first minimum.
         if (kSolo && !geometry) {
           for (; a + Gt < end; a += 2 * Gt) {
