@@ -590,7 +590,7 @@ __global__ void __launch_bounds__(kTrellisThreads) trellis_kernel(Problem p) {
   const ModelRow* mrows = p.rows + g0;
   ModelRow* srows = reinterpret_cast<ModelRow*>(base);
   const bool rows_in_scratch =
-      kSolo || static_cast<size_t>(M) * sizeof(ModelRow) <= static_cast<size_t>(nt) * (8 + 4);
+      kSolo || rows_fit_scratch(M, nt);
   if (rows_in_scratch)
     for (int i = tid; i < M; i += nt)
       srows[i] = mrows[i];

@@ -170,6 +170,15 @@ struct SharedLayout {
   size_t tables = 0, tri = 0, dir = 0, unary = 0, alpha = 0, beta = 0, plan = 0, q = 0, settle = 0,
          bytes = 0;
 };
+// Bytes of the trellis's reduction scratch (an int64 value and an int32 key per thread), the
+// start of its shared memory; it also holds the model's hyperedge rows while they fit
+// (rows_fit_scratch).
+CVIS_HD size_t reduction_scratch_bytes(int threads) {
+  return static_cast<size_t>(threads) * (8 + 4);
+}
+CVIS_HD bool rows_fit_scratch(int model_nodes, int threads) {
+  return static_cast<size_t>(model_nodes) * sizeof(ModelRow) <= reduction_scratch_bytes(threads);
+}
 // Entries of one of the folded trellis's three per-b minimum rows: b = 0 .. S of the plain minima,
 // then b = 0 .. S of the minima with the next row's frame-gap term (README.md, "Tenth round").
 CVIS_HD int64_t fold_q_entries(const Problem& p) {
@@ -177,7 +186,7 @@ CVIS_HD int64_t fold_q_entries(const Problem& p) {
 }
 CVIS_HD SharedLayout shared_layout(const Problem& p, int threads) {
   SharedLayout l;
-  size_t at = static_cast<size_t>(threads) * (8 + 4);
+  size_t at = reduction_scratch_bytes(threads);
   l.tables = at;
   if (p.shared_tables)
     at += 4 * (2 * static_cast<size_t>(p.max_segments) + 3 * static_cast<size_t>(p.max_nodes));
@@ -230,8 +239,7 @@ bool trellis_can_fold(const Problem& p);
 CVIS_HD bool solo_trellis(const Problem& p, int max_model_nodes) {
   return p.fold && p.cluster == 1 && p.threads == kTrellisThreads && p.shared_beta &&
          p.row_bound && p.bound && p.dummies && !p.count_settle &&
-         static_cast<size_t>(max_model_nodes) * sizeof(ModelRow) <=
-             static_cast<size_t>(kTrellisThreads) * (8 + 4);
+         rows_fit_scratch(max_model_nodes, kTrellisThreads);
 }
 
 // Raises the trellis kernel's dynamic shared memory limit to `bytes` (cudaFuncSetAttribute).

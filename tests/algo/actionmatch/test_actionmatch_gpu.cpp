@@ -202,13 +202,16 @@ TEST(ActionMatchGpu, WithoutAngleTableEqualCpu) {
 
 // The most cells of one trellis row over the blocks (the layouts' count, which the CUDA backend
 // uses to choose the blocks per pair).
+detail::SceneLayout layout_of(const Graph& g, const Params& p) {
+  detail::SceneLayout L;
+  EXPECT_TRUE(detail::scene_layout(g, p, &L).ok());
+  return L;
+}
+
 int max_row_cells(const std::vector<Graph>& blocks, const Params& p) {
   int most = 0;
-  for (const Graph& g : blocks) {
-    detail::SceneLayout L;
-    EXPECT_TRUE(detail::scene_layout(g, p, &L).ok());
-    most = std::max(most, static_cast<int>(L.cells));
-  }
+  for (const Graph& g : blocks)
+    most = std::max(most, static_cast<int>(layout_of(g, p).cells));
   return most;
 }
 
@@ -300,16 +303,12 @@ TEST(ActionMatchGpu, FoldedTrellisEqualCpu) {
     // the first draw no larger than the random blocks (so that the folded trellis still fits
     // shared memory).
     if (!race) {
-      const auto layout = [](const Graph& g) {
-        detail::SceneLayout L;
-        EXPECT_TRUE(detail::scene_layout(g, Params(), &L).ok());
-        return L;
-      };
-      const detail::SceneLayout L0 = layout(blocks[0]), L1 = layout(blocks[1]);
+      const detail::SceneLayout L0 = layout_of(blocks[0], Params()),
+                                L1 = layout_of(blocks[1], Params());
       bool drawn = false;
       for (int k = 0; k < 100 && !drawn; ++k) {
         const Graph g = test::random_graph(rng, {44, kPaperDescriptorDim, 2, 4, 4, 4}, false, 10);
-        const detail::SceneLayout L = layout(g);
+        const detail::SceneLayout L = layout_of(g, Params());
         drawn = L.cells > 512 && L.cells <= std::max(L0.cells, L1.cells) &&
                 L.triples <= std::max(L0.triples, L1.triples);
         if (drawn)
