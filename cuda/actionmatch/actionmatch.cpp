@@ -280,13 +280,26 @@ double distance(const MatchResult& r, Distance d) {
   return d == Distance::kAppearance ? r.appearance() : r.energy();
 }
 
-std::unique_ptr<Matcher> make_matcher(Backend backend, Status* status, int cpu_threads) {
-  *status = Status::Ok();
+Status validate(const CudaOptions& o) {
+  if (o.max_blocks_per_pair < 1 || o.max_blocks_per_pair > kMaxBlocksPerPair)
+    return invalid_argument("max_blocks_per_pair " + std::to_string(o.max_blocks_per_pair) +
+                            " not in 1.." + std::to_string(kMaxBlocksPerPair));
+  if (o.max_angle_entries < 0)
+    return invalid_argument("max_angle_entries " + std::to_string(o.max_angle_entries) +
+                            " is negative");
+  return Status::Ok();
+}
+
+std::unique_ptr<Matcher> make_matcher(Backend backend, Status* status, int cpu_threads,
+                                      const CudaOptions& cuda) {
+  *status = validate(cuda);
+  if (!status->ok())
+    return nullptr;
   if (backend == Backend::kCpu)
     return detail::make_cpu_matcher(cpu_threads);
   if (backend == Backend::kCuda) {
 #if defined(CVIS_HAVE_CUDA)
-    return detail::make_cuda_matcher();
+    return detail::make_cuda_matcher(cuda);
 #else
     *status = Status(StatusCode::kNoDevice, "actionmatch: this build has no CUDA backend");
     return nullptr;

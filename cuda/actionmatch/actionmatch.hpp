@@ -198,12 +198,7 @@ struct MatchStats {
   int64_t cells = 0;           // trellis cells alpha_i(z_{i-1}, z_{i-2}) computed (after pruning)
   int64_t evaluations = 0;     // candidate values z_i examined in the minimisations of eq. (10)
   int32_t blocks_per_pair = 0; // CUDA: thread blocks (one cluster) per pair in the last launch
-  int32_t folded =
-      0; // CUDA: 1 when the last launch ran the folded trellis (README.md, seventh round)
-  // CUDA with CVIS_ACTIONMATCH_CLUSTER_RULE=adaptive and the folded trellis: the fraction of the
-  // call's cells settled by the per-b test before their candidate loop (README.md, eighth round);
-  // -1 when not counted.
-  double settled = -1;
+  int32_t folded = 0;          // CUDA: 1 when the last launch ran the folded trellis (README.md)
 };
 
 // The energy of one given assignment (kDummy for the dummy), by the definitions (no trellis):
@@ -243,9 +238,29 @@ public:
   virtual void reset() = 0;
 };
 
+// Resource limits of the CUDA backend (the CPU backend ignores them). The defaults are what the
+// library is measured with (README.md, "Benchmark"); tests and benchmarks set smaller values to
+// reach the other launch shapes. Neither changes any result.
+struct CudaOptions {
+  // Most thread blocks (a thread-block cluster, sm_90 and later) that share one (block, model)
+  // pair's trellis rows, 1..kMaxBlocksPerPair. The backend takes fewer where a row fits one block
+  // or the device launches no clusters. compute-sanitizer's racecheck needs a small value: its
+  // cost grows with the blocks of a cluster.
+  int max_blocks_per_pair = 8;
+  // Entries (16 bytes each) of the scene-angle tables of one match() call, at most; a call that
+  // needs more computes the angles from the ray directions per candidate instead (slower, the
+  // same results). 0 always takes that path.
+  int64_t max_angle_entries = int64_t{1} << 26;
+};
+inline constexpr int kMaxBlocksPerPair = 8;
+// Errors: kInvalidArgument naming the field.
+Status validate(const CudaOptions& o);
+
 // `backend` must be kCpu or kCuda (resolve kAuto with cvis::resolve_backend first). `cpu_threads`:
-// threads of the CPU backend (0 = all cores). Returns nullptr and sets *status (kNoDevice) when
-// the CUDA backend is not in this build.
-std::unique_ptr<Matcher> make_matcher(Backend backend, Status* status, int cpu_threads = 0);
+// threads of the CPU backend (0 = all cores); `cuda`: the CUDA backend's limits (validated).
+// Returns nullptr and sets *status (kNoDevice) when the CUDA backend is not in this build,
+// kInvalidArgument for bad options.
+std::unique_ptr<Matcher> make_matcher(Backend backend, Status* status, int cpu_threads = 0,
+                                      const CudaOptions& cuda = CudaOptions());
 
 } // namespace cvis::actionmatch

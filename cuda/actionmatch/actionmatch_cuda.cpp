@@ -8,7 +8,6 @@
 
 #include <algorithm>
 #include <chrono>
-#include <cstdlib>
 #include <cstring>
 #include <vector>
 
@@ -67,9 +66,6 @@ private:
 
 thread_local CudaMatchProfile* g_profile = nullptr;
 
-// Entries of the angle tables of one call (16 bytes each: 1 GiB).
-constexpr int64_t kMaxAngleTable = int64_t{1} << 26;
-
 using Clock = std::chrono::steady_clock;
 double ms_between(Clock::time_point a, Clock::time_point b) {
   return std::chrono::duration<double, std::milli>(b - a).count();
@@ -81,6 +77,7 @@ template <typename T> const T* at(const uint8_t* base, size_t off) {
 
 class CudaMatcher final : public Matcher {
 public:
+  explicit CudaMatcher(const CudaOptions& options) : options_(options) {}
   Backend backend() const override { return Backend::kCuda; }
 
   Status configure(const Params& params, const std::vector<Model>& models) override {
@@ -137,7 +134,6 @@ public:
       model_nodes_.push_back(m.graph.size());
     }
     P_ = std::move(P);
-    settled_ = -1.0; // other models: the previous calls say nothing
     return Status::Ok();
   }
 
@@ -175,7 +171,7 @@ public:
     int32_t* const seg_base = seg_base_.data();
     int32_t* const seg_end = seg_end_.data();
     int64_t dirs = 0, max_dirs = 1, tris = 0, max_tri = 1;
-    bool use_tri = std::getenv("CVIS_ACTIONMATCH_NO_ANGLE_TABLE") == nullptr;
+    bool use_tri = true;
     int32_t nodes = 0, minnodes = 0, segments = 0, cells = 0, slots = 0;
     int max_segments = 1, max_nodes = 1, max_cells = 1;
     for (int s = 0; s < count; ++s) {
@@ -240,9 +236,9 @@ public:
     if (assign > INT32_MAX) {
       return invalid_argument("too many (block, model) pairs in one call: split the blocks");
     }
-    // The angle table replaces per-candidate work of every row; beyond kMaxAngleTable (scenes
+    // The angle table replaces per-candidate work of every row; beyond the options' limit (scenes
     // without a closeness limit T, say) the trellis reads the ray directions instead.
-    use_tri = use_tri && tris <= kMaxAngleTable;
+    use_tri = use_tri && tris <= options_.max_angle_entries;
     // Shared memory: the scene tables, the alpha rows, the block's angle table and ray directions,
     // the pair's unary table and argmin tables, in this order of benefit, each staged there when
     // it still fits.
@@ -266,20 +262,15 @@ public:
           static_cast<size_t>(shared_limit_))
         *flag = 0;
     }
-    // The folded trellis (README.md, "Seventh round") where it can run and its three rows of per-b
-    // minima still fit; CVIS_ACTIONMATCH_FOLD=0 keeps the sixth round's kernel, for timings.
+    // The folded trellis where it can run and its three rows of per-b minima still fit.
     k.use_tri = use_tri;
     k.fold = 0;
-    // The adaptive cluster rule's counters (README.md, "Eighth round"), with the folded trellis.
-    k.count_settle = kernels::cluster_rule() == kernels::ClusterRule::kAdaptive ? 1 : 0;
-    const char* fold_env = std::getenv("CVIS_ACTIONMATCH_FOLD");
-    if ((!fold_env || std::strcmp(fold_env, "0") != 0) && kernels::trellis_can_fold(k)) {
+    if (kernels::trellis_can_fold(k)) {
       k.fold = 1;
       if (kernels::shared_layout(k, kernels::kTrellisThreads).bytes >
           static_cast<size_t>(shared_limit_))
         k.fold = 0;
     }
-    k.row_bound = std::getenv("CVIS_ACTIONMATCH_NO_ROW_BOUND") == nullptr ? 1 : 0;
     // The per-b minima's 32-bit keys (v >> q_shift) must resolve values up to the dummy's totals
     // that they are compared with, at most M dummies: the shift that keeps M x dummy_q below 2^31.
     k.q_shift = 0;
@@ -348,14 +339,7 @@ public:
     // platforms), and the kernel's writes are visible to the host once the stream is synchronised.
     const size_t down =
         pairs_.size() * sizeof(kernels::PairResult) + 4 * static_cast<size_t>(assign);
-    // The adaptive cluster rule (README.md, "Eighth round"): the folded trellis's counts of settled
-    // cells, two per thread block (at most kMaxTrellisCluster per pair), after the results.
-    const bool adaptive = k.fold && k.count_settle;
-    k.count_settle = adaptive ? 1 : 0;
-    const size_t settle_at = (down + 7) / 8 * 8;
-    const size_t settle_bytes =
-        adaptive ? 8 * pairs_.size() * static_cast<size_t>(kernels::kMaxTrellisCluster) : 0;
-    CVIS_RETURN_IF_ERROR(h_out_.reserve(settle_at + settle_bytes));
+    CVIS_RETURN_IF_ERROR(h_out_.reserve(down));
 
     const uint8_t* in = input_.get();
     k.nblocks = count;
@@ -384,7 +368,6 @@ public:
     k.alpha = k.shared_alpha ? nullptr : alpha_.get();
     k.total_dirs = dirs;
     k.use_tri = use_tri;
-    k.bound = std::getenv("CVIS_ACTIONMATCH_NO_BOUND") == nullptr ? 1 : 0;
     k.total_cells = cells;
     k.tri_off = at<int32_t>(in, o_to);
     k.tri = use_tri ? tri_.get() : nullptr;
@@ -393,9 +376,8 @@ public:
     k.results = reinterpret_cast<kernels::PairResult*>(h_out_.get());
     k.assignment =
         reinterpret_cast<int32_t*>(h_out_.get() + pairs_.size() * sizeof(kernels::PairResult));
-    k.settle_out = adaptive ? reinterpret_cast<uint32_t*>(h_out_.get() + settle_at) : nullptr;
-    k.cluster = kernels::trellis_cluster(k.npairs, smem, max_cells, adaptive ? settled_ : -1.0,
-                                         max_model_nodes_, &k.threads);
+    k.cluster =
+        kernels::trellis_cluster(k.npairs, smem, max_cells, options_.max_blocks_per_pair);
     k.solo = kernels::solo_trellis(k, max_model_nodes_) ? 1 : 0;
     if (stats) {
       stats->blocks_per_pair = k.cluster;
@@ -422,19 +404,6 @@ public:
     CVIS_CUDA_CHECK(cudaStreamSynchronize(st));
     const Clock::time_point t4 = Clock::now();
 
-    if (adaptive) {
-      // The settled fraction of this call's cells, for the next call's choice.
-      uint64_t settled = 0, all = 0;
-      for (size_t i = 0; i < 2 * pairs_.size() * static_cast<size_t>(k.cluster); i += 2) {
-        settled += k.settle_out[i];
-        all += k.settle_out[i + 1];
-      }
-      settled_ = all ? static_cast<double>(settled) / static_cast<double>(all) : -1.0;
-      if (stats)
-        stats->settled = settled_;
-    } else {
-      settled_ = -1.0;
-    }
     const auto* res = reinterpret_cast<const kernels::PairResult*>(h_out_.get());
     const auto* z = reinterpret_cast<const int32_t*>(h_out_.get() +
                                                      pairs_.size() * sizeof(kernels::PairResult));
@@ -480,7 +449,6 @@ public:
     P_ = Prepared();
     model_nodes_.clear();
     base_ = kernels::Problem();
-    settled_ = -1.0;
     models_.release();
     input_.release();
     plan_.release();
@@ -525,9 +493,7 @@ private:
   cuda::DeviceArray<kernels::SceneAngles> tri_;
   int max_model_nodes_ = 0;
   std::vector<int> model_nodes_; // per model (read per pair: no walk over the Model objects)
-  // The fraction of cells the previous call's folded trellis settled early (adaptive cluster rule;
-  // negative: unknown).
-  double settled_ = -1.0;
+  CudaOptions options_;
   // Per-call scratch, kept so that its capacity is reused.
   std::vector<SceneLayout> layouts_;
   std::vector<kernels::BlockInfo> blocks_;
@@ -543,8 +509,8 @@ void set_cuda_match_profile(CudaMatchProfile* sink) {
   g_profile = sink;
 }
 
-std::unique_ptr<Matcher> make_cuda_matcher() {
-  return std::make_unique<CudaMatcher>();
+std::unique_ptr<Matcher> make_cuda_matcher(const CudaOptions& options) {
+  return std::make_unique<CudaMatcher>(options);
 }
 
 } // namespace cvis::actionmatch::detail

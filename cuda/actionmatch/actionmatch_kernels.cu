@@ -5,8 +5,6 @@
 
 #include <algorithm>
 #include <atomic>
-#include <cstdlib>
-#include <cstring>
 #include <map>
 #include <mutex>
 #include <tuple>
@@ -638,16 +636,12 @@ __global__ void __launch_bounds__(kTrellisThreads) trellis_kernel(Problem p) {
   // a lower bound of every real candidate's total in row r's cells (b, c) with c real, together
   // with the cell's own lambda2 |gap2_r - (t(b) - t(c))| (minus one grid step: the two terms are
   // rounded separately).
-  const bool row_bound =
-      kFold && (kSolo || (p.row_bound != 0 && p.bound != 0 && p.dummies != 0));
-  const bool count_settle = kFold && !kSolo && p.count_settle != 0;
+  const bool row_bound = kFold && (kSolo || p.dummies != 0);
   uint32_t* q = kFold ? reinterpret_cast<uint32_t*>(base + sl.q) : nullptr;
   const int QS = kFold ? static_cast<int>(fold_q_entries(p)) : 0, QH = QS / 2, qshift = p.q_shift;
   if (kFold) {
     for (int i = tid; i < 3 * QS; i += nt)
       q[i] = 0xFFFFFFFFu;
-    if (count_settle && tid < 2 * (nt / 32))
-      reinterpret_cast<uint32_t*>(base + sl.settle)[tid] = 0;
     __syncthreads();
     int64_t* row_m = alpha_rows + (M & 1) * static_cast<int64_t>(C);
     const int64_t* u_last = U + static_cast<int64_t>(M - 1) * (S + 1);
@@ -784,8 +778,6 @@ __global__ void __launch_bounds__(kTrellisThreads) trellis_kernel(Problem p) {
         // results. Only D is skipped (U and alpha_{r+1} are needed for lb), and only where no lane
         // of the warp needs it (one branch per iteration for both candidates, which stay two
         // independent chains). lb of an infeasible a is kInf: never needed, as before never taken.
-        // Without the bound (p.bound == 0), need() is true for the feasible candidates.
-        const bool bound = p.bound != 0;
         // (Folded, alpha'_{r+1}(a, b) is lb itself, kInf included.)
         const auto lower = [&](int64_t nx, int64_t u) -> int64_t {
           return kFold ? nx : nx == kInf ? kInf : u + nx;
@@ -793,7 +785,7 @@ __global__ void __launch_bounds__(kTrellisThreads) trellis_kernel(Problem p) {
         const auto need = [&](int64_t lb) -> bool {
           if (kSolo) // (the bound is on; best <= kInf, so lb < best also excludes lb = kInf)
             return lb < best && lb <= dval;
-          return lb != kInf && (!bound || (lb < best && lb <= dval));
+          return lb != kInf && lb < best && lb <= dval;
         };
         // This lane's candidates first + lane, + Gt, ...: two per iteration, their alpha_{r+1} and
         // U loads issued first, compared in increasing order so that the lane keeps its first
@@ -869,18 +861,6 @@ __global__ void __launch_bounds__(kTrellisThreads) trellis_kernel(Problem p) {
       // holding its cell's result then; the vote is warp-uniform, as the shuffles need).
       if (Gt > 1 && (!kFold || !__all_sync(0xFFFFFFFFu, settled || !active)))
         group_argmin(&best, &arg, Gt);
-      if (count_settle) { // (uniform: every lane of the warp runs every round)
-        const unsigned s_bits = __ballot_sync(0xFFFFFFFFu, active && lane == 0 && settled);
-        const unsigned c_bits = __ballot_sync(0xFFFFFFFFu, active && lane == 0);
-        if ((tid & 31) == 0) { // the warp's own two counters (shared memory: no registers kept)
-          // (From smem: `base` is the round loop's variable here.)
-          uint32_t* cnt =
-              reinterpret_cast<uint32_t*>(reinterpret_cast<uint8_t*>(smem) + sl.settle) +
-              2 * (tid / 32);
-          cnt[0] += static_cast<uint32_t>(__popc(s_bits));
-          cnt[1] += static_cast<uint32_t>(__popc(c_bits));
-        }
-      }
       if (active && lane == 0) {
         if (kFold) {
           const int64_t v = best == kInf ? kInf : best + u_prev[b];
@@ -927,18 +907,6 @@ __global__ void __launch_bounds__(kTrellisThreads) trellis_kernel(Problem p) {
       }
     }
     row_barrier(K);
-  }
-  // The adaptive rule's counts (the warps' counters, complete after the last row barrier) into
-  // this block's two slots.
-  if (count_settle && tid == 0) {
-    const uint32_t* cnt = reinterpret_cast<const uint32_t*>(base + sl.settle);
-    uint32_t a = 0, c = 0;
-    for (int w = 0; w < nt / 32; ++w) {
-      a += cnt[2 * w];
-      c += cnt[2 * w + 1];
-    }
-    p.settle_out[2 * blockIdx.x] = a;
-    p.settle_out[2 * blockIdx.x + 1] = c;
   }
   // The last remote access was before the barrier: the other blocks of a cluster may leave, the
   // first finishes the pair from its own copy of row 2 and the beta tables.
@@ -1025,22 +993,6 @@ CVIS_PRELOAD_MODULE(prologue_kernel);
 
 } // namespace
 
-namespace {
-
-// Whether a launch of p runs the shared-memory instantiation (kShared): when everything is in
-// shared memory, unless CVIS_ACTIONMATCH_GENERIC_TRELLIS=1 asks for the generic one (the same
-// results), so that both can be timed in one session.
-bool use_shared_trellis(const Problem& p) {
-  static const bool generic = std::getenv("CVIS_ACTIONMATCH_GENERIC_TRELLIS") != nullptr;
-  return !generic && trellis_all_shared(p);
-}
-
-} // namespace
-
-bool trellis_can_fold(const Problem& p) {
-  return p.use_tri && use_shared_trellis(p);
-}
-
 Status allow_trellis_shared(size_t bytes) {
   const int b = static_cast<int>(bytes);
   const auto attr = cudaFuncAttributeMaxDynamicSharedMemorySize;
@@ -1083,8 +1035,8 @@ TrellisKernel trellis_for(const Problem& p) {
   if (p.fold)
     return trellis_kernel<true, true, true>;
   if (p.use_tri)
-    return use_shared_trellis(p) ? trellis_kernel<true, true> : trellis_kernel<true, false>;
-  return use_shared_trellis(p) ? trellis_kernel<false, true> : trellis_kernel<false, false>;
+    return trellis_all_shared(p) ? trellis_kernel<true, true> : trellis_kernel<true, false>;
+  return trellis_all_shared(p) ? trellis_kernel<false, true> : trellis_kernel<false, false>;
 }
 
 // The launch configuration of a trellis launch in clusters of K blocks (cfg keeps a pointer to
@@ -1108,7 +1060,6 @@ void cluster_config(int K, int pairs, int threads, size_t shared_bytes, cudaStre
 // What trellis_cluster asks the runtime, once per device and per (shared bytes, K): the queries
 // (the occupancy one in particular) cost more than a small match() call may take.
 struct DeviceInfo {
-  int cap = 1;       // the largest K allowed
   int sms = 0;       // SMs
   bool sm90 = false; // clusters launch and the kernels carry compute_90 code (PDL too)
 };
@@ -1140,14 +1091,9 @@ const DeviceInfo* device_info(int* dev_out) {
       clusters = 0;
     }
     // Cluster code (and the PDL calls) exists only in kernels compiled for compute_90 or later
-    // (CVIS_AM_CLUSTER_CODE). CVIS_ACTIONMATCH_MAX_CLUSTER=N caps K (1: one block per pair).
+    // (CVIS_AM_CLUSTER_CODE).
     DeviceInfo info;
     info.sm90 = clusters && fa.ptxVersion >= 90;
-    info.cap = kMaxTrellisCluster;
-    if (const char* e = std::getenv("CVIS_ACTIONMATCH_MAX_CLUSTER"))
-      info.cap = std::max(1, std::min(kMaxTrellisCluster, std::atoi(e)));
-    if (!info.sm90)
-      info.cap = 1;
     info.sms = sms;
     d = cache.device.emplace(dev, info).first;
   }
@@ -1157,25 +1103,8 @@ const DeviceInfo* device_info(int* dev_out) {
 } // namespace
 #endif
 
-ClusterRule cluster_rule() {
-  const char* rule = std::getenv("CVIS_ACTIONMATCH_CLUSTER_RULE");
-  if (rule && std::strcmp(rule, "sms") == 0)
-    return ClusterRule::kSms;
-  if (rule && std::strcmp(rule, "adaptive") == 0)
-    return ClusterRule::kAdaptive;
-  return ClusterRule::kSize;
-}
-
 #if defined(CVIS_AM_CLUSTERS)
 namespace {
-
-// Blocks per pair asked for a one-round problem by the split launch: CVIS_ACTIONMATCH_SPLIT=K
-// (read per call, so that a test can run both launches in one process), else kDefaultSplit.
-int split_request() {
-  constexpr int kDefaultSplit = 1;
-  const char* e = std::getenv("CVIS_ACTIONMATCH_SPLIT");
-  return e ? std::max(1, std::atoi(e)) : kDefaultSplit;
-}
 
 // Whether one cluster of K blocks of `threads` threads and `shared_bytes` fits on the device
 // (cached: the occupancy query costs more than a small call). The caller holds the cache's mutex.
@@ -1201,9 +1130,7 @@ bool cluster_fits(int dev, size_t shared_bytes, int K, int threads) {
 } // namespace
 #endif
 
-int trellis_cluster(int pairs, size_t shared_bytes, int max_cells, double settled,
-                    int max_model_nodes, int* threads) {
-  *threads = kTrellisThreads;
+int trellis_cluster(int pairs, size_t shared_bytes, int max_cells, int max_blocks) {
 #if defined(CVIS_AM_CLUSTERS)
   ClusterCache& cache = g_cluster_cache;
   if (pairs <= 0)
@@ -1211,31 +1138,13 @@ int trellis_cluster(int pairs, size_t shared_bytes, int max_cells, double settle
   std::lock_guard<std::mutex> lock(cache.mu);
   int dev = 0;
   const DeviceInfo* d = device_info(&dev);
-  if (!d)
+  if (!d || !d->sm90)
     return 1;
-  const int cap = d->cap, sms = d->sms;
-  // The size rule (README.md, "Eighth round"): a row of at most kTrellisThreads cells is one round
-  // of one block, every cell with at least one lane; more blocks of kTrellisThreads then only
-  // shorten each cell's candidate loop (G lanes instead of 1), and each row pays the cluster
-  // barrier and K remote stores per cell. CVIS_ACTIONMATCH_CLUSTER_RULE=sms chooses K from the SM
-  // count alone. (Read per call, so that a test can run every rule in one process.) The adaptive
-  // rule keeps the cluster for a one-round problem unless the previous call settled most cells
-  // early.
-  const ClusterRule rule = cluster_rule();
-  if (max_cells <= kTrellisThreads && rule == ClusterRule::kSize) {
-    // The split launch (README.md, "Ninth round"): the one block's lanes over K SMs.
-    int K = 1;
-    const int want = std::min(split_request(), cap);
-    while (2 * K <= want && 2 * K * pairs <= sms && max_model_nodes <= kTrellisThreads / (2 * K))
-      K *= 2;
-    for (; K > 1; K /= 2)
-      if (cluster_fits(dev, shared_bytes, K, kTrellisThreads / K))
-        break;
-    *threads = kTrellisThreads / K;
-    return K;
-  }
-  if (max_cells <= kTrellisThreads && rule == ClusterRule::kAdaptive &&
-      settled >= kAdaptiveSettled)
+  const int cap = max_blocks, sms = d->sms;
+  // A row of at most kTrellisThreads cells is one round of one block, every cell with at least
+  // one lane; more blocks then only shorten each cell's candidate loop (G lanes instead of 1),
+  // and each row pays the cluster barrier and K remote stores per cell.
+  if (max_cells <= kTrellisThreads)
     return 1;
   int K = 1;
   while (2 * K <= cap && 2 * K * pairs <= sms)
@@ -1249,8 +1158,7 @@ int trellis_cluster(int pairs, size_t shared_bytes, int max_cells, double settle
   (void)pairs;
   (void)shared_bytes;
   (void)max_cells;
-  (void)settled;
-  (void)max_model_nodes;
+  (void)max_blocks;
   return 1;
 #endif
 }
@@ -1259,14 +1167,12 @@ Status launch_trellis(const Problem& p, size_t shared_bytes, cudaStream_t stream
 #if defined(CVIS_AM_CLUSTERS)
   // Programmatic dependent launch (allow_dependent_launch / wait_for_prologue in the kernels):
   // the trellis launches while the prologue ends. A device or driver that refuses the attribute
-  // gets the plain launch (and keeps it); CVIS_ACTIONMATCH_NO_PDL=1 asks for it, for timings.
-  static std::atomic<bool> pdl{std::getenv("CVIS_ACTIONMATCH_NO_PDL") == nullptr};
+  // gets the plain launch (and keeps it).
+  static std::atomic<bool> pdl{true};
   // One block per pair: the same dependent launch (a launch without the cluster attribute), where
   // the kernels carry the compute_90 code that waits for the prologue (DeviceInfo::sm90; without
-  // it the trellis would not wait, so it gets the plain launch). CVIS_ACTIONMATCH_NO_PDL1=1 keeps
-  // the seventh round's plain launch for K = 1 only, for timings.
-  static const bool pdl1 = std::getenv("CVIS_ACTIONMATCH_NO_PDL1") == nullptr;
-  if (p.cluster == 1 && pdl1 && pdl.load()) {
+  // it the trellis would not wait, so it gets the plain launch).
+  if (p.cluster == 1 && pdl.load()) {
     bool sm90 = false;
     {
       std::lock_guard<std::mutex> lock(g_cluster_cache.mu);
@@ -1280,7 +1186,7 @@ Status launch_trellis(const Problem& p, size_t shared_bytes, cudaStream_t stream
       attr.val.programmaticStreamSerializationAllowed = 1;
       cudaLaunchConfig_t cfg{};
       cfg.gridDim = dim3(p.npairs);
-      cfg.blockDim = dim3(p.threads);
+      cfg.blockDim = dim3(kTrellisThreads);
       cfg.dynamicSmemBytes = shared_bytes;
       cfg.stream = stream;
       cfg.attrs = &attr;
@@ -1296,7 +1202,7 @@ Status launch_trellis(const Problem& p, size_t shared_bytes, cudaStream_t stream
   if (p.cluster > 1) {
     cudaLaunchConfig_t cfg;
     cudaLaunchAttribute attr[2];
-    cluster_config(p.cluster, p.npairs, p.threads, shared_bytes, stream, &cfg, &attr[0]);
+    cluster_config(p.cluster, p.npairs, kTrellisThreads, shared_bytes, stream, &cfg, &attr[0]);
     if (pdl.load()) {
       attr[1] = cudaLaunchAttribute{};
       attr[1].id = cudaLaunchAttributeProgrammaticStreamSerialization;
@@ -1316,19 +1222,19 @@ Status launch_trellis(const Problem& p, size_t shared_bytes, cudaStream_t stream
   }
 #endif
   // (Each instantiation named: the CPU emulation rewrites launches of a kernel by its name.)
-  const bool all_shared = use_shared_trellis(p);
+  const bool all_shared = trellis_all_shared(p);
   if (p.fold && p.solo)
-    trellis_kernel<true, true, true, true><<<p.npairs, p.threads, shared_bytes, stream>>>(p);
+    trellis_kernel<true, true, true, true><<<p.npairs, kTrellisThreads, shared_bytes, stream>>>(p);
   else if (p.fold)
-    trellis_kernel<true, true, true><<<p.npairs, p.threads, shared_bytes, stream>>>(p);
+    trellis_kernel<true, true, true><<<p.npairs, kTrellisThreads, shared_bytes, stream>>>(p);
   else if (p.use_tri && all_shared)
-    trellis_kernel<true, true><<<p.npairs, p.threads, shared_bytes, stream>>>(p);
+    trellis_kernel<true, true><<<p.npairs, kTrellisThreads, shared_bytes, stream>>>(p);
   else if (p.use_tri)
-    trellis_kernel<true, false><<<p.npairs, p.threads, shared_bytes, stream>>>(p);
+    trellis_kernel<true, false><<<p.npairs, kTrellisThreads, shared_bytes, stream>>>(p);
   else if (all_shared)
-    trellis_kernel<false, true><<<p.npairs, p.threads, shared_bytes, stream>>>(p);
+    trellis_kernel<false, true><<<p.npairs, kTrellisThreads, shared_bytes, stream>>>(p);
   else
-    trellis_kernel<false, false><<<p.npairs, p.threads, shared_bytes, stream>>>(p);
+    trellis_kernel<false, false><<<p.npairs, kTrellisThreads, shared_bytes, stream>>>(p);
   CVIS_CUDA_CHECK_LAUNCH(stream, "trellis_kernel");
   return Status::Ok();
 }

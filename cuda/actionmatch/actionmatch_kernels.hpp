@@ -125,10 +125,6 @@ struct Problem {
   int32_t shared_tables = 0, shared_alpha = 0, shared_tri = 0, shared_dir = 0, shared_unary = 0,
           shared_beta = 0, shared_plan = 0;
   int32_t cluster = 1; // blocks per pair (a thread-block cluster when > 1; trellis_cluster())
-  // The bound of the candidate loop (README.md, "Fifth round"): a candidate whose U + alpha_{r+1}
-  // alone cannot beat the lane's best or the dummy skips its distortion term (D >= 0); the same
-  // results. 0 computes every term (CVIS_ACTIONMATCH_NO_BOUND=1, for timings).
-  int32_t bound = 1;
   int32_t max_segments = 0, max_nodes = 0, max_cells = 0;
   int64_t max_dirs = 0, max_unary = 0, max_tri = 0;
   int64_t max_beta = 0; // the largest (M - 2) x cells of a pair
@@ -138,20 +134,9 @@ struct Problem {
   // lambda1 U_{r-1}(b), so that a candidate's lower bound is one load, and row r + 1 records per
   // b the smallest value of its states (a, b), a real, so that row r settles a cell whose
   // candidates cannot beat the dummy without its candidate loop. The same results.
-  // CVIS_ACTIONMATCH_FOLD=0 runs the sixth round's kernel instead; row_bound = 0
-  // (CVIS_ACTIONMATCH_NO_ROW_BOUND=1) keeps the folding without the per-b minima.
-  int32_t fold = 0, row_bound = 0;
+  int32_t fold = 0;
   // The per-b minima are 32-bit keys v >> q_shift (the host: M x dummy_q >> q_shift < 2^31).
   int32_t q_shift = 0;
-  // CVIS_ACTIONMATCH_CLUSTER_RULE=adaptive (README.md, "Eighth round"): when not null, every block
-  // of the folded trellis writes {cells settled by the per-b test, cells} over its rows to
-  // settle_out[2 blockIdx.x ..] (pinned host memory), from which the host chooses the next call's
-  // blocks per pair. Null: nothing counted (the default).
-  uint32_t* settle_out = nullptr;
-  int32_t count_settle = 0; // settle_out is set (a launch parameter of the shared layout)
-  // Threads per trellis block: kTrellisThreads, or kTrellisThreads / cluster for a split launch
-  // (trellis_cluster()), whose K blocks together hold the threads of one block.
-  int32_t threads = 1024;
   // The folded trellis's solo instantiation (README.md, "Tenth round"): set by solo_trellis().
   int32_t solo = 0;
 };
@@ -163,12 +148,10 @@ inline constexpr int kTrellisThreads = 1024;
 // Byte offsets of the trellis kernel's dynamic shared memory: the reduction scratch (always),
 // then, when chosen, the scene tables (int32), the block's angle table (16-byte aligned), its ray
 // directions, the pair's unary table, the two alpha rows, the pair's argmin tables (uint16) and the
-// block's cell plans (16-byte aligned), and for the folded trellis its three rows of per-b minima
-// (and with the adaptive cluster rule the warps' counts of settled cells).
+// block's cell plans (16-byte aligned), and for the folded trellis its three rows of per-b minima.
 // Used by the host to size the launch and by the kernel.
 struct SharedLayout {
-  size_t tables = 0, tri = 0, dir = 0, unary = 0, alpha = 0, beta = 0, plan = 0, q = 0, settle = 0,
-         bytes = 0;
+  size_t tables = 0, tri = 0, dir = 0, unary = 0, alpha = 0, beta = 0, plan = 0, q = 0, bytes = 0;
 };
 // Bytes of the trellis's reduction scratch (an int64 value and an int32 key per thread), the
 // start of its shared memory; it also holds the model's hyperedge rows while they fit
@@ -213,9 +196,6 @@ CVIS_HD SharedLayout shared_layout(const Problem& p, int threads) {
   l.q = at;
   if (p.fold)
     at += 3 * 4 * static_cast<size_t>(fold_q_entries(p));
-  l.settle = at;
-  if (p.fold && p.count_settle)
-    at += 2 * 4 * static_cast<size_t>(threads / 32); // per warp: cells settled, cells
   l.bytes = at;
   return l;
 }
@@ -229,49 +209,29 @@ CVIS_HD bool trellis_all_shared(const Problem& p) {
 }
 
 // Whether a launch of p may run the folded trellis (p.fold): the angle table and the shared-memory
-// instantiation (trellis_all_shared(), unless CVIS_ACTIONMATCH_GENERIC_TRELLIS asks for the other).
-bool trellis_can_fold(const Problem& p);
+// instantiation (trellis_all_shared()).
+CVIS_HD bool trellis_can_fold(const Problem& p) {
+  return p.use_tri && trellis_all_shared(p);
+}
 
-// Whether a folded launch of p may run the solo instantiation: one block of kTrellisThreads per
-// pair (cluster 1), the argmin tables in shared memory, the per-b minima on (row_bound, bound,
-// dummies), no settle counts, and models of at most `max_model_nodes` nodes whose rows fit the
-// reduction scratch.
+// Whether a folded launch of p may run the solo instantiation: one block per pair (cluster 1), the
+// argmin tables in shared memory, the per-b minima on (dummies), and models of at most
+// `max_model_nodes` nodes whose rows fit the reduction scratch.
 CVIS_HD bool solo_trellis(const Problem& p, int max_model_nodes) {
-  return p.fold && p.cluster == 1 && p.threads == kTrellisThreads && p.shared_beta &&
-         p.row_bound && p.bound && p.dummies && !p.count_settle &&
+  return p.fold && p.cluster == 1 && p.shared_beta && p.dummies &&
          rows_fit_scratch(max_model_nodes, kTrellisThreads);
 }
 
 // Raises the trellis kernel's dynamic shared memory limit to `bytes` (cudaFuncSetAttribute).
 Status allow_trellis_shared(size_t bytes);
 
-// Most blocks of one pair's cluster (a portable cluster size).
-inline constexpr int kMaxTrellisCluster = 8;
-
 // Blocks per pair for a trellis launch of `pairs` pairs whose largest row has `max_cells` cells:
 // 1 when a row fits one round of one block (max_cells <= kTrellisThreads: every cell has a lane
-// of its own, README.md "Eighth round", the cluster would only add its per-row barrier and remote
-// stores); otherwise the largest power of two <= 8 with K pairs <= the SM count, when the device
-// launches clusters, the kernel was compiled for compute_90 or later and one such cluster fits;
-// else 1. CVIS_ACTIONMATCH_CLUSTER_RULE=sms drops the first rule (the seventh round's choice),
-// CVIS_ACTIONMATCH_MAX_CLUSTER=N caps K.
-// settled: the fraction of the cells that the previous call's folded trellis settled before their
-// candidate loop (CVIS_ACTIONMATCH_CLUSTER_RULE=adaptive), or a negative value when unknown; with
-// the adaptive rule a one-round problem gets K = 1 only when it is known and at least
-// kAdaptiveSettled (README.md, "Eighth round").
-// The split launch (README.md, "Ninth round"; CVIS_ACTIONMATCH_SPLIT=K, K > 1, or its default):
-// a one-round problem (the size rule's K = 1) is given K' = the largest power of two <= K with
-// K' pairs <= the SM count, of kTrellisThreads / K' threads each (*threads), so that the lanes
-// and the work order are those of one block, spread over K' SMs; only where the models have at
-// most kTrellisThreads / K' nodes (the backtracking's scratch) and one such cluster fits.
-// *threads is kTrellisThreads otherwise.
-int trellis_cluster(int pairs, size_t shared_bytes, int max_cells, double settled,
-                    int max_model_nodes, int* threads);
-inline constexpr double kAdaptiveSettled = 0.35;
-// Which rule trellis_cluster applies (CVIS_ACTIONMATCH_CLUSTER_RULE: unset = size, "sms",
-// "adaptive"), read per call.
-enum class ClusterRule { kSize, kSms, kAdaptive };
-ClusterRule cluster_rule();
+// of its own, the cluster would only add its per-row barrier and remote stores); otherwise the
+// largest power of two <= max_blocks (CudaOptions::max_blocks_per_pair) with K pairs <= the SM
+// count, when the device launches clusters, the kernel was compiled for compute_90 or later and
+// one such cluster fits; else 1.
+int trellis_cluster(int pairs, size_t shared_bytes, int max_cells, int max_blocks);
 
 // One launch before the trellis: the ray directions of every scene node's window (the host's
 // detail::scene_directions; one thread per ray), the angle table of every block (when use_tri;

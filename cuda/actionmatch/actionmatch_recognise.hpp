@@ -26,6 +26,7 @@ struct RecogniserParams {
   int overlap = 30;         // frames shared by consecutive blocks, 0..block_frames - 1
   Distance distance = Distance::kAppearance;
   int min_nodes = 3;        // blocks with fewer interest points give no action (model -1)
+  CudaOptions matcher_options; // the CUDA matcher's limits (e.g. a test under racecheck)
 };
 // Errors: kInvalidArgument naming the field (also: block_frames x max_points above the scene
 // graph's node limit kMaxSceneNodes).

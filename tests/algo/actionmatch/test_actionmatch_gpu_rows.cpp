@@ -27,7 +27,7 @@ TEST(ActionMatchGpuRows, RowShapesEqualCpu) {
   Status s;
   auto cpu = make_matcher(Backend::kCpu, &s, 0);
   ASSERT_TRUE(s.ok()) << s.to_string();
-  auto gpu = make_matcher(Backend::kCuda, &s);
+  auto gpu = make_matcher(Backend::kCuda, &s, 0, test::gpu_test_options());
   ASSERT_TRUE(s.ok()) << s.to_string();
   Rng rng(1019);
   const std::vector<int> sizes = cvis::test::sanitizer_run()
