@@ -110,12 +110,12 @@ TARGETS = {
         inc=["cuda/rcdtrack", "tests/algo/rcdtrack"]),
     "actionmatch": dict(
         name="test_actionmatch_gpu",
-        cu=["cuda/actionmatch/actionmatch_kernels.cu"],
+        cu=["cuda/actionmatch/actionmatch_prologue.cu", "cuda/actionmatch/actionmatch_trellis.cu"],
         src=ACTIONMATCH_SRC + ["tests/algo/actionmatch/test_actionmatch_gpu.cpp"],
         inc=["cuda/actionmatch", "tests/algo/actionmatch"]),
     "actionmatch_rows": dict(
         name="test_actionmatch_gpu_rows",
-        cu=["cuda/actionmatch/actionmatch_kernels.cu"],
+        cu=["cuda/actionmatch/actionmatch_prologue.cu", "cuda/actionmatch/actionmatch_trellis.cu"],
         src=ACTIONMATCH_SRC + ["tests/algo/actionmatch/test_actionmatch_gpu_rows.cpp"],
         inc=["cuda/actionmatch", "tests/algo/actionmatch"]),
     "actionmatch_frontend": dict(
@@ -158,6 +158,12 @@ TARGETS = {
              "tests/bench/cedd/bench_cedd.cpp"],
         inc=[],
         args=["--quick", "--sizes", "64x48,200x120,37x23", "--batch", "9"]),
+    "bench_actionmatch": dict(
+        name="bench_actionmatch", gtest=False,
+        cu=["cuda/actionmatch/actionmatch_prologue.cu", "cuda/actionmatch/actionmatch_trellis.cu"],
+        src=ACTIONMATCH_SRC[:-1] + ["tests/bench/actionmatch/bench_actionmatch.cpp"],
+        inc=["cuda/actionmatch", "tests/algo/actionmatch"],
+        args=["--only", "C", "--models", "3", "--quick"]),
     "bench_actionmatch_frontend": dict(
         name="bench_actionmatch_frontend", gtest=False,
         cu=["cuda/actionmatch/actionmatch_frontend_kernels.cu",
