@@ -38,21 +38,6 @@ namespace cvis::actionmatch {
 // HoG (72) + HoF (90) values of the paper's descriptors (Laptev's STIP code: 3x3x2 cells, 4
 // gradient and 5 flow orientation bins). Any dimension in 1..kMaxDim is accepted.
 inline constexpr int kPaperDescriptorDim = 162;
-// HoG (72) + speed-split HoF (18 cells x 9 bins = 162): FlowHistogram::kSpeed.
-inline constexpr int kSpeedDescriptorDim = 234;
-
-// How a descriptor's flow part bins the flow (actionmatch_frontend.hpp; README.md "Front end").
-// A dictionary records it: descriptors of different kinds are not comparable.
-enum class FlowHistogram : uint32_t {
-  kPaper = 0, // 4 directions + "no motion" per cell, L2-normalised: direction only
-  kSpeed = 1, // 4 directions slower than the split, "no motion", 4 directions faster: the
-              // normalised histogram keeps how much of the motion is fast
-};
-const char* flow_histogram_name(FlowHistogram h); // "paper", "speed"
-bool parse_flow_histogram(const std::string& s, FlowHistogram* out);
-// Limits of the speed split (pixels per frame).
-inline constexpr double kMinSpeedSplit = 0.1, kMaxSpeedSplit = 20.0;
-
 // Limits (validated; they keep every fixed-point sum inside int64, README.md "Exact arithmetic").
 inline constexpr int kMaxDim = 4096;
 inline constexpr int kMinModelNodes = 3; // one hyperedge at least
@@ -130,43 +115,6 @@ struct Model {
 Status validate_model(const Model& m);
 Status validate_scene(const Graph& scene);
 
-// A dictionary: the models to recognise and the parameters they were made for.
-struct Dictionary {
-  int dim = kPaperDescriptorDim;
-  Params params;
-  std::vector<Model> models;
-  // The descriptors' flow histogram and its speed split (pixels/frame; 0 with kPaper).
-  FlowHistogram flow = FlowHistogram::kPaper;
-  double speed_split = 0;
-};
-// Every model valid and of dimension `dim`, params valid; with FlowHistogram::kSpeed, dim
-// kSpeedDescriptorDim and speed_split in kMinSpeedSplit..kMaxSpeedSplit, with kPaper speed_split 0.
-Status validate(const Dictionary& d);
-// The flow histogram fields alone (flow, speed_split, and dim against them).
-Status validate_descriptor_kind(const Dictionary& d);
-
-// The binary dictionary file (FORMAT.md): little-endian, CRC-32 protected. Version 2 adds the flow
-// histogram to the header; the writer writes version 1 when the flow histogram is the paper's (so
-// older builds read those files), the reader reads both.
-inline constexpr uint32_t kDictionaryVersion = 2;
-// Serialises a valid dictionary. Errors: those of validate().
-Status serialize_dictionary(const Dictionary& d, std::vector<uint8_t>* out);
-// Parses and validates a whole file image. On error *out is left empty and the message names what
-// is wrong (bad magic, unsupported version, truncation with the offsets, a field out of range, a
-// checksum mismatch, ...). Errors: kIoError.
-Status parse_dictionary(const uint8_t* data, size_t size, Dictionary* out);
-// File versions of the two above; messages start with the path. Errors: kIoError.
-Status save_dictionary(const std::string& path, const Dictionary& d);
-Status load_dictionary(const std::string& path, Dictionary* out);
-
-// The scene-graph text file (FORMAT.md): "cvis-action-scene 1", "dim N", then one line per node
-// "frame x y d_0 .. d_{N-1}" sorted by frame, "block" lines separating scene blocks, '#' comments.
-// Errors: kInvalidArgument with the line number ("line 7: ..."), kIoError; file versions prefix
-// the path. The writer prints floats with 9 significant digits (exact round trip).
-Status parse_scene_text(const std::string& text, std::vector<Graph>* blocks);
-Status load_scene_file(const std::string& path, std::vector<Graph>* blocks);
-Status save_scene_file(const std::string& path, const std::vector<Graph>& blocks);
-
 // The result of matching one model against one scene block.
 struct MatchResult {
   bool feasible = false;    // false: no assignment satisfies the constraints (possible only
@@ -224,7 +172,6 @@ public:
   // Validates and keeps the parameters and models (the CUDA backend uploads the models here, once).
   // May be called again to replace them. Errors: kInvalidArgument, kCudaError / kOutOfMemory.
   virtual Status configure(const Params& params, const std::vector<Model>& models) = 0;
-  Status configure(const Dictionary& d) { return configure(d.params, d.models); }
 
   // Matches `count` scene blocks (host graphs of the models' dimension) against every configured
   // model: (*results)[block * models + model]. Everything is finished and on the host when it

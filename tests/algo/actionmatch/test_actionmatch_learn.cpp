@@ -6,7 +6,7 @@
 #include <limits>
 #include <vector>
 
-#include "actionmatch_learn.hpp"
+#include "actionlearn_models.hpp"
 
 namespace {
 

@@ -8,8 +8,8 @@
 #include <limits>
 #include <vector>
 
-#include "actionmatch_learn.hpp"
-#include "actionmatch_ridge.hpp"
+#include "actionlearn_models.hpp"
+#include "actionlearn_ridge.hpp"
 
 namespace {
 

@@ -1,12 +1,12 @@
-#include "actionmatch_recognise.hpp"
+#include "actionlearn_recognise.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <limits>
 
-#include "actionmatch_frontend_internal.hpp"
-#include "actionmatch_learn.hpp"
+#include "stip_internal.hpp"
+#include "actionlearn_models.hpp"
 
 namespace cvis::actionmatch {
 
@@ -63,7 +63,7 @@ Status Recogniser::configure(Backend frontend_backend, Backend matcher_backend, 
       return st;
     matcher_backend_ = matcher_backend;
   }
-  CVIS_RETURN_IF_ERROR(matcher_->configure(dict));
+  CVIS_RETURN_IF_ERROR(matcher_->configure(dict.params, dict.models));
   p_ = p;
   dict_ = dict;
   reset();

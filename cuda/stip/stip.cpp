@@ -3,7 +3,7 @@
 #include <cmath>
 #include <string>
 
-#include "actionmatch_frontend_internal.hpp"
+#include "stip_internal.hpp"
 
 namespace cvis::actionmatch {
 
@@ -70,10 +70,18 @@ int descriptor_dim(const FrontEndParams& p) {
   return p.flow_histogram == FlowHistogram::kSpeed ? kSpeedDescriptorDim : kPaperDescriptorDim;
 }
 
-void describe(const FrontEndParams& p, Dictionary* d) {
-  d->dim = descriptor_dim(p);
-  d->flow = p.flow_histogram;
-  d->speed_split = p.flow_histogram == FlowHistogram::kSpeed ? p.speed_split : 0.0;
+const char* flow_histogram_name(FlowHistogram h) {
+  return h == FlowHistogram::kSpeed ? "speed" : "paper";
+}
+
+bool parse_flow_histogram(const std::string& s, FlowHistogram* out) {
+  if (s == "paper")
+    *out = FlowHistogram::kPaper;
+  else if (s == "speed")
+    *out = FlowHistogram::kSpeed;
+  else
+    return false;
+  return true;
 }
 
 void gaussian_taps(double sigma, std::vector<float>* taps) {

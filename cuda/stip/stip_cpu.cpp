@@ -5,9 +5,9 @@
 #include <cstring>
 #include <vector>
 
-#include "actionmatch_frontend_internal.hpp"
-#include "actionmatch_frontend_ops.hpp"
-#include "actionmatch_frontend_ref.hpp"
+#include "stip_internal.hpp"
+#include "stip_ops.hpp"
+#include "stip_ref.hpp"
 
 namespace cvis::actionmatch {
 namespace detail {
