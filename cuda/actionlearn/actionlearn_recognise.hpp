@@ -1,4 +1,4 @@
-// Streaming recognition (issue 11, the cudaactionmatch element's algorithm): frames in, one result
+// Streaming recognition (the cudaactionmatch element's algorithm): frames in, one result
 // per scene block out. The front end turns frames into interest points; every `block_frames`
 // frames (blocks start every block_frames - overlap frames) the block's points are matched against
 // every model of a dictionary and the nearest model (by the chosen distance per model node, as

@@ -1,5 +1,5 @@
-// Activity recognition by exact hypergraph matching with dynamic programming on GPUs (the paper
-// shared/papers/cudaactionmatch--hypergraph-matching-dp.txt; README.md): the matching library.
+// Activity recognition by exact hypergraph matching with dynamic programming on GPUs (the matching
+// paper; README.md): the matcher.
 //
 // A model is a chain of space-time interest points, one per model frame (the most salient one),
 // each linked by a hyperedge to its two predecessors; a scene (block) is any set of interest points
@@ -21,7 +21,7 @@
 // ordered after every scene node.
 //
 // Backends: the CPU reference (actionmatch_cpu.cpp) and, in CUDA builds, the CUDA backend (all
-// models and scene blocks of one call in three launches). This header includes no CUDA header.
+// models and scene blocks of one call in two launches). This header includes no CUDA header.
 #pragma once
 
 #include <cstdint>
@@ -38,7 +38,7 @@ namespace cvis::actionmatch {
 // HoG (72) + HoF (90) values of the paper's descriptors (Laptev's STIP code: 3x3x2 cells, 4
 // gradient and 5 flow orientation bins). Any dimension in 1..kMaxDim is accepted.
 inline constexpr int kPaperDescriptorDim = 162;
-// Limits (validated; they keep every fixed-point sum inside int64, README.md "Exact arithmetic").
+// Limits (validated; they keep every fixed-point sum inside int64, README.md, "Exactness").
 inline constexpr int kMaxDim = 4096;
 inline constexpr int kMinModelNodes = 3; // one hyperedge at least
 inline constexpr int kMaxModelNodes = 1024;

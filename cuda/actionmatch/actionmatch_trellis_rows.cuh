@@ -167,7 +167,7 @@ __device__ __forceinline__ PairView stage_pair(const MatchTables& t, const Trell
   return v;
 }
 
-// Which cell a thread works on in a round, and with which lanes (README.md, "Lane groups"). The
+// Which cell a thread works on in a round, and with which lanes (README.md, "Work order and lane groups"). The
 // cells of a row are taken in the work order by `groups` groups of G lanes, G the largest power of
 // two <= 32 with G cells <= the pair's threads, so that a row shorter than the threads still uses
 // them all. When a row fits one round, the threads left over give the first X cells of the work

@@ -59,7 +59,7 @@ Status validate(const FrontEndParams& p) {
   CVIS_RETURN_IF_ERROR(range("harris-k", p.harris_k, 0, 0.1));
   CVIS_RETURN_IF_ERROR(range("harris-scale", p.harris_scale, 1, 4));
   if (p.detector == Detector::kHarris) {
-    // The kernels' tap tables hold Gaussians up to std 8 (README.md "Harris").
+    // The kernels' tap tables hold Gaussians up to std 8 (README.md, "Harris detector").
     CVIS_RETURN_IF_ERROR(range("harris-scale x sigma", p.harris_scale * p.sigma, 0.5, 8));
     CVIS_RETURN_IF_ERROR(range("harris-scale x tau", p.harris_scale * p.tau, 0.5, 8));
   }

@@ -1,7 +1,7 @@
-// The front end of the action recogniser (part 2): space-time interest points and their HoG/HoF
+// The front end of the action recogniser: space-time interest points and their HoG/HoF
 // descriptors, computed frame by frame over a ring of frames, so that a stream yields the scene
-// graph nodes (cvis::actionmatch::Graph) the matcher consumes. README.md ("Front end") gives the
-// equations, the deviations from the papers and the CPU/CUDA parity tolerances.
+// graph nodes (cvis::actionmatch::Graph) the matcher consumes. README.md gives the equations, the
+// choices where the papers leave room and the CPU/CUDA parity.
 //
 // Per frame n (luma 0..255 -> 0..1, optionally divided by twice the frame's mean):
 //   S_n   = G_sigma * I_n                                  (2-D Gaussian, separable)
@@ -66,7 +66,7 @@ const char* detector_name(Detector d); // "periodic", "harris"
 bool parse_detector(const std::string& s, Detector* out);
 
 // Detector and descriptor parameters. Defaults were chosen on held-out generated subjects
-// (README.md "Front end": how).
+// (README.md).
 struct FrontEndParams {
   double sigma = 2.0;       // spatial scale of the Gaussian (pixels), 0.5..8
   double tau = 2.5;         // temporal scale of the Gabor envelope exp(-t^2/tau^2) (frames), 0.5..8

@@ -1,5 +1,5 @@
-// The front end's CPU reference: clear loops over a ring of frames (README.md "Front end" maps each
-// step to the papers). Every float sum runs in a fixed order that the CUDA kernels repeat, so both
+// The front end's CPU reference: clear loops over a ring of frames (README.md, "The method", maps
+// each step to the papers). Every float sum runs in a fixed order that the CUDA kernels repeat, so both
 // backends give the same bits.
 #include <algorithm>
 #include <cstring>

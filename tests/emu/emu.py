@@ -34,7 +34,7 @@ COMMON = [
 ]
 
 # Presets: what each gpu-suite test needs. New methods add theirs here (or call `build`).
-# The actionmatch library and test helpers, shared by the actionmatch presets.
+# The matcher library and the test utilities, shared by the matcher presets.
 ACTIONMATCH_SRC = ["cuda/actionmatch/actionmatch.cpp", "cuda/actionmatch/actionmatch_evaluate.cpp",
                    "cuda/actionmatch/actionmatch_layout.cpp", "cuda/actionmatch/actionmatch_cpu.cpp",
                    "cuda/actionmatch/actionmatch_cuda.cpp",

@@ -218,7 +218,7 @@ int max_row_cells(const std::vector<Graph>& blocks, const Params& p) {
   return most;
 }
 
-// The folded trellis (README.md, "Folded trellis"): equal to the CPU on small tie-rich problems
+// The folded trellis (README.md, "Folded trellis and settle tests"): equal to the CPU on small tie-rich problems
 // (random W_d from 0, so that the dummy ties and wins, and every causality and T) and on 60-node
 // blocks with a cheap dummy (most cells settled by the per-b minima) and a dear one (few); the
 // statistics say which kernel ran. One block per pair where the largest row fits one block;
