@@ -376,8 +376,7 @@ private:
   // piece in turn: the order of SceneBlock), sizes the device buffers and points k's tables at
   // them. *up: bytes to upload; *down: bytes the trellis writes to the host.
   Status pack(const Graph* scenes, int count, const CallSizes& sz, bool angle_table,
-              const kernels::TrellisPlan& plan, kernels::MatchTables* k, size_t* up,
-              size_t* down) {
+              const kernels::TrellisPlan& plan, kernels::MatchTables* k, size_t* up, size_t* down) {
     Packer& pk = packer_;
     pk.clear();
     const size_t o_blocks = pk.array(blocks_);

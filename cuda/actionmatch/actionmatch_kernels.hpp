@@ -170,10 +170,10 @@ struct TrellisPlan {
   // tables, the cell work list.
   int32_t stage_tables = 0, stage_alpha = 0, stage_angles = 0, stage_dirs = 0, stage_unary = 0,
           stage_argmin = 0, stage_work = 0;
-  // The folded trellis (README.md, "Folded trellis and settle tests"): everything a row reads per candidate is in
-  // shared memory with the angle table; the alpha rows hold alpha_r(b, c) + lambda1 U_{r-1}(b),
-  // and with dummies row r + 1 keeps per b the smallest value of its states (a, b) with a real,
-  // so that row r settles the cells whose real candidates cannot beat the dummy.
+  // The folded trellis (README.md, "Folded trellis and settle tests"): everything a row reads per
+  // candidate is in shared memory with the angle table; the alpha rows hold alpha_r(b, c) + lambda1
+  // U_{r-1}(b), and with dummies row r + 1 keeps per b the smallest value of its states (a, b) with
+  // a real, so that row r settles the cells whose real candidates cannot beat the dummy.
   int32_t folded = 0;
   // The folded trellis's per-b minima are 32-bit keys v >> key_shift (M x dummy_q >> key_shift
   // below 2^31).

@@ -94,8 +94,8 @@ __device__ void work_block(const MatchTables& t, int wblock) {
   const int c = cell < sc.seg_end[B.seg0 + b] ? cell - sc.seg_base[B.seg0 + b] : dummy;
   const int32_t* frame = sc.frame + B.node0;
   int flo, fhi, first, end;
-  terms::candidate_frames(b < dummy, b < dummy ? frame[b] : 0, c < dummy,
-                          c < dummy ? frame[c] : 0, e.T, e.causality, &flo, &fhi);
+  terms::candidate_frames(b < dummy, b < dummy ? frame[b] : 0, c < dummy, c < dummy ? frame[c] : 0,
+                          e.T, e.causality, &flo, &fhi);
   terms::nodes_of_frames(flo, fhi, sc.minnode + B.minnode0, B.frame0, B.frames, dummy, &first,
                          &end);
   const int gap = b < dummy && c < dummy ? frame[b] - frame[c] : -1;
@@ -196,8 +196,8 @@ __device__ void unary_tile(const MatchTables& t, int tile) {
     const int m = mo.node_model[g], r = g - mo.node0[m];
     const PairInfo& pi = t.pairs.pairs[blk * mo.count + m];
     int64_t* out = t.derived.unary + pi.unary0 + static_cast<int64_t>(r) * (B.nodes + 1) + a;
-    *out = a == B.nodes ? t.energy.dummy_q : terms::unary_finish(i == 0 ? sum0 : sum1,
-                                                                   t.energy.lambda1);
+    *out = a == B.nodes ? t.energy.dummy_q
+                        : terms::unary_finish(i == 0 ? sum0 : sum1, t.energy.lambda1);
   }
 }
 

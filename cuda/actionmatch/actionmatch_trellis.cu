@@ -91,8 +91,8 @@ __device__ __forceinline__ void finish_pair(const MatchTables& t, const PairInfo
       const int b = z[r - 1], c = z[r - 2];
       if (a < S && b < S && c < S) {
         const double* from_b = blk.rays(b);
-        distortion_sum += distortion(v.rows[r], blk, a, b, c, blk.frame[b], blk.frame[c],
-                                     from_b[c], from_b, e.lambda2, e.lambda3);
+        distortion_sum += distortion(v.rows[r], blk, a, b, c, blk.frame[b], blk.frame[c], from_b[c],
+                                     from_b, e.lambda2, e.lambda3);
       }
     }
     t.pairs.assignment[pi.assign0 + r] = a == S ? -1 : a;
@@ -219,7 +219,8 @@ TrellisKernel trellis_for(const MatchTables& t, const TrellisPlan& plan) {
     return trellis_kernel<true, true, true>;
   if (plan.folded)
     return trellis_kernel<true, true, false>;
-  return t.derived.angles ? trellis_kernel<true, false, false> : trellis_kernel<false, false, false>;
+  return t.derived.angles ? trellis_kernel<true, false, false>
+                          : trellis_kernel<false, false, false>;
 }
 
 // The launch configuration of a trellis launch in clusters of `blocks` blocks (cfg keeps a pointer

@@ -29,8 +29,8 @@ struct BlockView {
 
 // lambda2 D(a, b, c) for three scene nodes at model row `row`, from the ray directions
 // (ray(b -> c) and the rays from b given).
-__device__ __forceinline__ int64_t distortion(const ModelRow& row, const BlockView& t, int a,
-                                              int b, int c, int fb, int fc, double b_to_c,
+__device__ __forceinline__ int64_t distortion(const ModelRow& row, const BlockView& t, int a, int b,
+                                              int c, int fb, int fc, double b_to_c,
                                               const double* from_b, double lambda2,
                                               double lambda3) {
   const double* from_a = t.rays(a);
@@ -139,8 +139,8 @@ __device__ __forceinline__ PairView stage_pair(const MatchTables& t, const Trell
     v.unary = u;
   }
   v.alpha_staged = kFolded || plan.stage_alpha != 0;
-  v.alpha = v.alpha_staged ? reinterpret_cast<int64_t*>(smem + sl.alpha)
-                           : t.pairs.alpha + pi.alpha0;
+  v.alpha =
+      v.alpha_staged ? reinterpret_cast<int64_t*>(smem + sl.alpha) : t.pairs.alpha + pi.alpha0;
   v.cell_b = sc.cell_b + B.cell0;
   const CellWork* work = t.derived.work + B.cell0;
   if (kFolded || plan.stage_work) {
@@ -167,13 +167,14 @@ __device__ __forceinline__ PairView stage_pair(const MatchTables& t, const Trell
   return v;
 }
 
-// Which cell a thread works on in a round, and with which lanes (README.md, "Work order and lane groups"). The
-// cells of a row are taken in the work order by `groups` groups of G lanes, G the largest power of
-// two <= 32 with G cells <= the pair's threads, so that a row shorter than the threads still uses
-// them all. When a row fits one round, the threads left over give the first X cells of the work
-// order (the geometry cells with the most candidates, which make a row's longest warp) 2G lanes
-// instead of G; X is a multiple of 16 / G, so that every warp holds groups of one width (the
-// shuffle reduction is warp-wide), and the last warp stays free for the state (dummy, dummy).
+// Which cell a thread works on in a round, and with which lanes (README.md, "Work order and lane
+// groups"). The cells of a row are taken in the work order by `groups` groups of G lanes, G the
+// largest power of two <= 32 with G cells <= the pair's threads, so that a row shorter than the
+// threads still uses them all. When a row fits one round, the threads left over give the first X
+// cells of the work order (the geometry cells with the most candidates, which make a row's longest
+// warp) 2G lanes instead of G; X is a multiple of 16 / G, so that every warp holds groups of one
+// width (the shuffle reduction is warp-wide), and the last warp stays free for the state (dummy,
+// dummy).
 struct LaneMap {
   int groups;      // lane groups of a round
   int group;       // this thread's group index in a round
@@ -214,8 +215,8 @@ struct Minima {
 // row M - 1's cells (b, c): q[b] without a frame-gap term, q[half + b] with row M - 1's gap1
 // term); by every block into its own copy, the other two minimum rows reset. The row barrier that
 // follows orders them before any other block's stores.
-__device__ __forceinline__ void folded_first_row(const PairView& v, const Minima& q,
-                                                 double lambda2, bool settle) {
+__device__ __forceinline__ void folded_first_row(const PairView& v, const Minima& q, double lambda2,
+                                                 bool settle) {
   const int nt = blockDim.x; // kTrellisThreads (trellis_kernel says why it is read)
   const int tid = threadIdx.x, dummy = v.dummy, C = v.cells, M = v.model_nodes;
   for (int i = tid; i < 3 * q.size; i += nt)
@@ -277,9 +278,8 @@ __device__ __forceinline__ bool settles(const RowView& row, const Minima& q, int
 // kept the other warps waiting at the row barrier when a block shows an action: their per-b
 // test compares one minimum over all states (a, b).)
 __device__ __forceinline__ void scan_dummy_member_cell(const int64_t* next, const int32_t* next_of,
-                                                       int next_add, int first, int end,
-                                                       int lanes, int lane, int64_t* best,
-                                                       int32_t* arg) {
+                                                       int next_add, int first, int end, int lanes,
+                                                       int lane, int64_t* best, int32_t* arg) {
   int a = first + lane;
   for (; a + lanes < end; a += 2 * lanes) {
     const int64_t v0 = next[next_of[a] + next_add], v1 = next[next_of[a + lanes] + next_add];
@@ -311,11 +311,10 @@ __device__ __forceinline__ void scan_dummy_member_cell(const int64_t* next, cons
 // of the warp needs it (one branch per iteration for both candidates, which stay two independent
 // chains). lb of an infeasible a is terms::kInf: never taken.
 template <bool kAngles, bool kFolded, bool kSolo>
-__device__ __forceinline__ void scan_candidates(const PairView& v, const RowView& row,
-                                                const CellWork& w, int b, int c,
-                                                int64_t folded_dummy, bool dummies,
-                                                const EnergyTerms& e, int lanes, int lane,
-                                                int64_t* best, int32_t* arg) {
+__device__ __forceinline__ void
+scan_candidates(const PairView& v, const RowView& row, const CellWork& w, int b, int c,
+                int64_t folded_dummy, bool dummies, const EnergyTerms& e, int lanes, int lane,
+                int64_t* best, int32_t* arg) {
   const BlockView& t = v.block;
   const int S = v.dummy;
   const int fb = b < S ? t.frame[b] : 0, fc = c < S ? t.frame[c] : 0;
@@ -335,8 +334,8 @@ __device__ __forceinline__ void scan_candidates(const PairView& v, const RowView
                                  fb - fc, ang[a].mid, ang[a].last, e.lambda2, e.lambda3);
     return distortion(edge, t, a, b, c, fb, fc, b_to_c, from_b, e.lambda2, e.lambda3);
   };
-  // The dummy's total U(dummy) + alpha_{r+1}(dummy, b) (terms::kInf when infeasible or without dummies),
-  // read by every lane first: it bounds the candidates below.
+  // The dummy's total U(dummy) + alpha_{r+1}(dummy, b) (terms::kInf when infeasible or without
+  // dummies), read by every lane first: it bounds the candidates below.
   int64_t dval = folded_dummy;
   if (!kFolded && dummies) {
     const int64_t nx = row.has_next ? row.next[t.cell(S, b)] : 0;
@@ -430,8 +429,8 @@ __device__ __forceinline__ void store_cell(const PairView& v, const RowView& row
 // The state (dummy, dummy): every scene node and the dummy are candidates, D = 0; one warp
 // (`first_thread` .. + 31 of the pair's threads) reduces them without a block barrier.
 template <bool kFolded>
-__device__ __forceinline__ void dummy_dummy_state(const PairView& v, const RowView& row,
-                                                  int thread, int first_thread, int blocks) {
+__device__ __forceinline__ void dummy_dummy_state(const PairView& v, const RowView& row, int thread,
+                                                  int first_thread, int blocks) {
   const int S = v.dummy;
   int64_t best = terms::kInf;
   int32_t arg = S;
@@ -449,7 +448,8 @@ __device__ __forceinline__ void dummy_dummy_state(const PairView& v, const RowVi
   if (thread == first_thread) {
     const int C = v.cells;
     if (kFolded)
-      store_alpha_folded(row.cur, C - 1, best != terms::kInf ? best + row.unary_prev[S] : best, blocks);
+      store_alpha_folded(row.cur, C - 1, best != terms::kInf ? best + row.unary_prev[S] : best,
+                         blocks);
     else
       store_alpha(row.cur, C - 1, best, blocks, v.alpha_staged);
     store_argmin(row.argmin_staged, row.argmin_global, C - 1, static_cast<uint16_t>(arg), blocks,

@@ -7,11 +7,11 @@
 
 #include <algorithm>
 
-#include <cuda_runtime_api.h>
 #include "actionmatch.hpp"
 #include "actionmatch_layout.hpp"
 #include "actionmatch_test_util.hpp"
 #include "test_images.hpp"
+#include <cuda_runtime_api.h>
 
 namespace cvis::actionmatch {
 namespace {
@@ -218,12 +218,12 @@ int max_row_cells(const std::vector<Graph>& blocks, const Params& p) {
   return most;
 }
 
-// The folded trellis (README.md, "Folded trellis and settle tests"): equal to the CPU on small tie-rich problems
-// (random W_d from 0, so that the dummy ties and wins, and every causality and T) and on 60-node
-// blocks with a cheap dummy (most cells settled by the per-b minima) and a dear one (few); the
-// statistics say which kernel ran. One block per pair where the largest row fits one block;
-// rows of more cells than a block's threads (several rounds) on a block that still fits shared
-// memory, in clusters where the device launches them.
+// The folded trellis (README.md, "Folded trellis and settle tests"): equal to the CPU on small
+// tie-rich problems (random W_d from 0, so that the dummy ties and wins, and every causality and T)
+// and on 60-node blocks with a cheap dummy (most cells settled by the per-b minima) and a dear one
+// (few); the statistics say which kernel ran. One block per pair where the largest row fits one
+// block; rows of more cells than a block's threads (several rounds) on a block that still fits
+// shared memory, in clusters where the device launches them.
 TEST(ActionMatchGpu, FoldedTrellisEqualCpu) {
   CVIS_REQUIRE_GPU();
   Pair m = matchers();
