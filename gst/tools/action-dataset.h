@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "stip.hpp"
 #include "actionlearn_models.hpp"
+#include "stip.hpp"
 #include "common/backend.hpp"
 
 namespace cvis::action_tool {

@@ -8,11 +8,11 @@
 #include <cstdio>
 #include <vector>
 
+#include "actionlearn_recognise.hpp"
 #include "stip.hpp"
 #include "stip_internal.hpp"
 #include "stip_ops.hpp"
 #include "stip_ref.hpp"
-#include "actionlearn_recognise.hpp"
 #include "frontend_frames.hpp"
 
 using namespace cvis;
