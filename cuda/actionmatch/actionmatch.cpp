@@ -201,60 +201,6 @@ Status validate_scene(const Graph& g) {
   return Status::Ok();
 }
 
-const char* flow_histogram_name(FlowHistogram h) {
-  return h == FlowHistogram::kSpeed ? "speed" : "paper";
-}
-
-bool parse_flow_histogram(const std::string& s, FlowHistogram* out) {
-  if (s == "paper")
-    *out = FlowHistogram::kPaper;
-  else if (s == "speed")
-    *out = FlowHistogram::kSpeed;
-  else
-    return false;
-  return true;
-}
-
-Status validate_descriptor_kind(const Dictionary& d) {
-  if (d.flow == FlowHistogram::kPaper) {
-    if (d.speed_split != 0)
-      return invalid_argument("speed split " + std::to_string(d.speed_split) +
-                              " with the paper's flow histogram (must be 0)");
-    return Status::Ok();
-  }
-  if (d.flow != FlowHistogram::kSpeed)
-    return invalid_argument("unknown flow histogram");
-  if (!(d.speed_split >= kMinSpeedSplit && d.speed_split <= kMaxSpeedSplit))
-    return invalid_argument("speed split " + std::to_string(d.speed_split) + " out of range " +
-                            std::to_string(kMinSpeedSplit) + ".." +
-                            std::to_string(kMaxSpeedSplit));
-  if (d.dim != kSpeedDescriptorDim)
-    return invalid_argument("dim " + std::to_string(d.dim) +
-                            " with the speed flow histogram (its descriptors have " +
-                            std::to_string(kSpeedDescriptorDim) + " values)");
-  return Status::Ok();
-}
-
-Status validate(const Dictionary& d) {
-  CVIS_RETURN_IF_ERROR(validate(d.params));
-  CVIS_RETURN_IF_ERROR(validate_descriptor_kind(d));
-  if (d.dim < 1 || d.dim > kMaxDim) {
-    return invalid_argument("dictionary dim " + std::to_string(d.dim) + " out of range 1.." +
-                            std::to_string(kMaxDim));
-  }
-  if (d.models.empty())
-    return invalid_argument("dictionary without models");
-  for (size_t i = 0; i < d.models.size(); ++i) {
-    const Model& m = d.models[i];
-    CVIS_RETURN_IF_ERROR(validate_model(m));
-    if (m.graph.dim != d.dim) {
-      return invalid_argument(model_name(m) + "dim " + std::to_string(m.graph.dim) +
-                              " differs from the dictionary's " + std::to_string(d.dim));
-    }
-  }
-  return Status::Ok();
-}
-
 bool MatchResult::operator==(const MatchResult& o) const {
   return feasible == o.feasible && energy_q == o.energy_q && appearance_q == o.appearance_q &&
          distortion_q == o.distortion_q && dummies == o.dummies && assignment == o.assignment;
@@ -280,13 +226,26 @@ double distance(const MatchResult& r, Distance d) {
   return d == Distance::kAppearance ? r.appearance() : r.energy();
 }
 
-std::unique_ptr<Matcher> make_matcher(Backend backend, Status* status, int cpu_threads) {
-  *status = Status::Ok();
+Status validate(const CudaOptions& o) {
+  if (o.max_blocks_per_pair < 1 || o.max_blocks_per_pair > kMaxBlocksPerPair)
+    return invalid_argument("max_blocks_per_pair " + std::to_string(o.max_blocks_per_pair) +
+                            " not in 1.." + std::to_string(kMaxBlocksPerPair));
+  if (o.max_angle_entries < 0)
+    return invalid_argument("max_angle_entries " + std::to_string(o.max_angle_entries) +
+                            " is negative");
+  return Status::Ok();
+}
+
+std::unique_ptr<Matcher> make_matcher(Backend backend, Status* status, int cpu_threads,
+                                      const CudaOptions& cuda) {
+  *status = validate(cuda);
+  if (!status->ok())
+    return nullptr;
   if (backend == Backend::kCpu)
     return detail::make_cpu_matcher(cpu_threads);
   if (backend == Backend::kCuda) {
 #if defined(CVIS_HAVE_CUDA)
-    return detail::make_cuda_matcher();
+    return detail::make_cuda_matcher(cuda);
 #else
     *status = Status(StatusCode::kNoDevice, "actionmatch: this build has no CUDA backend");
     return nullptr;

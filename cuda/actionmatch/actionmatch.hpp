@@ -1,5 +1,5 @@
-// Activity recognition by exact hypergraph matching with dynamic programming on GPUs (the paper
-// shared/papers/cudaactionmatch--hypergraph-matching-dp.txt; README.md): the matching library.
+// Activity recognition by exact hypergraph matching with dynamic programming on GPUs (the matching
+// paper; README.md): the matcher.
 //
 // A model is a chain of space-time interest points, one per model frame (the most salient one),
 // each linked by a hyperedge to its two predecessors; a scene (block) is any set of interest points
@@ -21,7 +21,7 @@
 // ordered after every scene node.
 //
 // Backends: the CPU reference (actionmatch_cpu.cpp) and, in CUDA builds, the CUDA backend (all
-// models and scene blocks of one call in three launches). This header includes no CUDA header.
+// models and scene blocks of one call in two launches). This header includes no CUDA header.
 #pragma once
 
 #include <cstdint>
@@ -38,22 +38,7 @@ namespace cvis::actionmatch {
 // HoG (72) + HoF (90) values of the paper's descriptors (Laptev's STIP code: 3x3x2 cells, 4
 // gradient and 5 flow orientation bins). Any dimension in 1..kMaxDim is accepted.
 inline constexpr int kPaperDescriptorDim = 162;
-// HoG (72) + speed-split HoF (18 cells x 9 bins = 162): FlowHistogram::kSpeed.
-inline constexpr int kSpeedDescriptorDim = 234;
-
-// How a descriptor's flow part bins the flow (actionmatch_frontend.hpp; README.md "Front end").
-// A dictionary records it: descriptors of different kinds are not comparable.
-enum class FlowHistogram : uint32_t {
-  kPaper = 0, // 4 directions + "no motion" per cell, L2-normalised: direction only
-  kSpeed = 1, // 4 directions slower than the split, "no motion", 4 directions faster: the
-              // normalised histogram keeps how much of the motion is fast
-};
-const char* flow_histogram_name(FlowHistogram h); // "paper", "speed"
-bool parse_flow_histogram(const std::string& s, FlowHistogram* out);
-// Limits of the speed split (pixels per frame).
-inline constexpr double kMinSpeedSplit = 0.1, kMaxSpeedSplit = 20.0;
-
-// Limits (validated; they keep every fixed-point sum inside int64, README.md "Exact arithmetic").
+// Limits (validated; they keep every fixed-point sum inside int64, README.md, "Exactness").
 inline constexpr int kMaxDim = 4096;
 inline constexpr int kMinModelNodes = 3; // one hyperedge at least
 inline constexpr int kMaxModelNodes = 1024;
@@ -130,43 +115,6 @@ struct Model {
 Status validate_model(const Model& m);
 Status validate_scene(const Graph& scene);
 
-// A dictionary: the models to recognise and the parameters they were made for.
-struct Dictionary {
-  int dim = kPaperDescriptorDim;
-  Params params;
-  std::vector<Model> models;
-  // The descriptors' flow histogram and its speed split (pixels/frame; 0 with kPaper).
-  FlowHistogram flow = FlowHistogram::kPaper;
-  double speed_split = 0;
-};
-// Every model valid and of dimension `dim`, params valid; with FlowHistogram::kSpeed, dim
-// kSpeedDescriptorDim and speed_split in kMinSpeedSplit..kMaxSpeedSplit, with kPaper speed_split 0.
-Status validate(const Dictionary& d);
-// The flow histogram fields alone (flow, speed_split, and dim against them).
-Status validate_descriptor_kind(const Dictionary& d);
-
-// The binary dictionary file (FORMAT.md): little-endian, CRC-32 protected. Version 2 adds the flow
-// histogram to the header; the writer writes version 1 when the flow histogram is the paper's (so
-// older builds read those files), the reader reads both.
-inline constexpr uint32_t kDictionaryVersion = 2;
-// Serialises a valid dictionary. Errors: those of validate().
-Status serialize_dictionary(const Dictionary& d, std::vector<uint8_t>* out);
-// Parses and validates a whole file image. On error *out is left empty and the message names what
-// is wrong (bad magic, unsupported version, truncation with the offsets, a field out of range, a
-// checksum mismatch, ...). Errors: kIoError.
-Status parse_dictionary(const uint8_t* data, size_t size, Dictionary* out);
-// File versions of the two above; messages start with the path. Errors: kIoError.
-Status save_dictionary(const std::string& path, const Dictionary& d);
-Status load_dictionary(const std::string& path, Dictionary* out);
-
-// The scene-graph text file (FORMAT.md): "cvis-action-scene 1", "dim N", then one line per node
-// "frame x y d_0 .. d_{N-1}" sorted by frame, "block" lines separating scene blocks, '#' comments.
-// Errors: kInvalidArgument with the line number ("line 7: ..."), kIoError; file versions prefix
-// the path. The writer prints floats with 9 significant digits (exact round trip).
-Status parse_scene_text(const std::string& text, std::vector<Graph>* blocks);
-Status load_scene_file(const std::string& path, std::vector<Graph>* blocks);
-Status save_scene_file(const std::string& path, const std::vector<Graph>& blocks);
-
 // The result of matching one model against one scene block.
 struct MatchResult {
   bool feasible = false;    // false: no assignment satisfies the constraints (possible only
@@ -198,12 +146,7 @@ struct MatchStats {
   int64_t cells = 0;           // trellis cells alpha_i(z_{i-1}, z_{i-2}) computed (after pruning)
   int64_t evaluations = 0;     // candidate values z_i examined in the minimisations of eq. (10)
   int32_t blocks_per_pair = 0; // CUDA: thread blocks (one cluster) per pair in the last launch
-  int32_t folded =
-      0; // CUDA: 1 when the last launch ran the folded trellis (README.md, seventh round)
-  // CUDA with CVIS_ACTIONMATCH_CLUSTER_RULE=adaptive and the folded trellis: the fraction of the
-  // call's cells settled by the per-b test before their candidate loop (README.md, eighth round);
-  // -1 when not counted.
-  double settled = -1;
+  int32_t folded = 0;          // CUDA: 1 when the last launch ran the folded trellis (README.md)
 };
 
 // The energy of one given assignment (kDummy for the dummy), by the definitions (no trellis):
@@ -229,7 +172,6 @@ public:
   // Validates and keeps the parameters and models (the CUDA backend uploads the models here, once).
   // May be called again to replace them. Errors: kInvalidArgument, kCudaError / kOutOfMemory.
   virtual Status configure(const Params& params, const std::vector<Model>& models) = 0;
-  Status configure(const Dictionary& d) { return configure(d.params, d.models); }
 
   // Matches `count` scene blocks (host graphs of the models' dimension) against every configured
   // model: (*results)[block * models + model]. Everything is finished and on the host when it
@@ -243,9 +185,29 @@ public:
   virtual void reset() = 0;
 };
 
+// Resource limits of the CUDA backend (the CPU backend ignores them). The defaults are what the
+// library is measured with (README.md, "Benchmark"); tests and benchmarks set smaller values to
+// reach the other launch shapes. Neither changes any result.
+struct CudaOptions {
+  // Most thread blocks (a thread-block cluster, sm_90 and later) that share one (block, model)
+  // pair's trellis rows, 1..kMaxBlocksPerPair. The backend takes fewer where a row fits one block
+  // or the device launches no clusters. compute-sanitizer's racecheck needs a small value: its
+  // cost grows with the blocks of a cluster.
+  int max_blocks_per_pair = 8;
+  // Entries (16 bytes each) of the scene-angle tables of one match() call, at most; a call that
+  // needs more computes the angles from the ray directions per candidate instead (slower, the
+  // same results). 0 always takes that path.
+  int64_t max_angle_entries = int64_t{1} << 26;
+};
+inline constexpr int kMaxBlocksPerPair = 8;
+// Errors: kInvalidArgument naming the field.
+Status validate(const CudaOptions& o);
+
 // `backend` must be kCpu or kCuda (resolve kAuto with cvis::resolve_backend first). `cpu_threads`:
-// threads of the CPU backend (0 = all cores). Returns nullptr and sets *status (kNoDevice) when
-// the CUDA backend is not in this build.
-std::unique_ptr<Matcher> make_matcher(Backend backend, Status* status, int cpu_threads = 0);
+// threads of the CPU backend (0 = all cores); `cuda`: the CUDA backend's limits (validated).
+// Returns nullptr and sets *status (kNoDevice) when the CUDA backend is not in this build,
+// kInvalidArgument for bad options.
+std::unique_ptr<Matcher> make_matcher(Backend backend, Status* status, int cpu_threads = 0,
+                                      const CudaOptions& cuda = CudaOptions());
 
 } // namespace cvis::actionmatch

@@ -1,5 +1,5 @@
 // Distributed shared memory by 32-bit shared::cluster addresses, for the folded trellis
-// (actionmatch_kernels.cu; sm_90 cluster code only, included where CVIS_AM_CLUSTER_CODE is
+// (actionmatch_trellis.cu; sm_90 cluster code only, included where CVIS_AM_CLUSTER_CODE is
 // defined, so the CPU emulation, which has no clusters, never sees the inline PTX).
 // cooperative_groups' map_shared_rank gives a generic 64-bit pointer (mapa, then a generic store);
 // these use the shared::cluster window directly, so no 64-bit base pointer stays live across the

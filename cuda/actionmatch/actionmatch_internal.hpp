@@ -12,7 +12,7 @@ namespace cvis::actionmatch::detail {
 
 std::unique_ptr<Matcher> make_cpu_matcher(int threads);
 #if defined(CVIS_HAVE_CUDA)
-std::unique_ptr<Matcher> make_cuda_matcher();
+std::unique_ptr<Matcher> make_cuda_matcher(const CudaOptions& options);
 #endif
 
 // What configure() keeps: the parameters and the models with their rows.

@@ -38,7 +38,7 @@ struct SceneLayout {
   std::vector<int32_t> win_lo, win_cnt;
   std::vector<int64_t> dir_off; // S + 1 entries (dir_off[S] = table size)
   int64_t evaluations = 0;      // candidates examined per trellis row (all cells)
-  // The CUDA trellis's order of work (README.md, "Work order"): every cell once, the cells with
+  // The CUDA trellis's order of work (README.md, "Work order and lane groups"): every cell once, the cells with
   // three scene nodes (the distortion term) first, each group by decreasing number of real
   // candidates (ties: increasing cell), the state (dummy, dummy) last. Row-independent.
   std::vector<int32_t> cell_order;

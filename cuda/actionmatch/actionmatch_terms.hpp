@@ -192,7 +192,8 @@ CVIS_HD int64_t distortion_q(int model_gap1, int model_gap2, double model_mid, d
 
 // lambda2 |d| on the fixed-point grid for a frame-gap difference d: the distortion term of a
 // hyperedge whose only difference is the gap difference d. The CUDA trellis bounds the distortion
-// term from below by it (README.md, "Tenth round"): with d1 = gap1 - scene_gap1 and d2 = gap2 -
+// term from below by it (README.md, "Folded trellis and
+// settle tests"): with d1 = gap1 - scene_gap1 and d2 = gap2 -
 // scene_gap2, distortion_q >= gap_q(lambda2, d1) + gap_q(lambda2, d2) - 1 (lambda2, lambda3 >= 0;
 // every step of distortion_q is monotone, and each separately rounded term loses at most half a
 // grid step; the test DistortionAtLeastItsGapTerms checks it).

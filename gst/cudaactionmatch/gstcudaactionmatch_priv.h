@@ -5,7 +5,7 @@
 #include <mutex>
 #include <string>
 
-#include "actionmatch/actionmatch_recognise.hpp"
+#include "actionlearn/actionlearn_recognise.hpp"
 #include "gstcudaactionmatch.h"
 
 /* Properties (under `lock`); they take effect at the next start (model-location) or configure. */

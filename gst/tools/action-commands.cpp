@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "actionmatch.hpp"
+#include "actionlearn.hpp"
 #include "common/backend.hpp"
 
 namespace cvis::action_tool {
@@ -211,7 +211,7 @@ int cmd_match(int argc, char** argv) {
   auto matcher = actionmatch::make_matcher(backend, &s, static_cast<int>(threads));
   if (!matcher)
     return fail(s.message());
-  s = matcher->configure(d);
+  s = matcher->configure(d.params, d.models);
   if (!s.ok())
     return fail(s.message());
   std::vector<MatchResult> results;

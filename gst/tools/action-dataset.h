@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "actionmatch_frontend.hpp"
-#include "actionmatch_learn.hpp"
+#include "actionlearn_models.hpp"
+#include "stip.hpp"
 #include "common/backend.hpp"
 
 namespace cvis::action_tool {

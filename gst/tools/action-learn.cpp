@@ -18,9 +18,9 @@
 
 #include "action-commands.h"
 #include "action-dataset.h"
-#include "actionmatch.hpp"
-#include "actionmatch_learn.hpp"
-#include "actionmatch_ridge.hpp"
+#include "actionlearn.hpp"
+#include "actionlearn_models.hpp"
+#include "actionlearn_ridge.hpp"
 
 namespace cvis::action_tool {
 

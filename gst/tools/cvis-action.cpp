@@ -4,7 +4,7 @@
  *   cvis-action match [--json] [--backend auto|cpu|cuda] [--distance energy|appearance]
  *                     [--threads N] DICT SCENE
  *
- * DICT is a dictionary file, SCENE a scene-graph text file (cuda/actionmatch/FORMAT.md).
+ * DICT is a dictionary file, SCENE a scene-graph text file (cuda/actionlearn/FORMAT.md).
  * Exit status: 0 success, 1 bad input or failure, 2 bad command line. Every failure is one line on
  * stderr, "cvis-action: <reason>".
  */
@@ -52,7 +52,7 @@ const char* kUsage =
     "        of the run that wrote FILE\n"
     "        [--verbose] (eval: per-subject accuracy)\n"
     "\n"
-    "DICT: dictionary file; SCENE: scene-graph text file (formats: cuda/actionmatch/FORMAT.md).\n"
+    "DICT: dictionary file; SCENE: scene-graph text file (formats: cuda/actionlearn/FORMAT.md).\n"
     "Exit status: 0 success, 1 bad input or failure, 2 bad command line.\n";
 
 } // namespace

@@ -18,8 +18,9 @@
 #   with CVIS_SANITIZER=1 (the tests' small cases) and a time limit per run, then one table of
 #   error counts per tool and binary. SAN_TOOLS (default "memcheck racecheck synccheck
 #   initcheck"), SAN_TIMEOUT (seconds per run, default 120), SAN_ARGS (more sanitizer options),
-#   SAN_SPLIT (binaries run one test at a time, e.g. "test_actionmatch_gpu"), SAN_RACE_CLUSTER
-#   (racecheck: the actionmatch trellis's largest cluster, default 2).
+#   SAN_SPLIT (binaries run one test at a time, e.g. "test_actionmatch_gpu"). Tests read
+#   CVIS_SANITIZER_TOOL to take smaller cases (the actionmatch gpu tests: clusters of at most 2
+#   blocks under racecheck).
 set -uo pipefail
 WHAT=${1:-all}
 GLOB=${2:-*}
@@ -155,13 +156,8 @@ if want sanitize; then
       label=$n${test:+/${test#*.}}
       L=$R/sanitize-$tool-${label//\//-}.log
       start=$(date +%s)
-      # application-only: not the plugin scanner GStreamer may start. Under racecheck the
-      # actionmatch trellis runs in clusters of at most 2 blocks (SAN_RACE_CLUSTER): the cluster
-      # code (remote shared-memory writes, cluster barriers) is the same for every K, and
-      # racecheck's cost grows with the blocks of a cluster (K = 8 did not finish in 470 s).
-      local race_env=()
-      [ "$tool" = racecheck ] && race_env=(CVIS_ACTIONMATCH_MAX_CLUSTER="${SAN_RACE_CLUSTER:-2}")
-      env "${race_env[@]}" CVIS_SANITIZER=1 CVIS_SANITIZER_TOOL=$tool timeout -k 10 "$LIMIT" "$CS" --tool "$tool" --target-processes application-only \
+      # application-only: not the plugin scanner GStreamer may start.
+      env CVIS_SANITIZER=1 CVIS_SANITIZER_TOOL=$tool timeout -k 10 "$LIMIT" "$CS" --tool "$tool" --target-processes application-only \
         --print-limit 20 ${SAN_ARGS:-} "$BIN/$n" --gtest_brief=1 ${test:+--gtest_filter=$test} > "$L" 2>&1
       rc=$?
       secs=$(( $(date +%s) - start ))

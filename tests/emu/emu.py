@@ -34,12 +34,16 @@ COMMON = [
 ]
 
 # Presets: what each gpu-suite test needs. New methods add theirs here (or call `build`).
-# The actionmatch library and test helpers, shared by the actionmatch presets.
+# The matcher library and the test utilities, shared by the matcher presets.
 ACTIONMATCH_SRC = ["cuda/actionmatch/actionmatch.cpp", "cuda/actionmatch/actionmatch_evaluate.cpp",
                    "cuda/actionmatch/actionmatch_layout.cpp", "cuda/actionmatch/actionmatch_cpu.cpp",
-                   "cuda/actionmatch/actionmatch_dict.cpp", "cuda/actionmatch/actionmatch_scene.cpp",
                    "cuda/actionmatch/actionmatch_cuda.cpp",
                    "tests/algo/actionmatch/actionmatch_test_util.cpp"]
+# The front end (cuda/stip): kernels and sources.
+STIP_CU = ["cuda/stip/stip_kernels.cu", "cuda/stip/stip_kernels_points.cu",
+           "cuda/stip/stip_kernels_harris.cu"]
+STIP_SRC = ["cuda/stip/stip.cpp", "cuda/stip/stip_cpu.cpp", "cuda/stip/stip_ref.cpp",
+            "cuda/stip/stip_ref_harris.cpp", "cuda/stip/stip_cuda.cpp"]
 
 TARGETS = {
     "median3d": dict(
@@ -110,24 +114,19 @@ TARGETS = {
         inc=["cuda/rcdtrack", "tests/algo/rcdtrack"]),
     "actionmatch": dict(
         name="test_actionmatch_gpu",
-        cu=["cuda/actionmatch/actionmatch_kernels.cu"],
+        cu=["cuda/actionmatch/actionmatch_prologue.cu", "cuda/actionmatch/actionmatch_trellis.cu"],
         src=ACTIONMATCH_SRC + ["tests/algo/actionmatch/test_actionmatch_gpu.cpp"],
         inc=["cuda/actionmatch", "tests/algo/actionmatch"]),
     "actionmatch_rows": dict(
         name="test_actionmatch_gpu_rows",
-        cu=["cuda/actionmatch/actionmatch_kernels.cu"],
+        cu=["cuda/actionmatch/actionmatch_prologue.cu", "cuda/actionmatch/actionmatch_trellis.cu"],
         src=ACTIONMATCH_SRC + ["tests/algo/actionmatch/test_actionmatch_gpu_rows.cpp"],
         inc=["cuda/actionmatch", "tests/algo/actionmatch"]),
     "actionmatch_frontend": dict(
         name="test_actionmatch_frontend_gpu",
-        cu=["cuda/actionmatch/actionmatch_frontend_kernels.cu",
-            "cuda/actionmatch/actionmatch_frontend_kernels_points.cu",
-            "cuda/actionmatch/actionmatch_frontend_kernels_harris.cu"],
-        src=["cuda/actionmatch/actionmatch_frontend.cpp", "cuda/actionmatch/actionmatch_frontend_cpu.cpp",
-             "cuda/actionmatch/actionmatch_frontend_ref.cpp", "cuda/actionmatch/actionmatch_frontend_ref_harris.cpp",
-             "cuda/actionmatch/actionmatch_frontend_cuda.cpp",
-             "tests/algo/actionmatch/test_actionmatch_frontend_gpu.cpp"],
-        inc=["cuda/actionmatch", "tests/algo/actionmatch"]),
+        cu=STIP_CU,
+        src=STIP_SRC + ["tests/algo/actionmatch/test_actionmatch_frontend_gpu.cpp"],
+        inc=["cuda/stip", "cuda/actionmatch", "tests/algo/actionmatch"]),
     # The benchmarks' flow and exact checks on tiny inputs (timings mean nothing here).
     "bench_median3d": dict(
         name="bench_median3d", gtest=False,
@@ -158,16 +157,17 @@ TARGETS = {
              "tests/bench/cedd/bench_cedd.cpp"],
         inc=[],
         args=["--quick", "--sizes", "64x48,200x120,37x23", "--batch", "9"]),
+    "bench_actionmatch": dict(
+        name="bench_actionmatch", gtest=False,
+        cu=["cuda/actionmatch/actionmatch_prologue.cu", "cuda/actionmatch/actionmatch_trellis.cu"],
+        src=ACTIONMATCH_SRC[:-1] + ["tests/bench/actionmatch/bench_actionmatch.cpp"],
+        inc=["cuda/actionmatch", "tests/algo/actionmatch"],
+        args=["--only", "C", "--models", "3", "--quick"]),
     "bench_actionmatch_frontend": dict(
         name="bench_actionmatch_frontend", gtest=False,
-        cu=["cuda/actionmatch/actionmatch_frontend_kernels.cu",
-            "cuda/actionmatch/actionmatch_frontend_kernels_points.cu",
-            "cuda/actionmatch/actionmatch_frontend_kernels_harris.cu"],
-        src=["cuda/actionmatch/actionmatch_frontend.cpp", "cuda/actionmatch/actionmatch_frontend_cpu.cpp",
-             "cuda/actionmatch/actionmatch_frontend_ref.cpp", "cuda/actionmatch/actionmatch_frontend_ref_harris.cpp",
-             "cuda/actionmatch/actionmatch_frontend_cuda.cpp",
-             "tests/bench/actionmatch/bench_actionmatch_frontend.cpp"],
-        inc=["cuda/actionmatch"],
+        cu=STIP_CU,
+        src=STIP_SRC + ["tests/bench/actionmatch/bench_actionmatch_frontend.cpp"],
+        inc=["cuda/stip", "cuda/actionmatch"],
         args=["--quick"]),
 }
 

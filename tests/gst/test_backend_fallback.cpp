@@ -12,7 +12,7 @@
 #include <unistd.h>
 #include <vector>
 
-#include "actionmatch.hpp"
+#include "actionlearn.hpp"
 #include "test_images.hpp"
 
 namespace {

@@ -3,7 +3,7 @@
 
 Usage: test_cvis_action.py CVIS_ACTION_EXE
 The dictionaries and scene files are written here from the format description
-(cuda/actionmatch/FORMAT.md), independently of the library's writer, and the energies the tool
+(cuda/actionlearn/FORMAT.md), independently of the library's writer, and the energies the tool
 reports are checked against the paper's energy computed here in double precision (by brute force
 over every assignment on a small problem). CVIS_REQUIRE_GPU=1 (GPU host): --backend cuda must work
 and print exactly what --backend cpu prints.

@@ -7,6 +7,7 @@
 #include <stdexcept>
 
 #include "actionmatch_terms.hpp"
+#include "test_images.hpp"
 
 namespace cvis::actionmatch::test {
 
@@ -312,6 +313,13 @@ std::string describe(const MatchResult& r) {
   }
   o << "]";
   return o.str();
+}
+
+CudaOptions gpu_test_options() {
+  CudaOptions o;
+  if (cvis::test::sanitizer_tool("racecheck"))
+    o.max_blocks_per_pair = 2;
+  return o;
 }
 
 } // namespace cvis::actionmatch::test

@@ -51,6 +51,12 @@ MatchResult brute_force(const Model& m, const Graph& scene, const Params& p,
 // state space, feasibility by hyperedge_ok): O(M S^3), for medium sizes.
 MatchResult dense_dp(const Model& m, const Graph& scene, const Params& p);
 
+// The CUDA backend's options for the gpu tests: the defaults, except under compute-sanitizer's
+// racecheck (CVIS_SANITIZER_TOOL=racecheck, set by scripts/gpu/run.sh), whose cost grows with the
+// blocks of a thread-block cluster: there at most 2 blocks per pair (the cluster code is the same
+// for every cluster size; 8 blocks did not finish in 470 s).
+CudaOptions gpu_test_options();
+
 // "feasible E=123 (app 100 + dist 23) dummies 1 z=[3 4 - 7]" for failure messages.
 std::string describe(const MatchResult& r);
 

@@ -6,7 +6,7 @@
 #include <random>
 #include <vector>
 
-#include "actionmatch_frontend.hpp"
+#include "stip.hpp"
 #include "common/image.hpp"
 
 namespace cvis::actionmatch::test {

@@ -94,7 +94,7 @@ TEST(ActionMatchTerms, WrapAbsIsTheMagnitudeOfWrap) {
   EXPECT_EQ(bad, 0);
 }
 
-// The CUDA trellis's settle test (README.md, "Tenth round") bounds a distortion term from below by
+// The CUDA trellis's settle test (cuda/actionmatch/README.md, "Folded trellis and settle tests") bounds a distortion term from below by
 // its two frame-gap terms, each rounded on its own: distortion_q >= gap_q(d1) + gap_q(d2) - 1.
 // Random and extreme gaps, angles and weights (lambda2 up to the limit 100, tiny ones whose terms
 // round to a few grid steps, lambda3 0 included), and the equality cases with equal angles.

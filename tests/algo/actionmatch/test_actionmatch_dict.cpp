@@ -7,7 +7,7 @@
 #include <string>
 #include <unistd.h>
 
-#include "actionmatch.hpp"
+#include "actionlearn.hpp"
 #include "actionmatch_test_util.hpp"
 
 namespace cvis::actionmatch {

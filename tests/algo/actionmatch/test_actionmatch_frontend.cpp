@@ -9,9 +9,9 @@
 #include <random>
 #include <vector>
 
-#include "actionmatch_frontend.hpp"
-#include "actionmatch_frontend_ops.hpp"
-#include "actionmatch_frontend_ref.hpp"
+#include "stip.hpp"
+#include "stip_ops.hpp"
+#include "stip_ref.hpp"
 #include "frontend_frames.hpp"
 
 using namespace cvis;

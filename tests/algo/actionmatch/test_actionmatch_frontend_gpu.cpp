@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "actionmatch_frontend.hpp"
+#include "stip.hpp"
 #include "common/backend.hpp"
 #include "test_images.hpp"
 

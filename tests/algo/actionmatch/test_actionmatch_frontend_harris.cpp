@@ -8,7 +8,7 @@
 #include <cstdlib>
 #include <vector>
 
-#include "actionmatch_frontend.hpp"
+#include "stip.hpp"
 #include "frontend_frames.hpp"
 
 using namespace cvis;

@@ -8,11 +8,11 @@
 #include <cstdio>
 #include <vector>
 
-#include "actionmatch_frontend.hpp"
-#include "actionmatch_frontend_internal.hpp"
-#include "actionmatch_frontend_ops.hpp"
-#include "actionmatch_frontend_ref.hpp"
-#include "actionmatch_recognise.hpp"
+#include "actionlearn_recognise.hpp"
+#include "stip.hpp"
+#include "stip_internal.hpp"
+#include "stip_ops.hpp"
+#include "stip_ref.hpp"
 #include "frontend_frames.hpp"
 
 using namespace cvis;

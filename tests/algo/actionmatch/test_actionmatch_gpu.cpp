@@ -6,13 +6,12 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <cstdlib>
 
-#include <cuda_runtime_api.h>
 #include "actionmatch.hpp"
 #include "actionmatch_layout.hpp"
 #include "actionmatch_test_util.hpp"
 #include "test_images.hpp"
+#include <cuda_runtime_api.h>
 
 namespace cvis::actionmatch {
 namespace {
@@ -27,7 +26,7 @@ Pair matchers() {
   Status s;
   Pair p;
   p.cpu = make_matcher(Backend::kCpu, &s, 0);
-  p.gpu = make_matcher(Backend::kCuda, &s);
+  p.gpu = make_matcher(Backend::kCuda, &s, 0, test::gpu_test_options());
   EXPECT_TRUE(s.ok()) << s.to_string();
   return p;
 }
@@ -160,13 +159,18 @@ TEST(ActionMatchGpu, LargeRowsAndNoPruning) {
   both(m, dense, models, scenes, "no closeness, strict causality, no dummies");
 }
 
-// The trellis without the angle table (the path of calls whose table would be too large): the
-// same results, on small tie-rich problems and on 60-node blocks.
+// The trellis without the angle table (the path of calls whose table would pass
+// CudaOptions::max_angle_entries, here 0): the same results, on small tie-rich problems and on
+// 60-node blocks.
 TEST(ActionMatchGpu, WithoutAngleTableEqualCpu) {
   CVIS_REQUIRE_GPU();
   Pair m = matchers();
+  CudaOptions no_table = test::gpu_test_options();
+  no_table.max_angle_entries = 0;
+  Status st;
+  m.gpu = make_matcher(Backend::kCuda, &st, 0, no_table);
+  ASSERT_TRUE(st.ok()) << st.to_string();
   Rng rng(105);
-  setenv("CVIS_ACTIONMATCH_NO_ANGLE_TABLE", "1", 1);
   for (int it = 0; it < (cvis::test::sanitizer_tool("racecheck") ? 2 : 6); ++it) {
     const Params p = test::random_params(rng);
     std::vector<Model> models;
@@ -197,7 +201,6 @@ TEST(ActionMatchGpu, WithoutAngleTableEqualCpu) {
   for (int b = 0; b < (race ? 1 : 3); ++b)
     blocks.push_back(test::random_graph(rng, {60, kPaperDescriptorDim, 2, 0, 8, 0}, false, 55 * b));
   both(m, Params(), models, blocks, "60-node blocks");
-  unsetenv("CVIS_ACTIONMATCH_NO_ANGLE_TABLE");
 }
 
 // The most cells of one trellis row over the blocks (the layouts' count, which the CUDA backend
@@ -215,147 +218,124 @@ int max_row_cells(const std::vector<Graph>& blocks, const Params& p) {
   return most;
 }
 
-// The folded trellis (README.md, "Seventh round") against the sixth round's kernel
-// (CVIS_ACTIONMATCH_FOLD=0) and without its per-b minima (CVIS_ACTIONMATCH_NO_ROW_BOUND=1): all
-// three equal the CPU, on small tie-rich problems (random W_d from 0, so that the dummy ties and
-// wins, and every causality and T) and on 60-node blocks with a cheap dummy (most cells settled by
-// the per-b minima) and a dear one (few). The statistics say which kernel ran. Each mode also
-// with CVIS_ACTIONMATCH_CLUSTER_RULE=sms (README.md, "Eighth round"), so that on an sm_90 device
-// the cluster version runs these small problems too (the default rule gives them one block per
-// pair: checked), and the folded kernel once with the adaptive rule (its counters; on an sm_90
-// device K then changes between calls).
+// The folded trellis (README.md, "Folded trellis and settle tests"): equal to the CPU on small
+// tie-rich problems (random W_d from 0, so that the dummy ties and wins, and every causality and T)
+// and on 60-node blocks with a cheap dummy (most cells settled by the per-b minima) and a dear one
+// (few); the statistics say which kernel ran. One block per pair where the largest row fits one
+// block; rows of more cells than a block's threads (several rounds) on a block that still fits
+// shared memory, in clusters where the device launches them.
 TEST(ActionMatchGpu, FoldedTrellisEqualCpu) {
   CVIS_REQUIRE_GPU();
   Pair m = matchers();
-  struct Mode {
-    const char* fold;
-    const char* no_row_bound;
-    int folded;
-    const char* rule;
-    const char* split = nullptr;
-  };
-  const Mode modes[] = {{nullptr, nullptr, 1, nullptr},   {"0", nullptr, 0, nullptr},
-                        {nullptr, "1", 1, nullptr},       {nullptr, nullptr, 1, "sms"},
-                        {"0", nullptr, 0, "sms"},         {nullptr, "1", 1, "sms"},
-                        {nullptr, nullptr, 1, "adaptive"}, {nullptr, nullptr, 1, nullptr, "2"},
-                        {"0", nullptr, 0, nullptr, "2"},  {nullptr, "1", 1, nullptr, "2"},
-                        {nullptr, nullptr, 1, nullptr, "1"}};
-  // The split launch takes 2 blocks per pair where clusters launch (sm_90 or later) and the SMs
-  // hold 2 per pair of the paper-size part below (8 pairs).
-  int major = 0, sms = 0, clusters = 0;
+  int major = 0, clusters = 0;
   cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, 0);
-  cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0);
   if (cudaDeviceGetAttribute(&clusters, cudaDevAttrClusterLaunch, 0) != cudaSuccess)
     clusters = 0;
   cudaGetLastError();
-  const int split_k = major >= 9 && clusters && sms >= 16 ? 2 : 1;
   const bool race = cvis::test::sanitizer_tool("racecheck");
-  for (const Mode& mode : modes) {
-    const std::string what = std::string("FOLD=") + (mode.fold ? mode.fold : "-") +
-                             " NO_ROW_BOUND=" + (mode.no_row_bound ? mode.no_row_bound : "-") +
-                             " CLUSTER_RULE=" + (mode.rule ? mode.rule : "-") +
-                             " SPLIT=" + (mode.split ? mode.split : "-");
-    if (mode.split)
-      setenv("CVIS_ACTIONMATCH_SPLIT", mode.split, 1);
-    if (mode.rule)
-      setenv("CVIS_ACTIONMATCH_CLUSTER_RULE", mode.rule, 1);
-    if (mode.fold)
-      setenv("CVIS_ACTIONMATCH_FOLD", mode.fold, 1);
-    if (mode.no_row_bound)
-      setenv("CVIS_ACTIONMATCH_NO_ROW_BOUND", mode.no_row_bound, 1);
-    Rng rng(107);
-    for (int it = 0; it < (race ? 2 : cvis::test::sanitizer_run() ? 6 : 20); ++it) {
-      const Params p = test::random_params(rng);
-      std::vector<Model> models;
-      std::vector<Graph> scenes;
-      for (int k = 0; k < 3; ++k) {
-        test::GraphSpec ms{3 + static_cast<int>(rng() % 4), 2, 2};
-        test::GraphSpec ss{static_cast<int>(rng() % 12), 2, static_cast<int>(rng() % 3)};
-        ms.grid = ss.grid = 3;
-        ms.levels = ss.levels = 1;
-        models.push_back(test::random_model(rng, ms, "m" + std::to_string(k)));
-        scenes.push_back(test::random_graph(rng, ss, false, static_cast<int>(rng() % 4)));
-      }
-      const std::vector<MatchResult> r =
-          both(m, p, models, scenes, what + " it " + std::to_string(it));
-      for (int s = 0; s < 3; ++s) {
-        for (int k = 0; k < 3; ++k) {
-          int64_t optima = 0;
-          ASSERT_EQ(r[s * 3 + k], test::brute_force(models[k], scenes[s], p, &optima))
-              << what << " it " << it << " block " << s << " model " << k;
-        }
-      }
-    }
+  Rng rng(107);
+  for (int it = 0; it < (race ? 2 : cvis::test::sanitizer_run() ? 6 : 20); ++it) {
+    const Params p = test::random_params(rng);
     std::vector<Model> models;
-    for (int k = 0; k < (race ? 1 : 4); ++k)
-      models.push_back(test::random_model(rng, {30, kPaperDescriptorDim, 2, 0, 8}, "m"));
-    std::vector<Graph> blocks;
-    for (int b = 0; b < (race ? 1 : 2); ++b)
-      blocks.push_back(
-          test::random_graph(rng, {60, kPaperDescriptorDim, 2, 0, 8, 0}, false, 55 * b));
-    // A block that shows model 0 (a copy among 30 random nodes): its pair's optimum is made of
-    // real nodes, so its cells do not all settle, and the frame-gap settle test (README.md, "Tenth
-    // round") meets real candidates near the optimum.
-    if (!race)
-      blocks.push_back(test::scene_with_copy(rng, models[0], 30, 3, 1.5f, -1.0f));
-    // Exact ties at this size (positions on a 4 x 4 grid, duplicated nodes), with one lane per
-    // cell (more than 512 cells: the solo kernel's frame-gap settle test and wide groups at work):
-    // the first draw no larger than the random blocks (so that the folded trellis still fits
-    // shared memory).
+    std::vector<Graph> scenes;
+    for (int k = 0; k < 3; ++k) {
+      test::GraphSpec ms{3 + static_cast<int>(rng() % 4), 2, 2};
+      test::GraphSpec ss{static_cast<int>(rng() % 12), 2, static_cast<int>(rng() % 3)};
+      ms.grid = ss.grid = 3;
+      ms.levels = ss.levels = 1;
+      models.push_back(test::random_model(rng, ms, "m" + std::to_string(k)));
+      scenes.push_back(test::random_graph(rng, ss, false, static_cast<int>(rng() % 4)));
+    }
+    const std::vector<MatchResult> r = both(m, p, models, scenes, "it " + std::to_string(it));
+    for (int s = 0; s < 3; ++s) {
+      for (int k = 0; k < 3; ++k) {
+        int64_t optima = 0;
+        ASSERT_EQ(r[s * 3 + k], test::brute_force(models[k], scenes[s], p, &optima))
+            << "it " << it << " block " << s << " model " << k;
+      }
+    }
+  }
+  std::vector<Model> models;
+  for (int k = 0; k < (race ? 1 : 4); ++k)
+    models.push_back(test::random_model(rng, {30, kPaperDescriptorDim, 2, 0, 8}, "m"));
+  std::vector<Graph> blocks;
+  for (int b = 0; b < (race ? 1 : 2); ++b)
+    blocks.push_back(test::random_graph(rng, {60, kPaperDescriptorDim, 2, 0, 8, 0}, false, 55 * b));
+  // A block that shows model 0 (a copy among 30 random nodes): its pair's optimum is made of
+  // real nodes, so its cells do not all settle, and the frame-gap settle test meets real
+  // candidates near the optimum.
+  if (!race)
+    blocks.push_back(test::scene_with_copy(rng, models[0], 30, 3, 1.5f, -1.0f));
+  // Exact ties at this size (positions on a 4 x 4 grid, duplicated nodes), with one lane per
+  // cell (more than 512 cells: the solo kernel's frame-gap settle test and wide groups at work):
+  // the first draw no larger than the random blocks (so that the folded trellis still fits
+  // shared memory).
+  if (!race) {
+    const detail::SceneLayout L0 = layout_of(blocks[0], Params()),
+                              L1 = layout_of(blocks[1], Params());
+    bool drawn = false;
+    for (int k = 0; k < 100 && !drawn; ++k) {
+      const Graph g = test::random_graph(rng, {44, kPaperDescriptorDim, 2, 4, 4, 4}, false, 10);
+      const detail::SceneLayout L = layout_of(g, Params());
+      drawn = L.cells > 512 && L.cells <= std::max(L0.cells, L1.cells) &&
+              L.triples <= std::max(L0.triples, L1.triples);
+      if (drawn)
+        blocks.push_back(g);
+    }
+    ASSERT_TRUE(drawn);
+  }
+  for (double w : {0.2, 1.0, 10.0}) {
+    Params p;
+    p.dummy_cost = w;
+    std::vector<MatchResult> rc, rg;
+    MatchStats sg;
+    ASSERT_TRUE(m.cpu->configure(p, models).ok());
+    ASSERT_TRUE(m.gpu->configure(p, models).ok());
+    ASSERT_TRUE(
+        m.cpu->match(blocks.data(), static_cast<int>(blocks.size()), &rc, nullptr, nullptr).ok());
+    ASSERT_TRUE(
+        m.gpu->match(blocks.data(), static_cast<int>(blocks.size()), &rg, &sg, nullptr).ok());
+    EXPECT_EQ(sg.folded, 1) << "W_d " << w;
+    // One block per pair when the largest row fits one block's threads.
+    if (max_row_cells(blocks, p) <= 1024) {
+      EXPECT_EQ(sg.blocks_per_pair, 1) << "W_d " << w;
+    }
+    ASSERT_EQ(rc.size(), rg.size());
     if (!race) {
-      const detail::SceneLayout L0 = layout_of(blocks[0], Params()),
-                                L1 = layout_of(blocks[1], Params());
-      bool drawn = false;
-      for (int k = 0; k < 100 && !drawn; ++k) {
-        const Graph g = test::random_graph(rng, {44, kPaperDescriptorDim, 2, 4, 4, 4}, false, 10);
-        const detail::SceneLayout L = layout_of(g, Params());
-        drawn = L.cells > 512 && L.cells <= std::max(L0.cells, L1.cells) &&
-                L.triples <= std::max(L0.triples, L1.triples);
-        if (drawn)
-          blocks.push_back(g);
-      }
-      ASSERT_TRUE(drawn);
+      EXPECT_LT(rc[(blocks.size() - 2) * models.size()].dummies, 15) << "W_d " << w;
     }
-    for (double w : {0.2, 1.0, 10.0}) {
-      Params p;
-      p.dummy_cost = w;
-      std::vector<MatchResult> rc, rg;
-      MatchStats sg;
-      ASSERT_TRUE(m.cpu->configure(p, models).ok());
-      ASSERT_TRUE(m.gpu->configure(p, models).ok());
-      ASSERT_TRUE(
-          m.cpu->match(blocks.data(), static_cast<int>(blocks.size()), &rc, nullptr, nullptr).ok());
-      ASSERT_TRUE(
-          m.gpu->match(blocks.data(), static_cast<int>(blocks.size()), &rg, &sg, nullptr).ok());
-      EXPECT_EQ(sg.folded, mode.folded) << what;
-      // The size rule: one block per pair when the largest row fits one block's threads.
-      // The adaptive rule's count: a fraction, and with the cheap dummy some cells settle.
-      if (mode.rule && std::string(mode.rule) == "adaptive") {
-        EXPECT_GE(sg.settled, 0.0) << what << " W_d " << w;
-        EXPECT_LE(sg.settled, 1.0) << what << " W_d " << w;
-        if (w < 1) {
-          EXPECT_GT(sg.settled, 0.0) << what << " W_d " << w;
-        }
-      } else {
-        EXPECT_EQ(sg.settled, -1.0) << what << " W_d " << w;
-      }
-      if (!mode.rule && max_row_cells(blocks, p) <= 1024) {
-        const bool split = mode.split && std::string(mode.split) == "2";
-        EXPECT_EQ(sg.blocks_per_pair, split ? split_k : 1) << what << " W_d " << w;
-      }
-      ASSERT_EQ(rc.size(), rg.size());
-      if (!race) {
-        EXPECT_LT(rc[(blocks.size() - 2) * models.size()].dummies, 15) << what << " W_d " << w;
-      }
-      for (size_t i = 0; i < rc.size(); ++i) {
-        EXPECT_EQ(rg[i], rc[i]) << what << " W_d " << w << " pair " << i << ": gpu "
-                                << test::describe(rg[i]) << ", cpu " << test::describe(rc[i]);
-      }
+    for (size_t i = 0; i < rc.size(); ++i) {
+      EXPECT_EQ(rg[i], rc[i]) << "W_d " << w << " pair " << i << ": gpu " << test::describe(rg[i])
+                              << ", cpu " << test::describe(rc[i]);
     }
-    unsetenv("CVIS_ACTIONMATCH_FOLD");
-    unsetenv("CVIS_ACTIONMATCH_NO_ROW_BOUND");
-    unsetenv("CVIS_ACTIONMATCH_CLUSTER_RULE");
-    unsetenv("CVIS_ACTIONMATCH_SPLIT");
+  }
+  // Rows of more than 1024 cells on small models (8 nodes, 16 values): a sparse 250-node block
+  // (about 3 frames per node), whose tables still fit shared memory, so the folded trellis runs
+  // several rounds per row, in clusters of several blocks on devices that launch them.
+  models.clear();
+  for (int k = 0; k < (race ? 1 : 3); ++k)
+    models.push_back(test::random_model(rng, {8, 16, 2, 0, 4}, "s"));
+  const Graph sparse = test::random_graph(rng, {250, 16, 6, 0, 4, 0}, false);
+  const std::vector<Graph> one{sparse};
+  ASSERT_GT(max_row_cells(one, Params()), 1024);
+  for (double w : {0.2, 1.0, 10.0}) {
+    Params p;
+    p.dummy_cost = w;
+    std::vector<MatchResult> rc, rg;
+    MatchStats sg;
+    ASSERT_TRUE(m.cpu->configure(p, models).ok());
+    ASSERT_TRUE(m.gpu->configure(p, models).ok());
+    ASSERT_TRUE(m.cpu->match(one.data(), 1, &rc, nullptr, nullptr).ok());
+    ASSERT_TRUE(m.gpu->match(one.data(), 1, &rg, &sg, nullptr).ok());
+    EXPECT_EQ(sg.folded, 1) << "250 nodes, W_d " << w;
+    if (major >= 9 && clusters) {
+      EXPECT_GT(sg.blocks_per_pair, 1) << "250 nodes, W_d " << w;
+    }
+    ASSERT_EQ(rc.size(), rg.size());
+    for (size_t i = 0; i < rc.size(); ++i) {
+      EXPECT_EQ(rg[i], rc[i]) << "250 nodes, W_d " << w << " model " << i << ": gpu "
+                              << test::describe(rg[i]) << ", cpu " << test::describe(rc[i]);
+    }
   }
 }
 

@@ -1,7 +1,7 @@
 // GPU tests of actionmatch's trellis row shapes: the CUDA backend returns exactly the CPU
 // backend's results (energy, parts, dummies, assignment) for scene blocks whose rows take every
-// mapping of lanes to cells the trellis kernel has (README.md, "Lanes per cell" and "Third
-// round"): many lanes per cell (G = 32), fewer (G = 16 .. 1), the wide groups that give a
+// mapping of lanes to cells the trellis kernel has (cuda/actionmatch/README.md, "Work order and
+// lane groups"): many lanes per cell (G = 32), fewer (G = 16 .. 1), the wide groups that give a
 // one-round row's largest cells 2G lanes, and rows of several rounds; on tie-rich problems
 // (coarse descriptors, duplicated nodes, points on a small grid), so that a lane or group that
 // kept a later minimum than the first would show. The CPU backend is the reference (it equals the
@@ -27,7 +27,7 @@ TEST(ActionMatchGpuRows, RowShapesEqualCpu) {
   Status s;
   auto cpu = make_matcher(Backend::kCpu, &s, 0);
   ASSERT_TRUE(s.ok()) << s.to_string();
-  auto gpu = make_matcher(Backend::kCuda, &s);
+  auto gpu = make_matcher(Backend::kCuda, &s, 0, test::gpu_test_options());
   ASSERT_TRUE(s.ok()) << s.to_string();
   Rng rng(1019);
   const std::vector<int> sizes = cvis::test::sanitizer_run()

@@ -1,4 +1,4 @@
-// The classifiers after the matching (actionmatch_learn.hpp): the k-nearest class mean and the
+// The classifiers after the matching (actionlearn_models.hpp): the k-nearest class mean and the
 // choice of its k by leave-one-subject-out, on hand-made distance tables.
 #include <gtest/gtest.h>
 
@@ -6,7 +6,7 @@
 #include <limits>
 #include <vector>
 
-#include "actionmatch_learn.hpp"
+#include "actionlearn_models.hpp"
 
 namespace {
 

@@ -1,4 +1,4 @@
-// The ridge classifier over clip-to-candidate distances (actionmatch_ridge.hpp) on hand-made
+// The ridge classifier over clip-to-candidate distances (actionlearn_ridge.hpp) on hand-made
 // distance tables: it learns from which candidates a class fails to match, where the nearest
 // candidate misleads; a clip's own-subject distances and non-finite distances do not leak in.
 #include <gtest/gtest.h>
@@ -8,8 +8,8 @@
 #include <limits>
 #include <vector>
 
-#include "actionmatch_learn.hpp"
-#include "actionmatch_ridge.hpp"
+#include "actionlearn_models.hpp"
+#include "actionlearn_ridge.hpp"
 
 namespace {
 

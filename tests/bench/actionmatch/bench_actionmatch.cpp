@@ -17,26 +17,27 @@
 // --cpu-threads), as the ratio CPU / GPU; every GPU result is compared with the CPU's (exact).
 // Work: trellis cells and candidate evaluations (MatchStats), evaluations per second, and that
 // rate against the device's FP64 limit (SMs x FP64 lanes per clock x clock / FP64 instructions per
-// evaluation, kFp64PerEvaluation below), the thread blocks per pair (a cluster on sm_90, 1 before;
-// CVIS_ACTIONMATCH_MAX_CLUSTER=1 forces one block per pair for a comparison) and the SMs a launch
-// can occupy (pairs x blocks per pair, at most all).
+// evaluation, kFp64PerEvaluation below), the thread blocks per pair (a cluster on sm_90, 1 before)
+// and the SMs a launch can occupy (pairs x blocks per pair, at most all).
 // Usage: bench_actionmatch [--out FILE.md] [--runs N] [--quick] [--no-cpu] [--cpu-threads N]
 //                          [--only ABCD] (a subset of the setups) [--dummy-cost W] [--planted]
 //                          [--models N] (at most N models per setup, for profiles of one pair)
+//                          [--max-blocks-per-pair K] [--max-angle-entries N]
+// --max-blocks-per-pair, --max-angle-entries: the CUDA backend's CudaOptions (actionmatch.hpp;
+// defaults there), printed on the first line: K = 1 times one block per pair, N = 0 the trellis
+// without the angle table.
 // --dummy-cost: W_d (default 1, Params). With W_d = 1 every optimum of these random graphs is all
 // dummies (random 162-value descriptors are about 5 apart), so the trellis's bound skips almost
-// every distortion term (cuda/actionmatch/README.md, fifth round); W_d = 10 gives optima with
-// real nodes (17% dummies) and a bound that skips about 12% of them: the other regime.
+// every distortion term (cuda/actionmatch/README.md, "The candidate bound"); W_d = 10 gives optima
+// with real nodes (17% dummies) and a bound that skips about 12% of them: the other regime.
 // --planted: every scene block also holds one model's instance (its 30 nodes, frames shifted,
 // positions jittered by up to 2 px, descriptor values by up to 0.1, the rest of the block random,
 // models in turn), as a block of a stream that shows an action: at W_d = 1 the pair of that model
 // then has an optimum of real nodes (its cells do not settle early), the other pairs are as
 // without it. The line after each setup gives the optima's mean dummies per pair.
-// The trellis kernel: the folded one where it applies (cuda/actionmatch/README.md, seventh round;
-// "folded trellis" after the setup's times), CVIS_ACTIONMATCH_FOLD=0 the sixth round's. "K n" is
-// the blocks per pair of the last call (eighth round: 1 where a row fits one block, C and D;
-// CVIS_ACTIONMATCH_CLUSTER_RULE=sms the seventh round's choice, =adaptive the opt-in rule, which
-// also prints the share of cells settled early).
+// The trellis kernel: the folded one where it applies (cuda/actionmatch/README.md; "folded
+// trellis" after the setup's times). "K n" is the blocks per pair of the last call (1 where a row
+// fits one block, C and D).
 // Exit status: 0 when every check passed, 1 on an error or mismatch.
 #include <cuda_runtime_api.h>
 
@@ -44,7 +45,6 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
 #include <memory>
 #include <random>
 #include <string>
@@ -116,6 +116,7 @@ int main(int argc, char** argv) {
   int max_models = 0;
   std::string only = "ABCD";
   Params params;
+  CudaOptions options;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "--out" && i + 1 < argc)
@@ -136,10 +137,15 @@ int main(int argc, char** argv) {
       planted = true;
     else if (a == "--models" && i + 1 < argc)
       max_models = std::max(1, std::atoi(argv[++i]));
+    else if (a == "--max-blocks-per-pair" && i + 1 < argc)
+      options.max_blocks_per_pair = std::atoi(argv[++i]);
+    else if (a == "--max-angle-entries" && i + 1 < argc)
+      options.max_angle_entries = std::atoll(argv[++i]);
     else {
       std::fprintf(stderr, "usage: bench_actionmatch [--out FILE.md] [--runs N] [--quick] "
                            "[--no-cpu] [--cpu-threads N] [--only ABCD] [--dummy-cost W] "
-                           "[--planted] [--models N]\n");
+                           "[--planted] [--models N] [--max-blocks-per-pair K] "
+                           "[--max-angle-entries N]\n");
       return 1;
     }
   }
@@ -163,6 +169,8 @@ int main(int argc, char** argv) {
               prop.name, prop.major, prop.minor, prop.multiProcessorCount, clock_khz / 1e3,
               fp64_limit / 1e12, host_threads, params.dummy_cost,
               planted ? ", a model planted in every block" : "");
+  std::printf("CudaOptions: max_blocks_per_pair %d, max_angle_entries %lld\n",
+              options.max_blocks_per_pair, static_cast<long long>(options.max_angle_entries));
 
   const Setup setups[] = {
       {"A: 1 model vs 754 nodes", 1, 1, 754, 723, "", 0},
@@ -177,7 +185,11 @@ int main(int argc, char** argv) {
         {"action" + std::to_string(m % 6), "generated", random_graph(rng, 30, 0, true)});
   }
   Status st;
-  auto gpu = make_matcher(Backend::kCuda, &st);
+  auto gpu = make_matcher(Backend::kCuda, &st, 0, options);
+  if (!gpu) {
+    std::fprintf(stderr, "bench_actionmatch: %s\n", st.to_string().c_str());
+    return 1;
+  }
   auto ref = make_matcher(Backend::kCpu, &st, cpu_threads);
   cudaStream_t stream;
   cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking);
@@ -283,20 +295,17 @@ int main(int argc, char** argv) {
       row.exact = s.ok() && rc == rg;
       all_ok = all_ok && row.exact;
     }
-    // (K and, with CVIS_ACTIONMATCH_CLUSTER_RULE=adaptive, the settled share of the last call.)
-    char settled[96] = "";
-    if (row.stats.settled >= 0)
-      std::snprintf(settled, sizeof settled, ", %.1f%% settled", 100 * row.stats.settled);
+    char optima[96] = "";
     double dummies = 0;
     for (const MatchResult& r : rg)
       dummies += r.dummies;
     const size_t nres = std::max<size_t>(rg.size(), 1);
-    std::snprintf(settled + std::strlen(settled), sizeof settled - std::strlen(settled),
-                  ", optima %.1f dummies per pair", dummies / static_cast<double>(nres));
+    std::snprintf(optima, sizeof optima, ", optima %.1f dummies per pair",
+                  dummies / static_cast<double>(nres));
     std::printf("%-36s %6.3f ms/call (stream %6.3f ms), %lld cells, %lld evaluations%s, K %d%s%s\n",
                 su.name, row.wall_ms, row.stream_ms, static_cast<long long>(row.stats.cells),
                 static_cast<long long>(row.stats.evaluations),
-                row.stats.folded ? ", folded trellis" : "", row.stats.blocks_per_pair, settled,
+                row.stats.folded ? ", folded trellis" : "", row.stats.blocks_per_pair, optima,
                 cpu ? (row.exact ? ", CPU identical" : ", CPU MISMATCH") : "");
     const detail::CudaMatchProfile& q = row.prof;
     std::printf("  host: layouts %.3f, pack %.3f, enqueue %.3f, wait %.3f, unpack %.3f ms; device: "
@@ -313,9 +322,10 @@ int main(int argc, char** argv) {
   std::snprintf(buf, sizeof buf,
                 "Device: %s (sm_%d%d, %d SMs, %.0f MHz), FP64 limit %.2f T instructions/s, %.0f "
                 "FP64 instructions per evaluation (estimate). CPU reference: %d threads. Medians "
-                "of %d calls.\n\n",
+                "of %d calls. CudaOptions: max_blocks_per_pair %d, max_angle_entries %lld.\n\n",
                 prop.name, prop.major, prop.minor, prop.multiProcessorCount, clock_khz / 1e3,
-                fp64_limit / 1e12, kFp64PerEvaluation, host_threads, runs);
+                fp64_limit / 1e12, kFp64PerEvaluation, host_threads, runs,
+                options.max_blocks_per_pair, static_cast<long long>(options.max_angle_entries));
   md += buf;
   md +=
       "| setup | pairs | trellis cells | evaluations | GPU ms/call | stream ms | ms per block "

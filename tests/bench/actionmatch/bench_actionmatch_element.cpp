@@ -25,7 +25,7 @@
 #include <unistd.h>
 
 #include "actiongen.hpp"
-#include "actionmatch_learn.hpp"
+#include "actionlearn_models.hpp"
 
 namespace {
 

@@ -23,7 +23,7 @@
 #include <string>
 #include <vector>
 
-#include "actionmatch_frontend.hpp"
+#include "stip.hpp"
 #include "common/backend.hpp"
 
 using namespace cvis;

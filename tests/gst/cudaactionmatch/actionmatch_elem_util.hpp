@@ -23,8 +23,8 @@
 
 #include "actiongen.hpp"
 #include "cuda_frame_io.hpp"
-#include "actionmatch_learn.hpp"
-#include "actionmatch_recognise.hpp"
+#include "actionlearn_models.hpp"
+#include "actionlearn_recognise.hpp"
 
 namespace am_elem {
 
@@ -141,7 +141,7 @@ inline std::vector<Expected> expected(const std::vector<Gray>& frames, int block
   lp.block_step = block - overlap;
   cvis::Status st;
   auto matcher = am::make_matcher(cvis::Backend::kCpu, &st);
-  EXPECT_TRUE(matcher && matcher->configure(d).ok());
+  EXPECT_TRUE(matcher && matcher->configure(d.params, d.models).ok());
   std::vector<Expected> out;
   const int F = cp.frames;
   std::vector<int64_t> firsts;

@@ -3,7 +3,7 @@
 
 #include <memory>
 
-#include "actionmatch_frontend.hpp"
+#include "stip.hpp"
 
 namespace cvis::actionmatch::detail {
 

@@ -4,12 +4,12 @@
 // CPU's (the library builds with --fmad=false); integer atomics only (the byte sum). Row sums of
 // values that are costly to form (the flow's products) go through a shared-memory tile of the
 // block's rows; the second part is actionmatch_frontend_kernels_points.cu.
-#include "actionmatch_frontend_kernels.hpp"
+#include "stip_kernels.hpp"
 
 #include <algorithm>
 
-#include "actionmatch_frontend.hpp"
-#include "actionmatch_frontend_ops.hpp"
+#include "stip.hpp"
+#include "stip_ops.hpp"
 #include "common/cuda/check.hpp"
 #include "common/cuda/tiles.hpp"
 #include "common/cuda/preload.hpp"

@@ -5,7 +5,7 @@
 #include <cstring>
 #include <string>
 
-#include "actionmatch.hpp"
+#include "actionlearn.hpp"
 
 namespace cvis::actionmatch {
 
@@ -273,7 +273,57 @@ Status parse(const uint8_t* data, size_t size, Dictionary* out) {
   return Status::Ok();
 }
 
+std::string model_name(const Model& m) {
+  return "model '" + m.label + "': ";
+}
+
 } // namespace
+
+Status validate_descriptor_kind(const Dictionary& d) {
+  if (d.flow == FlowHistogram::kPaper) {
+    if (d.speed_split != 0)
+      return invalid_argument("speed split " + std::to_string(d.speed_split) +
+                              " with the paper's flow histogram (must be 0)");
+    return Status::Ok();
+  }
+  if (d.flow != FlowHistogram::kSpeed)
+    return invalid_argument("unknown flow histogram");
+  if (!(d.speed_split >= kMinSpeedSplit && d.speed_split <= kMaxSpeedSplit))
+    return invalid_argument("speed split " + std::to_string(d.speed_split) + " out of range " +
+                            std::to_string(kMinSpeedSplit) + ".." +
+                            std::to_string(kMaxSpeedSplit));
+  if (d.dim != kSpeedDescriptorDim)
+    return invalid_argument("dim " + std::to_string(d.dim) +
+                            " with the speed flow histogram (its descriptors have " +
+                            std::to_string(kSpeedDescriptorDim) + " values)");
+  return Status::Ok();
+}
+
+Status validate(const Dictionary& d) {
+  CVIS_RETURN_IF_ERROR(validate(d.params));
+  CVIS_RETURN_IF_ERROR(validate_descriptor_kind(d));
+  if (d.dim < 1 || d.dim > kMaxDim) {
+    return invalid_argument("dictionary dim " + std::to_string(d.dim) + " out of range 1.." +
+                            std::to_string(kMaxDim));
+  }
+  if (d.models.empty())
+    return invalid_argument("dictionary without models");
+  for (size_t i = 0; i < d.models.size(); ++i) {
+    const Model& m = d.models[i];
+    CVIS_RETURN_IF_ERROR(validate_model(m));
+    if (m.graph.dim != d.dim) {
+      return invalid_argument(model_name(m) + "dim " + std::to_string(m.graph.dim) +
+                              " differs from the dictionary's " + std::to_string(d.dim));
+    }
+  }
+  return Status::Ok();
+}
+
+void describe(const FrontEndParams& p, Dictionary* d) {
+  d->dim = descriptor_dim(p);
+  d->flow = p.flow_histogram;
+  d->speed_split = p.flow_histogram == FlowHistogram::kSpeed ? p.speed_split : 0.0;
+}
 
 Status serialize_dictionary(const Dictionary& d, std::vector<uint8_t>* out) {
   CVIS_RETURN_IF_ERROR(validate(d));

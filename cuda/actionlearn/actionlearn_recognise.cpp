@@ -1,12 +1,12 @@
-#include "actionmatch_recognise.hpp"
+#include "actionlearn_recognise.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <limits>
 
-#include "actionmatch_frontend_internal.hpp"
-#include "actionmatch_learn.hpp"
+#include "stip_internal.hpp"
+#include "actionlearn_models.hpp"
 
 namespace cvis::actionmatch {
 
@@ -20,6 +20,7 @@ Status validate(const RecogniserParams& p) {
                             std::to_string(p.block_frames - 1) + " (block-frames - 1)");
   if (p.min_nodes < 1 || p.min_nodes > kMaxSceneNodes)
     return invalid_argument("min-nodes out of range");
+  CVIS_RETURN_IF_ERROR(validate(p.matcher_options));
   if (static_cast<int64_t>(p.block_frames) * p.frontend.max_points > kMaxSceneNodes)
     return invalid_argument("block-frames " + std::to_string(p.block_frames) + " x max-points " +
                             std::to_string(p.frontend.max_points) + " exceeds the " +
@@ -53,13 +54,16 @@ Status Recogniser::configure(Backend frontend_backend, Backend matcher_backend, 
     fe_backend_ = frontend_backend;
   }
   CVIS_RETURN_IF_ERROR(fe_->configure(width, height, p.frontend));
-  if (!matcher_ || matcher_backend_ != matcher_backend) {
-    matcher_ = make_matcher(matcher_backend, &st);
+  const CudaOptions& mo = p.matcher_options;
+  if (!matcher_ || matcher_backend_ != matcher_backend ||
+      mo.max_blocks_per_pair != p_.matcher_options.max_blocks_per_pair ||
+      mo.max_angle_entries != p_.matcher_options.max_angle_entries) {
+    matcher_ = make_matcher(matcher_backend, &st, 0, mo);
     if (!matcher_)
       return st;
     matcher_backend_ = matcher_backend;
   }
-  CVIS_RETURN_IF_ERROR(matcher_->configure(dict));
+  CVIS_RETURN_IF_ERROR(matcher_->configure(dict.params, dict.models));
   p_ = p;
   dict_ = dict;
   reset();

@@ -1,6 +1,6 @@
 // Model windows, scene blocks, the nearest-prototype rule and prototype selection
 // (actionmatch_learn.hpp).
-#include "actionmatch_learn.hpp"
+#include "actionlearn_models.hpp"
 
 #include <algorithm>
 #include <cmath>

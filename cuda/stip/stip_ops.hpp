@@ -1,7 +1,7 @@
 // Per-pixel and per-point operations of the front end shared verbatim by the CPU reference and the
 // CUDA kernels (CVIS_HD). With the same operation order, IEEE float operations only (+ - * / sqrt,
 // floor, comparisons) and no FMA contraction on either side, both backends compute the same bits
-// (README.md "Front end: parity").
+// (README.md, "Exactness: CUDA == CPU").
 #pragma once
 
 #include <cmath>

@@ -1,7 +1,7 @@
-// The front end of the action recogniser (part 2): space-time interest points and their HoG/HoF
+// The front end of the action recogniser: space-time interest points and their HoG/HoF
 // descriptors, computed frame by frame over a ring of frames, so that a stream yields the scene
-// graph nodes (cvis::actionmatch::Graph) the matcher consumes. README.md ("Front end") gives the
-// equations, the deviations from the papers and the CPU/CUDA parity tolerances.
+// graph nodes (cvis::actionmatch::Graph) the matcher consumes. README.md gives the equations, the
+// choices where the papers leave room and the CPU/CUDA parity.
 //
 // Per frame n (luma 0..255 -> 0..1, optionally divided by twice the frame's mean):
 //   S_n   = G_sigma * I_n                                  (2-D Gaussian, separable)
@@ -33,6 +33,21 @@
 
 namespace cvis::actionmatch {
 
+// HoG (72) + speed-split HoF (18 cells x 9 bins = 162): FlowHistogram::kSpeed.
+inline constexpr int kSpeedDescriptorDim = 234;
+
+// How a descriptor's flow part bins the flow (README.md).
+// A dictionary records it (actionlearn.hpp): descriptors of different kinds are not comparable.
+enum class FlowHistogram : uint32_t {
+  kPaper = 0, // 4 directions + "no motion" per cell, L2-normalised: direction only
+  kSpeed = 1, // 4 directions slower than the split, "no motion", 4 directions faster: the
+              // normalised histogram keeps how much of the motion is fast
+};
+const char* flow_histogram_name(FlowHistogram h); // "paper", "speed"
+bool parse_flow_histogram(const std::string& s, FlowHistogram* out);
+// Limits of the speed split (pixels per frame).
+inline constexpr double kMinSpeedSplit = 0.1, kMaxSpeedSplit = 20.0;
+
 // Descriptor layout (kPaperDescriptorDim = 162 values): HoG first, cell-major
 // (t, y, x) with 4 orientation bins per cell, then HoF, cell-major with 5 bins per cell
 // (kHofSpeedBins = 9 with FlowHistogram::kSpeed: kSpeedDescriptorDim = 234 values).
@@ -51,7 +66,7 @@ const char* detector_name(Detector d); // "periodic", "harris"
 bool parse_detector(const std::string& s, Detector* out);
 
 // Detector and descriptor parameters. Defaults were chosen on held-out generated subjects
-// (README.md "Front end": how).
+// (README.md).
 struct FrontEndParams {
   double sigma = 2.0;       // spatial scale of the Gaussian (pixels), 0.5..8
   double tau = 2.5;         // temporal scale of the Gabor envelope exp(-t^2/tau^2) (frames), 0.5..8
@@ -88,8 +103,6 @@ struct FrontEndParams {
 Status validate(const FrontEndParams& p);
 // Values per descriptor: kPaperDescriptorDim, or kSpeedDescriptorDim with FlowHistogram::kSpeed.
 int descriptor_dim(const FrontEndParams& p);
-// The flow histogram fields of a dictionary made with these parameters (speed_split 0 for kPaper).
-void describe(const FrontEndParams& p, Dictionary* d);
 
 // One interest point: frame number, integer pixel position, detector response.
 struct InterestPoint {

@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "actionmatch_frontend_internal.hpp"
-#include "actionmatch_frontend_kernels.hpp"
+#include "stip_internal.hpp"
+#include "stip_kernels.hpp"
 #include "common/cuda/device_buffer.hpp"
 #include "common/cuda/upload.hpp"
 

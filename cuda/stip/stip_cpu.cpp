@@ -1,13 +1,13 @@
-// The front end's CPU reference: clear loops over a ring of frames (README.md "Front end" maps each
-// step to the papers). Every float sum runs in a fixed order that the CUDA kernels repeat, so both
+// The front end's CPU reference: clear loops over a ring of frames (README.md, "The method", maps
+// each step to the papers). Every float sum runs in a fixed order that the CUDA kernels repeat, so both
 // backends give the same bits.
 #include <algorithm>
 #include <cstring>
 #include <vector>
 
-#include "actionmatch_frontend_internal.hpp"
-#include "actionmatch_frontend_ops.hpp"
-#include "actionmatch_frontend_ref.hpp"
+#include "stip_internal.hpp"
+#include "stip_ops.hpp"
+#include "stip_ref.hpp"
 
 namespace cvis::actionmatch {
 namespace detail {

@@ -3,7 +3,7 @@
 #include <cmath>
 #include <string>
 
-#include "actionmatch_frontend_internal.hpp"
+#include "stip_internal.hpp"
 
 namespace cvis::actionmatch {
 
@@ -59,7 +59,7 @@ Status validate(const FrontEndParams& p) {
   CVIS_RETURN_IF_ERROR(range("harris-k", p.harris_k, 0, 0.1));
   CVIS_RETURN_IF_ERROR(range("harris-scale", p.harris_scale, 1, 4));
   if (p.detector == Detector::kHarris) {
-    // The kernels' tap tables hold Gaussians up to std 8 (README.md "Harris").
+    // The kernels' tap tables hold Gaussians up to std 8 (README.md, "Harris detector").
     CVIS_RETURN_IF_ERROR(range("harris-scale x sigma", p.harris_scale * p.sigma, 0.5, 8));
     CVIS_RETURN_IF_ERROR(range("harris-scale x tau", p.harris_scale * p.tau, 0.5, 8));
   }
@@ -70,10 +70,18 @@ int descriptor_dim(const FrontEndParams& p) {
   return p.flow_histogram == FlowHistogram::kSpeed ? kSpeedDescriptorDim : kPaperDescriptorDim;
 }
 
-void describe(const FrontEndParams& p, Dictionary* d) {
-  d->dim = descriptor_dim(p);
-  d->flow = p.flow_histogram;
-  d->speed_split = p.flow_histogram == FlowHistogram::kSpeed ? p.speed_split : 0.0;
+const char* flow_histogram_name(FlowHistogram h) {
+  return h == FlowHistogram::kSpeed ? "speed" : "paper";
+}
+
+bool parse_flow_histogram(const std::string& s, FlowHistogram* out) {
+  if (s == "paper")
+    *out = FlowHistogram::kPaper;
+  else if (s == "speed")
+    *out = FlowHistogram::kSpeed;
+  else
+    return false;
+  return true;
 }
 
 void gaussian_taps(double sigma, std::vector<float>* taps) {

@@ -1,6 +1,6 @@
 // Ridge classifier over clip-to-candidate distances (actionmatch_ridge.hpp). Solved in the dual
 // ((X X^T + lambda I) A = Y, W = X^T A): there are fewer training clips than candidates.
-#include "actionmatch_ridge.hpp"
+#include "actionlearn_ridge.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -8,7 +8,7 @@
 #include <sstream>
 #include <string>
 
-#include "actionmatch.hpp"
+#include "actionlearn.hpp"
 
 namespace cvis::actionmatch {
 

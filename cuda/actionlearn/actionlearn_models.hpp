@@ -9,8 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "actionmatch.hpp"
-#include "actionmatch_frontend.hpp"
+#include "actionlearn.hpp"
 
 namespace cvis::actionmatch {
 

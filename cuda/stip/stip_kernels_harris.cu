@@ -2,8 +2,8 @@
 // value is computed by one thread with the loop of the reference
 // (actionmatch_frontend_ref_harris.cpp) and the fe:: operations, so the bits are the CPU's; the
 // spatial integration reuses the separable passes of actionmatch_frontend_kernels.cu.
-#include "actionmatch_frontend_kernels.hpp"
-#include "actionmatch_frontend_ops.hpp"
+#include "stip_kernels.hpp"
+#include "stip_ops.hpp"
 #include "common/cuda/check.hpp"
 #include "common/cuda/tiles.hpp"
 #include "common/cuda/preload.hpp"

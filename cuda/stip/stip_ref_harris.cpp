@@ -1,8 +1,8 @@
 // Reference stages of the space-time Harris detector (actionmatch_frontend_ref.hpp; README.md
 // "Harris"). Sums accumulate from 0.0f in increasing tap order, as the kernels in
 // actionmatch_frontend_kernels_harris.cu do.
-#include "actionmatch_frontend_ops.hpp"
-#include "actionmatch_frontend_ref.hpp"
+#include "stip_ops.hpp"
+#include "stip_ref.hpp"
 
 namespace cvis::actionmatch::detail::ref {
 

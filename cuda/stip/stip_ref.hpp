@@ -5,8 +5,8 @@
 #include <cstdint>
 #include <vector>
 
-#include "actionmatch_frontend.hpp"
-#include "actionmatch_frontend_internal.hpp"
+#include "stip.hpp"
+#include "stip_internal.hpp"
 
 namespace cvis::actionmatch::detail::ref {
 

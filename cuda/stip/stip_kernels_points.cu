@@ -4,9 +4,9 @@
 // operations, integer atomics only.
 #include <algorithm>
 
-#include "actionmatch_frontend.hpp"
-#include "actionmatch_frontend_kernels.hpp"
-#include "actionmatch_frontend_ops.hpp"
+#include "stip.hpp"
+#include "stip_kernels.hpp"
+#include "stip_ops.hpp"
 #include "common/cuda/check.hpp"
 #include "common/cuda/tiles.hpp"
 #include "common/cuda/preload.hpp"

@@ -1,4 +1,4 @@
-// Streaming recognition (issue 11, the cudaactionmatch element's algorithm): frames in, one result
+// Streaming recognition (the cudaactionmatch element's algorithm): frames in, one result
 // per scene block out. The front end turns frames into interest points; every `block_frames`
 // frames (blocks start every block_frames - overlap frames) the block's points are matched against
 // every model of a dictionary and the nearest model (by the chosen distance per model node, as
@@ -15,8 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "actionmatch.hpp"
-#include "actionmatch_frontend.hpp"
+#include "actionlearn.hpp"
 
 namespace cvis::actionmatch {
 
@@ -26,6 +25,7 @@ struct RecogniserParams {
   int overlap = 30;         // frames shared by consecutive blocks, 0..block_frames - 1
   Distance distance = Distance::kAppearance;
   int min_nodes = 3;        // blocks with fewer interest points give no action (model -1)
+  CudaOptions matcher_options; // the CUDA matcher's limits (e.g. a test under racecheck)
 };
 // Errors: kInvalidArgument naming the field (also: block_frames x max_points above the scene
 // graph's node limit kMaxSceneNodes).

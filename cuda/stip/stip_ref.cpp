@@ -1,10 +1,10 @@
 // Reference stages of the front end (actionmatch_frontend_ref.hpp). Sums accumulate from 0.0f in
 // increasing tap / pixel order; the kernels in actionmatch_frontend_kernels.cu do the same.
-#include "actionmatch_frontend_ref.hpp"
+#include "stip_ref.hpp"
 
 #include <algorithm>
 
-#include "actionmatch_frontend_ops.hpp"
+#include "stip_ops.hpp"
 
 namespace cvis::actionmatch::detail::ref {
 
