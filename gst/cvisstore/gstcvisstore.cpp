@@ -327,7 +327,7 @@ gst_cvis_store_class_init (GstCvisStoreClass * klass)
           "error (the rows stay in the disk queue)", 0, 86400, DEFAULT_EOS_TIMEOUT_S, rw));
 
   gst_element_class_set_static_metadata (element_class, "Analysis store writer",
-      "Sink/Metadata/Video",
+      "Filter/Metadata/Video",
       "Writes CEDD descriptors, shot changes, boxes, tracks and actions found upstream to a "
       "SQLite or PostgreSQL store; frames pass through", "gst-cuda-vision");
   gst_element_class_add_static_pad_template (element_class, &sink_template);
