@@ -6,6 +6,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <limits>
 #include <mutex>
 #include <thread>
 
@@ -193,28 +194,30 @@ TEST(WriterPostgres, ServerStoppedAndStartedEveryRowOnce) {
   o.retry_ms = 200;
   Writer w;
   ASSERT_TRUE(w.open(db->location(), o, ev.fn()).ok());
-  const int kBatches = 150;
-  std::atomic<bool> stopped{false};
+  // Rows keep coming until 50 batches after the server is back, however long that takes.
+  std::atomic<int> stop_after{std::numeric_limits<int>::max()};
+  std::atomic<int> batches{0};
   std::thread feeder([&] {
-    for (int b = 0; b < kBatches; ++b) {
+    for (int b = 0; b < stop_after; ++b) {
       EXPECT_TRUE(w.add(rows("live", b * 2, 2, 2)).ok());
+      batches = b + 1;
       std::this_thread::sleep_for(std::chrono::milliseconds(15));
     }
   });
   std::this_thread::sleep_for(std::chrono::milliseconds(600));
   ASSERT_TRUE(store_test::pg_server("stop"));
-  stopped = true;
   EXPECT_TRUE(wait_for([&] { return ev.count(WriterEventKind::kUnreachable) >= 1; }, 20));
   EXPECT_TRUE(wait_for([&] { return w.stats().disk_rows > 0; }, 20));
   std::this_thread::sleep_for(std::chrono::milliseconds(500));
   ASSERT_TRUE(store_test::pg_server("start"));
+  stop_after = batches.load() + 50;
   feeder.join();
   const cvis::Status st = w.flush(60000);
   EXPECT_TRUE(st.ok()) << st.to_string();
   EXPECT_GE(ev.count(WriterEventKind::kRecovered), 1);
   EXPECT_EQ(w.stats().disk_rows, 0u);
   EXPECT_TRUE(w.close(1000).ok());
-  const long long total = kBatches * 2 * 2;
+  const long long total = batches.load() * 2 * 2;
   EXPECT_EQ(db->query_int("SELECT COUNT(*) FROM descriptors"), total);
   EXPECT_EQ(
       db->query_int("SELECT COUNT(*) FROM (SELECT DISTINCT frame, region FROM descriptors) k"),

@@ -228,7 +228,7 @@ TEST(CvisStorePostgres, ServerStoppedInTheMiddleOfAStream) {
   store_test::TempDir q;
   auto db = store_test::make_db(Backend::kPostgres);
   std::vector<std::string> warnings;
-  const int kFrames = 90; // 3 s at 30 fps
+  const int kFrames = 180; // 6 s at 30 fps: the server is away and back well within
   const std::string err = run(
       "videotestsrc is-live=true num-buffers=" + std::to_string(kFrames) +
           " ! video/x-raw,format=RGBA,width=32,height=24,framerate=30/1 ! cudacedd backend=cpu ! "
@@ -237,7 +237,7 @@ TEST(CvisStorePostgres, ServerStoppedInTheMiddleOfAStream) {
       &warnings, [] {
         std::this_thread::sleep_for(std::chrono::milliseconds(800));
         EXPECT_TRUE(store_test::pg_server("stop"));
-        std::this_thread::sleep_for(std::chrono::milliseconds(1200));
+        std::this_thread::sleep_for(std::chrono::milliseconds(1000));
         EXPECT_TRUE(store_test::pg_server("start"));
       });
   EXPECT_EQ(err, "");
