@@ -15,6 +15,7 @@
 #include "gstcudamedian3d.h"
 #include "gstcudarcdtrack.h"
 #include "gstcudaroioverlay.h"
+#include "gstcvisstore.h"
 #include "gstcvisfilter.h"
 
 static gboolean
@@ -33,10 +34,11 @@ plugin_init (GstPlugin * plugin)
   ok &= gst_element_register (plugin, "cudaroioverlay", GST_RANK_NONE, GST_TYPE_CUDA_ROI_OVERLAY);
   ok &= gst_element_register (plugin, "cudaactionmatch", GST_RANK_NONE,
       GST_TYPE_CUDA_ACTION_MATCH);
+  ok &= gst_element_register (plugin, "cvisstore", GST_RANK_NONE, GST_TYPE_CVIS_STORE);
   return ok;
 }
 
 GST_PLUGIN_DEFINE (GST_VERSION_MAJOR, GST_VERSION_MINOR, cudavision,
     "GPU computer-vision elements (CEDD, background subtraction, median, covariance tracking, "
-    "action matching) with CPU reference backends",
+    "action matching) with CPU reference backends, and a store for what they find",
     plugin_init, PACKAGE_VERSION, "LGPL", "gst-cuda-vision", "https://github.com/gst-cuda-vision")

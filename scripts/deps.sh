@@ -7,7 +7,10 @@ PKGS=(meson ninja-build pkg-config g++ gcc python3 python3-gi
   gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good gstreamer1.0-plugins-bad
   gstreamer1.0-plugins-ugly gstreamer1.0-libav gir1.2-gstreamer-1.0 gir1.2-gst-plugins-base-1.0
   libsqlite3-dev sqlite3 libgtest-dev libpng-dev xz-utils
-  gobject-introspection libgirepository1.0-dev)
+  gobject-introspection libgirepository1.0-dev
+  libpq-dev postgresql-15 postgresql-client-15)
+# postgresql-15: the store's PostgreSQL back end (libpq-dev) and its tests, which start a
+# throw-away server (scripts/pg-scratch.sh: initdb, pg_ctl; psql for the tool's test).
 missing=()
 for p in "${PKGS[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing+=("$p")

@@ -6,10 +6,11 @@
  * of every region of interest on the buffer, on the GPU [2] or with the CPU reference, bit-exact with
  * LIRE's CEDD for RGB input. Frames pass through unchanged; each buffer gets one
  * GstCvisCeddMeta (<gst/cvis/cvisceddmeta.h>) holding the 144 levels (0..7) and the 54-byte packed
- * form of each descriptor. Optionally every descriptor is written to a SQLite index, and a shot
- * change (Tanimoto distance between consecutive frame descriptors above `shot-threshold`) is posted
- * as an element message "cvis-shot-change" (fields: stream, frame, pts, stream-time, running-time,
- * distance) and marked in the index.
+ * form of each descriptor. Optionally every descriptor is written to an index (`index-location`:
+ * a SQLite file, or a PostgreSQL server given as a URI or libpq connection string; see the store's
+ * documentation), and a shot change (Tanimoto distance between consecutive frame descriptors
+ * above `shot-threshold`) is posted as an element message "cvis-shot-change" (fields: stream,
+ * frame, pts, stream-time, running-time, distance) and marked in the index.
  *
  * [1] S. A. Chatzichristofis, Y. S. Boutalis, "CEDD: Color and Edge Directivity Descriptor",
  *     ICVS 2008, LNCS 5008, pp. 312-322.
@@ -64,6 +65,16 @@ GST_CVIS_DEFINE_ENUM_TYPE (gst_cuda_cedd_regions_get_type, "GstCudaCeddRegions",
 
 /* --------------------------------------------------------------------------------------------- */
 
+/* The index and the stream name are read at start: changing them later would be ignored. */
+static gboolean
+refuse_when_running (GstCudaCedd * self, GParamSpec * pspec)
+{
+  if (GST_STATE (self) <= GST_STATE_READY)
+    return FALSE;
+  g_warning ("cudacedd: '%s' can only be changed in the NULL or READY state", pspec->name);
+  return TRUE;
+}
+
 static void
 gst_cuda_cedd_set_property (GObject * object, guint prop_id, const GValue * value,
     GParamSpec * pspec)
@@ -76,11 +87,15 @@ gst_cuda_cedd_set_property (GObject * object, guint prop_id, const GValue * valu
       s.regions = (GstCudaCeddRegions) g_value_get_enum (value);
       break;
     case PROP_INDEX_LOCATION:{
+      if (refuse_when_running (self, pspec))
+        break;
       const gchar *v = g_value_get_string (value);
       s.index_location = v ? v : "";
       break;
     }
     case PROP_STREAM_NAME:{
+      if (refuse_when_running (self, pspec))
+        break;
       const gchar *v = g_value_get_string (value);
       s.stream_name = v ? v : "";
       break;
@@ -138,22 +153,15 @@ gst_cuda_cedd_start (GstBaseTransform * trans)
     location = self->settings->index_location;
     name = self->settings->stream_name;
   }
-  st.frame = 0;
-  st.resync = false;  /* from 0: a live source's first timestamp is not 0 */
+  st.position.start ();  /* from 0: a live source's first timestamp is not 0 */
   st.have_prev = false;
   st.stream = name.empty ()? "stream" : name;
   /* An unusable index is an error now, before any frame flows. */
-  if (!location.empty ()) {
-    cvis::Status s = st.index.open (location, true);
-    if (!s.ok ()) {
-      GST_ELEMENT_ERROR (self, RESOURCE, OPEN_READ_WRITE, ("Cannot use index-location '%s': %s",
-              location.c_str (), s.message ().c_str ()), ("%s", s.to_string ().c_str ()));
-      return FALSE;
-    }
-    GST_INFO_OBJECT (self, "indexing into %s", location.c_str ());
-  }
+  if (!location.empty () && !st.index.open (GST_ELEMENT (self), "index-location", location,
+          cvis::store::WriterOptions ()))
+    return FALSE;
   if (!GST_BASE_TRANSFORM_CLASS (gst_cuda_cedd_parent_class)->start (trans)) {
-    (void) st.index.close ();
+    st.index.close (GST_ELEMENT (self), 0);
     return FALSE;
   }
   return TRUE;
@@ -163,10 +171,7 @@ static gboolean
 gst_cuda_cedd_stop (GstBaseTransform * trans)
 {
   GstCudaCedd *self = GST_CUDA_CEDD (trans);
-  cvis::Status s = self->state->index.close ();
-  if (!s.ok ())
-    GST_ELEMENT_ERROR (self, RESOURCE, WRITE, ("Could not commit the index"), ("%s",
-            s.to_string ().c_str ()));
+  self->state->index.close (GST_ELEMENT (self), GST_CVIS_STORE_DEFAULT_EOS_TIMEOUT_S);
   return GST_BASE_TRANSFORM_CLASS (gst_cuda_cedd_parent_class)->stop (trans);
 }
 
@@ -177,24 +182,22 @@ gst_cuda_cedd_sink_event (GstBaseTransform * trans, GstEvent * event)
   State & st = *self->state;
   switch (GST_EVENT_TYPE (event)) {
     case GST_EVENT_STREAM_START:{
-      const gchar *id = NULL;
-      gst_event_parse_stream_start (event, &id);
-      std::lock_guard<std::mutex> lk (*self->lock);
-      if (self->settings->stream_name.empty () && id)
-        st.stream = id;
+      bool named;
+      {
+        std::lock_guard<std::mutex> lk (*self->lock);
+        named = !self->settings->stream_name.empty ();
+      }
+      if (!named)
+        st.stream = gst_cvis_store_stream_name (trans->sinkpad, event);
       break;
     }
     case GST_EVENT_FLUSH_STOP:
       /* After a flush (a seek) frames are numbered from where the stream is. */
-      st.resync = true;
+      st.position.flushed ();
       break;
-    case GST_EVENT_EOS:{
-      cvis::Status s = st.index.flush ();
-      if (!s.ok ())
-        GST_ELEMENT_ERROR (self, RESOURCE, WRITE, ("Could not commit the index"), ("%s",
-                s.to_string ().c_str ()));
+    case GST_EVENT_EOS:
+      st.index.drain (GST_ELEMENT (self), GST_CVIS_STORE_DEFAULT_EOS_TIMEOUT_S);
       break;
-    }
     default:
       break;
   }
@@ -229,12 +232,7 @@ gst_cuda_cedd_configure (GstCvisFilter * filter, const GstVideoInfo * in_info,
 static void
 gst_cuda_cedd_reset (GstCvisFilter * filter)
 {
-  GstCudaCedd *self = GST_CUDA_CEDD (filter);
-  self->state->have_prev = false;
-  /* A flush is a safe point to make what was written durable. */
-  cvis::Status s = self->state->index.flush ();
-  if (!s.ok ())
-    GST_WARNING_OBJECT (self, "index commit failed: %s", s.to_string ().c_str ());
+  GST_CUDA_CEDD (filter)->state->have_prev = false;
 }
 
 static void
@@ -275,11 +273,13 @@ gst_cuda_cedd_class_init (GstCudaCeddClass * klass)
           (GParamFlags) (rw | GST_PARAM_MUTABLE_PLAYING)));
   g_object_class_install_property (gobject_class, PROP_INDEX_LOCATION,
       g_param_spec_string ("index-location", "Index location",
-          "SQLite database to append every descriptor to (created if missing; NULL: no index)",
+          "Index to append every descriptor to: a SQLite file (created if missing) or a "
+          "PostgreSQL URI / connection string (NULL: no index)",
           NULL, (GParamFlags) (rw | GST_PARAM_MUTABLE_READY)));
   g_object_class_install_property (gobject_class, PROP_STREAM_NAME,
       g_param_spec_string ("stream-name", "Stream name",
-          "Name recorded in the index and shot messages (NULL: the stream-start event's stream id)",
+          "Name recorded in the index and shot messages (NULL: the upstream source's location, "
+          "else the stream-start event's stream id)",
           NULL, (GParamFlags) (rw | GST_PARAM_MUTABLE_READY)));
   g_object_class_install_property (gobject_class, PROP_SHOT_THRESHOLD,
       g_param_spec_double ("shot-threshold", "Shot threshold",
@@ -295,7 +295,7 @@ gst_cuda_cedd_class_init (GstCudaCeddClass * klass)
   gst_element_class_set_static_metadata (element_class, "CEDD descriptor",
       "Filter/Analyzer/Video",
       "Computes CEDD colour and edge directivity descriptors of frames and regions (CUDA or CPU), "
-      "attaches them as metadata, indexes them in SQLite and detects shot changes",
+      "attaches them as metadata, indexes them (SQLite or PostgreSQL) and detects shot changes",
       "gst-cuda-vision");
   gst_cvis_filter_class_add_pad_templates (element_class, "{ " GST_CVIS_CUDA_FORMATS " }",
       "{ " GST_CVIS_SYS_FORMATS " }");

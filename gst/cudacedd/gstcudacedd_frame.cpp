@@ -46,19 +46,6 @@ collect_regions (State & st, GstBuffer * buf, const cvis::ImageView & frame,
   return with_frame;
 }
 
-/* The number of the frame at `stream_time` when the frame rate is known (after a seek the
- * numbering continues where the stream is), else 0. */
-static guint64
-frame_number (const GstVideoInfo * info, GstClockTime stream_time)
-{
-  if (!GST_CLOCK_TIME_IS_VALID (stream_time) || GST_VIDEO_INFO_FPS_N (info) <= 0 ||
-      GST_VIDEO_INFO_FPS_D (info) <= 0)
-    return 0;
-  /* Rounded: timestamps of 30000/1001 fps streams are truncated to nanoseconds. */
-  return gst_util_uint64_scale_round (stream_time, GST_VIDEO_INFO_FPS_N (info),
-      (guint64) GST_VIDEO_INFO_FPS_D (info) * GST_SECOND);
-}
-
 cvis::Status
 gst_cuda_cedd_analyse (GstCvisFilter * filter, GstBuffer * buf, const cvis::ImageView & frame,
     cvis::StreamHandle stream)
@@ -75,14 +62,9 @@ gst_cuda_cedd_analyse (GstCvisFilter * filter, GstBuffer * buf, const cvis::Imag
   const bool shots = threshold < 100.0;
   const bool has_frame = collect_regions (st, buf, frame, mode, shots);
   const GstClockTime pts = GST_BUFFER_PTS (buf);
-  const GstClockTime stream_time = GST_CLOCK_TIME_IS_VALID (pts) ?
-      gst_segment_to_stream_time (&GST_BASE_TRANSFORM (self)->segment, GST_FORMAT_TIME, pts) :
-      GST_CLOCK_TIME_NONE;
-  if (st.resync) {
-    st.frame = frame_number (gst_cvis_filter_get_in_info (filter), stream_time);
-    st.resync = false;
-  }
-  const guint64 frame_no = st.frame++;
+  GstClockTime stream_time;
+  const guint64 frame_no = st.position.advance (buf, &GST_BASE_TRANSFORM (self)->segment,
+      gst_cvis_filter_get_in_info (filter), &stream_time);
   if (st.regions.empty ())
     return cvis::Status::Ok ();   /* rois mode, no ROI on this buffer */
 
@@ -137,11 +119,15 @@ gst_cuda_cedd_analyse (GstCvisFilter * filter, GstBuffer * buf, const cvis::Imag
     gst_cvis_cedd_meta_set_shot (meta, distance, shot);
 
   if (st.index.is_open ()) {
-    cvis::cedd::IndexRow row;
-    row.stream = st.stream;
-    row.frame = (int64_t) frame_no;
-    row.pts = GST_CLOCK_TIME_IS_VALID (stream_time) ? (int64_t) stream_time : -1;
+    /* Queued for the store's writer thread (transactions happen there). */
+    cvis::store::Batch batch;
+    batch.descriptors.resize (n);
     for (size_t i = 0; i < n; i++) {
+      cvis::store::DescriptorRow & row = batch.descriptors[i];
+      row.key.stream = st.stream;
+      row.key.frame = (int64_t) frame_no;
+      row.key.region = (int32_t) i;
+      row.pts = GST_CLOCK_TIME_IS_VALID (stream_time) ? (int64_t) stream_time : -1;
       row.roi_id = regs[i].roi_id;
       row.roi_type = st.roi_types[first + i];
       row.x = regs[i].x;
@@ -153,9 +139,17 @@ gst_cuda_cedd_analyse (GstCvisFilter * filter, GstBuffer * buf, const cvis::Imag
       row.distance = is_frame ? distance : -1.0;
       std::copy (levels.begin () + i * GST_CVIS_CEDD_BINS,
           levels.begin () + (i + 1) * GST_CVIS_CEDD_BINS, row.levels);
-      /* Queued for the index's writer thread (commits happen there). */
-      CVIS_RETURN_IF_ERROR (st.index.add (row));
     }
+    if (shot) {
+      cvis::store::ShotRow sr;
+      sr.key = batch.descriptors[0].key;
+      sr.key.region = 0;
+      sr.pts = batch.descriptors[0].pts;
+      sr.distance = distance;
+      sr.source = "cedd";
+      batch.shots.push_back (std::move (sr));
+    }
+    CVIS_RETURN_IF_ERROR (st.index.add (std::move (batch)));
   }
   return cvis::Status::Ok ();
 }

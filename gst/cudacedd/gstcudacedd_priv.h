@@ -7,8 +7,8 @@
 #include <vector>
 
 #include "cedd/cedd.hpp"
-#include "ceddindex.h"
 #include "gstcudacedd.h"
+#include "gstcvisstorelink.h"
 
 #define DEFAULT_REGIONS GST_CUDA_CEDD_REGIONS_FRAME
 #define DEFAULT_SHOT_THRESHOLD 35.0
@@ -27,10 +27,9 @@ struct Settings {
 struct State {
   std::unique_ptr<cvis::cedd::Extractor> extractor;
   cvis::Backend backend = cvis::Backend::kCpu;
-  cvis::cedd::CeddIndex index;
+  GstCvisStoreLink index;      /* index-location's writer */
   std::string stream;          /* name written to the index and messages */
-  guint64 frame = 0;           /* the next frame's number in the stream */
-  bool resync = false;         /* after a flush (seek): number from the stream time */
+  GstCvisFramePosition position;
   bool have_prev = false;
   cvis::cedd::Levels prev{};
   std::vector<cvis::cedd::Region> regions;

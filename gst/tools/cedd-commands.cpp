@@ -14,7 +14,9 @@
 
 #include "cedd-format.h"
 #include "cedd-pipeline.h"
-#include "ceddindex.h"
+#include "cedd/cedd.hpp"
+#include "cedd/cedd_search.hpp"
+#include "store/search.hpp"
 
 namespace cvis::tool {
 
@@ -191,27 +193,40 @@ int cmd_search(int argc, char** argv) {
   g_autofree gchar* backend = nullptr;
   g_autofree gchar* db = nullptr;
   g_autofree gchar* roi_type = nullptr;
+  g_autofree gchar* stream = nullptr;
+  g_autofree gchar* from = nullptr;
+  g_autofree gchar* to = nullptr;
+  gint64 row_id = -1;
   gint k = 10;
   gboolean json = FALSE;
   const GOptionEntry entries[] = {
-      {"db", 'd', 0, G_OPTION_ARG_FILENAME, &db, "the index (written by 'cvis-cedd index')",
-       "PATH"},
-      {"k", 'k', 0, G_OPTION_ARG_INT, &k, "how many rows to print (default 10)", "N"},
+      {"db", 'd', 0, G_OPTION_ARG_FILENAME, &db,
+       "the index: a SQLite file or a PostgreSQL URI / connection string", "PATH|URI"},
+      {"k", 'k', 0, G_OPTION_ARG_INT, &k, "how many rows to print (default 10, at most 256)", "N"},
+      {"row", 'r', 0, G_OPTION_ARG_INT64, &row_id,
+       "search with the descriptor of this stored row (its id) instead of an IMAGE", "ID"},
+      {"stream", 's', 0, G_OPTION_ARG_STRING, &stream, "only rows of this stream", "NAME"},
+      {"from", 0, 0, G_OPTION_ARG_STRING, &from,
+       "only rows at or after this stream time (seconds, or h:mm:ss.fff)", "TIME"},
+      {"to", 0, 0, G_OPTION_ARG_STRING, &to, "only rows at or before this stream time", "TIME"},
       {"roi-type", 't', 0, G_OPTION_ARG_STRING, &roi_type,
        "only rows of regions of this roi_type, e.g. track ('frame': whole-frame descriptors)",
        "TYPE"},
       {"json", 'j', 0, G_OPTION_ARG_NONE, &json,
-       "a JSON array of {distance, stream, frame, pts, roi_id, roi_type, box}", nullptr},
+       "a JSON array of {distance, id, stream, frame, pts, roi_id, roi_type, box}", nullptr},
       {"backend", 'b', 0, G_OPTION_ARG_STRING, &backend,
-       "auto (default: CUDA when usable, else CPU), cpu or cuda", "B"},
+       "auto (default: CUDA when usable, else CPU), cpu or cuda: describes IMAGE and ranks the "
+       "rows",
+       "B"},
       {nullptr, 0, 0, G_OPTION_ARG_NONE, nullptr, nullptr, nullptr}};
   std::vector<std::string> args;
   int rc = parse_options(
-      &argc, &argv, "IMAGE --db PATH",
-      "Describes IMAGE and prints the N index rows nearest to it by Tanimoto distance (0 = same "
-      "descriptor .. 100), nearest first.",
+      &argc, &argv, "IMAGE --db PATH|URI  |  --row ID --db PATH|URI",
+      "Prints the N index rows nearest to IMAGE (or to a stored row) by Tanimoto distance "
+      "(0 = same descriptor .. 100), nearest first; equal distances in row order.",
       "Output, one row per line, tab-separated:\n"
-      "  distance  stream  frame=N  pts=h:mm:ss.nnnnnnnnn|-  roi=frame|ID[:TYPE]  box=X,Y,WxH",
+      "  distance  stream  frame=N  pts=h:mm:ss.nnnnnnnnn|-  roi=frame|ID[:TYPE]  box=X,Y,WxH  "
+      "id=ID",
       entries, &args);
   if (rc >= 0)
     return rc;
@@ -221,91 +236,89 @@ int cmd_search(int argc, char** argv) {
     return kExitUsage;
   if (!db)
     return fail("search: --db PATH is required (try --help)", kExitUsage);
-  if (k < 1)
-    return fail("search: -k must be at least 1", kExitUsage);
-  if (args.size() != 1)
-    return fail("search: give exactly one IMAGE (try --help)", kExitUsage);
-  const std::string image = args[0];
+  if (k < 1 || k > cedd::kMaxSearchK)
+    return fail("search: -k must be within 1.." + std::to_string(cedd::kMaxSearchK), kExitUsage);
+  if (row_id >= 0 ? !args.empty() : args.size() != 1)
+    return fail("search: give exactly one IMAGE, or --row ID (try --help)", kExitUsage);
+  store::Filter filter;
+  filter.stream = stream ? stream : "";
+  filter.roi_type = roi_type ? roi_type : "";
+  if ((from && !parse_time(from, &filter.pts_from)) || (to && !parse_time(to, &filter.pts_to)))
+    return fail("search: --from / --to take seconds or h:mm:ss.fff", kExitUsage);
   std::string error;
-  if (!readable_file(image, &error))
+  const std::string image = args.empty() ? std::string() : args[0];
+  if (!image.empty() && !readable_file(image, &error))
     return fail(error);
 
   // The index first: a wrong --db is reported before any decoding.
+  store::Location location;
+  Status s = store::parse_location(db, &location);
+  if (!s.ok())
+    return fail(s.message(), kExitUsage);
   struct stat st;
-  if (stat(db, &st) != 0)
+  if (location.kind == store::Kind::kSqlite && stat(db, &st) != 0)
     return fail(std::string("cannot open index '") + db + "': " + strerror(errno));
-  cedd::CeddIndex index;
-  Status s = index.open(db, /*create=*/false);
-  if (!s.ok())
-    return fail(s.message());
-  if (!init_gstreamer(&error))
-    return fail(error);
-  FrameDescriptor query;
-  rc = describe_one(image, backend, &query);
-  if (rc != kExitOk)
-    return rc;
-
-  // The k nearest rows, streamed: one row at a time from SQLite, the k best kept in a max-heap
-  // ordered by (distance, id), i.e. nearest first and, at equal distance, in insertion order.
-  struct Hit {
-    double distance;
-    cedd::IndexRow row;
-  };
-  auto nearer = [](const Hit& a, const Hit& b) {
-    return a.distance < b.distance || (a.distance == b.distance && a.row.id < b.row.id);
-  };
-  std::vector<Hit> ranked;
-  ranked.reserve(static_cast<size_t>(k) + 1);
+  {
+    std::unique_ptr<store::Store> probe;
+    s = store::open_store(location, store::Access::kRead, &probe);
+    if (!s.ok())
+      return fail(s.message());
+  }
+  cedd::Levels query{};
+  if (row_id >= 0) {
+    store::DescriptorRow r;
+    s = store::read_row(db, row_id, &r);
+    if (!s.ok())
+      return fail(s.message());
+    std::copy(r.levels, r.levels + cedd::kBins, query.begin());
+  } else {
+    if (!init_gstreamer(&error))
+      return fail(error);
+    FrameDescriptor d;
+    rc = describe_one(image, backend, &d);
+    if (rc != kExitOk)
+      return rc;
+    query = d.levels;
+  }
+  store::SearchOptions opt;
+  cvis::parse_backend(backend, &opt.backend);
+  std::vector<store::SearchResult> ranked;
   size_t rows = 0;
-  const std::string only = roi_type ? roi_type : "";
-  s = index.for_each([&](const cedd::IndexRow& r) {
-    rows++;
-    if (!only.empty() && (only == "frame" ? r.roi_id >= 0 : (r.roi_id < 0 || r.roi_type != only)))
-      return true;
-    const double d = gst_cvis_cedd_tanimoto(query.levels.data(), r.levels);
-    // Rows come in id order: a row as far as the farthest kept one is not nearer.
-    if (ranked.size() == static_cast<size_t>(k) && d >= ranked.front().distance)
-      return true;
-    ranked.push_back({d, r});
-    std::push_heap(ranked.begin(), ranked.end(), nearer);
-    if (ranked.size() > static_cast<size_t>(k)) {
-      std::pop_heap(ranked.begin(), ranked.end(), nearer);
-      ranked.pop_back();
-    }
-    return true;
-  });
-  (void)index.close();
+  s = store::search_once(db, filter, query.data(), k, opt, &ranked, &rows);
   if (!s.ok())
     return fail(s.message());
-  std::sort_heap(ranked.begin(), ranked.end(), nearer);
 
   if (json)
     printf("[");
   for (size_t i = 0; i < ranked.size(); i++) {
-    const cedd::IndexRow& r = ranked[i].row;
+    const store::DescriptorRow& r = ranked[i].row;
     const double d = ranked[i].distance;
     if (json) {
-      printf("%s\n  {\"distance\": %s, \"stream\": %s, \"frame\": %lld, \"pts\": %s, "
-             "\"roi_id\": %d, \"roi_type\": %s, \"box\": [%d, %d, %d, %d]}",
-             i ? "," : "", format_double(d).c_str(), json_string(r.stream).c_str(),
-             static_cast<long long>(r.frame), r.pts >= 0 ? std::to_string(r.pts).c_str() : "null",
-             r.roi_id, r.roi_id >= 0 ? json_string(r.roi_type).c_str() : "null", r.x, r.y, r.w,
-             r.h);
+      printf("%s\n  {\"distance\": %s, \"id\": %lld, \"stream\": %s, \"frame\": %lld, "
+             "\"pts\": %s, \"roi_id\": %d, \"roi_type\": %s, \"box\": [%d, %d, %d, %d]}",
+             i ? "," : "", format_double(d).c_str(), static_cast<long long>(r.id),
+             json_string(r.key.stream).c_str(), static_cast<long long>(r.key.frame),
+             r.pts >= 0 ? std::to_string(r.pts).c_str() : "null", r.roi_id,
+             r.roi_id >= 0 ? json_string(r.roi_type).c_str() : "null", r.x, r.y, r.w, r.h);
     } else {
       std::string roi = r.roi_id < 0 ? "frame" : std::to_string(r.roi_id);
       if (r.roi_id >= 0 && !r.roi_type.empty())
         roi += ":" + r.roi_type;
       printf(
-          "%.4f\t%s\tframe=%lld\tpts=%s\troi=%s\tbox=%d,%d,%dx%d\n", d, r.stream.c_str(),
-          static_cast<long long>(r.frame),
+          "%.4f\t%s\tframe=%lld\tpts=%s\troi=%s\tbox=%d,%d,%dx%d\tid=%lld\n", d,
+          r.key.stream.c_str(), static_cast<long long>(r.key.frame),
           format_time(r.pts >= 0 ? static_cast<GstClockTime>(r.pts) : GST_CLOCK_TIME_NONE).c_str(),
-          roi.c_str(), r.x, r.y, r.w, r.h);
+          roi.c_str(), r.x, r.y, r.w, r.h, static_cast<long long>(r.id));
     }
   }
   if (json)
     printf("%s]\n", ranked.empty() ? "" : "\n");
-  if (rows == 0)
-    fprintf(stderr, "cvis-cedd: note: the index '%s' is empty\n", db);
+  if (rows == 0) {
+    const bool filtered = stream || from || to || roi_type;
+    fprintf(stderr, "cvis-cedd: note: %s '%s'\n",
+            filtered ? "no row matches the filters in the index" : "the index is empty:",
+            location.display.c_str());
+  }
   return kExitOk;
 }
 

@@ -73,4 +73,25 @@ std::string format_double(double v) {
   return buf;
 }
 
+bool parse_time(const char* text, int64_t* ns) {
+  // g_ascii_strtod: a '.' whatever LC_NUMERIC says.
+  double total = 0.0;
+  const char* p = text;
+  for (int field = 0; field < 3; ++field) {
+    char* end = nullptr;
+    const double v = g_ascii_strtod(p, &end);
+    if (end == p || v < 0)
+      return false;
+    total = total * 60.0 + v;
+    if (*end == '\0') {
+      *ns = static_cast<int64_t>(total * 1e9 + 0.5);
+      return true;
+    }
+    if (*end != ':' || v != static_cast<double>(static_cast<int64_t>(v)))
+      return false;
+    p = end + 1;
+  }
+  return false;
+}
+
 } // namespace cvis::tool

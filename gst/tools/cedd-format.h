@@ -22,4 +22,8 @@ std::string format_time(GstClockTime pts);
 // decimal point in every locale.
 std::string format_double(double v);
 
+// A stream time: seconds ("12.5") or h:mm:ss[.fff] ("0:01:02.5"), into nanoseconds. False when
+// `text` is neither.
+bool parse_time(const char* text, int64_t* ns);
+
 } // namespace cvis::tool

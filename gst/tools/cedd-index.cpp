@@ -1,5 +1,5 @@
-/* cvis-cedd index: every frame of images and videos into a CeddIndex, through cudacedd's
- * index-location (one pipeline per file, stream-name = the file's path). */
+/* cvis-cedd index: every frame of images and videos into a store (SQLite file or PostgreSQL),
+ * through cudacedd's index-location (one pipeline per file, stream-name = the file's path). */
 #include <gst/gst.h>
 
 #include <algorithm>
@@ -10,7 +10,7 @@
 #include "cedd-commands.h"
 #include "cedd-format.h"
 #include "cedd-pipeline.h"
-#include "ceddindex.h"
+#include "store/store.hpp"
 
 namespace fs = std::filesystem;
 
@@ -61,7 +61,9 @@ int cmd_index(int argc, char** argv) {
   gdouble threshold = -1.0;
   const GOptionEntry entries[] = {
       {"db", 'd', 0, G_OPTION_ARG_FILENAME, &db,
-       "the SQLite index to append to (created when missing)", "PATH"},
+       "the index to append to: a SQLite file (created when missing) or a PostgreSQL URI / "
+       "connection string",
+       "PATH|URI"},
       {"backend", 'b', 0, G_OPTION_ARG_STRING, &backend,
        "auto (default: CUDA when usable, else CPU), cpu or cuda", "B"},
       {"regions", 'r', 0, G_OPTION_ARG_STRING, &regions,
@@ -103,8 +105,13 @@ int cmd_index(int argc, char** argv) {
 
   // The index's own files are never indexed, even when they lie in a walked directory.
   std::vector<std::string> exclude;
-  for (const char* suffix : {"", "-wal", "-shm", "-journal"})
-    exclude.push_back(canonical(std::string(db) + suffix));
+  store::Location location;
+  Status s = store::parse_location(db, &location);
+  if (!s.ok())
+    return fail(s.message(), kExitUsage);
+  if (location.kind == store::Kind::kSqlite)
+    for (const char* suffix : {"", "-wal", "-shm", "-journal"})
+      exclude.push_back(canonical(std::string(db) + suffix));
 
   // Every named path must exist before anything is written.
   std::vector<Input> inputs;
@@ -121,8 +128,8 @@ int cmd_index(int argc, char** argv) {
   }
   // A wrong --db (not a database, another kind of database, unwritable) fails here, cleanly.
   // This connection then replaces the rows of re-indexed files (cudacedd writes through its own).
-  cedd::CeddIndex index;
-  Status s = index.open(db, /*create=*/true);
+  std::unique_ptr<store::Store> index;
+  s = store::open_store(location, store::Access::kWrite, &index);
   if (!s.ok())
     return fail(s.message());
   if (!init_gstreamer(&error))
@@ -144,15 +151,15 @@ int cmd_index(int argc, char** argv) {
     opt.shot_threshold = threshold; // -1: the element's default
     RunResult result;
     int64_t before = 0, after = 0;
-    s = index.last_id(&before);
+    s = index->settled_last_id(&before);
     if (!s.ok())
       return fail(s.message());
     const RunError e = run_file(in.path, opt, &result, on_shot, &error);
     // Idempotent: a successful run replaces the file's older rows; a failed one is undone.
-    s = index.last_id(&after);
+    s = index->settled_last_id(&after);
     if (s.ok())
-      s = e == RunError::kNone ? index.delete_rows(in.path, 0, before)
-                               : index.delete_rows(in.path, before, after);
+      s = e == RunError::kNone ? index->delete_descriptors(in.path, 0, before)
+                               : index->delete_descriptors(in.path, before, after);
     if (!s.ok())
       return fail(s.message());
     if (e == RunError::kInput && !in.named) {
@@ -174,9 +181,6 @@ int cmd_index(int argc, char** argv) {
          static_cast<unsigned long long>(files), static_cast<unsigned long long>(skipped),
          static_cast<unsigned long long>(frames), static_cast<unsigned long long>(descriptors),
          static_cast<unsigned long long>(shots));
-  s = index.close();
-  if (!s.ok())
-    return fail(s.message());
   return kExitOk;
 }
 

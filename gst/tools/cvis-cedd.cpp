@@ -2,9 +2,12 @@
  * and the cudacedd element.
  *
  *   cvis-cedd describe [--backend B] [--format values|packed|lire] [--json] IMAGE...
- *   cvis-cedd index DIR|FILE... --db PATH [--backend B] [--regions frame|rois|both]
+ *   cvis-cedd index DIR|FILE... --db PATH|URI [--backend B] [--regions frame|rois|both]
  *                   [--shot-threshold X]
- *   cvis-cedd search IMAGE --db PATH [-k N] [--json] [--backend B]
+ *   cvis-cedd search IMAGE|--row ID --db PATH|URI [-k N] [--stream S] [--from T] [--to T]
+ *                    [--roi-type T] [--json] [--backend B]
+ *
+ * --db: a SQLite file or a PostgreSQL URI / libpq connection string (store/location.hpp).
  *
  * Exit status: 0 success, 1 bad input or failure, 2 bad command line. Every failure is one line on
  * stderr, "cvis-cedd: <reason>".
@@ -28,8 +31,11 @@ const char* kUsage =
     "Commands:\n"
     "  describe IMAGE...             print the descriptor of each image (a video: its first "
     "frame)\n"
-    "  index DIR|FILE... --db PATH   add every frame of images and videos to a SQLite index\n"
+    "  index DIR|FILE... --db PATH   add every frame of images and videos to an index\n"
     "  search IMAGE --db PATH        the index rows nearest to IMAGE by Tanimoto distance\n"
+    "\n"
+    "PATH: a SQLite file, or a PostgreSQL URI (postgresql://user@host/db) or connection\n"
+    "string ('host=... dbname=...'); passwords from the URI, PGPASSWORD or ~/.pgpass.\n"
     "\n"
     "Run 'cvis-cedd COMMAND --help' for the options of a command.\n";
 

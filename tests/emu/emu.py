@@ -77,6 +77,12 @@ TARGETS = {
         src=["cuda/cedd/cedd.cpp", "cuda/cedd/cedd_cpu.cpp", "cuda/cedd/cedd_cuda.cpp",
              "tests/algo/cedd/cedd_test_util.cpp", "tests/algo/cedd/test_cedd_gpu.cpp"],
         inc=["tests/algo/cedd"]),
+    "cedd_search": dict(
+        name="test_cedd_search_gpu",
+        cu=["cuda/cedd/cedd_search_kernels.cu"],
+        src=["cuda/cedd/cedd_search.cpp", "cuda/cedd/cedd_search_cpu.cpp",
+             "cuda/cedd/cedd_search_cuda.cpp", "tests/algo/cedd/test_cedd_search_gpu.cpp"],
+        inc=["tests/algo/cedd"]),
     "cpwl": dict(
         name="test_cpwl_gpu",
         cu=["cuda/cpwl/cpwl_kernels.cu"],
@@ -163,6 +169,14 @@ TARGETS = {
         src=ACTIONMATCH_SRC[:-1] + ["tests/bench/actionmatch/bench_actionmatch.cpp"],
         inc=["cuda/actionmatch", "tests/algo/actionmatch"],
         args=["--only", "C", "--models", "3", "--quick"]),
+    "bench_cedd_search": dict(
+        name="bench_cedd_search", gtest=False,
+        cu=["cuda/cedd/cedd_search_kernels.cu"],
+        src=["cuda/cedd/cedd_search.cpp", "cuda/cedd/cedd_search_cpu.cpp",
+             "cuda/cedd/cedd_search_cuda.cpp", "tests/bench/cedd/bench_cedd_search.cpp"],
+        inc=[],
+        args=["--rows", "3000,700", "--runs", "3", "--queries", "4", "--cpu-runs", "1",
+              "--chunk-rows", "1024"]),
     "bench_actionmatch_frontend": dict(
         name="bench_actionmatch_frontend", gtest=False,
         cu=STIP_CU,

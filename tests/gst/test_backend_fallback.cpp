@@ -17,11 +17,20 @@
 
 namespace {
 
-std::vector<std::string> plugin_elements() {
+// The plugin's elements; `with_backend`: only those with a `backend` property (the GPU ones, not
+// cvisstore).
+std::vector<std::string> plugin_elements(bool with_backend = false) {
   std::vector<std::string> names;
   GList* features = gst_registry_get_feature_list_by_plugin(gst_registry_get(), "cudavision");
   for (GList* l = features; l; l = l->next) {
-    if (GST_IS_ELEMENT_FACTORY(l->data)) names.push_back(gst_plugin_feature_get_name(l->data));
+    if (!GST_IS_ELEMENT_FACTORY(l->data)) continue;
+    if (with_backend) {
+      GstElement* e = gst_element_factory_create(GST_ELEMENT_FACTORY(l->data), nullptr);
+      const bool has = e && g_object_class_find_property(G_OBJECT_GET_CLASS(e), "backend");
+      if (e) gst_object_unref(e);
+      if (!has) continue;
+    }
+    names.push_back(gst_plugin_feature_get_name(l->data));
   }
   gst_plugin_feature_list_free(features);
   return names;
@@ -69,7 +78,7 @@ std::string element_args(const std::string& e, std::string* format) {
 
 TEST_F(BackendFallback, AutoRunsOnTheCpuWithoutAGpu) {
   if (cvis::test::gpu_available()) GTEST_SKIP() << "a GPU is usable: auto picks CUDA";
-  std::vector<std::string> names = plugin_elements();
+  std::vector<std::string> names = plugin_elements(true);
   ASSERT_FALSE(names.empty());
   for (const std::string& e : names) {
     SCOPED_TRACE(e);

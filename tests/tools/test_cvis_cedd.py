@@ -114,6 +114,48 @@ def make_video(tmp, path):
     shutil.rmtree(seq)
 
 
+def postgres_cases(tmp, media, names, pngs):
+    """index and search on the throw-away PostgreSQL server (scripts/pg-scratch.sh)."""
+    uri = os.environ.get("CVIS_PG_URI")
+    why = os.environ.get("CVIS_PG_SKIP") or ("" if uri else "no throw-away server")
+    if why:
+        skip("PostgreSQL: index and search", why)
+        return
+    dbname = "tool%d" % os.getpid()
+    p = subprocess.run(["psql", uri, "-qc", "CREATE DATABASE " + dbname], capture_output=True,
+                       text=True)
+    if p.returncode != 0:
+        skip("PostgreSQL: index and search", "psql: " + p.stderr.strip())
+        return
+    pg = uri.replace("/postgres?", "/%s?" % dbname)
+    rc, out, err = run("index", media, "--db", pg, "--backend", "cpu")
+    if rc != 0 and "no PostgreSQL support" in err:
+        skip("PostgreSQL: index and search", "this build has no PostgreSQL back end")
+        return
+    case("PostgreSQL: index DIR exits 0", rc == 0, err)
+    q = subprocess.run(["psql", pg, "-tAc", "SELECT COUNT(*) FROM descriptors WHERE roi_id = -1 "
+                        "AND frame = 0 AND stream LIKE '%.png'"], capture_output=True, text=True)
+    case("PostgreSQL: one frame row per PNG", q.stdout.strip() == str(len(names)), q.stdout + q.stderr)
+    rc, out, err = run("search", pngs[2], "--db", pg, "-k", "3", "--json", "--backend", "cpu")
+    try:
+        js = json.loads(out)
+        good = (rc == 0 and js[0]["distance"] == 0
+                and js[0]["stream"] == os.path.join(media, names[2]))
+    except (ValueError, KeyError, TypeError, IndexError) as e:
+        good, err = False, "%s\n%s" % (e, out[:500])
+    case("PostgreSQL: search finds the image itself first", good, err or out)
+    secret = "NotThePw4711"
+    bad = pg.replace("postgresql://cvis@", "postgresql://cvis:%s@" % secret)
+    rc, out, err = run("search", pngs[0], "--db", bad)
+    one_line_error("PostgreSQL: a wrong password: one line", rc, out, err,
+                   "password authentication failed")
+    case("PostgreSQL: the password is not in the message", secret not in err, err)
+    rc, out, err = run("search", pngs[0], "--db", uri.replace("/postgres?", "/nosuchdb?"))
+    one_line_error("PostgreSQL: a missing database: one line", rc, out, err, "nosuchdb")
+    subprocess.run(["psql", uri, "-qc", "DROP DATABASE %s WITH (FORCE)" % dbname],
+                   capture_output=True)
+
+
 def main():
     expected = read_tsv("expected.tsv")           # name -> [w, h, sha, b000..b143]
     serialized = read_tsv("expected_serialized.tsv")  # name -> [num_bytes, hex]
@@ -284,8 +326,10 @@ def main():
             rows = con.execute("SELECT stream, frame, pts, roi_id, roi_type, x, y, w, h, "
                                "shot_change, distance, levels FROM descriptors").fetchall()
             con.executemany("INSERT INTO descriptors(stream, frame, pts, roi_id, roi_type, x, y, "
-                            "w, h, shot_change, distance, levels) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
-                            [("copy%d" % i,) + r[1:] for i in range(20000) for r in rows[:10]])
+                            "w, h, shot_change, distance, levels, region) "
+                            "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                            [("copy%d" % i,) + r[1:] + (j,) for i in range(20000)
+                             for j, r in enumerate(rows[:10])])
         if WRAPPER:
             # Under an emulator the peak RSS is the emulator's: the case is skipped (TAP SKIP).
             RESULTS.append(True)
@@ -298,6 +342,78 @@ def main():
             case("search streams 200 000 rows (peak RSS %d KiB vs %d KiB for the small index)"
                  % (big_rss, small_rss), 0 < big_rss < small_rss + 16 * 1024,
                  (big_rss, small_rss))
+
+        # --- a stored row as the query; filters by stream and time -----------------------------
+        with sqlite3.connect(db) as con:
+            row_id = con.execute("SELECT id FROM descriptors WHERE stream = ?",
+                                 (os.path.join(media, names[0]),)).fetchone()[0]
+        rc, out, err = run("search", "--row", row_id, "--db", db, "-k", "3", "--json", "-b", "cpu")
+        try:
+            js = json.loads(out)
+            good = rc == 0 and js[0]["id"] == row_id and js[0]["distance"] == 0
+        except (ValueError, KeyError, TypeError, IndexError) as e:
+            good, err = False, "%s\n%s" % (e, out[:500])
+        case("search --row ID: the stored row itself first", good, err or out)
+        if have_video:
+            rc, out, err = run("search", pngs[0], "--db", db, "-k", "50", "--json", "-b", "cpu",
+                               "--stream", video, "--from", "0.5", "--to", "0:00:01")
+            try:
+                js = json.loads(out)
+                good = (rc == 0 and sorted(o["frame"] for o in js) == list(range(5, 11))
+                        and all(o["stream"] == video for o in js))
+            except (ValueError, KeyError, TypeError) as e:
+                good, err = False, "%s\n%s" % (e, out[:500])
+            case("search --stream --from --to: frames 5..10 of the video only", good, err or out)
+
+        # --- an index in a folder the user may not write (issue: 'attempt to write a readonly
+        # database'): searched read-only, no side files needed -----------------------------------
+        ro = os.path.join(tmp, "ro")
+        os.makedirs(ro)
+        shutil.copy(db, os.path.join(ro, "index.db"))
+        os.chmod(tmp, 0o755)
+        os.chmod(os.path.join(ro, "index.db"), 0o444)
+        os.chmod(ro, 0o555)
+        as_user = []
+        if os.geteuid() == 0:
+            # root writes anywhere: the case runs as nobody (setpriv, util-linux).
+            as_user = ["setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups"]
+        # The query is a stored row: the case is about opening the index (no decoding needed).
+        probe = None
+        if not as_user or shutil.which("setpriv"):
+            probe = subprocess.run(as_user + WRAPPER + [EXE, "--help"], capture_output=True)
+        if probe is None or (as_user and probe.returncode != 0):
+            skip("search an index in a read-only folder", "nobody cannot run the tool here")
+        else:
+            p = subprocess.run(as_user + WRAPPER + [EXE, "search", "--row", str(row_id), "--db",
+                                                     os.path.join(ro, "index.db"), "-k", "2",
+                                                     "--json", "-b", "cpu"],
+                               capture_output=True, text=True, timeout=300)
+            try:
+                js = json.loads(p.stdout)
+                good = p.returncode == 0 and js[0]["distance"] == 0 and js[0]["id"] == row_id
+            except (ValueError, KeyError, TypeError, IndexError):
+                good = False
+            case("search an index in a read-only folder", good and sorted(os.listdir(ro)) ==
+                 ["index.db"], "rc=%d %s %s %s" % (p.returncode, p.stderr, p.stdout[:300],
+                                                  os.listdir(ro)))
+        os.chmod(ro, 0o755)
+
+        # --- a damaged page under the table 'info': said as such ------------------------------
+        damaged = os.path.join(tmp, "damaged.db")
+        shutil.copy(db, damaged)
+        with sqlite3.connect(damaged) as con:
+            page = con.execute("SELECT rootpage FROM sqlite_master WHERE name = 'info'").fetchone()[0]
+            size = con.execute("PRAGMA page_size").fetchone()[0]
+        with open(damaged, "r+b") as f:
+            f.seek((page - 1) * size)
+            f.write(b"\xa5" * size)
+        rc, out, err = run("search", pngs[0], "--db", damaged, "-b", "cpu")
+        one_line_error("search: a damaged table 'info' is reported as damaged", rc, out, err,
+                       "cannot read the table 'info'")
+        case("search: a damaged index is not called 'not a CEDD index'",
+             "not a CEDD index" not in err, err)
+
+        postgres_cases(tmp, media, names, pngs)
 
         # --- bad inputs: non-zero exit, one line on stderr, nothing on stdout -----------------
         other = os.path.join(tmp, "other.db")

@@ -1,8 +1,9 @@
-// The CEDD index (cpu suite): six pipelines writing one new index at once (every row present),
-// writers never holding SQLite's write lock while rows wait for their commit, the schema version
-// (PRAGMA user_version) set and checked, concurrent creation of one file, a failed COMMIT reported
-// with the connection left usable, replacing a stream's rows, and the frame / pts columns after a
-// seek (frame numbers from the stream position, pts in stream time).
+// cudacedd's index (cpu suite): six pipelines writing one new SQLite index at once (every row
+// present), writers never holding SQLite's write lock while rows wait for their commit, the schema
+// version set and checked, concurrent creation of one file, the frame / pts columns after a seek
+// (frame numbers from the stream position, pts in stream time), the stream name taken from the
+// upstream source's location, index-location refused while PLAYING, a PostgreSQL index-location
+// (on the throw-away server; skipped without one). The store itself: tests/store.
 #include <sqlite3.h>
 #include <unistd.h>
 
@@ -12,11 +13,13 @@
 #include <vector>
 
 #include "cedd_test_util.hpp"
-#include "ceddindex.h"
+#include "store/store.hpp"
+#include "store/writer.hpp"
+#include "store_test_util.hpp"
 
 using namespace cedd_test;
-using cvis::cedd::CeddIndex;
-using cvis::cedd::IndexRow;
+using cvis::store::Batch;
+using cvis::store::DescriptorRow;
 
 namespace {
 
@@ -64,14 +67,22 @@ bool exec_sql(const std::string& db, const std::string& sql) {
   return ok;
 }
 
-IndexRow row(const std::string& stream, int frame) {
-  IndexRow r;
-  r.stream = stream;
-  r.frame = frame;
+Batch row(const std::string& stream, int frame) {
+  DescriptorRow r;
+  r.key.stream = stream;
+  r.key.frame = frame;
   r.pts = frame * 1000;
   for (int i = 0; i < 144; ++i)
     r.levels[i] = static_cast<uint8_t>((i + frame) % 8);
-  return r;
+  Batch b;
+  b.descriptors.push_back(r);
+  return b;
+}
+
+cvis::store::WriterOptions options(int commit_ms) {
+  cvis::store::WriterOptions o;
+  o.commit_interval_ms = commit_ms;
+  return o;
 }
 
 // Six live pipelines (30 fps, 2 s each) on one index that none of them found: every frame of
@@ -119,7 +130,7 @@ TEST_F(CeddIndexTest, SixPipelinesOnOneIndexEveryRowPresent) {
     EXPECT_EQ(query_int(db, "SELECT MIN(frame)" + w), 0) << i;
     EXPECT_EQ(query_int(db, "SELECT MAX(frame)" + w), kFrames - 1) << i;
   }
-  EXPECT_EQ(query_int(db, "PRAGMA user_version"), 1);
+  EXPECT_EQ(query_int(db, "PRAGMA user_version"), cvis::store::kSchemaVersion);
 }
 
 // A stream that stalls after one frame neither keeps its row uncommitted nor blocks another
@@ -153,9 +164,8 @@ TEST_F(CeddIndexTest, AStalledStreamDoesNotBlockOtherWriters) {
 // Rows waiting for their commit do not hold the write lock: another writer gets it at once.
 TEST_F(CeddIndexTest, QueuedRowsDoNotHoldTheWriteLock) {
   const std::string db = temp_db();
-  CeddIndex idx;
-  ASSERT_TRUE(idx.open(db, true).ok());
-  idx.set_commit_interval_ms(5000);
+  cvis::store::Writer idx;
+  ASSERT_TRUE(idx.open(db, options(5000)).ok());
   for (int f = 0; f < 5; ++f)
     ASSERT_TRUE(idx.add(row("a", f)).ok());
   sqlite3* other = nullptr;
@@ -167,57 +177,25 @@ TEST_F(CeddIndexTest, QueuedRowsDoNotHoldTheWriteLock) {
       << sqlite3_errmsg(other);
   sqlite3_close(other);
   EXPECT_EQ(query_int(db, "SELECT COUNT(*) FROM descriptors"), 0); // not committed yet
-  ASSERT_TRUE(idx.flush().ok());
+  ASSERT_TRUE(idx.flush(-1).ok());
   EXPECT_EQ(query_int(db, "SELECT COUNT(*) FROM descriptors"), 5);
-  EXPECT_TRUE(idx.close().ok());
-}
-
-// The writer commits on its own timer: nothing has to come after the last row.
-TEST_F(CeddIndexTest, RowsAreCommittedWithoutFurtherCalls) {
-  const std::string db = temp_db();
-  CeddIndex idx;
-  ASSERT_TRUE(idx.open(db, true).ok());
-  idx.set_commit_interval_ms(50);
-  for (int f = 0; f < 3; ++f)
-    ASSERT_TRUE(idx.add(row("timer", f)).ok());
-  long long n = 0;
-  for (int i = 0; i < 100 && n != 3; ++i) {
-    g_usleep(20000);
-    n = query_int(db, "SELECT COUNT(*) FROM descriptors");
-  }
-  EXPECT_EQ(n, 3);
-  EXPECT_TRUE(idx.close().ok());
+  EXPECT_TRUE(idx.close(-1).ok());
 }
 
 TEST_F(CeddIndexTest, SchemaVersionIsSetAndChecked) {
   const std::string db = temp_db();
-  {
-    CeddIndex idx;
-    ASSERT_TRUE(idx.open(db, true).ok());
-    ASSERT_TRUE(idx.close().ok());
-  }
-  EXPECT_EQ(query_int(db, "PRAGMA user_version"), 1);
-  // An index written before user_version was set (0) is version 1; a writer marks it.
-  ASSERT_TRUE(exec_sql(db, "PRAGMA user_version = 0"));
-  {
-    CeddIndex reader;
-    EXPECT_TRUE(reader.open(db, false).ok());
-  }
-  EXPECT_EQ(query_int(db, "PRAGMA user_version"), 0);
-  {
-    CeddIndex writer;
-    EXPECT_TRUE(writer.open(db, true).ok());
-  }
-  EXPECT_EQ(query_int(db, "PRAGMA user_version"), 1);
+  std::unique_ptr<cvis::store::Store> s;
+  ASSERT_TRUE(cvis::store::open_store(db, cvis::store::Access::kWrite, &s).ok());
+  s.reset();
+  EXPECT_EQ(query_int(db, "PRAGMA user_version"), cvis::store::kSchemaVersion);
   // A newer schema is refused by readers and writers, and left as it is.
-  ASSERT_TRUE(exec_sql(db, "PRAGMA user_version = 2"));
-  for (bool create : {false, true}) {
-    CeddIndex idx;
-    cvis::Status s = idx.open(db, create);
-    EXPECT_FALSE(s.ok()) << create;
-    EXPECT_NE(s.message().find("version 2"), std::string::npos) << s.message();
+  ASSERT_TRUE(exec_sql(db, "PRAGMA user_version = 3"));
+  for (auto access : {cvis::store::Access::kRead, cvis::store::Access::kWrite}) {
+    cvis::Status st = cvis::store::open_store(db, access, &s);
+    EXPECT_FALSE(st.ok());
+    EXPECT_NE(st.message().find("version 3"), std::string::npos) << st.message();
   }
-  EXPECT_EQ(query_int(db, "PRAGMA user_version"), 2);
+  EXPECT_EQ(query_int(db, "PRAGMA user_version"), 3);
 }
 
 // Writers opening one new file together: one creates the schema (in a transaction), every other
@@ -229,12 +207,12 @@ TEST_F(CeddIndexTest, ConcurrentCreationOfOneFile) {
     std::vector<std::thread> threads;
     for (int t = 0; t < 6; ++t) {
       threads.emplace_back([&, t] {
-        CeddIndex idx;
-        cvis::Status s = idx.open(db, true);
+        cvis::store::Writer idx;
+        cvis::Status s = idx.open(db, options(1000));
         if (s.ok())
           s = idx.add(row("t" + std::to_string(t), 0));
         if (s.ok())
-          s = idx.close();
+          s = idx.close(-1);
         if (!s.ok()) {
           failures++;
           ADD_FAILURE() << "writer " << t << ": " << s.to_string();
@@ -249,64 +227,9 @@ TEST_F(CeddIndexTest, ConcurrentCreationOfOneFile) {
   }
 }
 
-int fail_commit(void* data) {
-  return static_cast<std::atomic<int>*>(data)->fetch_sub(1) > 0;
-}
-
-// A failed COMMIT loses that batch only: it is reported once, the connection is outside any
-// transaction (another writer can write at once), and later rows are written.
-TEST_F(CeddIndexTest, FailedCommitIsReportedAndTheWriterGoesOn) {
-  const std::string db = temp_db();
-  CeddIndex idx;
-  ASSERT_TRUE(idx.open(db, true).ok());
-  std::atomic<int> failing{1};
-  idx.set_commit_hook(fail_commit, &failing);
-  for (int f = 0; f < 3; ++f)
-    ASSERT_TRUE(idx.add(row("lost", f)).ok());
-  cvis::Status s = idx.flush();
-  EXPECT_FALSE(s.ok());
-  EXPECT_EQ(s.code(), cvis::StatusCode::kIoError) << s.to_string();
-  EXPECT_TRUE(idx.flush().ok()); // reported once
-  sqlite3* other = nullptr;
-  ASSERT_EQ(sqlite3_open(db.c_str(), &other), SQLITE_OK);
-  sqlite3_busy_timeout(other, 0);
-  EXPECT_EQ(sqlite3_exec(other, "BEGIN IMMEDIATE; COMMIT", nullptr, nullptr, nullptr), SQLITE_OK);
-  sqlite3_close(other);
-  for (int f = 0; f < 2; ++f)
-    ASSERT_TRUE(idx.add(row("kept", f)).ok());
-  EXPECT_TRUE(idx.close().ok());
-  EXPECT_EQ(query_int(db, "SELECT COUNT(*) FROM descriptors WHERE stream='lost'"), 0);
-  EXPECT_EQ(query_int(db, "SELECT COUNT(*) FROM descriptors WHERE stream='kept'"), 2);
-}
-
-TEST_F(CeddIndexTest, DeleteRowsOfAStreamInAnIdRange) {
-  const std::string db = temp_db();
-  CeddIndex idx;
-  ASSERT_TRUE(idx.open(db, true).ok());
-  for (int f = 0; f < 4; ++f)
-    ASSERT_TRUE(idx.add(row("x", f)).ok());
-  ASSERT_TRUE(idx.add(row("y", 0)).ok());
-  ASSERT_TRUE(idx.flush().ok());
-  int64_t last = 0;
-  ASSERT_TRUE(idx.last_id(&last).ok());
-  EXPECT_EQ(last, 5);
-  for (int f = 0; f < 4; ++f)
-    ASSERT_TRUE(idx.add(row("x", f)).ok());
-  ASSERT_TRUE(idx.flush().ok());
-  ASSERT_TRUE(idx.delete_rows("x", 0, last).ok()); // the older run of x
-  EXPECT_EQ(query_int(db, "SELECT COUNT(*) FROM descriptors WHERE stream='x'"), 4);
-  EXPECT_EQ(query_int(db, "SELECT MIN(id) FROM descriptors WHERE stream='x'"), 6);
-  EXPECT_EQ(query_int(db, "SELECT COUNT(*) FROM descriptors WHERE stream='y'"), 1);
-  std::vector<IndexRow> rows;
-  ASSERT_TRUE(idx.read_all(&rows).ok());
-  ASSERT_EQ(rows.size(), 5u);
-  EXPECT_EQ(rows[0].stream, "y");
-  EXPECT_EQ(rows[1].id, 6);
-  EXPECT_TRUE(idx.close().ok());
-}
-
 // After a seek (flush + a segment at 2 s) frames are numbered from the stream position and pts
-// is stream time; a segment whose timestamps start at 10 s for stream time 0 stores 0.
+// is stream time; a segment whose timestamps start at 10 s for stream time 5 s stores frame 150
+// at 5 s; a seek back to a frame stored already stores nothing new.
 TEST_F(CeddIndexTest, FrameAndPtsFollowTheStreamPosition) {
   const std::string db = temp_db();
   GstHarness* hs = gst_harness_new_parse(("cudacedd backend=cpu index-location=" + db).c_str());
@@ -329,14 +252,21 @@ TEST_F(CeddIndexTest, FrameAndPtsFollowTheStreamPosition) {
   ASSERT_TRUE(gst_harness_push_event(hs, gst_event_new_segment(&seg)));
   for (int i = 0; i < 2; ++i)
     push(2 * GST_SECOND + i * GST_SECOND / 30, 10 + i);
-  // Timestamps from 10 s, stream time 0.
+  // Timestamps from 10 s, stream time 5 s.
   ASSERT_TRUE(gst_harness_push_event(hs, gst_event_new_flush_start()));
   ASSERT_TRUE(gst_harness_push_event(hs, gst_event_new_flush_stop(TRUE)));
   gst_segment_init(&seg, GST_FORMAT_TIME);
   seg.start = seg.position = 10 * GST_SECOND;
-  seg.time = 0;
+  seg.time = 5 * GST_SECOND;
   ASSERT_TRUE(gst_harness_push_event(hs, gst_event_new_segment(&seg)));
   push(10 * GST_SECOND, 20);
+  // Back to the start: frame 0 again, already stored (one row per stream, session, frame and
+  // region), so nothing new.
+  ASSERT_TRUE(gst_harness_push_event(hs, gst_event_new_flush_start()));
+  ASSERT_TRUE(gst_harness_push_event(hs, gst_event_new_flush_stop(TRUE)));
+  gst_segment_init(&seg, GST_FORMAT_TIME);
+  ASSERT_TRUE(gst_harness_push_event(hs, gst_event_new_segment(&seg)));
+  push(0, 0);
   ASSERT_TRUE(gst_harness_push_event(hs, gst_event_new_eos()));
   gst_harness_teardown(hs);
   EXPECT_EQ(query_int(db, "SELECT COUNT(*) FROM descriptors"), 6);
@@ -346,12 +276,120 @@ TEST_F(CeddIndexTest, FrameAndPtsFollowTheStreamPosition) {
                                {2, 2 * s30},
                                {60, 2 * (long long)GST_SECOND},
                                {61, 2 * (long long)GST_SECOND + s30},
-                               {0, 0}};
+                               {150, 5 * (long long)GST_SECOND}};
   for (int i = 0; i < 6; ++i) {
     const std::string w = " FROM descriptors WHERE id=" + std::to_string(i + 1);
     EXPECT_EQ(query_int(db, "SELECT frame" + w), want[i][0]) << "row " << i;
     EXPECT_EQ(query_int(db, "SELECT pts" + w), want[i][1]) << "row " << i;
   }
+}
+
+// Without stream-name, rows carry the upstream source's location (the URI query), not the
+// stream-start event's stream id (a hash); stream-name still wins.
+TEST_F(CeddIndexTest, StreamNameIsTheUpstreamLocation) {
+  const std::string db = temp_db();
+  const std::string raw = db + ".rgba";
+  dbs_.push_back(raw);
+  {
+    FILE* f = fopen(raw.c_str(), "wb");
+    ASSERT_NE(f, nullptr);
+    for (int i = 0; i < 3 * 32 * 24 * 4; ++i)
+      fputc((i * 7) & 0xff, f);
+    fclose(f);
+  }
+  const std::string parse =
+      " ! rawvideoparse width=32 height=24 format=rgba framerate=30/1 ! cudacedd backend=cpu "
+      "index-location=" +
+      db;
+  EXPECT_EQ(run_pipeline("filesrc location=" + raw + parse + " ! fakesink", nullptr, nullptr), "");
+  EXPECT_EQ(run_pipeline("filesrc location=" + raw + parse + " stream-name=named ! fakesink",
+                         nullptr, nullptr),
+            "");
+  EXPECT_EQ(query_int(db, "SELECT COUNT(*) FROM descriptors WHERE stream = '" + raw + "'"), 3);
+  EXPECT_EQ(query_int(db, "SELECT COUNT(*) FROM descriptors WHERE stream = 'named'"), 3);
+  EXPECT_EQ(query_int(db, "SELECT COUNT(*) FROM descriptors"), 6);
+}
+
+// Warnings GLib logs (a refused property value), collected instead of printed.
+struct LogCatcher {
+  std::vector<std::string> lines;
+  guint id = 0;
+  LogCatcher() {
+    id = g_log_set_handler(
+        nullptr, static_cast<GLogLevelFlags>(G_LOG_LEVEL_WARNING | G_LOG_FLAG_FATAL),
+        [](const gchar*, GLogLevelFlags, const gchar* msg, gpointer self) {
+          static_cast<LogCatcher*>(self)->lines.push_back(msg ? msg : "");
+        },
+        this);
+  }
+  ~LogCatcher() { g_log_remove_handler(nullptr, id); }
+};
+
+// index-location (and stream-name) are read at start: set while PLAYING they are refused with a
+// warning and keep their value. (Before: silently accepted, and ignored.)
+TEST_F(CeddIndexTest, IndexLocationIsRefusedWhilePlaying) {
+  const std::string db = temp_db();
+  GError* err = nullptr;
+  GstElement* p = gst_parse_launch(
+      ("videotestsrc is-live=true ! video/x-raw,format=RGBA,width=32,height=24 ! cudacedd "
+       "name=c backend=cpu index-location=" +
+       db + " ! fakesink")
+          .c_str(),
+      &err);
+  ASSERT_NE(p, nullptr);
+  GstElement* c = gst_bin_get_by_name(GST_BIN(p), "c");
+  ASSERT_NE(gst_element_set_state(p, GST_STATE_PLAYING), GST_STATE_CHANGE_FAILURE);
+  ASSERT_EQ(gst_element_get_state(p, nullptr, nullptr, 10 * GST_SECOND), GST_STATE_CHANGE_SUCCESS);
+  {
+    LogCatcher log;
+    g_object_set(c, "index-location", "/tmp/other.db", "stream-name", "x", nullptr);
+    ASSERT_EQ(log.lines.size(), 2u);
+    EXPECT_NE(log.lines[0].find("'index-location' can only be changed in the NULL or READY"),
+              std::string::npos)
+        << log.lines[0];
+  }
+  gchar* loc = nullptr;
+  gchar* name = nullptr;
+  g_object_get(c, "index-location", &loc, "stream-name", &name, nullptr);
+  EXPECT_STREQ(loc, db.c_str());
+  EXPECT_EQ(name, nullptr);
+  g_free(loc);
+  gst_element_set_state(p, GST_STATE_READY);
+  g_object_set(c, "index-location", "/tmp/other.db", nullptr);
+  g_object_get(c, "index-location", &loc, nullptr);
+  EXPECT_STREQ(loc, "/tmp/other.db");
+  g_free(loc);
+  gst_element_set_state(p, GST_STATE_NULL);
+  gst_object_unref(c);
+  gst_object_unref(p);
+}
+
+// A PostgreSQL index-location: every row, one shot row per shot change; a wrong password is an
+// error at start that does not show the password.
+TEST_F(CeddIndexTest, PostgresIndexLocation) {
+  STORE_REQUIRE(store_test::Backend::kPostgres);
+  auto db = store_test::make_db(store_test::Backend::kPostgres);
+  std::vector<GstStructure*> shots;
+  EXPECT_EQ(run_pipeline("videotestsrc num-buffers=20 pattern=smpte ! video/x-raw,format=RGBA,"
+                         "width=64,height=48,framerate=10/1 ! cudacedd backend=cpu "
+                         "stream-name=pg index-location=\"" +
+                             db->location() + "\" ! fakesink",
+                         "cvis-shot-change", &shots),
+            "");
+  EXPECT_EQ(db->query_int("SELECT COUNT(*) FROM descriptors WHERE stream = 'pg'"), 20);
+  EXPECT_EQ(db->query_int("SELECT COUNT(*) FROM shots WHERE stream = 'pg'"),
+            static_cast<long long>(shots.size()));
+  for (GstStructure* st : shots)
+    gst_structure_free(st);
+  const std::string bad = store_test::pg_uri("postgres", "cvis", "WrongPw123");
+  const std::string err =
+      run_pipeline("videotestsrc num-buffers=2 ! video/x-raw,format=RGBA,"
+                   "width=32,height=24 ! cudacedd backend=cpu index-location=\"" +
+                       bad + "\" ! fakesink",
+                   nullptr, nullptr);
+  EXPECT_NE(err.find("Cannot use index-location"), std::string::npos) << err;
+  EXPECT_NE(err.find("password authentication failed"), std::string::npos) << err;
+  EXPECT_EQ(err.find("WrongPw123"), std::string::npos) << err;
 }
 
 } // namespace
