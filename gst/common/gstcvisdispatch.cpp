@@ -31,7 +31,12 @@ gst_cvis_filter_post_error (GstCvisFilter * self, const cvis::Status & status, c
   const gchar *what = "Processing failed";
   if (status.ok ())
     return;
-  if (gst_cvis_filter_priv (self)->error_posted.exchange (true)) {
+  /* Without a bus (an element not yet in a pipeline) the message reaches no one: not counted. */
+  GstBus *bus = gst_element_get_bus (GST_ELEMENT (self));
+  const bool delivered = bus != NULL;
+  if (bus)
+    gst_object_unref (bus);
+  if (delivered && gst_cvis_filter_priv (self)->error_posted.exchange (true)) {
     /* The pipeline is already going down for the first one: a caps event retried with every
      * buffer, or buffers arriving while not configured, would only repeat it. */
     GST_DEBUG_OBJECT (self, "not posted (an error was): %s", status.to_string ().c_str ());
