@@ -84,10 +84,10 @@ int main(int argc, char** argv) {
     return kExitOk;
   }
   if (wants_help(argc, argv)) {
-    const char* part = command == "inspect" ? kInspectUsage
-                       : command == "match" ? kMatchUsage
+    const char* part = command == "inspect"                        ? kInspectUsage
+                       : command == "match"                        ? kMatchUsage
                        : (command == "train" || command == "eval") ? kLearnUsage
-                                                                    : nullptr;
+                                                                   : nullptr;
     if (part) {
       print_usage(part);
       return kExitOk;

@@ -3,7 +3,8 @@
 // 1..4096, mostly small), renegotiation at random frames, random property changes while playing,
 // random frame contents; then EOS. Every run must end (EOS or an error): a run that does no work
 // for 60 s is a hang, one that takes more than 600 CPU seconds a failure too. The element must post
-// at most one error, never an internal one, and every error must say what went wrong. Crashes and leaks are the sanitizers' to find (scripts/fuzz.sh builds with them).
+// at most one error, never an internal one, and every error must say what went wrong. Crashes and
+// leaks are the sanitizers' to find (scripts/fuzz.sh builds with them).
 //
 // Usage: fuzz_elements [--seeds N] [--first S] [--backend cpu|cuda] [--element NAME] [--verbose]
 // cudaactionmatch reads a dictionary of random models written at start (its matching is not what is
@@ -61,8 +62,8 @@ int random_side(Rng& r) {
 
 // Properties never fuzzed: the GObject/GstObject ones, and the backend (--backend sets it).
 bool skipped(const char* name) {
-  for (const char* s : {"name", "parent", "qos", "backend", "cuda-device-id", "model-location",
-                        "index-location"}) {
+  for (const char* s :
+       {"name", "parent", "qos", "backend", "cuda-device-id", "model-location", "index-location"}) {
     if (std::strcmp(name, s) == 0)
       return true;
   }
@@ -72,22 +73,22 @@ bool skipped(const char* name) {
 // Strings for string properties: well-formed, edge and malformed values.
 std::string random_string(Rng& r, const char* prop) {
   if (std::strcmp(prop, "roi") == 0) {
-    const char* fixed[] = {"", "0,0,4,4", "1,1,8,8;2,2,10,10", "-1,0,5,5", "0,0,0,0", "x",
-                           "1,2,3", "0,0,2147483647,2147483647", "5,5,5,5;", ";;;"};
+    const char* fixed[] = {"",  "0,0,4,4", "1,1,8,8;2,2,10,10",         "-1,0,5,5", "0,0,0,0",
+                           "x", "1,2,3",   "0,0,2147483647,2147483647", "5,5,5,5;", ";;;"};
     if (uniform(r, 0, 1))
       return fixed[uniform(r, 0, 9)];
     std::string s;
     for (int i = uniform(r, 1, 3); i > 0; --i) {
-      s += std::to_string(uniform(r, -4, 300)) + "," + std::to_string(uniform(r, -4, 300)) +
-           "," + std::to_string(uniform(r, 0, 200)) + "," + std::to_string(uniform(r, 0, 200));
+      s += std::to_string(uniform(r, -4, 300)) + "," + std::to_string(uniform(r, -4, 300)) + "," +
+           std::to_string(uniform(r, 0, 200)) + "," + std::to_string(uniform(r, 0, 200));
       if (i > 1)
         s += ";";
     }
     return s;
   }
   if (std::strcmp(prop, "features") == 0) {
-    const char* fixed[] = {"rgb,i,ix,iy", "x,y,i", "ixx,iyy,ix,iy,mag,ori", "", "nonsense",
-                           "i", "r,g,b,i,ix,iy,ixx,iyy,mag"};
+    const char* fixed[] = {"rgb,i,ix,iy", "x,y,i", "ixx,iyy,ix,iy,mag,ori",    "",
+                           "nonsense",    "i",     "r,g,b,i,ix,iy,ixx,iyy,mag"};
     return fixed[uniform(r, 0, 6)];
   }
   const char* fixed[] = {"", "foreground", "track", "detection", "a,b,c", "\xff\xfe", "frame"};
@@ -107,9 +108,9 @@ void set_random(GstElement* e, GParamSpec* ps, Rng& r, bool verbose) {
   } else if (G_IS_PARAM_SPEC_UINT(ps)) {
     auto* p = G_PARAM_SPEC_UINT(ps);
     const guint hi = p->maximum > p->minimum + 1000 && !edge ? p->minimum + 1000 : p->maximum;
-    g_value_set_uint(&v, edge ? (uniform(r, 0, 1) ? p->minimum : p->maximum)
-                              : static_cast<guint>(std::uniform_int_distribution<guint64>(
-                                    p->minimum, hi)(r)));
+    g_value_set_uint(
+        &v, edge ? (uniform(r, 0, 1) ? p->minimum : p->maximum)
+                 : static_cast<guint>(std::uniform_int_distribution<guint64>(p->minimum, hi)(r)));
   } else if (G_IS_PARAM_SPEC_DOUBLE(ps)) {
     auto* p = G_PARAM_SPEC_DOUBLE(ps);
     const double hi = p->maximum > p->minimum + 100 && !edge ? p->minimum + 100 : p->maximum;
@@ -253,9 +254,9 @@ std::vector<std::string> run_seed(const Options& o, const std::string& dictionar
   Rng r(static_cast<uint64_t>(seed) * 0x9E3779B97F4A7C15ull + 1);
   const std::vector<std::string> elements = {"cudabgsub", "cudamedian3d",   "cudarcdtrack",
                                              "cudacedd",  "cudaroioverlay", "cudaactionmatch"};
-  const std::string name =
-      o.element.empty() ? elements[uniform(r, 0, static_cast<int>(elements.size()) - 1)]
-                        : o.element;
+  const std::string name = o.element.empty()
+                               ? elements[uniform(r, 0, static_cast<int>(elements.size()) - 1)]
+                               : o.element;
   GstElement* pipeline = gst_pipeline_new(nullptr);
   GstElement* src = gst_element_factory_make("appsrc", "src");
   GstElement* e = gst_element_factory_make(name.c_str(), "e");

@@ -12,15 +12,15 @@ namespace contracts {
 
 // How a pipeline description ended.
 struct Outcome {
-  bool parsed = false;        // gst_parse_launch built and linked it
-  std::string parse_error;    // otherwise why (a link refused at parse time)
-  bool start_failed = false;  // set_state(PAUSED) returned FAILURE (an error at start)
-  bool ended = false;         // an ERROR or EOS reached the application before the timeout
+  bool parsed = false;       // gst_parse_launch built and linked it
+  std::string parse_error;   // otherwise why (a link refused at parse time)
+  bool start_failed = false; // set_state(PAUSED) returned FAILURE (an error at start)
+  bool ended = false;        // an ERROR or EOS reached the application before the timeout
   bool eos = false;
-  int errors_from = 0;        // ERROR messages posted by the element named `element`
-  int errors = 0;             // ERROR messages in all
-  std::string first_error;    // the first one's message
-  GQuark domain = 0;          // and its domain and code
+  int errors_from = 0;     // ERROR messages posted by the element named `element`
+  int errors = 0;          // ERROR messages in all
+  std::string first_error; // the first one's message
+  GQuark domain = 0;       // and its domain and code
   int code = 0;
 };
 

@@ -33,8 +33,7 @@ protected:
 const char* kSrc = "videotestsrc num-buffers=5 ! video/x-raw,format=RGBA,width=64,height=48 ! ";
 
 // The cases, 50 runs each: one error from the element, and the run ends.
-void expect_one_error_each_time(const std::string& desc, const char* element,
-                                const char* word) {
+void expect_one_error_each_time(const std::string& desc, const char* element, const char* word) {
   for (int i = 0; i < 50; ++i) {
     const Outcome o = run_pipeline(desc, element);
     ASSERT_TRUE(o.parsed) << desc << ": " << o.parse_error;
@@ -109,10 +108,10 @@ TEST_F(Contracts, TemplatesAdmitOnlyTheSizesTheAlgorithmsTake) {
     }
     gst_object_unref(e);
   }
-  const Outcome small = run_pipeline(
-      "videotestsrc num-buffers=3 ! video/x-raw,format=RGBA,width=4,height=4 ! "
-      "cudarcdtrack name=e backend=cpu ! fakesink",
-      "e");
+  const Outcome small =
+      run_pipeline("videotestsrc num-buffers=3 ! video/x-raw,format=RGBA,width=4,height=4 ! "
+                   "cudarcdtrack name=e backend=cpu ! fakesink",
+                   "e");
   EXPECT_FALSE(small.parsed);
   EXPECT_NE(small.parse_error.find("could not link"), std::string::npos) << small.parse_error;
   const Outcome open = run_pipeline("videotestsrc num-buffers=3 ! video/x-raw,format=RGBA,"
@@ -215,7 +214,7 @@ TEST_F(Contracts, InvalidPairWhilePlayingIsRefusedWithAWarning) {
   g_object_set(p.e, "sigma-min", 30.0f, nullptr);
   EXPECT_FLOAT_EQ(get_number(p.e, "sigma-min"), 10);
   EXPECT_EQ(w.count("sigma-min"), 1);
-  g_object_set(p.e, "sigma-max", 40.0f, "sigma-min", 30.0f, nullptr);  // the valid order
+  g_object_set(p.e, "sigma-max", 40.0f, "sigma-min", 30.0f, nullptr); // the valid order
   EXPECT_FLOAT_EQ(get_number(p.e, "sigma-min"), 30);
   EXPECT_FLOAT_EQ(get_number(p.e, "sigma-max"), 40);
 }
@@ -227,8 +226,8 @@ TEST_F(Contracts, ReadyOnlySettingsAreRefusedWhilePlaying) {
     const char* prop;
     const char* value;
   };
-  const std::string index = std::string(g_get_tmp_dir()) + "/cvis-contracts-" +
-                            std::to_string(getpid()) + ".db";
+  const std::string index =
+      std::string(g_get_tmp_dir()) + "/cvis-contracts-" + std::to_string(getpid()) + ".db";
   const Case cases[] = {
       {"cudabgsub backend=cpu num-samples=4 output=frame", "output", "mask"},
       {"cudacedd backend=cpu", "index-location", index.c_str()},
@@ -244,8 +243,7 @@ TEST_F(Contracts, ReadyOnlySettingsAreRefusedWhilePlaying) {
     WarningCapture w;
     gst_util_set_object_arg(G_OBJECT(p.e), c.prop, c.value);
     EXPECT_EQ(get_string(p.e, c.prop), before) << c.element << " " << c.prop;
-    EXPECT_EQ(w.count(std::string("'") + c.prop + "' can only be changed in the NULL or READY"),
-              1)
+    EXPECT_EQ(w.count(std::string("'") + c.prop + "' can only be changed in the NULL or READY"), 1)
         << c.element << " " << c.prop;
   }
   std::remove(index.c_str());
