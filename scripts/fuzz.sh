@@ -28,8 +28,10 @@ if ! ninja -C "$BUILD" gst/libgstcudavision.so gst/tools/cvis-action gst/tools/c
 fi
 echo "fuzz: build $((SECONDS - t0)) s"
 # A sanitizer report is a failure whatever the program's own status; halt at the first one.
+# Full stacks for leaks (fast_unwind_on_malloc=0): the suppressions match frames of GStreamer's
+# plugin loading, which the fast unwinder does not reach through libraries without frame pointers.
 supp=$PWD/tests/fuzz/lsan.supp
-export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:exitcode=86
+export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:exitcode=86:fast_unwind_on_malloc=0
 export LSAN_OPTIONS=suppressions=$supp:print_suppressions=0
 export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1:exitcode=87
 # gst-launch-1.0 (not built with ASan) loads the plugin: the runtime goes first. Its leaks at exit
