@@ -99,22 +99,26 @@ gst_cvis_filter_set_caps (GstBaseTransform * trans, GstCaps * incaps, GstCaps * 
   GstCvisFilterPrivate *priv = gst_cvis_filter_priv (self);
   GstVideoInfo in_info, out_info;
 
+  /* Errors go through GST_CVIS_FILTER_ERROR, posted once: GstBaseTransform calls this again
+   * with the same caps for every buffer that follows a refusal. */
   if (!gst_video_info_from_caps (&in_info, incaps) ||
       !gst_video_info_from_caps (&out_info, outcaps)) {
-    GST_ELEMENT_ERROR (self, CORE, NEGOTIATION, ("Invalid caps"), ("in %" GST_PTR_FORMAT
-            ", out %" GST_PTR_FORMAT, incaps, outcaps));
+    gchar *s = g_strdup_printf ("invalid caps: in %" GST_PTR_FORMAT ", out %" GST_PTR_FORMAT,
+        incaps, outcaps);
+    GST_CVIS_FILTER_ERROR (self, cvis::unsupported_format (s));
+    g_free (s);
     return FALSE;
   }
   cvis::PixelFormat pf;
   if (!gst_cvis_pixel_format_from_video (GST_VIDEO_INFO_FORMAT (&in_info), &pf)) {
-    GST_ELEMENT_ERROR (self, CORE, NEGOTIATION, ("Unsupported format %s",
-            gst_video_format_to_string (GST_VIDEO_INFO_FORMAT (&in_info))), (NULL));
+    GST_CVIS_FILTER_ERROR (self, cvis::unsupported_format (std::string ("format ") +
+            gst_video_format_to_string (GST_VIDEO_INFO_FORMAT (&in_info))));
     return FALSE;
   }
   const gboolean in_cuda = gst_cvis_caps_is_cuda (incaps), out_cuda = gst_cvis_caps_is_cuda (outcaps);
   if ((in_cuda || out_cuda) && priv->dev.backend != cvis::Backend::kCuda) {
-    GST_ELEMENT_ERROR (self, CORE, NEGOTIATION, ("CUDA memory needs backend=cuda or auto with a GPU"),
-        (NULL));
+    GST_CVIS_FILTER_ERROR (self, cvis::unsupported_format ("CUDA memory needs backend=cuda or "
+            "auto with a GPU"));
     return FALSE;
   }
   /* GstBaseTransform calls this only when the input or the output caps change (upstream caps, or
@@ -133,6 +137,7 @@ gst_cvis_filter_set_caps (GstBaseTransform * trans, GstCaps * incaps, GstCaps * 
     return FALSE;
   }
   priv->configured = TRUE;
+  priv->error_posted = false;
   return TRUE;
 }
 

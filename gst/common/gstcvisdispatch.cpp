@@ -29,6 +29,19 @@ gst_cvis_filter_post_error (GstCvisFilter * self, const cvis::Status & status, c
   GQuark domain = GST_RESOURCE_ERROR;
   gint code = GST_RESOURCE_ERROR_FAILED;
   const gchar *what = "Processing failed";
+  if (status.ok ())
+    return;
+  /* Without a bus (an element not yet in a pipeline) the message reaches no one: not counted. */
+  GstBus *bus = gst_element_get_bus (GST_ELEMENT (self));
+  const bool delivered = bus != NULL;
+  if (bus)
+    gst_object_unref (bus);
+  if (delivered && gst_cvis_filter_priv (self)->error_posted.exchange (true)) {
+    /* The pipeline is already going down for the first one: a caps event retried with every
+     * buffer, or buffers arriving while not configured, would only repeat it. */
+    GST_DEBUG_OBJECT (self, "not posted (an error was): %s", status.to_string ().c_str ());
+    return;
+  }
   switch (status.code ()) {
     case cvis::StatusCode::kOk:
       return;
@@ -53,10 +66,14 @@ gst_cvis_filter_post_error (GstCvisFilter * self, const cvis::Status & status, c
       what = "No usable CUDA device";
       break;
     case cvis::StatusCode::kCudaError:
-    case cvis::StatusCode::kOutOfMemory:
       domain = GST_RESOURCE_ERROR;
       code = GST_RESOURCE_ERROR_FAILED;
       what = "CUDA failure";
+      break;
+    case cvis::StatusCode::kOutOfMemory:
+      domain = GST_RESOURCE_ERROR;
+      code = GST_RESOURCE_ERROR_NO_SPACE_LEFT;
+      what = "Out of memory";
       break;
     case cvis::StatusCode::kInternal:
       domain = GST_CORE_ERROR;
@@ -64,8 +81,17 @@ gst_cvis_filter_post_error (GstCvisFilter * self, const cvis::Status & status, c
       what = "Internal error";
       break;
   }
+  std::string message = status.message ();
+  GstCvisFilterPrivate *priv = gst_cvis_filter_priv (self);
+  if (status.code () == cvis::StatusCode::kOutOfMemory && GST_VIDEO_INFO_WIDTH (&priv->in_info)) {
+    /* std::bad_alloc does not say how much was asked for: say what it was for. */
+    message += std::string (" (") + cvis::backend_name (priv->dev.backend) + " backend, " +
+        std::to_string (GST_VIDEO_INFO_WIDTH (&priv->in_info)) + "x" +
+        std::to_string (GST_VIDEO_INFO_HEIGHT (&priv->in_info)) + " " +
+        gst_video_format_to_string (GST_VIDEO_INFO_FORMAT (&priv->in_info)) + " frames)";
+  }
   gst_element_message_full (GST_ELEMENT (self), GST_MESSAGE_ERROR, domain, code,
-      g_strdup_printf ("%s: %s", what, status.message ().c_str ()),
+      g_strdup_printf ("%s: %s", what, message.c_str ()),
       g_strdup (status.to_string ().c_str ()), file, function, line);
 }
 
@@ -182,6 +208,8 @@ gst_cvis_filter_sink_event (GstBaseTransform * trans, GstEvent * event)
   GstCvisFilter *self = GST_CVIS_FILTER (trans);
   GstCvisFilterPrivate *priv = gst_cvis_filter_priv (self);
   GstCvisFilterClass *klass = GST_CVIS_FILTER_GET_CLASS (self);
+  if (GST_EVENT_TYPE (event) == GST_EVENT_FLUSH_STOP)
+    priv->error_posted = false;  /* a new start of the stream (a seek after an error) */
   if (GST_EVENT_TYPE (event) == GST_EVENT_FLUSH_STOP && priv->configured && klass->reset) {
     GstCvisContextScope scope (&priv->dev);
     cvis::Status st = gst_cvis_guarded ([&] {

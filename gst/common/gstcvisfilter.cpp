@@ -112,25 +112,43 @@ gst_cvis_filter_with_context (GstCvisFilter * self, cvis::Status (*fn) (gpointer
 }
 
 static GstCaps *
-template_caps (const gchar * cuda_formats, const gchar * sys_formats)
+template_caps (const gchar * cuda_formats, const gchar * sys_formats, gint min_size,
+    gint max_size)
 {
   GstCaps *caps = gst_caps_new_empty ();
+  gchar *range = g_strdup_printf ("width=(int)[%d,%d], height=(int)[%d,%d]", min_size, max_size,
+      min_size, max_size);
 #ifdef CVIS_HAVE_CUDA
   if (cuda_formats) {
     gchar *s = g_strdup_printf ("video/x-raw(" GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY "), "
-        "format=(string)%s, width=(int)[1,max], height=(int)[1,max], framerate=(fraction)[0/1,max]",
-        cuda_formats);
+        "format=(string)%s, %s, framerate=(fraction)[0/1,max]", cuda_formats, range);
     gst_caps_append (caps, gst_caps_from_string (s));
     g_free (s);
   }
 #else
   (void) cuda_formats;
 #endif
-  gchar *s = g_strdup_printf ("video/x-raw, format=(string)%s, width=(int)[1,max], "
-      "height=(int)[1,max], framerate=(fraction)[0/1,max]", sys_formats);
+  gchar *s = g_strdup_printf ("video/x-raw, format=(string)%s, %s, framerate=(fraction)[0/1,max]",
+      sys_formats, range);
   gst_caps_append (caps, gst_caps_from_string (s));
   g_free (s);
+  g_free (range);
   return caps;
+}
+
+static void
+add_pad_templates (GstElementClass * klass, const gchar * sink_cuda_formats,
+    const gchar * sink_sys_formats, const gchar * src_cuda_formats, const gchar * src_sys_formats,
+    gint min_size, gint max_size)
+{
+  GstCaps *sink = template_caps (sink_cuda_formats, sink_sys_formats, min_size, max_size);
+  GstCaps *src = template_caps (src_cuda_formats, src_sys_formats, min_size, max_size);
+  gst_element_class_add_pad_template (klass,
+      gst_pad_template_new ("sink", GST_PAD_SINK, GST_PAD_ALWAYS, sink));
+  gst_element_class_add_pad_template (klass,
+      gst_pad_template_new ("src", GST_PAD_SRC, GST_PAD_ALWAYS, src));
+  gst_caps_unref (sink);
+  gst_caps_unref (src);
 }
 
 void
@@ -138,14 +156,16 @@ gst_cvis_filter_class_add_pad_templates_full (GstElementClass * klass,
     const gchar * sink_cuda_formats, const gchar * sink_sys_formats,
     const gchar * src_cuda_formats, const gchar * src_sys_formats)
 {
-  GstCaps *sink = template_caps (sink_cuda_formats, sink_sys_formats);
-  GstCaps *src = template_caps (src_cuda_formats, src_sys_formats);
-  gst_element_class_add_pad_template (klass,
-      gst_pad_template_new ("sink", GST_PAD_SINK, GST_PAD_ALWAYS, sink));
-  gst_element_class_add_pad_template (klass,
-      gst_pad_template_new ("src", GST_PAD_SRC, GST_PAD_ALWAYS, src));
-  gst_caps_unref (sink);
-  gst_caps_unref (src);
+  add_pad_templates (klass, sink_cuda_formats, sink_sys_formats, src_cuda_formats,
+      src_sys_formats, 1, G_MAXINT);
+}
+
+void
+gst_cvis_filter_class_add_pad_templates_sized (GstElementClass * klass,
+    const gchar * cuda_formats, const gchar * sys_formats, gint min_size, gint max_size)
+{
+  add_pad_templates (klass, cuda_formats, sys_formats, cuda_formats, sys_formats, min_size,
+      max_size);
 }
 
 void
@@ -164,6 +184,8 @@ gst_cvis_filter_set_property (GObject * object, guint prop_id, const GValue * va
     GParamSpec * pspec)
 {
   GstCvisFilterPrivate *priv = gst_cvis_filter_priv (GST_CVIS_FILTER (object));
+  if (!gst_cvis_filter_property_settable (GST_CVIS_FILTER (object), pspec))
+    return;
   std::lock_guard<std::mutex> lk (priv->lock);
   switch (prop_id) {
     case PROP_BACKEND:
@@ -242,7 +264,15 @@ gst_cvis_filter_start (GstBaseTransform * trans)
   }
   priv->configured = FALSE;
   priv->warned_foreign = FALSE;
-  cvis::Status st = gst_cvis_device_open (&priv->dev, GST_ELEMENT (self), requested, device_id);
+  priv->error_posted = false;
+  /* Errors the settings alone (or with the one size upstream offers) show fail the state change
+   * itself: the application learns of them before any frame flows. */
+  cvis::Status st = gst_cvis_filter_check_start (self);
+  if (!st.ok ()) {
+    GST_CVIS_FILTER_ERROR (self, st);
+    return FALSE;
+  }
+  st = gst_cvis_device_open (&priv->dev, GST_ELEMENT (self), requested, device_id);
   if (!st.ok ()) {
     GST_CVIS_FILTER_ERROR (self, st);
     return FALSE;
@@ -319,6 +349,7 @@ gst_cvis_filter_class_init (GstCvisFilterClass * klass)
   gobject_class->get_property = gst_cvis_filter_get_property;
   gobject_class->finalize = gst_cvis_filter_finalize;
   gobject_class->constructed = gst_cvis_filter_constructed;
+  gobject_class->notify = gst_cvis_filter_notify;
 
   g_object_class_install_property (gobject_class, PROP_BACKEND,
       g_param_spec_enum ("backend", "Backend",

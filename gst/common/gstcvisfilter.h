@@ -81,6 +81,18 @@ struct _GstCvisFilterClass {
    * pushes every output still owed under the current configuration, before the caps or the CUDA
    * context change. Called on the streaming thread without the context pushed. */
   GstFlowReturn (*drain) (GstCvisFilter * self);
+
+  /* Settings that are valid only together (sigma-min <= sigma-max, overlap < block-frames...):
+   * property setters store each value as given in NULL and READY, so the order of setting never
+   * matters, and this judges the whole at start. An error status is one element error (LIBRARY,
+   * SETTINGS) and the start fails. NULL: nothing to check. */
+  cvis::Status (*check_settings) (GstCvisFilter * self);
+
+  /* Can frames of width x height be processed with the current settings (e.g. boxes inside the
+   * frame)? Asked at start for the sizes upstream offers when they are all fixed: when it refuses
+   * every one, the start fails with the first refusal, an error no negotiation could get past.
+   * configure still checks the negotiated size. NULL: any size the templates allow. */
+  cvis::Status (*check_size) (GstCvisFilter * self, gint width, gint height);
 };
 
 /* Adds "sink" and "src" templates: CUDA memory with `cuda_formats` first (NULL: none; CUDA builds
@@ -92,6 +104,11 @@ void gst_cvis_filter_class_add_pad_templates (GstElementClass * klass,
 void gst_cvis_filter_class_add_pad_templates_full (GstElementClass * klass,
     const gchar * sink_cuda_formats, const gchar * sink_sys_formats,
     const gchar * src_cuda_formats, const gchar * src_sys_formats);
+/* The same as gst_cvis_filter_class_add_pad_templates with width and height limited to
+ * min_size..max_size on both pads (what the algorithm accepts: negotiation then picks a size it
+ * can process, or fails at link time). */
+void gst_cvis_filter_class_add_pad_templates_sized (GstElementClass * klass,
+    const gchar * cuda_formats, const gchar * sys_formats, gint min_size, gint max_size);
 
 /* The backend resolved at start (kCpu before start). */
 cvis::Backend gst_cvis_filter_get_backend (GstCvisFilter * self);
@@ -105,11 +122,31 @@ gboolean gst_cvis_filter_input_is_cuda (GstCvisFilter * self);
  * result (GstCvisFilter's own transform_caps does this after the identity). */
 GstCaps *gst_cvis_filter_restrict_caps (GstCvisFilter * self, GstCaps * caps);
 
-/* Posts the element error that `status` maps to (see docs/design/architecture.md). */
+/* Posts the element error that `status` maps to (see docs/design/architecture.md). Once: after
+ * an error, the next ones (a caps event retried for every buffer, buffers while not configured)
+ * are only logged, until the next start, flush or successful configuration. */
 void gst_cvis_filter_post_error (GstCvisFilter * self, const cvis::Status & status,
     const gchar * file, const gchar * function, gint line);
 #define GST_CVIS_FILTER_ERROR(self, status) \
   gst_cvis_filter_post_error (GST_CVIS_FILTER (self), (status), __FILE__, GST_FUNCTION, __LINE__)
+
+/* Property contracts, for subclasses' set_property.
+ * gst_cvis_filter_property_settable: FALSE when `pspec` only applies in NULL and READY
+ * (GST_PARAM_MUTABLE_READY) and the element is in PAUSED or PLAYING: a warning names it, the
+ * value is not taken. Call it first; the base class's own properties follow the same rule.
+ * gst_cvis_filter_accept_change: for a value of settings that are valid only together, with
+ * `check` the element's check of the whole including the new value. In NULL and READY every
+ * value is taken (TRUE; check_settings judges the whole at start, so any order of setting
+ * works); in PAUSED and PLAYING a value that makes the whole invalid is refused with a warning
+ * (FALSE), the previous value stays in use. */
+gboolean gst_cvis_filter_property_settable (GstCvisFilter * self, GParamSpec * pspec);
+gboolean gst_cvis_filter_accept_change (GstCvisFilter * self, GParamSpec * pspec,
+    const cvis::Status & check);
+/* At start: one warning listing the properties among `names` (NULL-terminated) that were set on
+ * this instance although the current settings ignore them; `why` says which setting (e.g.
+ * "mode=motion"). Nothing when none of them was set. */
+void gst_cvis_filter_warn_ignored (GstCvisFilter * self, const gchar * const *names,
+    const gchar * why);
 
 /* Runs `fn` with the CUDA context pushed (plain call for the CPU backend), catching exceptions.
  * For work outside the vfuncs above, e.g. from a property setter or an event handler. */

@@ -1,7 +1,10 @@
 /* GstCvisFilter internals shared by gst/common's sources (elements use gstcvisfilter.h). */
 #pragma once
 
+#include <atomic>
 #include <mutex>
+#include <set>
+#include <string>
 
 #include "gstcvisdevice.h"
 #include "gstcvisfilter.h"
@@ -29,6 +32,7 @@ struct GstCvisFilterPrivate {
   cvis::Backend backend_setting = cvis::Backend::kAuto;
   gint device_id = -1;
   gboolean analytics = FALSE;  /* analytics-meta */
+  std::set<std::string> set_props;  /* names of the properties set on this instance */
 
   /* State: streaming thread and state changes only. */
   GstCvisDevice dev;
@@ -37,6 +41,8 @@ struct GstCvisFilterPrivate {
   gboolean in_cuda = FALSE, out_cuda = FALSE;
   GstVideoInfo in_info, out_info;
   gboolean warned_foreign = FALSE;
+  /* An element error was posted: the next ones are only logged (gst_cvis_filter_post_error). */
+  std::atomic<bool> error_posted{false};
   GstCvisProfile profile;
 };
 
@@ -47,6 +53,11 @@ gint gst_cvis_filter_device_id (GstCvisFilter * self);
 
 /* gstcvisfilter.cpp: reset + release with the context pushed. */
 void gst_cvis_filter_release_backend (GstCvisFilter * self);
+
+/* gstcvisprops.cpp: GObject::notify (records the properties set), and the start-time checks
+ * (check_settings, check_size against the sizes upstream offers). */
+void gst_cvis_filter_notify (GObject * object, GParamSpec * pspec);
+cvis::Status gst_cvis_filter_check_start (GstCvisFilter * self);
 
 /* gstcviscaps.cpp */
 /* Lets a temporal subclass push what it owes (klass->drain) when configured. */

@@ -179,8 +179,9 @@ gst_cuda_action_match_class_init (GstCudaActionMatchClass * klass)
       "Filter/Analyzer/Video",
       "Recognises actions by exact hyper-graph matching of space-time interest points against "
       "a dictionary of models (Celiktutan et al., JMIV 2015)", "gst-cuda-vision");
-  gst_cvis_filter_class_add_pad_templates (element_class, "{ NV12, I420 }",
-      "{ GRAY8, NV12, I420 }");
+  /* The front end takes frames of 8..16384 pixels a side (its CPU and CUDA configure). */
+  gst_cvis_filter_class_add_pad_templates_sized (element_class, "{ NV12, I420 }",
+      "{ GRAY8, NV12, I420 }", 8, 16384);
 
   trans_class->start = GST_DEBUG_FUNCPTR (gst_cuda_action_match_start);
   filter_class->configure = gst_cuda_action_match_configure;

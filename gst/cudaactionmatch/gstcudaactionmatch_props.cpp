@@ -3,6 +3,8 @@
 #include "config.h"
 #endif
 
+#include <string>
+
 #include "gstcudaactionmatch_priv.h"
 #include "gstcvisutils.h"
 
@@ -46,14 +48,22 @@ GST_CVIS_DEFINE_ENUM_TYPE (gst_cuda_action_match_detector_get_type, "GstCudaActi
         "Periodic detector: spatial Gaussian, temporal Gabor pair (Dollar et al.)", "periodic"},
     {GST_CUDA_ACTION_MATCH_DETECTOR_HARRIS, "Space-time Harris corners (Laptev)", "harris"})
 
-/* Settings that size the window or the dictionary change only when not streaming. */
-static gboolean
-refuse_when_running (GstCudaActionMatch * self, GParamSpec * pspec)
+/* Settings that size the window or the dictionary change only in NULL / READY (their pspecs
+ * say GST_PARAM_MUTABLE_READY), each value as given: the whole (overlap < block-frames, the
+ * front end's limits) is judged at start, so the order of setting does not matter. */
+static cvis::Status
+gst_cuda_action_match_check_settings (GstCvisFilter * filter)
 {
-  if (GST_STATE (self) <= GST_STATE_READY)
-    return FALSE;
-  g_warning ("cudaactionmatch: '%s' can only be changed in the NULL or READY state", pspec->name);
-  return TRUE;
+  GstCudaActionMatch *self = GST_CUDA_ACTION_MATCH (filter);
+  am::RecogniserParams p;
+  {
+    std::lock_guard < std::mutex > lk (*self->lock);
+    p = self->settings->params;
+  }
+  if (p.overlap >= p.block_frames)
+    return cvis::invalid_argument ("overlap " + std::to_string (p.overlap) +
+        " must be less than block-frames " + std::to_string (p.block_frames));
+  return am::validate (p);
 }
 
 static void
@@ -61,7 +71,7 @@ gst_cuda_action_match_set_property (GObject * object, guint prop_id, const GValu
     GParamSpec * pspec)
 {
   GstCudaActionMatch *self = GST_CUDA_ACTION_MATCH (object);
-  if (prop_id != PROP_MIN_SCORE && refuse_when_running (self, pspec))
+  if (!gst_cvis_filter_property_settable (GST_CVIS_FILTER (self), pspec))
     return;
   std::lock_guard < std::mutex > lk (*self->lock);
   GstCudaActionMatchSettings & s = *self->settings;
@@ -200,6 +210,7 @@ gst_cuda_action_match_install_properties (GObjectClass * klass)
   const am::RecogniserParams d;
   klass->set_property = gst_cuda_action_match_set_property;
   klass->get_property = gst_cuda_action_match_get_property;
+  GST_CVIS_FILTER_CLASS (klass)->check_settings = gst_cuda_action_match_check_settings;
 
   g_object_class_install_property (klass, PROP_MODEL_LOCATION,
       g_param_spec_string ("model-location", "Dictionary",

@@ -251,6 +251,7 @@ gst_cuda_bg_sub_class_init (GstCudaBgSubClass * klass)
   filter_class->process = gst_cuda_bg_sub_process;
   filter_class->reset = gst_cuda_bg_sub_reset;
   filter_class->release = gst_cuda_bg_sub_release;
+  filter_class->check_settings = gst_cuda_bg_sub_check_settings;
 
   GST_DEBUG_CATEGORY_INIT (gst_cuda_bg_sub_debug, "cudabgsub", 0, "CUDA KDE background subtraction");
   gst_type_mark_as_plugin_api (gst_cuda_bg_sub_output_get_type (), (GstPluginAPIFlags) 0);

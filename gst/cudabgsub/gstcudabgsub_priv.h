@@ -40,6 +40,9 @@ void gst_cuda_bg_sub_set_property (GObject * object, guint prop_id, const GValue
 void gst_cuda_bg_sub_get_property (GObject * object, guint prop_id, GValue * value,
     GParamSpec * pspec);
 
+/* The parameters as a whole (GstCvisFilter::check_settings, at start). */
+cvis::Status gst_cuda_bg_sub_check_settings (GstCvisFilter * filter);
+
 /* Applies pending settings to the subtractor (streaming thread, context pushed). */
 cvis::Status gst_cuda_bg_sub_apply_settings (GstCudaBgSub * self);
 

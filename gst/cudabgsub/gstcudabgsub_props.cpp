@@ -79,14 +79,43 @@ GST_CVIS_DEFINE_ENUM_TYPE (gst_cuda_bg_sub_cleanup_get_type, "GstCudaBgSubCleanu
     {(gint) bg::Cleanup::kOpening, "3x3 morphological opening", "opening"})
 
 /* --------------------------------------------------------------------------------------------- */
-/* Properties: a value that makes the parameters invalid is refused with a warning, keeping the
- * previous one (e.g. sigma-min above sigma-max). */
+/* Properties: the pairs (sigma-min <= sigma-max, shadow-low <= shadow-high) and the other rules
+ * between values (cut-warmup <= num-samples...) are judged as a whole, at start in NULL / READY
+ * (gst_cuda_bg_sub_check_settings: any order of setting works) and at once while running (a value
+ * that breaks them is refused with a warning, the previous one stays). */
+
+/* The parameters as a whole, in the properties' names where a pair is broken. */
+static cvis::Status
+check_params (const bg::Params & p)
+{
+  char buf[160];
+  if (p.sigma_min > p.sigma_max) {
+    g_snprintf (buf, sizeof buf, "sigma-min %g is above sigma-max %g", p.sigma_min, p.sigma_max);
+    return cvis::invalid_argument (buf);
+  }
+  if (p.shadow_low > p.shadow_high) {
+    g_snprintf (buf, sizeof buf, "shadow-low %g is above shadow-high %g", p.shadow_low,
+        p.shadow_high);
+    return cvis::invalid_argument (buf);
+  }
+  return bg::validate (p);
+}
+
+cvis::Status
+gst_cuda_bg_sub_check_settings (GstCvisFilter * filter)
+{
+  GstCudaBgSub *self = GST_CUDA_BG_SUB (filter);
+  std::lock_guard < std::mutex > lk (*self->lock);
+  return check_params (self->settings->params);
+}
 
 void
 gst_cuda_bg_sub_set_property (GObject * object, guint prop_id, const GValue * value,
     GParamSpec * pspec)
 {
   GstCudaBgSub *self = GST_CUDA_BG_SUB (object);
+  if (!gst_cvis_filter_property_settable (GST_CVIS_FILTER (self), pspec))
+    return;
   std::lock_guard < std::mutex > lk (*self->lock);
   GstCudaBgSubSettings & s = *self->settings;
   bg::Params p = s.params;
@@ -133,12 +162,8 @@ gst_cuda_bg_sub_set_property (GObject * object, guint prop_id, const GValue * va
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       return;
   }
-  const cvis::Status st = bg::validate (p);
-  if (!st.ok ()) {
-    GST_WARNING_OBJECT (self, "refusing %s: %s (keeping the previous value)", pspec->name,
-        st.message ().c_str ());
+  if (!gst_cvis_filter_accept_change (GST_CVIS_FILTER (self), pspec, check_params (p)))
     return;
-  }
   s.params = p;
   s.dirty = true;
 }

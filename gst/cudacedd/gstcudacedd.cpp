@@ -80,6 +80,8 @@ gst_cuda_cedd_set_property (GObject * object, guint prop_id, const GValue * valu
     GParamSpec * pspec)
 {
   GstCudaCedd *self = GST_CUDA_CEDD (object);
+  if (!gst_cvis_filter_property_settable (GST_CVIS_FILTER (self), pspec))
+    return;
   std::lock_guard<std::mutex> lk (*self->lock);
   Settings & s = *self->settings;
   switch (prop_id) {

@@ -40,7 +40,7 @@
  * gst-launch-1.0 videotestsrc pattern=ball num-buffers=300 ! video/x-raw,format=RGBA ! \
  *     cudamedian3d output=mask ! videoconvert ! autovideosink
  * gst-launch-1.0 filesrc location=in.mp4 ! qtdemux ! h264parse ! nvh264dec ! \
- *     cudamedian3d output=frame temporal-size=31 ! cudadownload ! fakesink
+ *     cudamedian3d mode=paper output=frame temporal-size=31 ! cudadownload ! fakesink
  * ]|
  * The second line keeps the decoded NV12 frames and the masks in CUDA memory.
  */

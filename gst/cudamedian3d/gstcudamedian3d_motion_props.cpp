@@ -27,12 +27,25 @@ enum {
 };
 static_assert (M_COUNT == GST_CUDA_MEDIAN3D_MOTION_PROPS, "property count");
 
-/* mode=motion's parameters (cvis::median3d::MotionParams); values the pspecs cannot refuse
- * (even history, tau-min above tau-max) are refused here with a warning. */
+const gchar *const *
+gst_cuda_median3d_motion_property_names (void)
+{
+  static const gchar *const names[] = { "history", "sample-period", "noise-factor", "tau-min",
+    "tau-max", "chroma", "shadows", "illumination", "adopt-frames", "absorb-frames",
+    "min-mask-area", "shot-changes", "live-background", NULL
+  };
+  static_assert (G_N_ELEMENTS (names) == M_COUNT + 1, "one name per property");
+  return names;
+}
+
+/* mode=motion's parameters (cvis::median3d::MotionParams); a value the pspec cannot refuse (an
+ * even history) is refused here with a warning. tau-min and tau-max are taken in any order: the
+ * pair is checked at start. */
 void
 gst_cuda_median3d_set_motion_property (m3d::MotionParams * m, guint prop_id, const GValue * value,
     GParamSpec * pspec)
 {
+  (void) pspec;
   switch (prop_id) {
     case M_HISTORY:{
       const gint v = g_value_get_int (value);
@@ -49,19 +62,11 @@ gst_cuda_median3d_set_motion_property (m3d::MotionParams * m, guint prop_id, con
       m->noise_factor = (float) g_value_get_double (value);
       break;
     case M_TAU_MIN:
-    case M_TAU_MAX:{
-      const gint v = g_value_get_int (value);
-      const bool min = prop_id == M_TAU_MIN;
-      if (min ? v > m->tau_max : (v < m->tau_min || v < m->tau_min_chroma)) {
-        g_warning ("cudamedian3d: %s %d refused (need tau-min <= tau-max; now %d, %d)",
-            pspec->name, v, m->tau_min, m->tau_max);
-      } else if (min) {
-        m->tau_min = v;
-      } else {
-        m->tau_max = v;
-      }
+      m->tau_min = g_value_get_int (value);
       break;
-    }
+    case M_TAU_MAX:
+      m->tau_max = g_value_get_int (value);
+      break;
     case M_CHROMA:
       m->color = g_value_get_boolean (value);
       break;

@@ -74,6 +74,8 @@ void gst_cuda_median3d_set_motion_property (cvis::median3d::MotionParams * m, gu
     const GValue * value, GParamSpec * pspec);
 gboolean gst_cuda_median3d_get_motion_property (const cvis::median3d::MotionParams & m, guint id,
     GValue * value);
+/* Their names, NULL-terminated. */
+const gchar *const *gst_cuda_median3d_motion_property_names (void);
 
 /* gstcudamedian3d_output.cpp: GstCvisTemporalFilter vfuncs (context pushed). */
 cvis::Status gst_cuda_median3d_push (GstCvisTemporalFilter * filter, GstBuffer * inbuf,

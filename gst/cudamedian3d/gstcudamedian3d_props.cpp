@@ -3,6 +3,8 @@
 #include "config.h"
 #endif
 
+#include <string>
+
 #include "gstcudamedian3d_priv.h"
 #include "gstcvisutils.h"
 
@@ -50,15 +52,39 @@ GST_CVIS_DEFINE_ENUM_TYPE (gst_cuda_median3d_channels_get_type, "GstCudaMedian3d
     {GST_CUDA_MEDIAN3D_CHANNELS_RGB, "Each channel (R, G, B; Y, U, V for YUV)", "rgb"})
 
 /* --------------------------------------------------------------------------------------------- */
-/* Properties */
+/* Properties. Those of one mode only are taken in the other too (the mode may be set after
+ * them); start warns once about those the mode ignores. */
 
-static gboolean
-refuse_when_running (GstCudaMedian3d * self, GParamSpec * pspec)
+/* The properties of mode=paper (after `mode`, `output`, the blob settings: both modes). */
+static const gchar *const kPaperProps[] = { "spatial-size", "spatial-height", "temporal-size",
+  "bins", "method", "channels", "window", "threshold", NULL
+};
+
+/* At start (GstCvisFilter::check_settings): the settings of the mode as a whole (tau-min <=
+ * tau-max and the window's size, whatever order they were set in); a warning for those of the
+ * other mode that were set. */
+static cvis::Status
+gst_cuda_median3d_check_settings (GstCvisFilter * filter)
 {
-  if (GST_STATE (self) <= GST_STATE_READY)
-    return FALSE;
-  g_warning ("cudamedian3d: '%s' can only be changed in the NULL or READY state", pspec->name);
-  return TRUE;
+  GstCudaMedian3d *self = GST_CUDA_MEDIAN3D (filter);
+  GstCudaMedian3dSettings s;
+  {
+    std::lock_guard < std::mutex > lk (*self->lock);
+    s = *self->settings;
+  }
+  if (s.mode == GST_CUDA_MEDIAN3D_MODE_MOTION) {
+    gst_cvis_filter_warn_ignored (filter, kPaperProps, "mode=motion (they apply to mode=paper)");
+    if (s.motion.tau_min > s.motion.tau_max)
+      return cvis::invalid_argument ("tau-min " + std::to_string (s.motion.tau_min) +
+          " is above tau-max " + std::to_string (s.motion.tau_max));
+    return m3d::validate (s.motion);
+  }
+  gst_cvis_filter_warn_ignored (filter, gst_cuda_median3d_motion_property_names (),
+      "mode=paper (they apply to mode=motion)");
+  m3d::Params p = s.params;
+  p.spatial_w = s.spatial_size;
+  p.spatial_h = s.spatial_height ? s.spatial_height : s.spatial_size;
+  return m3d::validate (p);
 }
 
 static void
@@ -66,14 +92,14 @@ gst_cuda_median3d_set_property (GObject * object, guint prop_id, const GValue * 
     GParamSpec * pspec)
 {
   GstCudaMedian3d *self = GST_CUDA_MEDIAN3D (object);
+  if (!gst_cvis_filter_property_settable (GST_CVIS_FILTER (self), pspec))
+    return;
   std::lock_guard < std::mutex > lk (*self->lock);
   GstCudaMedian3dSettings & s = *self->settings;
   switch (prop_id) {
     case PROP_SPATIAL_SIZE:
     case PROP_SPATIAL_HEIGHT:{
       const gint v = g_value_get_int (value);
-      if (refuse_when_running (self, pspec))
-        break;
       if (v % 2 == 0 && !(v == 0 && prop_id == PROP_SPATIAL_HEIGHT)) {
         g_warning ("cudamedian3d: %s must be odd, %d refused", pspec->name, v);
         break;
@@ -85,28 +111,22 @@ gst_cuda_median3d_set_property (GObject * object, guint prop_id, const GValue * 
       break;
     }
     case PROP_TEMPORAL_SIZE:
-      if (!refuse_when_running (self, pspec))
-        s.params.temporal = g_value_get_int (value);
+      s.params.temporal = g_value_get_int (value);
       break;
     case PROP_BINS:
-      if (!refuse_when_running (self, pspec))
-        s.params.bins = g_value_get_int (value);
+      s.params.bins = g_value_get_int (value);
       break;
     case PROP_METHOD:
-      if (!refuse_when_running (self, pspec))
-        s.params.method = (m3d::Method) g_value_get_enum (value);
+      s.params.method = (m3d::Method) g_value_get_enum (value);
       break;
     case PROP_CHANNELS:
-      if (!refuse_when_running (self, pspec))
-        s.params.channels = (m3d::Channels) g_value_get_enum (value);
+      s.params.channels = (m3d::Channels) g_value_get_enum (value);
       break;
     case PROP_WINDOW:
-      if (!refuse_when_running (self, pspec))
-        s.window = (GstCudaMedian3dWindow) g_value_get_enum (value);
+      s.window = (GstCudaMedian3dWindow) g_value_get_enum (value);
       break;
     case PROP_OUTPUT:
-      if (!refuse_when_running (self, pspec))
-        s.output = (GstCudaMedian3dOutput) g_value_get_enum (value);
+      s.output = (GstCudaMedian3dOutput) g_value_get_enum (value);
       break;
     case PROP_THRESHOLD:
       s.threshold = g_value_get_int (value);
@@ -118,14 +138,13 @@ gst_cuda_median3d_set_property (GObject * object, guint prop_id, const GValue * 
       s.max_blobs = g_value_get_uint (value);
       break;
     case PROP_MODE:
-      if (!refuse_when_running (self, pspec))
-        s.mode = (GstCudaMedian3dMode) g_value_get_enum (value);
+      s.mode = (GstCudaMedian3dMode) g_value_get_enum (value);
       break;
     default:
       if (prop_id < PROP_MOTION_FIRST ||
           prop_id >= PROP_MOTION_FIRST + GST_CUDA_MEDIAN3D_MOTION_PROPS) {
         G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
-      } else if (!refuse_when_running (self, pspec)) {
+      } else {
         gst_cuda_median3d_set_motion_property (&s.motion, prop_id - PROP_MOTION_FIRST, value,
             pspec);
       }
@@ -196,6 +215,7 @@ gst_cuda_median3d_install_properties (GObjectClass * gobject_class)
 
   gobject_class->set_property = gst_cuda_median3d_set_property;
   gobject_class->get_property = gst_cuda_median3d_get_property;
+  GST_CVIS_FILTER_CLASS (gobject_class)->check_settings = gst_cuda_median3d_check_settings;
 
   g_object_class_install_property (gobject_class, PROP_MODE,
       g_param_spec_enum ("mode", "Mode", "motion: a motion detector against the exact median of a "

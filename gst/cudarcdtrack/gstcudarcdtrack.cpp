@@ -519,7 +519,9 @@ gst_cuda_rcd_track_class_init (GstCudaRcdTrackClass * klass)
       "Filter/Analyzer/Video",
       "Tracks targets or detects a template with region covariance descriptors (CUDA or CPU) and "
       "attaches the boxes as region-of-interest metadata", "gst-cuda-vision");
-  gst_cvis_filter_class_add_pad_templates (element_class, CUDA_FORMATS, SYS_FORMATS);
+  /* The tracker and detector take frames of 8..16384 pixels a side (rcdtrack.hpp). */
+  gst_cvis_filter_class_add_pad_templates_sized (element_class, CUDA_FORMATS, SYS_FORMATS, 8,
+      16384);
 
   trans_class->start = GST_DEBUG_FUNCPTR (gst_cuda_rcd_track_start);
 

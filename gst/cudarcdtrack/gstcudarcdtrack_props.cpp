@@ -3,6 +3,9 @@
 #include "config.h"
 #endif
 
+#include <string>
+#include <vector>
+
 #include "gstcudarcdtrack_priv.h"
 
 enum {
@@ -73,14 +76,53 @@ DEFINE_ENUM (gst_cuda_rcd_track_rotation_source_get_type, "GstCudaRcdTrackRotati
     {GST_CUDA_RCD_TRACK_ROTATION_BOTH, "The mean of both where both measure", "both"})
 
 /* --------------------------------------------------------------------------------------------- */
+/* Property contracts: the parameters are judged as a whole (scale-min <= scale-max...), at start
+ * in NULL / READY (any order of setting works) and at once while running; roi boxes must lie in
+ * the frame (checked against the sizes upstream offers at start, and at every configure). */
 
-static gboolean
-refuse_when_running (GstCudaRcdTrack * self, GParamSpec * pspec)
+static cvis::Status
+check_params (const rcd::Params & p)
 {
-  if (GST_STATE (self) <= GST_STATE_READY)
-    return FALSE;
-  g_warning ("cudarcdtrack: '%s' can only be changed in the NULL or READY state", pspec->name);
-  return TRUE;
+  if (p.scale_min > p.scale_max) {
+    char buf[128];
+    g_snprintf (buf, sizeof buf, "scale-min %g is above scale-max %g", p.scale_min, p.scale_max);
+    return cvis::invalid_argument (buf);
+  }
+  return rcd::validate (p);
+}
+
+static cvis::Status
+gst_cuda_rcd_track_check_settings (GstCvisFilter * filter)
+{
+  GstCudaRcdTrack *self = GST_CUDA_RCD_TRACK (filter);
+  std::lock_guard < std::mutex > lk (*self->lock);
+  return check_params (self->settings->params);
+}
+
+static cvis::Status
+gst_cuda_rcd_track_check_size (GstCvisFilter * filter, gint width, gint height)
+{
+  GstCudaRcdTrack *self = GST_CUDA_RCD_TRACK (filter);
+  std::string roi;
+  {
+    std::lock_guard < std::mutex > lk (*self->lock);
+    if (self->settings->mode != GST_CUDA_RCD_TRACK_MODE_TRACK)
+      return cvis::Status::Ok ();
+    roi = self->settings->roi;
+  }
+  std::vector < rcd::Box > boxes;
+  std::string err;
+  if (roi.empty () || !rcd::parse_boxes (roi, &boxes, &err))
+    return cvis::Status::Ok ();  /* start reports a roi that does not parse */
+  for (size_t k = 0; k < boxes.size (); k++) {
+    const rcd::Box & b = boxes[k];
+    if (b.x < 0 || b.y < 0 || (gint64) b.x + b.w > width || (gint64) b.y + b.h > height)
+      return cvis::invalid_argument ("roi box " + std::to_string (k + 1) + " (" +
+          std::to_string (b.x) + "," + std::to_string (b.y) + "," + std::to_string (b.w) + "," +
+          std::to_string (b.h) + ") does not lie inside the " + std::to_string (width) + "x" +
+          std::to_string (height) + " frames upstream offers");
+  }
+  return cvis::Status::Ok ();
 }
 
 static void
@@ -88,17 +130,16 @@ gst_cuda_rcd_track_set_property (GObject * object, guint prop_id, const GValue *
     GParamSpec * pspec)
 {
   GstCudaRcdTrack *self = GST_CUDA_RCD_TRACK (object);
+  if (!gst_cvis_filter_property_settable (GST_CVIS_FILTER (self), pspec))
+    return;
   std::lock_guard < std::mutex > lk (*self->lock);
   GstCudaRcdTrackSettings & s = *self->settings;
   rcd::Params & p = s.params;
   switch (prop_id) {
     case PROP_MODE:
-      if (!refuse_when_running (self, pspec))
-        s.mode = (GstCudaRcdTrackMode) g_value_get_enum (value);
+      s.mode = (GstCudaRcdTrackMode) g_value_get_enum (value);
       break;
     case PROP_ROI:{
-      if (refuse_when_running (self, pspec))
-        break;
       const gchar *v = g_value_get_string (value);
       s.roi = v ? v : "";
       std::vector < rcd::Box > boxes;
@@ -135,8 +176,6 @@ gst_cuda_rcd_track_set_property (GObject * object, guint prop_id, const GValue *
       s.lost_radius = g_value_get_double (value);
       break;
     case PROP_FEATURES:{
-      if (refuse_when_running (self, pspec))
-        break;
       const gchar *v = g_value_get_string (value);
       rcd::FeatureSet f;
       std::string err;
@@ -148,12 +187,9 @@ gst_cuda_rcd_track_set_property (GObject * object, guint prop_id, const GValue *
       break;
     }
     case PROP_DISTANCE:
-      if (!refuse_when_running (self, pspec))
-        p.distance = (rcd::Distance) g_value_get_enum (value);
+      p.distance = (rcd::Distance) g_value_get_enum (value);
       break;
     case PROP_PARTS:{
-      if (refuse_when_running (self, pspec))
-        break;
       const gint v = g_value_get_int (value);
       if (v != 1 && v != 5)
         g_warning ("cudarcdtrack: parts must be 1 or 5, %d refused", v);
@@ -164,20 +200,15 @@ gst_cuda_rcd_track_set_property (GObject * object, guint prop_id, const GValue *
     case PROP_SCALES:
       p.scales = g_value_get_int (value);
       break;
-    case PROP_SCALE_MIN:{
-      const gdouble v = g_value_get_double (value);
-      if (v > p.scale_max)
-        g_warning ("cudarcdtrack: scale-min %g above scale-max %g refused", v, p.scale_max);
-      else
-        p.scale_min = v;
-      break;
-    }
+    case PROP_SCALE_MIN:
     case PROP_SCALE_MAX:{
-      const gdouble v = g_value_get_double (value);
-      if (v < p.scale_min)
-        g_warning ("cudarcdtrack: scale-max %g below scale-min %g refused", v, p.scale_min);
-      else
-        p.scale_max = v;
+      rcd::Params changed = p;
+      (prop_id == PROP_SCALE_MIN ? changed.scale_min : changed.scale_max) =
+          g_value_get_double (value);
+      if (!gst_cvis_filter_accept_change (GST_CVIS_FILTER (self), pspec,
+              check_params (changed)))
+        return;
+      p = changed;
       break;
     }
     case PROP_STEP:
@@ -193,8 +224,7 @@ gst_cuda_rcd_track_set_property (GObject * object, guint prop_id, const GValue *
       p.lost_threshold = g_value_get_double (value);
       break;
     case PROP_RIDGE:
-      if (!refuse_when_running (self, pspec))
-        p.ridge = g_value_get_double (value);
+      p.ridge = g_value_get_double (value);
       break;
     case PROP_MOTION_WEIGHT:
       p.motion_weight = g_value_get_double (value);
@@ -227,8 +257,6 @@ gst_cuda_rcd_track_set_property (GObject * object, guint prop_id, const GValue *
       p.top_k = g_value_get_int (value);
       break;
     case PROP_MODEL_LOCATION:{
-      if (refuse_when_running (self, pspec))
-        break;
       const gchar *v = g_value_get_string (value);
       s.model_location = v ? v : "";
       break;
@@ -380,6 +408,8 @@ gst_cuda_rcd_track_install_properties (GObjectClass * gobject_class)
 
   gobject_class->set_property = gst_cuda_rcd_track_set_property;
   gobject_class->get_property = gst_cuda_rcd_track_get_property;
+  GST_CVIS_FILTER_CLASS (gobject_class)->check_settings = gst_cuda_rcd_track_check_settings;
+  GST_CVIS_FILTER_CLASS (gobject_class)->check_size = gst_cuda_rcd_track_check_size;
 
   g_object_class_install_property (gobject_class, PROP_MODE,
       g_param_spec_enum ("mode", "Mode",

@@ -88,6 +88,8 @@ gst_cuda_roi_overlay_set_property (GObject * object, guint prop_id, const GValue
     GParamSpec * pspec)
 {
   GstCudaRoiOverlay *self = GST_CUDA_ROI_OVERLAY (object);
+  if (!gst_cvis_filter_property_settable (GST_CVIS_FILTER (self), pspec))
+    return;
   std::lock_guard<std::mutex> lk (*self->lock);
   Settings & s = *self->settings;
   s.version++;

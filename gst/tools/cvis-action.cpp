@@ -18,17 +18,15 @@
 
 namespace {
 
-const char* kUsage =
-    "Usage: cvis-action COMMAND [OPTION...] ARGS...\n"
-    "\n"
-    "Action recognition by exact hypergraph matching (cuda/actionmatch).\n"
-    "\n"
-    "Commands:\n"
-    "  inspect [--json] DICT           print a dictionary: parameters and models\n"
+// Each command's part of the usage (also `cvis-action COMMAND --help`).
+const char* kInspectUsage =
+    "  inspect [--json] DICT           print a dictionary: parameters and models\n";
+const char* kMatchUsage =
     "  match [--json] DICT SCENE       match every scene block of SCENE against every model\n"
     "        [--backend auto|cpu|cuda] (default auto: CUDA when a device is usable)\n"
     "        [--distance energy|appearance]  ranking: the full energy or its appearance part\n"
-    "        [--threads N]             CPU backend threads (default: all cores)\n"
+    "        [--threads N]             CPU backend threads (default: all cores)\n";
+const char* kLearnUsage =
     "  train DIR -o DICT [OPTIONS]     learn prototypes from a KTH-like dataset\n"
     "  eval DIR [OPTIONS]              leave-one-subject-out accuracy on a KTH-like dataset\n"
     "        DIR/<action>/personNN_<action>_dK_*.<ext> (any format GStreamer decodes)\n"
@@ -50,10 +48,27 @@ const char* kUsage =
     "        eval from a distances file alone: LIST names the clips, one path a line ending in\n"
     "        <action>/personNN_<action>_dK_*.<ext>; nothing is decoded; the options must be those\n"
     "        of the run that wrote FILE\n"
-    "        [--verbose] (eval: per-subject accuracy)\n"
+    "        [--verbose] (eval: per-subject accuracy)\n";
+const char* kFooter =
     "\n"
     "DICT: dictionary file; SCENE: scene-graph text file (formats: cuda/actionlearn/FORMAT.md).\n"
     "Exit status: 0 success, 1 bad input or failure, 2 bad command line.\n";
+
+void print_usage(const char* commands) {
+  std::printf("Usage: cvis-action COMMAND [OPTION...] ARGS...\n\n"
+              "Action recognition by exact hypergraph matching (cuda/actionmatch).\n\n"
+              "Commands:\n%s%s",
+              commands, kFooter);
+}
+
+// `cvis-action COMMAND ... --help`: that command's usage, exit status 0.
+bool wants_help(int argc, char** argv) {
+  for (int i = 2; i < argc; ++i) {
+    if (std::strcmp(argv[i], "--help") == 0 || std::strcmp(argv[i], "-h") == 0)
+      return true;
+  }
+  return false;
+}
 
 } // namespace
 
@@ -65,8 +80,18 @@ int main(int argc, char** argv) {
   }
   const std::string command = argv[1];
   if (command == "--help" || command == "-h" || command == "help") {
-    std::fputs(kUsage, stdout);
+    print_usage((std::string(kInspectUsage) + kMatchUsage + kLearnUsage).c_str());
     return kExitOk;
+  }
+  if (wants_help(argc, argv)) {
+    const char* part = command == "inspect"                        ? kInspectUsage
+                       : command == "match"                        ? kMatchUsage
+                       : (command == "train" || command == "eval") ? kLearnUsage
+                                                                   : nullptr;
+    if (part) {
+      print_usage(part);
+      return kExitOk;
+    }
   }
   char** sub_argv = argv + 1;
   sub_argv[0] = argv[0];

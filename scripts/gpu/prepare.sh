@@ -38,7 +38,8 @@ rm -rf .device && mkdir -p .device/bin .device/lib .device/testdata .device/medi
 bash "$KIT/make-gst-bundle.sh" --no-dev --tar .device/gst-bundle.tar.xz \
   "$BUILD/gstbundle" "$BUILD/gst" 2>"$BUILD/bundle.log" || { tail "$BUILD/bundle.log"; exit 1; }
 find "$BUILD/tests" "$BUILD/gst/tools" -type f -executable \
-  \( -name 'test_*' -o -name 'bench_*' -o -name 'cvis-*' -o -name 'gen_actions' \) -exec cp {} .device/bin/ \;
+  \( -name 'test_*' -o -name 'bench_*' -o -name 'cvis-*' -o -name 'gen_actions' -o -name 'fuzz_*' \) \
+  -exec cp {} .device/bin/ \;
 # The device tool carries at most 64 MiB: stripped, and packed (run.sh unpacks).
 strip --strip-unneeded .device/bin/*
 tar -cJf .device/bin.tar.xz -C .device bin && rm -rf .device/bin

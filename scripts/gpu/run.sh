@@ -4,7 +4,7 @@
 # compute-sanitizer over the gpu suite. Logs go to $OUT/results.tgz; a summary is printed last.
 # Usage: scripts/gpu/run.sh PARTS [NAME_GLOB]
 #        scripts/gpu/run.sh soak [SECONDS] [STREAMS]     (a short soak: bench_streams --soak)
-#   PARTS: tests, sanitize, bench, pipelines, soak, actions or all (= tests,bench,pipelines), or several
+#   PARTS: tests, sanitize, bench, pipelines, soak, actions, fuzz or all (= tests,bench,pipelines), or several
 #   joined by commas, e.g. tests,sanitize (one device call).
 #   NAME_GLOB selects test/benchmark binaries by name (default: all), e.g. 'bench_bgsub*'.
 #   CVIS_JOBS: test and sanitizer runs at once (default 6; benchmarks always run one at a time).
@@ -14,6 +14,8 @@
 #   ACTION_DICT: a cudaactionmatch dictionary; pipelines then also time the element with it.
 #   actions: gen_actions renders a dataset and cvis-action eval runs on it (ACT_GEN, ACT_EVALS,
 #   ACT_JOBS evals at once).
+#   fuzz: tests/fuzz's element fuzzer with --backend cuda (FUZZ_SEEDS, default 300), then under
+#   compute-sanitizer memcheck (FUZZ_SAN_SEEDS, default 100).
 #   sanitize: every gpu-suite binary (.device/gpu-tests.txt) under each compute-sanitizer tool,
 #   with CVIS_SANITIZER=1 (the tests' small cases) and a time limit per run, then one table of
 #   error counts per tool and binary. SAN_TOOLS (default "memcheck racecheck synccheck
@@ -204,6 +206,24 @@ if want sanitize; then
     done
     log "compute-sanitizer, errors per tool and binary (CVIS_SANITIZER=1 cases; logs: sanitize-TOOL-BINARY.log):"
     cat "$TABLE" | tee -a "$SUMMARY"
+  fi
+fi
+
+if want fuzz; then
+  # The element fuzzer (tests/fuzz/README.md) on the CUDA backends: FUZZ_SEEDS seeds plainly, then
+  # FUZZ_SAN_SEEDS of them under compute-sanitizer's memcheck (default 300 and 100).
+  start=$(date +%s)
+  timeout 2400 "$BIN/fuzz_elements" --backend cuda --seeds "${FUZZ_SEEDS:-300}" > "$R/fuzz.log" 2>&1
+  log "== fuzz cuda rc=$? ($(( $(date +%s) - start )) s): $(tail -n 1 "$R/fuzz.log")"
+  grep '^FAIL' "$R/fuzz.log" | head -n 20 | tee -a "$SUMMARY"
+  CS=$(command -v compute-sanitizer || ls /usr/local/cuda*/bin/compute-sanitizer 2>/dev/null | sort -V | tail -n 1)
+  if [ -n "$CS" ] && [ -x "$CS" ]; then
+    start=$(date +%s)
+    timeout 2400 "$CS" --tool memcheck --error-exitcode 1 "$BIN/fuzz_elements" --backend cuda \
+      --seeds "${FUZZ_SAN_SEEDS:-100}" > "$R/fuzz-memcheck.log" 2>&1
+    log "== fuzz cuda under memcheck rc=$? ($(( $(date +%s) - start )) s): $(grep -E 'ERROR SUMMARY|problems' "$R/fuzz-memcheck.log" | tr '\n' ' ')"
+  else
+    log "fuzz: compute-sanitizer not found (PATH, /usr/local/cuda*/bin)"
   fi
 fi
 

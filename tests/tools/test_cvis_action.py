@@ -292,6 +292,14 @@ def main():
         case("usage error: %s" % " ".join(args), one_line_error(rc, err, 2, word), err)
     rc, out, err = run("--help")
     case("--help", rc == 0 and "inspect" in out and "match" in out, out + err)
+    # Each command's own help: exit 0, its options on stdout, nothing on stderr (as cvis-cedd).
+    for command, words in [("inspect", ["inspect", "--json"]),
+                           ("match", ["match", "--backend", "--distance", "--threads"]),
+                           ("train", ["train", "--block-frames"]), ("eval", ["eval", "--cache"])]:
+        for flag in ("--help", "-h"):
+            rc, out, err = run(command, flag)
+            case("%s %s" % (command, flag), rc == 0 and err == "" and
+                 all(w in out for w in words), out + err)
 
     shutil.rmtree(TMP, ignore_errors=True)
     print("1..%d" % len(RESULTS))

@@ -251,21 +251,31 @@ TEST_F(ActionMatchElement, BadDictionariesAreElementErrors) {
 }
 
 TEST_F(ActionMatchElement, BadBlockSettingsAreElementErrors) {
-  // overlap >= block-frames: refused when the stream's caps configure the element.
-  GstHarness* hs = harness("block-frames=20 overlap=20");
+  // overlap >= block-frames: refused at start (the state change fails), whatever the order the
+  // two were set in; one settings error.
+  GstElement* e = gst_element_factory_make("cudaactionmatch", nullptr);
+  ASSERT_NE(e, nullptr);
+  g_object_set(e, "overlap", 20u, "block-frames", 20u, "model-location",
+               dictionary_path().c_str(), nullptr);
+  gst_util_set_object_arg(G_OBJECT(e), "backend", "cpu");
   GstBus* bus = gst_bus_new();
-  gst_element_set_bus(hs->element, bus);
-  EXPECT_NE(gst_harness_push(hs, buffer(Gray(kW * kH, 90), 0)), GST_FLOW_OK);
+  gst_element_set_bus(e, bus);
+  EXPECT_EQ(gst_element_set_state(e, GST_STATE_PAUSED), GST_STATE_CHANGE_FAILURE);
   GstMessage* m = gst_bus_pop_filtered(bus, GST_MESSAGE_ERROR);
   ASSERT_NE(m, nullptr);
   GError* err = nullptr;
   gst_message_parse_error(m, &err, nullptr);
-  EXPECT_NE(std::string(err->message).find("overlap"), std::string::npos) << err->message;
+  EXPECT_TRUE(g_error_matches(err, GST_LIBRARY_ERROR, GST_LIBRARY_ERROR_SETTINGS));
+  EXPECT_NE(std::string(err->message).find("overlap 20 must be less than block-frames 20"),
+            std::string::npos)
+      << err->message;
   g_clear_error(&err);
   gst_message_unref(m);
-  gst_element_set_bus(hs->element, nullptr);
+  EXPECT_EQ(gst_bus_pop_filtered(bus, GST_MESSAGE_ERROR), nullptr);
+  gst_element_set_state(e, GST_STATE_NULL);
+  gst_element_set_bus(e, nullptr);
   gst_object_unref(bus);
-  gst_harness_teardown(hs);
+  gst_object_unref(e);
 }
 
 TEST_F(ActionMatchElement, PropertiesRoundTrip) {
@@ -446,11 +456,17 @@ TEST_F(ActionMatchElement, BadFrontEndValuesAreRefused) {
   gst_object_unref(e);
 }
 
-// The first push configures the element from the caps: a setting the front end or the dictionary
-// refuses is an element error there (LIBRARY/SETTINGS, the library's message), and nothing flows.
-std::string configure_error(GstHarness* hs, GError** out = nullptr) {
+// The caps configure the element: a setting the front end or the dictionary refuses with the
+// stream's caps is an element error there (LIBRARY/SETTINGS, the library's message), posted once
+// (the bus is set before the caps), and nothing flows.
+std::string configure_error(const std::string& props, const am::FrontEndParams& dict,
+                            GError** out) {
+  GstHarness* hs = gst_harness_new_parse(
+      ("cudaactionmatch backend=cpu model-location=" + dictionary_path(dict) + " " + props).c_str());
   GstBus* bus = gst_bus_new();
   gst_element_set_bus(hs->element, bus);
+  gst_harness_set_caps_str(hs, caps(GST_VIDEO_FORMAT_GRAY8).c_str(),
+                           caps(GST_VIDEO_FORMAT_GRAY8).c_str());
   EXPECT_NE(gst_harness_push(hs, buffer(Gray(kW * kH, 90), 0)), GST_FLOW_OK);
   GstMessage* m = gst_bus_pop_filtered(bus, GST_MESSAGE_ERROR);
   std::string text = "(no error)";
@@ -464,23 +480,40 @@ std::string configure_error(GstHarness* hs, GError** out = nullptr) {
       g_clear_error(&err);
     gst_message_unref(m);
   }
+  EXPECT_EQ(gst_bus_pop_filtered(bus, GST_MESSAGE_ERROR), nullptr) << "posted twice";
   gst_element_set_bus(hs->element, nullptr);
   gst_object_unref(bus);
+  gst_harness_teardown(hs);
   return text;
 }
 
 TEST_F(ActionMatchElement, HarrisScaleTooLargeForSigmaIsAnElementError) {
-  // harris-scale x sigma at most 8 (the kernels' tap tables): each property alone is in range.
-  GstHarness* hs = harness("detector=harris harris-scale=3 sigma=3");
+  // harris-scale x sigma at most 8 (the kernels' tap tables): each property alone is in range;
+  // the pair is judged at start, which fails with one settings error.
+  GstElement* e = gst_parse_launch(("cudaactionmatch backend=cpu detector=harris harris-scale=3 "
+                                    "sigma=3 model-location=" +
+                                    dictionary_path())
+                                       .c_str(),
+                                   nullptr);
+  ASSERT_NE(e, nullptr);
+  GstBus* bus = gst_bus_new();
+  gst_element_set_bus(e, bus);
+  EXPECT_EQ(gst_element_set_state(e, GST_STATE_PAUSED), GST_STATE_CHANGE_FAILURE);
+  GstMessage* m = gst_bus_pop_filtered(bus, GST_MESSAGE_ERROR);
+  ASSERT_NE(m, nullptr);
   GError* err = nullptr;
-  const std::string text = configure_error(hs, &err);
-  EXPECT_NE(text.find("harris-scale x sigma"), std::string::npos) << text;
-  ASSERT_NE(err, nullptr);
-  EXPECT_TRUE(g_error_matches(err, GST_LIBRARY_ERROR, GST_LIBRARY_ERROR_SETTINGS)) << text;
+  gst_message_parse_error(m, &err, nullptr);
+  EXPECT_NE(std::string(err->message).find("harris-scale x sigma"), std::string::npos)
+      << err->message;
+  EXPECT_TRUE(g_error_matches(err, GST_LIBRARY_ERROR, GST_LIBRARY_ERROR_SETTINGS));
   g_clear_error(&err);
-  gst_harness_teardown(hs);
+  gst_message_unref(m);
+  gst_element_set_state(e, GST_STATE_NULL);
+  gst_element_set_bus(e, nullptr);
+  gst_object_unref(bus);
+  gst_object_unref(e);
   // The same with the periodic detector: harris-scale is not used, nothing refused.
-  hs = harness("harris-scale=3 sigma=3");
+  GstHarness* hs = harness("harris-scale=3 sigma=3");
   EXPECT_EQ(gst_harness_push(hs, buffer(Gray(kW * kH, 90), 0)), GST_FLOW_OK);
   gst_harness_teardown(hs);
 }
@@ -501,15 +534,13 @@ TEST_F(ActionMatchElement, DictionaryOfAnotherFlowHistogramIsRefused) {
       {"flow-histogram=speed speed-split=3", speed2, "speed split 3"},
   };
   for (const auto& c : cases) {
-    GstHarness* hs = harness(c.props, GST_VIDEO_FORMAT_GRAY8, c.dict);
     GError* err = nullptr;
-    const std::string text = configure_error(hs, &err);
+    const std::string text = configure_error(c.props, c.dict, &err);
     EXPECT_NE(text.find("dictionary"), std::string::npos) << c.props << ": " << text;
     EXPECT_NE(text.find(c.says), std::string::npos) << c.props << ": " << text;
     ASSERT_NE(err, nullptr) << c.props;
     EXPECT_TRUE(g_error_matches(err, GST_LIBRARY_ERROR, GST_LIBRARY_ERROR_SETTINGS)) << text;
     g_clear_error(&err);
-    gst_harness_teardown(hs);
   }
   // The matching settings are accepted.
   GstHarness* hs = harness("flow-histogram=speed speed-split=2", GST_VIDEO_FORMAT_GRAY8, speed2);

@@ -330,10 +330,28 @@ TEST_F(Median3dElement, UnrelatedMetadataFollowsTheFrame) {
 }
 
 TEST_F(Median3dElement, BadSettingsAreAnElementError) {
-  // 17 x 17 x 255 values exceed the supported window: refused at caps time.
-  GstHarness* hs = harness("spatial-size=17 temporal-size=255", GST_VIDEO_FORMAT_GRAY8, 16, 8);
-  EXPECT_NE(gst_harness_push(hs, make_buffer(GST_VIDEO_FORMAT_GRAY8, 16, 8, 1, 0)), GST_FLOW_OK);
-  gst_harness_teardown(hs);
+  // 17 x 17 x 255 values exceed the supported window: refused at start (the state change fails)
+  // with one settings error.
+  GstElement* e = gst_element_factory_make("cudamedian3d", nullptr);
+  ASSERT_NE(e, nullptr);
+  gst_util_set_object_arg(G_OBJECT(e), "backend", "cpu");
+  gst_util_set_object_arg(G_OBJECT(e), "mode", "paper");
+  g_object_set(e, "spatial-size", 17, "temporal-size", 255, nullptr);
+  GstBus* bus = gst_bus_new();
+  gst_element_set_bus(e, bus);
+  EXPECT_EQ(gst_element_set_state(e, GST_STATE_PAUSED), GST_STATE_CHANGE_FAILURE);
+  GstMessage* m = gst_bus_pop_filtered(bus, GST_MESSAGE_ERROR);
+  ASSERT_NE(m, nullptr);
+  GError* err = nullptr;
+  gst_message_parse_error(m, &err, nullptr);
+  EXPECT_TRUE(g_error_matches(err, GST_LIBRARY_ERROR, GST_LIBRARY_ERROR_SETTINGS));
+  EXPECT_NE(std::string(err->message).find("17x17x255"), std::string::npos) << err->message;
+  g_clear_error(&err);
+  gst_message_unref(m);
+  gst_element_set_state(e, GST_STATE_NULL);
+  gst_element_set_bus(e, nullptr);
+  gst_object_unref(bus);
+  gst_object_unref(e);
 }
 
 TEST_F(Median3dElement, CudaBackendWithoutDeviceFailsCleanly) {
