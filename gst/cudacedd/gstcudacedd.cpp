@@ -65,16 +65,6 @@ GST_CVIS_DEFINE_ENUM_TYPE (gst_cuda_cedd_regions_get_type, "GstCudaCeddRegions",
 
 /* --------------------------------------------------------------------------------------------- */
 
-/* The index and the stream name are read at start: changing them later would be ignored. */
-static gboolean
-refuse_when_running (GstCudaCedd * self, GParamSpec * pspec)
-{
-  if (GST_STATE (self) <= GST_STATE_READY)
-    return FALSE;
-  g_warning ("cudacedd: '%s' can only be changed in the NULL or READY state", pspec->name);
-  return TRUE;
-}
-
 static void
 gst_cuda_cedd_set_property (GObject * object, guint prop_id, const GValue * value,
     GParamSpec * pspec)
@@ -89,15 +79,11 @@ gst_cuda_cedd_set_property (GObject * object, guint prop_id, const GValue * valu
       s.regions = (GstCudaCeddRegions) g_value_get_enum (value);
       break;
     case PROP_INDEX_LOCATION:{
-      if (refuse_when_running (self, pspec))
-        break;
       const gchar *v = g_value_get_string (value);
       s.index_location = v ? v : "";
       break;
     }
     case PROP_STREAM_NAME:{
-      if (refuse_when_running (self, pspec))
-        break;
       const gchar *v = g_value_get_string (value);
       s.stream_name = v ? v : "";
       break;
