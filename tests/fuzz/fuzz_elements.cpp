@@ -26,7 +26,7 @@
 #include <string>
 #include <vector>
 
-#include "actionmatch/actionmatch_recognise.hpp"
+#include "actionlearn/actionlearn_recognise.hpp"
 
 namespace {
 
