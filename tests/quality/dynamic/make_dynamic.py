@@ -136,6 +136,8 @@ def make(spec, out, pool):
         _, name, crop, mirror, t0 = spec["bg"][:5]
         limit = spec["bg"][5] if len(spec["bg"]) > 5 else None
         bgf, moving = video_background(name, crop, mirror, t0, limit)
+        if name == "tree":
+            moving = None  # the moving leaves are the background (frames with the hand are cut)
         sources = {name: footage.package(name)}
     elif kind == "grass":
         bgf = textures.Grass(footage.image(spec["bg"][1]), W, H, rng, amp=spec["bg"][2])
