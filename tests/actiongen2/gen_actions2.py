@@ -8,7 +8,8 @@ seen from a yaw angle, loose clothes, other proportions, drawn with OpenCV polyg
     OUT/<action>/personNN_<action>_dK_uncomp.avi    (Motion-JPEG in AVI)
 
 Settings K: 1 far camera, 2 near camera with a slow zoom, 3 loose clothes (coat or dress), 4 indoor
-footage, darker and noisier. Subjects are numbered from --first (so that a dataset can hold the
+footage, darker and noisier; subject p gets --settings of them, from 1 + (p - 1) mod 4 on, so that
+every setting occurs in a dataset of four subjects or more. Subjects are numbered from --first (so that a dataset can hold the
 subjects of both generators apart). Same arguments, same pixels.
 
 Usage: /usr/bin/python3 tests/actiongen2/gen_actions2.py OUT [--subjects N] [--first F]
@@ -80,7 +81,9 @@ def main():
         for ai, action in enumerate(body.ACTIONS):
             d = os.path.join(a.out, action)
             os.makedirs(d, exist_ok=True)
-            for k in range(1, a.settings + 1):
+            # Settings rotate over the subjects, so that a few settings per subject still cover
+            # all four across the dataset.
+            for k in sorted(1 + (p - 1 + i) % 4 for i in range(a.settings)):
                 path = os.path.join(d, "person%02d_%s_d%d_uncomp.avi" % (p, action, k))
                 if os.path.isfile(path):
                     continue
@@ -97,7 +100,7 @@ def main():
                 vw.release()
                 os.replace(tmp, path)
                 n += 1
-    print("gen_actions2: %d clips written (%d subjects from %d x 6 actions x %d settings, %d frames %dx%d) in %s"
+    print("gen_actions2: %d clips written (%d subjects from %d x 6 actions x %d settings each, %d frames %dx%d) in %s"
           % (n, a.subjects, a.first, a.settings, a.frames, W, H, a.out))
 
 
