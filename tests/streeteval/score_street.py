@@ -177,9 +177,13 @@ def main():
             dumps[d["frame"]] = d["rois"]
         r = score(truth, dumps, meta["width"], meta["height"], a.skip)
         run = os.path.join(a.results, name, "run.json")
-        r["s_per_frame"] = (json.load(open(run))["seconds"] / meta["frames"]) if os.path.isfile(run) else None
+        if os.path.isfile(run):
+            rj = json.load(open(run))
+            r["s_per_frame"] = rj["seconds"] / max(1, rj["frames"])
+        else:
+            r["s_per_frame"] = None
         res[name] = r
-    cols = [("people", "people/frame", "%.2f"), ("fg_per_frame", "fg boxes/frame", "%.2f"),
+    cols = [("frames", "frames scored", "%d"), ("people", "people/frame", "%.2f"), ("fg_per_frame", "fg boxes/frame", "%.2f"),
             ("fg_recall", "fg recall", "%.2f"), ("tracks_per_frame", "tracks/frame", "%.2f"),
             ("track_recall", "track recall", "%.2f"), ("idsw", "ID switches", "%d"),
             ("ids_per_person", "track ids per person", "%.2f"), ("bg_track_share", "tracks on background", "%.2f"),
