@@ -4,7 +4,6 @@
 // and the matrix in shared memory); each block keeps its best
 // windows (thesis Sec. 4.1, "Finding the Best Match on GPU", here with the index order as tie
 // break); a second kernel merges them per group, so only the winners leave the device.
-#include <cstdlib>
 #include <cstring>
 
 #include "common/cuda/check.hpp"
@@ -236,9 +235,9 @@ __device__ __forceinline__ int part_terms(const double (*s_part)[kWindowThreads]
   return infinite;
 }
 
-// kMinBlocks: 2 per SM (128 registers) up to 5 features; 1 and 3 only for timing (windows_variant).
-template <int N, int NS, int kMinBlocks = (N <= 5 ? 2 : 1)>
-__global__ void __launch_bounds__(kPartThreads, kMinBlocks)
+// 2 blocks per SM (128 registers) up to 5 features, 1 above.
+template <int N, int NS>
+__global__ void __launch_bounds__(kPartThreads, N <= 5 ? 2 : 1)
     windows_parts_kernel(Layout L, const DevGroup* groups, const DevGrid* grids,
                          const DevIntegral* integrals, const ModelData* models,
                          const int* block_work, const int64_t* base, DevHit* cand, DevHit* below,
@@ -427,29 +426,12 @@ __global__ void __launch_bounds__(kReduceThreads)
         p < L.planes ? box_sum(I, p, cx0, cy0, cw, ch) : static_cast<int64_t>(gr.ww) * gr.wh;
 }
 
-// CVIS_RCDTRACK_WINDOWS (JBLD only): "parts1" / "parts3" -> windows_parts_kernel held at 1 / 3
-// blocks per SM (up to 255 / 85 registers) instead of 2 (128), for 5 features without coordinates
-// only (the chain's), to time the registers-against-occupancy trade-off (an open question:
-// docs/benchmarks.md); anything else -> the default. Same results in every case. Read at every
-// pass (a few per frame), so that a test can compare them in one process. Returns the blocks per
-// SM asked for (1, 3) or 2 (the default).
-int windows_variant() {
-  const char* v = std::getenv("CVIS_RCDTRACK_WINDOWS");
-  if (!v)
-    return 2;
-  if (std::strcmp(v, "parts1") == 0)
-    return 1;
-  if (std::strcmp(v, "parts3") == 0)
-    return 3;
-  return 2;
-}
-
-template <int N, int NS, int kMinBlocks>
+template <int N, int NS>
 void launch_parts(const Layout& layout, const DevGroup* groups, const DevGrid* grids,
                   const DevIntegral* integrals, const ModelData* models, const int* block_work,
                   int n_blocks, const int64_t* base, DevHit* cand, DevHit* below, int* below_count,
                   unsigned long long* bounds, cudaStream_t stream) {
-  windows_parts_kernel<N, NS, kMinBlocks><<<n_blocks, kPartThreads, 0, stream>>>(
+  windows_parts_kernel<N, NS><<<n_blocks, kPartThreads, 0, stream>>>(
       layout, groups, grids, integrals, models, block_work, base, cand, below, below_count, bounds);
 }
 
@@ -460,26 +442,12 @@ Status launch_n(const Layout& layout, Distance distance, const DevGroup* groups,
                 DevHit* below, int* below_count, unsigned long long* bounds, DevResult* results,
                 cudaStream_t stream) {
   if (n_blocks > 0 && distance == Distance::kJbld) {
-    const int variant = windows_variant();
-    constexpr int kDefault = N <= 5 ? 2 : 1;
-    bool launched = false;
-    if constexpr (N == 5) { // the timing variants exist for the chain's layout only
-      if (layout.ns == 0 && (variant == 1 || variant == 3)) {
-        if (variant == 1)
-          launch_parts<N, 0, 1>(layout, groups, grids, integrals, models, block_work, n_blocks,
-                                base, cand, below, below_count, bounds, stream);
-        else
-          launch_parts<N, 0, 3>(layout, groups, grids, integrals, models, block_work, n_blocks,
-                                base, cand, below, below_count, bounds, stream);
-        launched = true;
-      }
-    }
-    if (!launched && layout.ns == 0) // the thesis's features
-      launch_parts<N, 0, kDefault>(layout, groups, grids, integrals, models, block_work, n_blocks,
-                                   base, cand, below, below_count, bounds, stream);
-    else if (!launched)
-      launch_parts<N, -1, kDefault>(layout, groups, grids, integrals, models, block_work, n_blocks,
-                                    base, cand, below, below_count, bounds, stream);
+    if (layout.ns == 0) // the thesis's features
+      launch_parts<N, 0>(layout, groups, grids, integrals, models, block_work, n_blocks, base, cand,
+                         below, below_count, bounds, stream);
+    else
+      launch_parts<N, -1>(layout, groups, grids, integrals, models, block_work, n_blocks, base,
+                          cand, below, below_count, bounds, stream);
     CVIS_CUDA_CHECK_LAUNCH(stream, "windows_parts_kernel");
   } else if (n_blocks > 0) {
     windows_kernel<N><<<n_blocks, kWindowThreads, 0, stream>>>(layout, groups, grids, integrals,
