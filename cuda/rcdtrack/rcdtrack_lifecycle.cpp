@@ -45,6 +45,11 @@ int Lifecycle::request_track(const Box& box, int first_id, uint32_t max_targets,
     reason = "smaller than 4x4";
   } else if (ids_.size() >= max_targets) {
     reason = "max-targets (" + std::to_string(max_targets) + ") reached";
+  } else if (width_ > 0 && height_ > 0) {
+    const Box in = clip_box(box, width_, height_);
+    if (in.w < kMinTargetSide || in.h < kMinTargetSide)
+      reason = "less than 4x4 pixels inside the " + std::to_string(width_) + "x" +
+               std::to_string(height_) + " frame";
   }
   if (!reason.empty()) {
     if (why)

@@ -81,13 +81,16 @@ public:
 
   // Asks for a target on `box` from the next frame. Returns its id: the next id never handed out,
   // at least `first_id` (ids below it are kept for initial targets). Returns -1 with the reason in
-  // *why (may be null) when `box` is smaller than kMinTargetSide on a side or when `max_targets`
-  // ids are handed out. A box the tracker refuses at the next frame is a kRefused event then.
+  // *why (may be null) when `box` is smaller than kMinTargetSide on a side, when `max_targets` ids
+  // are handed out, or when the frame size is known (set_frame_size) and fewer than
+  // kMinTargetSide x kMinTargetSide pixels of `box` lie inside the frame. When the frame size is
+  // not known yet, such a box is accepted here and refused at the next frame (a kRefused event),
+  // as is any box the tracker refuses then (e.g. after a change to a smaller frame).
   int request_track(const Box& box, int first_id, uint32_t max_targets, std::string* why);
   // Stops target `id` from the next frame (a request not yet applied is dropped). False when `id`
   // is not a target.
   bool request_untrack(int id);
-  // The frame size of the coming frames (auto_min_area); 0 x 0: not known.
+  // The frame size of the coming frames (request_track's test, auto_min_area); 0 x 0: not known.
   void set_frame_size(int width, int height);
 
   // ---- The thread that processes the frames.

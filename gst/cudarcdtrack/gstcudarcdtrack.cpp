@@ -33,8 +33,9 @@
  * among the buffer's ROI metas, in target order, so the first is the first `roi` box. Detections:
  * roi_type "detection" with "distance" and "scale". Element messages (seen with gst-launch-1.0 -m):
  * "cvis-rcdtrack-started", "cvis-rcdtrack-lost", "cvis-rcdtrack-reacquired",
- * "cvis-rcdtrack-removed" (lost-timeout) with "id", "frame",
- * "pts", "running-time", "x", "y", "width", "height", "distance".
+ * "cvis-rcdtrack-removed" (lost-timeout, static-timeout, or a track signal's box refused at its
+ * first frame: distance -1) with "id", "frame", "pts", "running-time", "x", "y", "width",
+ * "height", "distance".
  *
  * Action signals: "track" (x, y, w, h) starts a target on the next frame and returns its id (-1
  * when refused); "untrack" (id) stops one; "save-model" (id, location) writes a target's current
@@ -361,8 +362,12 @@ gst_cuda_rcd_track_class_init (GstCudaRcdTrackClass * klass)
    * GstCudaRcdTrack::track:
    * @x, @y, @w, @h: the target's box in pixels of the next frame
    *
-   * Starts a target on the next frame. Returns its id, or -1 when refused (smaller than 4x4,
-   * max-targets reached; a box outside the frame is dropped with a warning when it is applied).
+   * Starts a target on the next frame (the part of the box inside the frame). Returns its id, or
+   * -1 with a warning when refused: smaller than 4x4, max-targets reached, or, once the caps are
+   * known, fewer than 4x4 pixels of the box inside the frame. Before the caps are known such a
+   * box gets an id and is refused at the first frame: a warning and a "cvis-rcdtrack-removed"
+   * message for that id with the box asked for and distance -1 (so is any box the frame of the
+   * caps it is applied under cannot hold).
    */
   signals[SIGNAL_TRACK] = g_signal_new ("track", G_TYPE_FROM_CLASS (klass),
       (GSignalFlags) (G_SIGNAL_RUN_LAST | G_SIGNAL_ACTION), 0, NULL, NULL, NULL, G_TYPE_INT, 4,

@@ -129,7 +129,11 @@ gst_cuda_rcd_track_post_events (GstCudaRcdTrack * self, GstBuffer * buf)
         post_target (self, buf, GST_CUDA_RCD_TRACK_REMOVED_MESSAGE, r);
         break;
       case Kind::kRefused:
-        GST_WARNING_OBJECT (self, "track signal target %d: %s", r.id, e.detail.c_str ());
+        /* Asked for before the frame size was known (or under other caps): the id the signal
+         * returned ends here, with the box asked for and distance -1. */
+        GST_WARNING_OBJECT (self, "track: target %d at %d,%d,%d,%d refused at the first frame: "
+            "%s", r.id, r.box.x, r.box.y, r.box.w, r.box.h, e.detail.c_str ());
+        post_target (self, buf, GST_CUDA_RCD_TRACK_REMOVED_MESSAGE, r);
         break;
     }
   }

@@ -64,7 +64,8 @@ void gst_cuda_rcd_track_install_properties (GObjectClass * gobject_class);
  * messages. */
 void gst_cuda_rcd_track_attach_tracks (GstCudaRcdTrack * self, GstBuffer * buf);
 void gst_cuda_rcd_track_attach_detections (GstCudaRcdTrack * self, GstBuffer * buf);
-/* Posts the element message of each of `state->events` (refused track requests: a warning). */
+/* Posts the element message of each of `state->events` (a track request refused at its first
+ * frame: a warning and a removed message). */
 void gst_cuda_rcd_track_post_events (GstCudaRcdTrack * self, GstBuffer * buf);
 /* Every box of roi_type `type` on `buf`. */
 std::vector<rcd::Box> gst_cuda_rcd_track_type_boxes (GstBuffer * buf, const std::string & type);

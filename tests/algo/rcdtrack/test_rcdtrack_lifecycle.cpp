@@ -259,6 +259,31 @@ TEST(Lifecycle, Untrack) {
   EXPECT_EQ(rig.tracker->target_count(), 1);
 }
 
+// With the frame size known, a box with fewer than 4x4 pixels inside the frame is refused at once;
+// before it is known, it gets an id and is refused at the next frame (a kRefused event with the
+// box asked for and distance -1; the id is no longer a target).
+TEST(Lifecycle, BoxesOutsideTheFrame) {
+  Rig rig;
+  const HostImage img = rig.image(60, 55);
+  std::string why;
+  EXPECT_EQ(rig.life.request_track({500, 400, 30, 24}, 0, 64, &why), -1);
+  EXPECT_EQ(why, "less than 4x4 pixels inside the 160x120 frame");
+  EXPECT_EQ(rig.life.request_track({-27, 10, 30, 24}, 0, 64, &why), -1); // 3 pixels wide inside
+  EXPECT_EQ(rig.life.request_track({-26, 10, 30, 24}, 0, 64, &why), 0);  // 4 pixels wide inside
+  rig.life.set_frame_size(0, 0);
+  EXPECT_EQ(rig.life.request_track({500, 400, 30, 24}, 0, 64, &why), 1);
+  rig.life.set_frame_size(kW, kH);
+  const std::vector<TargetEvent> ev = rig.frame(img, {});
+  EXPECT_EQ(names(ev), (Names{"refused:1", "started:0"}));
+  ASSERT_FALSE(ev.empty());
+  EXPECT_EQ(ev[0].target.box, (Box{500, 400, 30, 24}));
+  EXPECT_EQ(ev[0].target.distance, -1.0);
+  EXPECT_FALSE(ev[0].detail.empty());
+  EXPECT_EQ(rig.life.ids(), (std::vector<int>{0}));
+  EXPECT_FALSE(rig.life.request_untrack(1));
+  EXPECT_EQ(rig.result_ids(), (std::vector<int>{0}));
+}
+
 // Requests and untracks from another thread while frames run: every id handed out once, the
 // tracker's targets after the last frame are exactly the ids handed out and not untracked, and
 // never more than max_targets ids at a time.
