@@ -126,7 +126,7 @@ TEST_P(EngineParity, RandomPasses) {
   ASSERT_TRUE(gpu->configure(L, c.distance, c.w, c.h, c.format).ok());
   Stream stream;
   std::mt19937 rng(c.w * 31 + c.h);
-  for (int round = 0; round < 3; ++round) {
+  for (int trial = 0; trial < 3; ++trial) {
     // Models: covariances of random boxes of this frame.
     ASSERT_TRUE(cpu->set_frame(img.view(), nullptr).ok());
     Pass models;
@@ -166,7 +166,7 @@ TEST_P(EngineParity, RandomPasses) {
     add_describe(&pass, {c.w - 9, c.h - 7, 9, 7}); // touching the right and bottom borders
     std::vector<GroupResult> rc, rg;
     ASSERT_TRUE(cpu->run(pass, &rc, nullptr).ok());
-    const ImageView& frame = round == 1 ? img.view() : dev.view(); // host frames get uploaded
+    const ImageView& frame = trial == 1 ? img.view() : dev.view(); // host frames get uploaded
     ASSERT_TRUE(gpu->set_frame(frame, stream.get()).ok());
     const Status st = gpu->run(pass, &rg, stream.get());
     ASSERT_TRUE(st.ok()) << st.to_string();
