@@ -188,6 +188,12 @@ double iou(const Box& a, const Box& b) {
   return un > 0 ? static_cast<double>(in) / static_cast<double>(un) : 0.0;
 }
 
+Box clip_box(const Box& box, int width, int height) {
+  const int x0 = std::max(0, box.x), y0 = std::max(0, box.y);
+  const int x1 = std::min(width, box.x + box.w), y1 = std::min(height, box.y + box.h);
+  return {x0, y0, x1 - x0, y1 - y0};
+}
+
 bool parse_boxes(const std::string& text, std::vector<Box>* out, std::string* error) {
   std::vector<Box> boxes;
   std::stringstream ss(text);

@@ -149,6 +149,10 @@ struct Box {
   bool operator==(const Box& o) const { return x == o.x && y == o.y && w == o.w && h == o.h; }
 };
 double iou(const Box& a, const Box& b);
+// The part of `box` inside a width x height frame (w or h <= 0 when there is none).
+Box clip_box(const Box& box, int width, int height);
+// A target needs at least kMinTargetSide x kMinTargetSide pixels of its box inside the frame.
+inline constexpr int kMinTargetSide = 4;
 
 // "x,y,w,h" or several separated by ';' (spaces allowed, a trailing ';' too). False with a message
 // when a box does not parse or has w or h < 1.
@@ -228,7 +232,8 @@ public:
   void reset();
 
   // Starts target `id` (caller's choice, unique) on the next process()ed frame, from that frame's
-  // pixels inside `box` (clipped to the frame; at least 2x2 pixels must remain). While lost it is
+  // pixels inside `box` (clipped to the frame; at least kMinTargetSide x kMinTargetSide pixels
+  // must remain). While lost it is
   // searched within `lost_radius` target sizes of where it was last seen, or over the whole frame
   // when `lost_radius` < 0 (a whole-frame search of a small target costs the frame's area over
   // its step squared windows per scale: a detector that restarts targets makes it unnecessary).

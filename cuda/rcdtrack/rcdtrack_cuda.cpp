@@ -4,7 +4,6 @@
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
-#include <cstdlib>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -100,12 +99,6 @@ private:
   DeviceArray<DevHit> cand_, below_;
   DeviceArray<int> below_count_;
   DeviceArray<unsigned long long> bounds_;
-  // CVIS_RCDTRACK_PRUNE=0 turns the search's early exit off (A/B timing; the results are the same).
-  bool prune_ = prune_enabled();
-  static bool prune_enabled() {
-    const char* v = std::getenv("CVIS_RCDTRACK_PRUNE");
-    return !(v && std::string(v) == "0");
-  }
   DeviceArray<DevResult> results_;
   PinnedArray<DevResult> results_host_;
   PinnedArray<int> counts_host_;
@@ -210,7 +203,7 @@ Status CudaEngine::run(const Pass& pass, std::vector<GroupResult>* out, StreamHa
     d.below_group = g.threshold >= 0.0 ? collecting++ : -1;
     d.below_base = d.below_group >= 0 ? static_cast<int64_t>(d.below_group) * kMaxCandidates : 0;
     // Only the best window is reported: windows that cannot beat it may be left unfinished.
-    d.prune = prune_ && g.top_k == 1 && g.threshold < 0.0 && g.model >= 0 ? 1 : 0;
+    d.prune = g.top_k == 1 && g.threshold < 0.0 && g.model >= 0 ? 1 : 0;
   }
   const std::vector<int>& block_work = order_blocks(pass, groups, n_blocks);
   packer_.clear();

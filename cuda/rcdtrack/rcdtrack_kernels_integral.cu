@@ -72,7 +72,7 @@ __device__ __forceinline__ void load_luma(const PixelSource& src, int y0, int px
 // summing the cell's c^2 products), and a warp scan per plane continuing the running total of the
 // previous chunks. Writes entry (j + 1, i + 1) of the row's planes (row prefix sums of the cell
 // sums) and the zero column. On the caller's shared arrays (lum: (kMaxCell + 2) x (kRowChunk + 2),
-// cs, carry). It was the body of the whole row kernel at every cell size until the wide chunks.
+// cs, carry).
 __device__ void rows_narrow(const PixelSource& src, const Layout& L, const DevIntegral& R, int j,
                             int64_t* base, short* lum, short (*feat)[kMaxCell][kRowChunk],
                             int64_t (*cs)[kRowChunk], int64_t* carry) {
@@ -144,15 +144,15 @@ __device__ void rows_narrow(const PixelSource& src, const Layout& L, const DevIn
   }
 }
 
-// The row pass: one block per cell row of one integral. Cells 1 and 2 (issue 13) take wide chunks:
+// The row pass: one block per cell row of one integral. Cells 1 and 2 take wide chunks:
 // 256 pixels per chunk (one row of 256 at cell 1, 2 x 128 at cell 2) instead of rows_narrow's 64
 // columns, and the cell sums computed inside the scan (each lane its cells, 32 apart; no shared
 // cell-sum array, no barrier between them): at cell 1 a 1920-pixel row is 8 chunks instead of 30,
 // two barriers each instead of four, and every thread computes a pixel's features instead of one
 // in four. Cells 4 and 8 take rows_narrow (a chunk holds 16 or 8 cells there: lanes per plane
 // would idle, while rows_narrow spreads each cell's c^2 products over the block's threads). The
-// entries are the same integers (exact sums, any order). The narrow-only kernel of the previous
-// version was removed after the GPU A/B (cuda/rcdtrack/README.md).
+// entries are the same integers (exact sums, any order). rows_narrow at every cell size was
+// slower (README.md, "Measured and not kept").
 constexpr int kWidePixels = 256;
 
 __global__ void __launch_bounds__(kRowThreads)
@@ -201,7 +201,7 @@ __global__ void __launch_bounds__(kRowThreads)
         feat[a][r * npx + q] = static_cast<short>(feature_value(L.kind[L.ns + a], l, col));
     }
     __syncthreads();
-    // Per plane (one warp): cells lane, lane + 32, ... of the chunk; each round's cell sums, a
+    // Per plane (one warp): cells lane, lane + 32, ... of the chunk; each step's cell sums, a
     // warp scan, the running total in carry[p] (this warp's only).
     for (int p = warp; p < L.planes; p += kRowThreads / 32) {
       const PlaneDesc d = L.plane[p];

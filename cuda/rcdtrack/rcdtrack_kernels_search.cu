@@ -4,7 +4,6 @@
 // and the matrix in shared memory); each block keeps its best
 // windows (thesis Sec. 4.1, "Finding the Best Match on GPU", here with the index order as tie
 // break); a second kernel merges them per group, so only the winners leave the device.
-#include <cstdlib>
 #include <cstring>
 
 #include "common/cuda/check.hpp"
@@ -89,10 +88,10 @@ __device__ void collect_below(const DevGroup& G, double score, double dist, int6
   }
 }
 
-// The block's top-k of its kWindowThreads windows: k rounds of argmin, each excluding the windows
+// The block's top-k of its kWindowThreads windows: k argmin steps, each excluding the windows
 // already taken. Thread t < kWindowThreads holds window t's score, distance and index (-1: none);
 // every thread of the block calls it (the others only take part in the barriers). The first
-// round's winner lowers the group's bound for the later blocks (pruning groups).
+// step's winner lowers the group's bound for the later blocks (pruning groups).
 __device__ void block_top_k(const DevGroup& G, int gi, int chunk, double score, double dist,
                             int64_t index, DevHit* cand, unsigned long long* bounds) {
   __shared__ double s_score[kWindowThreads], s_dist[kWindowThreads];
@@ -127,8 +126,8 @@ __device__ void block_top_k(const DevGroup& G, int gi, int chunk, double score, 
 
 // The Foerstner distance's search: one thread per window (window_distance with the early exit,
 // then search_score), the compiler's register choice (Jacobi sweeps over N x N arrays). The JBLD
-// distance takes windows_parts_kernel below; this kernel's JBLD instantiation (the previous
-// version's JBLD search) was removed after the GPU A/B (cuda/rcdtrack/README.md).
+// distance takes windows_parts_kernel below (faster than this kernel's form for it: README.md,
+// "Measured and not kept").
 template <int N>
 __global__ void __launch_bounds__(kWindowThreads, 1)
     windows_kernel(Layout L, const DevGroup* groups, const DevGrid* grids,
@@ -187,22 +186,21 @@ __global__ void __launch_bounds__(kWindowThreads, 1)
   block_top_k(G, gi, chunk, score, dist, index, cand, bounds);
 }
 
-// The JBLD distance's search: one thread per part of a window (issue 13). A window's five part
+// The JBLD distance's search: one thread per part of a window. A window's five part
 // covariances and distances (and the context ring's) are independent until their sum, so they run
 // on different threads: thread t of the block's kPartThreads works for window t % kWindowThreads,
 // half h = t / kWindowThreads (warp-uniform) on the window's tasks h, h + 2, h + 4 (tasks: parts
-// 0..P-1, then the ring), one per round, each with the shared functions of rcdtrack_math.hpp;
+// 0..P-1, then the ring), one per step, each with the shared functions of rcdtrack_math.hpp;
 // the part distances meet in shared memory and one thread per window adds them in the order of
-// window_distance and forms the score as search_score does: the same bits as the CPU reference
-// (and as the one-thread-per-window JBLD kernel it replaced). A thread's chain is a third of a
-// window's (~4 k dependent FP64 instructions), registers drop from 168 to a part's, twice as many
-// threads per window are
-// resident: the small passes (a few blocks per SM) and the loads of the corners get more in
-// flight. The early exit becomes a test at the start of each round against the parts of the
-// rounds before (any subset of the parts gives the same kind of lower bound: the sum of a subset's
-// distances minus their largest is at most the sum of all minus the largest, distances being >=
-// 0); both threads of a window make the same decisions (same shared values, same bound), the ring
-// is computed when four parts did not rule the window out (its own test then follows the sum).
+// window_distance and forms the score as search_score does: the same bits as the CPU reference.
+// A thread's chain is a third of a window's (~4 k dependent FP64 instructions) and holds one
+// part's registers, with twice as many threads per window resident: the small passes (a few blocks
+// per SM) and the loads of the corners get more in flight. The early exit is a test at the start of
+// each step against the parts of the steps before (any subset of the parts gives the same kind of
+// lower bound: the sum of a subset's distances minus their largest is at most the sum of all minus
+// the largest, distances being >= 0); both threads of a window make the same decisions (same shared
+// values, same bound), the ring is computed when four parts did not rule the window out (its own
+// test then follows the sum).
 inline constexpr int kPartThreads = 2 * kWindowThreads;
 
 // The ring's distance as a call, not inlined: inlined, its 2 x n(n+3)/2 box sums took the part
@@ -236,9 +234,9 @@ __device__ __forceinline__ int part_terms(const double (*s_part)[kWindowThreads]
   return infinite;
 }
 
-// kMinBlocks: 2 per SM (128 registers) up to 5 features; 1 and 3 only for timing (windows_variant).
-template <int N, int NS, int kMinBlocks = (N <= 5 ? 2 : 1)>
-__global__ void __launch_bounds__(kPartThreads, kMinBlocks)
+// 2 blocks per SM (128 registers) up to 5 features, 1 above.
+template <int N, int NS>
+__global__ void __launch_bounds__(kPartThreads, N <= 5 ? 2 : 1)
     windows_parts_kernel(Layout L, const DevGroup* groups, const DevGrid* grids,
                          const DevIntegral* integrals, const ModelData* models,
                          const int* block_work, const int64_t* base, DevHit* cand, DevHit* below,
@@ -290,7 +288,7 @@ __global__ void __launch_bounds__(kPartThreads, kMinBlocks)
   bool alive = valid && G.model >= 0;
   for (int r = 0; 2 * r < tasks; ++r) {
     if (r > 0)
-      __syncthreads(); // the parts of the rounds before are in s_part
+      __syncthreads(); // the parts of the steps before are in s_part
     if (alive) {
       // window_distance's test over parts 0 .. 2r - 1 (parts 0..3 before the last part and the
       // ring): two infinite parts, or the lower bound above the limit.
@@ -427,29 +425,12 @@ __global__ void __launch_bounds__(kReduceThreads)
         p < L.planes ? box_sum(I, p, cx0, cy0, cw, ch) : static_cast<int64_t>(gr.ww) * gr.wh;
 }
 
-// CVIS_RCDTRACK_WINDOWS (JBLD only): "parts1" / "parts3" -> windows_parts_kernel held at 1 / 3
-// blocks per SM (up to 255 / 85 registers) instead of 2 (128), for 5 features without coordinates
-// only (the chain's), to time the registers-against-occupancy trade-off (an open question:
-// docs/benchmarks.md); anything else -> the default. Same results in every case. Read at every
-// pass (a few per frame), so that a test can compare them in one process. Returns the blocks per
-// SM asked for (1, 3) or 2 (the default).
-int windows_variant() {
-  const char* v = std::getenv("CVIS_RCDTRACK_WINDOWS");
-  if (!v)
-    return 2;
-  if (std::strcmp(v, "parts1") == 0)
-    return 1;
-  if (std::strcmp(v, "parts3") == 0)
-    return 3;
-  return 2;
-}
-
-template <int N, int NS, int kMinBlocks>
+template <int N, int NS>
 void launch_parts(const Layout& layout, const DevGroup* groups, const DevGrid* grids,
                   const DevIntegral* integrals, const ModelData* models, const int* block_work,
                   int n_blocks, const int64_t* base, DevHit* cand, DevHit* below, int* below_count,
                   unsigned long long* bounds, cudaStream_t stream) {
-  windows_parts_kernel<N, NS, kMinBlocks><<<n_blocks, kPartThreads, 0, stream>>>(
+  windows_parts_kernel<N, NS><<<n_blocks, kPartThreads, 0, stream>>>(
       layout, groups, grids, integrals, models, block_work, base, cand, below, below_count, bounds);
 }
 
@@ -460,26 +441,12 @@ Status launch_n(const Layout& layout, Distance distance, const DevGroup* groups,
                 DevHit* below, int* below_count, unsigned long long* bounds, DevResult* results,
                 cudaStream_t stream) {
   if (n_blocks > 0 && distance == Distance::kJbld) {
-    const int variant = windows_variant();
-    constexpr int kDefault = N <= 5 ? 2 : 1;
-    bool launched = false;
-    if constexpr (N == 5) { // the timing variants exist for the chain's layout only
-      if (layout.ns == 0 && (variant == 1 || variant == 3)) {
-        if (variant == 1)
-          launch_parts<N, 0, 1>(layout, groups, grids, integrals, models, block_work, n_blocks,
-                                base, cand, below, below_count, bounds, stream);
-        else
-          launch_parts<N, 0, 3>(layout, groups, grids, integrals, models, block_work, n_blocks,
-                                base, cand, below, below_count, bounds, stream);
-        launched = true;
-      }
-    }
-    if (!launched && layout.ns == 0) // the thesis's features
-      launch_parts<N, 0, kDefault>(layout, groups, grids, integrals, models, block_work, n_blocks,
-                                   base, cand, below, below_count, bounds, stream);
-    else if (!launched)
-      launch_parts<N, -1, kDefault>(layout, groups, grids, integrals, models, block_work, n_blocks,
-                                    base, cand, below, below_count, bounds, stream);
+    if (layout.ns == 0) // the thesis's features
+      launch_parts<N, 0>(layout, groups, grids, integrals, models, block_work, n_blocks, base, cand,
+                         below, below_count, bounds, stream);
+    else
+      launch_parts<N, -1>(layout, groups, grids, integrals, models, block_work, n_blocks, base,
+                          cand, below, below_count, bounds, stream);
     CVIS_CUDA_CHECK_LAUNCH(stream, "windows_parts_kernel");
   } else if (n_blocks > 0) {
     windows_kernel<N><<<n_blocks, kWindowThreads, 0, stream>>>(layout, groups, grids, integrals,

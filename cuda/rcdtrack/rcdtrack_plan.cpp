@@ -2,8 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdlib>
-#include <string>
 
 namespace cvis::rcdtrack {
 
@@ -11,16 +9,10 @@ int coarse_step(int step, double w, double h, bool aligned) {
   if (step > 0)
     return step;
   const int s = std::max(1, static_cast<int>(std::lround(std::min(w, h) / 8.0)));
-  // CVIS_RCDTRACK_ALIGN_STEPS (benchmarks, every target): =1 the nearest multiple instead,
-  // =down rounded down as `aligned`. Results change.
-  static const int forced = [] {
-    const char* v = std::getenv("CVIS_RCDTRACK_ALIGN_STEPS");
-    return !v ? 0 : std::string(v) == "1" ? 1 : std::string(v) == "down" ? 2 : 0;
-  }();
+  if (!aligned)
+    return s;
   const int m = s >= 8 ? 4 : s >= 4 ? 2 : 1;
-  if (forced == 1)
-    return (s + m / 2) / m * m;
-  return aligned || forced == 2 ? s / m * m : s;
+  return s / m * m;
 }
 
 int fine_step(int step) {
@@ -167,13 +159,6 @@ void add_describe(Pass* pass, const Box& box) {
 }
 
 void merge_integrals(Pass* pass) {
-  // CVIS_RCDTRACK_MERGE=0 keeps one integral per search (A/B timing; the results are the same).
-  static const bool enabled = [] {
-    const char* v = std::getenv("CVIS_RCDTRACK_MERGE");
-    return !(v && std::string(v) == "0");
-  }();
-  if (!enabled)
-    return;
   std::vector<IntegralSpec>& in = pass->integrals;
   const size_t n = in.size();
   std::vector<size_t> into(n);

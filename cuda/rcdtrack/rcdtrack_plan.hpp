@@ -11,9 +11,7 @@ namespace cvis::rcdtrack {
 // Coarse grid step for a target of w x h pixels: `step` when > 0, else max(1, round(min(w, h) /
 // 8)). `aligned` (targets that asked for it, Tracker::add_target) rounds the auto step down to a
 // multiple of 4 from 8 pixels and of 2 from 4: a grid at least as fine, whose integrals have cells
-// of 4 or 2 pixels (a sixteenth or a quarter of the bytes of cell 1). With
-// CVIS_RCDTRACK_ALIGN_STEPS=1 in the environment (benchmarks only) every auto step is the nearest
-// such multiple instead, with =down every one is rounded down.
+// of 4 or 2 pixels (a sixteenth or a quarter of the bytes of cell 1).
 int coarse_step(int step, double w, double h, bool aligned = false);
 // Fine grid step for a coarse step: the largest power of two not above step / 4 (at least 1), so
 // the fine integral's cell is the step itself (never finer than a quarter of the coarse step).

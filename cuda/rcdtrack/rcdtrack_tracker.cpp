@@ -230,16 +230,15 @@ Status Tracker::add_target(int id, const Box& box, double lost_radius, bool alig
   for (const Target& t : impl_->targets)
     if (t.id == id)
       return invalid_argument("target id " + std::to_string(id) + " is in use");
-  const int x0 = std::max(0, box.x), y0 = std::max(0, box.y);
-  const int x1 = std::min(width_, box.x + box.w), y1 = std::min(height_, box.y + box.h);
-  if (x1 - x0 < 4 || y1 - y0 < 4)
+  const Box in = clip_box(box, width_, height_);
+  if (in.w < kMinTargetSide || in.h < kMinTargetSide)
     return invalid_argument("box " + std::to_string(box.x) + "," + std::to_string(box.y) + "," +
                             std::to_string(box.w) + "," + std::to_string(box.h) +
                             " leaves less than 4x4 pixels inside the " + std::to_string(width_) +
                             "x" + std::to_string(height_) + " frame");
   Target t;
   t.id = id;
-  t.init = {x0, y0, x1 - x0, y1 - y0};
+  t.init = in;
   t.lost_radius = lost_radius;
   t.aligned = aligned_steps;
   impl_->targets.push_back(t);

@@ -33,8 +33,9 @@
  * among the buffer's ROI metas, in target order, so the first is the first `roi` box. Detections:
  * roi_type "detection" with "distance" and "scale". Element messages (seen with gst-launch-1.0 -m):
  * "cvis-rcdtrack-started", "cvis-rcdtrack-lost", "cvis-rcdtrack-reacquired",
- * "cvis-rcdtrack-removed" (lost-timeout) with "id", "frame",
- * "pts", "running-time", "x", "y", "width", "height", "distance".
+ * "cvis-rcdtrack-removed" (lost-timeout, static-timeout, or a track signal's box refused at its
+ * first frame: distance -1) with "id", "frame", "pts", "running-time", "x", "y", "width",
+ * "height", "distance".
  *
  * Action signals: "track" (x, y, w, h) starts a target on the next frame and returns its id (-1
  * when refused); "untrack" (id) stops one; "save-model" (id, location) writes a target's current
@@ -96,20 +97,20 @@ reserved_ids (const GstCudaRcdTrackSettings & s)
 static gint
 gst_cuda_rcd_track_track (GstCudaRcdTrack * self, gint x, gint y, gint w, gint h)
 {
-  std::lock_guard < std::mutex > lk (*self->lock);
-  GstCudaRcdTrackRequests & r = *self->requests;
-  if (w < 4 || h < 4) {
-    GST_WARNING_OBJECT (self, "track: box %d,%d,%d,%d smaller than 4x4 refused", x, y, w, h);
+  int first_id;
+  guint max_targets;
+  {
+    std::lock_guard < std::mutex > lk (*self->lock);
+    first_id = reserved_ids (*self->settings);
+    max_targets = self->settings->max_targets;
+  }
+  std::string why;
+  const int id = self->lifecycle->request_track (rcd::Box{x, y, w, h}, first_id, max_targets,
+      &why);
+  if (id < 0) {
+    GST_WARNING_OBJECT (self, "track: box %d,%d,%d,%d refused: %s", x, y, w, h, why.c_str ());
     return -1;
   }
-  if (r.ids.size () >= self->settings->max_targets) {
-    GST_WARNING_OBJECT (self, "track: max-targets=%u reached", self->settings->max_targets);
-    return -1;
-  }
-  r.next_id = MAX (r.next_id, reserved_ids (*self->settings));
-  const int id = r.next_id++;
-  r.add.push_back ({id, rcd::Box{x, y, w, h}});
-  r.ids.push_back (id);
   GST_INFO_OBJECT (self, "track: target %d at %d,%d,%d,%d from the next frame", id, x, y, w, h);
   return id;
 }
@@ -117,14 +118,7 @@ gst_cuda_rcd_track_track (GstCudaRcdTrack * self, gint x, gint y, gint w, gint h
 static gboolean
 gst_cuda_rcd_track_untrack (GstCudaRcdTrack * self, gint id)
 {
-  std::lock_guard < std::mutex > lk (*self->lock);
-  GstCudaRcdTrackRequests & r = *self->requests;
-  auto it = std::find (r.ids.begin (), r.ids.end (), id);
-  if (it == r.ids.end ())
-    return FALSE;
-  r.ids.erase (it);
-  r.remove.push_back (id);
-  return TRUE;
+  return self->lifecycle->request_untrack (id) ? TRUE : FALSE;
 }
 
 static gboolean
@@ -186,6 +180,7 @@ gst_cuda_rcd_track_start (GstBaseTransform * trans)
         st.model.width, st.model.height, rcd::feature_names (st.model.features).c_str (),
         st.model.parts);
   }
+  self->lifecycle->set_initial (st.roi, st.have_model ? &st.model : nullptr);
   return GST_BASE_TRANSFORM_CLASS (gst_cuda_rcd_track_parent_class)->start (trans);
 }
 
@@ -242,7 +237,8 @@ gst_cuda_rcd_track_configure (GstCvisFilter * filter, const GstVideoInfo * in_in
   }
   st.backend = backend;
   st.applied_version = version;
-  st.need_initial = true;
+  self->lifecycle->set_frame_size (st.width, st.height);
+  self->lifecycle->restart ();
   GST_INFO_OBJECT (self, "%s, %dx%d %s, backend %s, features %s, %d part(s)",
       st.mode == GST_CUDA_RCD_TRACK_MODE_DETECT ? "detect" : "track", st.width, st.height,
       gst_video_format_to_string (GST_VIDEO_INFO_FORMAT (in_info)), cvis::backend_name (backend),
@@ -254,20 +250,12 @@ static void
 gst_cuda_rcd_track_reset (GstCvisFilter * filter)
 {
   GstCudaRcdTrack *self = GST_CUDA_RCD_TRACK (filter);
-  {
-    std::lock_guard < std::mutex > lk (*self->state_lock);
-    GstCudaRcdTrackState & st = *self->state;
-    if (st.tracker)
-      st.tracker->reset ();
-    st.candidates.clear ();
-    st.auto_targets.clear ();
-    st.need_initial = true;
-    st.frame = 0;
-  }
-  std::lock_guard < std::mutex > lk (*self->lock);
-  self->requests->add.clear ();
-  self->requests->remove.clear ();
-  self->requests->ids.clear ();
+  std::lock_guard < std::mutex > lk (*self->state_lock);
+  GstCudaRcdTrackState & st = *self->state;
+  if (st.tracker)
+    st.tracker->reset ();
+  self->lifecycle->reset ();
+  st.frame = 0;
 }
 
 static void
@@ -277,125 +265,7 @@ gst_cuda_rcd_track_release (GstCvisFilter * filter)
   std::lock_guard < std::mutex > lk (*self->state_lock);
   self->state->tracker.reset ();
   self->state->detector.reset ();
-}
-
-/* Targets of the settings (first frame after a start, flush or caps change), then the requests,
- * then targets from the frame's init-roi-type boxes (`init`). */
-static cvis::Status
-apply_targets (GstCudaRcdTrack * self, const GstCudaRcdTrackInitBoxes & init)
-{
-  GstCudaRcdTrackState & st = *self->state;
-  GstCudaRcdTrackRequests req;
-  guint persistence, max_targets;
-  gdouble lost_radius;
-  bool aligned;
-  {
-    std::lock_guard < std::mutex > lk (*self->lock);
-    GstCudaRcdTrackRequests & r = *self->requests;
-    if (st.need_initial) {
-      /* The ids of the settings' targets (reset() dropped the others, except requests made
-       * since). */
-      const int n = (int) st.roi.size () + (st.have_model ? 1 : 0);
-      for (int id = 0; id < n; id++)
-        if (std::find (r.ids.begin (), r.ids.end (), id) == r.ids.end ())
-          r.ids.push_back (id);
-      r.next_id = MAX (r.next_id, n);
-    }
-    req.add.swap (r.add);
-    req.remove.swap (r.remove);
-    persistence = self->settings->init_persistence;
-    max_targets = self->settings->max_targets;
-    lost_radius = self->settings->lost_radius;
-    aligned = self->settings->init_aligned_steps;
-  }
-  if (st.need_initial) {
-    st.tracker->reset ();
-    st.auto_targets.clear ();
-    for (size_t k = 0; k < st.roi.size (); k++)
-      CVIS_RETURN_IF_ERROR (st.tracker->add_target ((int) k, st.roi[k]));
-    if (st.have_model)
-      CVIS_RETURN_IF_ERROR (st.tracker->add_target_model ((int) st.roi.size (), st.model));
-    st.need_initial = false;
-  }
-  for (int id : req.remove) {
-    st.tracker->remove_target (id);
-    st.auto_targets.erase (id);
-  }
-  for (const auto & a : req.add) {
-    cvis::Status s = st.tracker->add_target (a.first, a.second);
-    if (!s.ok ()) {
-      GST_WARNING_OBJECT (self, "track signal target %d: %s", a.first, s.message ().c_str ());
-      std::lock_guard < std::mutex > lk (*self->lock);
-      auto & ids = self->requests->ids;
-      ids.erase (std::remove (ids.begin (), ids.end (), a.first), ids.end ());
-    }
-  }
-  if (!init.type.empty ()) {
-    for (const rcd::Box & b : gst_cuda_rcd_track_init_boxes (self, init, persistence)) {
-      if ((guint) st.tracker->target_count () >= max_targets)
-        break;
-      int id;
-      {
-        std::lock_guard < std::mutex > lk (*self->lock);
-        GstCudaRcdTrackRequests & r = *self->requests;
-        r.next_id = MAX (r.next_id, reserved_ids (*self->settings));
-        id = r.next_id++;
-        r.ids.push_back (id);
-      }
-      /* Upstream boxes are data, not settings: one the tracker cannot start from (less than
-       * 4x4 pixels inside the frame, e.g. a 2-pixel-wide blob at the border) is skipped. */
-      const cvis::Status added = st.tracker->add_target (id, b, lost_radius, aligned);
-      if (!added.ok ()) {
-        GST_DEBUG_OBJECT (self, "%s box %d,%d,%d,%d skipped: %s", init.type.c_str (), b.x,
-            b.y, b.w, b.h, added.message ().c_str ());
-        std::lock_guard < std::mutex > lk (*self->lock);
-        auto & ids = self->requests->ids;
-        ids.erase (std::remove (ids.begin (), ids.end (), id), ids.end ());
-        continue;
-      }
-      st.auto_targets[id] = {};
-      GST_INFO_OBJECT (self, "target %d from %s box %d,%d,%d,%d", id, init.type.c_str (), b.x,
-          b.y, b.w, b.h);
-    }
-  }
-  return cvis::Status::Ok ();
-}
-
-/* Targets from init-roi-type boxes lost `lost_timeout` frames in a row are removed: a detector
- * starts them again when their object comes back, and each lost one costs a wide search. So are
- * those that overlapped no box of that type (of init-min-area) for `static_timeout` frames: a target started on a
- * moving object that has stopped, or that stayed on the background the object left (its model
- * holds background too), would otherwise be tracked for ever and, with every new object, fill
- * max-targets. */
-static void
-remove_auto_targets (GstCudaRcdTrack * self, GstBuffer * buf,
-    const GstCudaRcdTrackInitBoxes & init, guint lost_timeout, guint static_timeout)
-{
-  GstCudaRcdTrackState & st = *self->state;
-  if (st.auto_targets.empty ())
-    return;
-  for (const rcd::TargetResult & r : st.results) {
-    auto it = st.auto_targets.find (r.id);
-    if (it == st.auto_targets.end ())
-      continue;
-    bool on = init.type.empty ();  /* no init-roi-type any more: nothing to be off */
-    for (const rcd::Box & b : init.boxes)  /* the boxes that could start a target: not noise */
-      on = on || ((guint64) b.w * (guint64) b.h >= init.min_area && rcd::iou (b, r.box) > 0.0);
-    it->second.lost = r.lost ? it->second.lost + 1 : 0;
-    it->second.off = on ? 0 : it->second.off + 1;
-    const bool gone = (lost_timeout > 0 && it->second.lost >= lost_timeout) ||
-        (static_timeout > 0 && it->second.off >= static_timeout);
-    if (!gone)
-      continue;
-    st.tracker->remove_target (r.id);
-    st.auto_targets.erase (it);
-    {
-      std::lock_guard < std::mutex > lk (*self->lock);
-      auto & ids = self->requests->ids;
-      ids.erase (std::remove (ids.begin (), ids.end (), r.id), ids.end ());
-    }
-    gst_cuda_rcd_track_post_target (self, buf, GST_CUDA_RCD_TRACK_REMOVED_MESSAGE, r);
-  }
+  self->lifecycle->set_frame_size (0, 0);
 }
 
 static cvis::Status
@@ -404,16 +274,24 @@ gst_cuda_rcd_track_analyse (GstCvisFilter * filter, GstBuffer * buf, const cvis:
 {
   GstCudaRcdTrack *self = GST_CUDA_RCD_TRACK (filter);
   rcd::Params params;
-  guint version, lost_timeout, static_timeout, min_area;
-  GstCudaRcdTrackInitBoxes init;
+  rcd::LifecycleParams life;
+  std::string init_type;
+  guint version;
+  int first_id;
   {
     std::lock_guard < std::mutex > lk (*self->lock);
-    params = self->settings->params;
-    version = self->settings->version;
-    lost_timeout = self->settings->lost_timeout;
-    static_timeout = self->settings->static_timeout;
-    init.type = self->settings->init_roi_type;
-    min_area = self->settings->init_min_area;
+    const GstCudaRcdTrackSettings & s = *self->settings;
+    params = s.params;
+    version = s.version;
+    life.max_targets = s.max_targets;
+    life.persistence = s.init_persistence;
+    life.min_area = s.init_min_area;
+    life.lost_timeout = s.lost_timeout;
+    life.static_timeout = s.static_timeout;
+    life.lost_radius = s.lost_radius;
+    life.aligned_steps = s.init_aligned_steps;
+    init_type = s.init_roi_type;
+    first_id = reserved_ids (s);
   }
   std::lock_guard < std::mutex > lk (*self->state_lock);
   GstCudaRcdTrackState & st = *self->state;
@@ -429,13 +307,15 @@ gst_cuda_rcd_track_analyse (GstCvisFilter * filter, GstBuffer * buf, const cvis:
     CVIS_RETURN_IF_ERROR (st.detector->process (frame, stream, &st.detections));
     gst_cuda_rcd_track_attach_detections (self, buf);
   } else {
-    /* The frame's upstream init-roi-type boxes and the min area, once: the new targets and the
-     * removal of the static ones use them (read before our own metas are attached). */
-    if (!init.type.empty ()) {
-      init.boxes = gst_cuda_rcd_track_type_boxes (buf, init.type);
-      init.min_area = gst_cuda_rcd_track_min_area (min_area, st.width, st.height);
-    }
-    CVIS_RETURN_IF_ERROR (apply_targets (self, init));
+    /* The frame's upstream init-roi-type boxes, read before our own metas are attached: the new
+     * targets and the removal of the static ones use them. */
+    rcd::InitBoxes init;
+    init.enabled = !init_type.empty ();
+    if (init.enabled)
+      init.boxes = gst_cuda_rcd_track_type_boxes (buf, init_type);
+    st.events.clear ();
+    CVIS_RETURN_IF_ERROR (self->lifecycle->begin_frame (st.tracker.get (), life, first_id, init,
+            &st.events));
     CVIS_RETURN_IF_ERROR (st.tracker->process (frame, stream, &st.results));
     const rcd::FrameStats & fs = st.tracker->last_stats ();
     GST_LOG_OBJECT (self, "frame %" G_GUINT64_FORMAT ": %d tracked, %d lost, %d started; "
@@ -446,8 +326,8 @@ gst_cuda_rcd_track_analyse (GstCvisFilter * filter, GstBuffer * buf, const cvis:
         fs.fine.groups, fs.fine.integrals, (gint64) fs.fine.integral_pixels,
         (gint64) fs.fine.windows);
     gst_cuda_rcd_track_attach_tracks (self, buf);
+    self->lifecycle->end_frame (st.tracker.get (), st.results, life, init, &st.events);
     gst_cuda_rcd_track_post_events (self, buf);
-    remove_auto_targets (self, buf, init, lost_timeout, static_timeout);
   }
   st.frame++;
   return cvis::Status::Ok ();
@@ -459,8 +339,8 @@ static void
 gst_cuda_rcd_track_finalize (GObject * object)
 {
   GstCudaRcdTrack *self = GST_CUDA_RCD_TRACK (object);
+  delete self->lifecycle;
   delete self->state;
-  delete self->requests;
   delete self->settings;
   delete self->state_lock;
   delete self->lock;
@@ -482,8 +362,12 @@ gst_cuda_rcd_track_class_init (GstCudaRcdTrackClass * klass)
    * GstCudaRcdTrack::track:
    * @x, @y, @w, @h: the target's box in pixels of the next frame
    *
-   * Starts a target on the next frame. Returns its id, or -1 when refused (smaller than 4x4,
-   * max-targets reached; a box outside the frame is dropped with a warning when it is applied).
+   * Starts a target on the next frame (the part of the box inside the frame). Returns its id, or
+   * -1 with a warning when refused: smaller than 4x4, max-targets reached, or, once the caps are
+   * known, fewer than 4x4 pixels of the box inside the frame. Before the caps are known such a
+   * box gets an id and is refused at the first frame: a warning and a "cvis-rcdtrack-removed"
+   * message for that id with the box asked for and distance -1 (so is any box the frame of the
+   * caps it is applied under cannot hold).
    */
   signals[SIGNAL_TRACK] = g_signal_new ("track", G_TYPE_FROM_CLASS (klass),
       (GSignalFlags) (G_SIGNAL_RUN_LAST | G_SIGNAL_ACTION), 0, NULL, NULL, NULL, G_TYPE_INT, 4,
@@ -541,6 +425,6 @@ gst_cuda_rcd_track_init (GstCudaRcdTrack * self)
   self->lock = new std::mutex ();
   self->state_lock = new std::mutex ();
   self->settings = new GstCudaRcdTrackSettings ();
-  self->requests = new GstCudaRcdTrackRequests ();
   self->state = new GstCudaRcdTrackState ();
+  self->lifecycle = new rcd::Lifecycle ();
 }

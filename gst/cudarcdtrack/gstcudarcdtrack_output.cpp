@@ -1,4 +1,4 @@
-/* cudarcdtrack: region-of-interest metas, element messages and init-roi-type candidates. */
+/* cudarcdtrack: region-of-interest metas and element messages. */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
@@ -86,21 +86,10 @@ gst_cuda_rcd_track_attach_detections (GstCudaRcdTrack * self, GstBuffer * buf)
   }
 }
 
-void
-gst_cuda_rcd_track_post_events (GstCudaRcdTrack * self, GstBuffer * buf)
-{
-  GstCudaRcdTrackState & st = *self->state;
-  for (const rcd::TargetResult & r : st.results) {
-    const char *name = r.event == rcd::Event::kLost ? GST_CUDA_RCD_TRACK_LOST_MESSAGE :
-        r.event == rcd::Event::kReacquired ? GST_CUDA_RCD_TRACK_REACQUIRED_MESSAGE :
-        r.event == rcd::Event::kStarted ? GST_CUDA_RCD_TRACK_STARTED_MESSAGE : NULL;
-    if (name)
-      gst_cuda_rcd_track_post_target (self, buf, name, r);
-  }
-}
+namespace {
 
 void
-gst_cuda_rcd_track_post_target (GstCudaRcdTrack * self, GstBuffer * buf, const char *name,
+post_target (GstCudaRcdTrack * self, GstBuffer * buf, const char *name,
     const rcd::TargetResult & r)
 {
   GstCudaRcdTrackState & st = *self->state;
@@ -117,6 +106,39 @@ gst_cuda_rcd_track_post_target (GstCudaRcdTrack * self, GstBuffer * buf, const c
               "height", G_TYPE_INT, r.box.h, "distance", G_TYPE_DOUBLE, r.distance, NULL)));
 }
 
+}  // namespace
+
+void
+gst_cuda_rcd_track_post_events (GstCudaRcdTrack * self, GstBuffer * buf)
+{
+  using Kind = rcd::TargetEvent::Kind;
+  for (const rcd::TargetEvent & e : self->state->events) {
+    const rcd::TargetResult & r = e.target;
+    switch (e.kind) {
+      case Kind::kStarted:
+        post_target (self, buf, GST_CUDA_RCD_TRACK_STARTED_MESSAGE, r);
+        break;
+      case Kind::kLost:
+        post_target (self, buf, GST_CUDA_RCD_TRACK_LOST_MESSAGE, r);
+        break;
+      case Kind::kReacquired:
+        post_target (self, buf, GST_CUDA_RCD_TRACK_REACQUIRED_MESSAGE, r);
+        break;
+      case Kind::kRemoved:
+        GST_INFO_OBJECT (self, "target %d removed: %s", r.id, e.detail.c_str ());
+        post_target (self, buf, GST_CUDA_RCD_TRACK_REMOVED_MESSAGE, r);
+        break;
+      case Kind::kRefused:
+        /* Asked for before the frame size was known (or under other caps): the id the signal
+         * returned ends here, with the box asked for and distance -1. */
+        GST_WARNING_OBJECT (self, "track: target %d at %d,%d,%d,%d refused at the first frame: "
+            "%s", r.id, r.box.x, r.box.y, r.box.w, r.box.h, e.detail.c_str ());
+        post_target (self, buf, GST_CUDA_RCD_TRACK_REMOVED_MESSAGE, r);
+        break;
+    }
+  }
+}
+
 std::vector < rcd::Box > gst_cuda_rcd_track_type_boxes (GstBuffer * buf, const std::string & type)
 {
   const GQuark q = g_quark_from_string (type.c_str ());
@@ -130,70 +152,4 @@ std::vector < rcd::Box > gst_cuda_rcd_track_type_boxes (GstBuffer * buf, const s
       boxes.push_back ({(int) roi->x, (int) roi->y, (int) roi->w, (int) roi->h});
   }
   return boxes;
-}
-
-guint
-gst_cuda_rcd_track_min_area (guint min_area, int width, int height)
-{
-  /* Automatic: a 1/5000 of the frame (the objects of the 1080p street sequence of the
-   * segmentation corpus are 99% larger; 40 of the ~48 foreground boxes per frame of vtest.avi at
-   * 1080p are smaller, compression noise and slivers), at least the former fixed 64. */
-  if (min_area > 0)
-    return min_area;
-  return MAX (64, (guint) ((guint64) MAX (width, 0) * (guint64) MAX (height, 0) / 5000));
-}
-
-std::vector < rcd::Box > gst_cuda_rcd_track_init_boxes (GstCudaRcdTrack * self,
-    const GstCudaRcdTrackInitBoxes & init, guint persistence)
-{
-  GstCudaRcdTrackState & st = *self->state;
-  const guint min_area = init.min_area;
-  for (GstCudaRcdTrackCandidate & c : st.candidates)
-    c.seen = false;
-  for (const rcd::Box & b : init.boxes) {
-    GstCudaRcdTrackCandidate *best = nullptr;
-    double best_iou = 0.5;  /* the same object on consecutive frames */
-    for (GstCudaRcdTrackCandidate & c : st.candidates) {
-      const double o = rcd::iou (c.box, b);
-      if (!c.seen && o >= best_iou) {
-        best = &c;
-        best_iou = o;
-      }
-    }
-    if (best) {
-      best->box = b;
-      best->frames++;
-      best->seen = true;
-    } else {
-      st.candidates.push_back ({b, 1, true});
-    }
-  }
-  std::vector < rcd::Box > ready;
-  std::vector < GstCudaRcdTrackCandidate > keep;
-  for (const GstCudaRcdTrackCandidate & c : st.candidates) {
-    if (!c.seen)
-      continue;  /* gone: starts again from one frame */
-    const bool big = (guint64) c.box.w * (guint64) c.box.h >= min_area;
-    if (c.frames < persistence || !big) {
-      keep.push_back (c);
-      continue;
-    }
-    /* Not a second target on an object already tracked (or started just now). */
-    bool taken = false;
-    const double cx = c.box.x + 0.5 * c.box.w, cy = c.box.y + 0.5 * c.box.h;
-    auto covers = [&](const rcd::Box & t) {
-      return rcd::iou (t, c.box) > 0.2 || (cx >= t.x && cx < t.x + t.w && cy >= t.y &&
-          cy < t.y + t.h);
-    };
-    for (const rcd::TargetResult & r : st.results)
-      taken = taken || covers (r.box);
-    for (const rcd::Box & r : ready)
-      taken = taken || covers (r);
-    if (!taken)
-      ready.push_back (c.box);
-    else
-      keep.push_back (c);
-  }
-  st.candidates.swap (keep);
-  return ready;
 }

@@ -1,0 +1,280 @@
+#include "rcdtrack_lifecycle.hpp"
+
+#include <algorithm>
+
+namespace cvis::rcdtrack {
+
+namespace {
+
+// Two boxes of consecutive frames are the same object when they overlap by at least this.
+constexpr double kSameBoxIou = 0.5;
+// A ready box starts no target when it overlaps a target's box by more than this, or when its
+// centre lies inside one: the object is tracked already.
+constexpr double kTakenIou = 0.2;
+
+TargetEvent event_of(TargetEvent::Kind kind, const TargetResult& r, std::string detail = {}) {
+  TargetEvent e;
+  e.kind = kind;
+  e.target = r;
+  e.detail = std::move(detail);
+  return e;
+}
+
+} // namespace
+
+uint32_t auto_min_area(int width, int height) {
+  const uint64_t area = static_cast<uint64_t>(std::max(width, 0)) * std::max(height, 0);
+  return std::max<uint32_t>(64, static_cast<uint32_t>(area / 5000));
+}
+
+int Lifecycle::take_id(int first_id) {
+  next_id_ = std::max(next_id_, first_id);
+  const int id = next_id_++;
+  ids_.push_back(id);
+  return id;
+}
+
+void Lifecycle::forget_id(int id) {
+  ids_.erase(std::remove(ids_.begin(), ids_.end(), id), ids_.end());
+}
+
+int Lifecycle::request_track(const Box& box, int first_id, uint32_t max_targets, std::string* why) {
+  std::lock_guard<std::mutex> lk(mutex_);
+  std::string reason;
+  if (box.w < kMinTargetSide || box.h < kMinTargetSide) {
+    reason = "smaller than 4x4";
+  } else if (ids_.size() >= max_targets) {
+    reason = "max-targets (" + std::to_string(max_targets) + ") reached";
+  } else if (width_ > 0 && height_ > 0) {
+    const Box in = clip_box(box, width_, height_);
+    if (in.w < kMinTargetSide || in.h < kMinTargetSide)
+      reason = "less than 4x4 pixels inside the " + std::to_string(width_) + "x" +
+               std::to_string(height_) + " frame";
+  }
+  if (!reason.empty()) {
+    if (why)
+      *why = reason;
+    return -1;
+  }
+  const int id = take_id(first_id);
+  add_.push_back({id, box});
+  return id;
+}
+
+bool Lifecycle::request_untrack(int id) {
+  std::lock_guard<std::mutex> lk(mutex_);
+  auto it = std::find(ids_.begin(), ids_.end(), id);
+  if (it == ids_.end())
+    return false;
+  ids_.erase(it);
+  auto pending = std::find_if(add_.begin(), add_.end(),
+                              [id](const std::pair<int, Box>& a) { return a.first == id; });
+  if (pending != add_.end())
+    add_.erase(pending); // never started
+  else
+    remove_.push_back(id);
+  return true;
+}
+
+void Lifecycle::set_frame_size(int width, int height) {
+  std::lock_guard<std::mutex> lk(mutex_);
+  width_ = std::max(width, 0);
+  height_ = std::max(height, 0);
+}
+
+std::vector<int> Lifecycle::ids() const {
+  std::lock_guard<std::mutex> lk(mutex_);
+  return ids_;
+}
+
+void Lifecycle::set_initial(const std::vector<Box>& boxes, const Model* model) {
+  initial_ = boxes;
+  have_model_ = model != nullptr;
+  model_ = model ? *model : Model();
+}
+
+void Lifecycle::restart() {
+  need_initial_ = true;
+}
+
+void Lifecycle::reset() {
+  {
+    std::lock_guard<std::mutex> lk(mutex_);
+    add_.clear();
+    remove_.clear();
+    ids_.clear();
+  }
+  candidates_.clear();
+  from_boxes_.clear();
+  last_boxes_.clear();
+  need_initial_ = true;
+}
+
+uint32_t Lifecycle::min_area(const LifecycleParams& params) const {
+  if (params.min_area > 0)
+    return params.min_area;
+  std::lock_guard<std::mutex> lk(mutex_);
+  return auto_min_area(width_, height_);
+}
+
+Status Lifecycle::begin_frame(Tracker* tracker, const LifecycleParams& params, int first_id,
+                              const InitBoxes& init, std::vector<TargetEvent>* events) {
+  std::vector<std::pair<int, Box>> add;
+  std::vector<int> remove;
+  {
+    std::lock_guard<std::mutex> lk(mutex_);
+    if (need_initial_) {
+      // The initial targets' ids (reset() dropped every id, except those of requests made since).
+      const int n = static_cast<int>(initial_.size()) + (have_model_ ? 1 : 0);
+      for (int id = 0; id < n; ++id)
+        if (std::find(ids_.begin(), ids_.end(), id) == ids_.end())
+          ids_.push_back(id);
+      next_id_ = std::max(next_id_, n);
+    }
+    add.swap(add_);
+    remove.swap(remove_);
+  }
+  if (need_initial_) {
+    tracker->reset();
+    from_boxes_.clear();
+    for (size_t k = 0; k < initial_.size(); ++k)
+      CVIS_RETURN_IF_ERROR(tracker->add_target(static_cast<int>(k), initial_[k]));
+    if (have_model_)
+      CVIS_RETURN_IF_ERROR(tracker->add_target_model(static_cast<int>(initial_.size()), model_));
+    need_initial_ = false;
+  }
+  for (int id : remove) {
+    tracker->remove_target(id);
+    from_boxes_.erase(id);
+  }
+  for (const auto& a : add) {
+    const Status s = tracker->add_target(a.first, a.second);
+    if (s.ok())
+      continue;
+    {
+      std::lock_guard<std::mutex> lk(mutex_);
+      forget_id(a.first);
+    }
+    TargetResult r;
+    r.id = a.first;
+    r.box = a.second;
+    r.distance = -1.0;
+    events->push_back(event_of(TargetEvent::Kind::kRefused, r, s.message()));
+  }
+  if (!init.enabled)
+    return Status::Ok();
+  for (const Box& b : ready_boxes(init, params.persistence, min_area(params))) {
+    if (static_cast<uint32_t>(tracker->target_count()) >= params.max_targets)
+      break;
+    int id;
+    {
+      std::lock_guard<std::mutex> lk(mutex_);
+      id = take_id(first_id);
+    }
+    // Boxes are data, not settings: one the tracker cannot start from (less than 4x4 pixels
+    // inside the frame, e.g. a 2-pixel-wide blob at the border) is skipped.
+    if (!tracker->add_target(id, b, params.lost_radius, params.aligned_steps).ok()) {
+      std::lock_guard<std::mutex> lk(mutex_);
+      forget_id(id);
+      continue;
+    }
+    from_boxes_[id] = {};
+  }
+  return Status::Ok();
+}
+
+std::vector<Box> Lifecycle::ready_boxes(const InitBoxes& init, uint32_t persistence,
+                                        uint32_t min_area) {
+  for (Candidate& c : candidates_)
+    c.seen = false;
+  for (const Box& b : init.boxes) {
+    Candidate* best = nullptr;
+    double best_iou = kSameBoxIou;
+    for (Candidate& c : candidates_) {
+      const double o = iou(c.box, b);
+      if (!c.seen && o >= best_iou) {
+        best = &c;
+        best_iou = o;
+      }
+    }
+    if (best) {
+      best->box = b;
+      best->frames++;
+      best->seen = true;
+    } else {
+      candidates_.push_back({b, 1, true});
+    }
+  }
+  std::vector<Box> ready;
+  std::vector<Candidate> keep;
+  for (const Candidate& c : candidates_) {
+    if (!c.seen)
+      continue; // gone: starts again from one frame
+    const bool big = static_cast<uint64_t>(c.box.w) * static_cast<uint64_t>(c.box.h) >= min_area;
+    if (c.frames < persistence || !big) {
+      keep.push_back(c);
+      continue;
+    }
+    const double cx = c.box.x + 0.5 * c.box.w, cy = c.box.y + 0.5 * c.box.h;
+    auto covers = [&](const Box& t) {
+      return iou(t, c.box) > kTakenIou ||
+             (cx >= t.x && cx < t.x + t.w && cy >= t.y && cy < t.y + t.h);
+    };
+    bool taken = false;
+    for (const Box& t : last_boxes_)
+      taken = taken || covers(t);
+    for (const Box& t : ready) // started just now
+      taken = taken || covers(t);
+    if (!taken)
+      ready.push_back(c.box);
+    else
+      keep.push_back(c);
+  }
+  candidates_.swap(keep);
+  return ready;
+}
+
+void Lifecycle::end_frame(Tracker* tracker, const std::vector<TargetResult>& results,
+                          const LifecycleParams& params, const InitBoxes& init,
+                          std::vector<TargetEvent>* events) {
+  last_boxes_.clear();
+  for (const TargetResult& r : results) {
+    last_boxes_.push_back(r.box);
+    if (r.event == Event::kStarted)
+      events->push_back(event_of(TargetEvent::Kind::kStarted, r));
+    else if (r.event == Event::kLost)
+      events->push_back(event_of(TargetEvent::Kind::kLost, r));
+    else if (r.event == Event::kReacquired)
+      events->push_back(event_of(TargetEvent::Kind::kReacquired, r));
+  }
+  if (from_boxes_.empty())
+    return;
+  const uint32_t area = min_area(params);
+  for (const TargetResult& r : results) {
+    auto it = from_boxes_.find(r.id);
+    if (it == from_boxes_.end())
+      continue;
+    bool on = !init.enabled;        // no boxes any more: nothing to be off
+    for (const Box& b : init.boxes) // the boxes that could start a target: not noise
+      on = on ||
+           (static_cast<uint64_t>(b.w) * static_cast<uint64_t>(b.h) >= area && iou(b, r.box) > 0.0);
+    Counters& c = it->second;
+    c.lost = r.lost ? c.lost + 1 : 0;
+    c.off = on ? 0 : c.off + 1;
+    const bool lost_out = params.lost_timeout > 0 && c.lost >= params.lost_timeout;
+    const bool static_out = params.static_timeout > 0 && c.off >= params.static_timeout;
+    if (!lost_out && !static_out)
+      continue;
+    const std::string detail = lost_out ? "lost for " + std::to_string(c.lost) + " frames"
+                                        : "off the boxes for " + std::to_string(c.off) + " frames";
+    tracker->remove_target(r.id);
+    from_boxes_.erase(it);
+    {
+      std::lock_guard<std::mutex> lk(mutex_);
+      forget_id(r.id);
+    }
+    events->push_back(event_of(TargetEvent::Kind::kRemoved, r, detail));
+  }
+}
+
+} // namespace cvis::rcdtrack
