@@ -88,10 +88,10 @@ std::string default_queue_root() {
 }
 
 void DiskQueue::configure(const std::string& root, const std::string& store_display,
-                          const std::string& session, uint64_t max_bytes) {
+                          const std::string& run_id, uint64_t max_bytes) {
   close();
   store_dir_ = (root.empty() ? default_queue_root() : root) + "/" + store_hash(store_display);
-  dir_ = store_dir_ + "/" + session;
+  dir_ = store_dir_ + "/" + run_id;
   max_bytes_ = max_bytes;
 }
 

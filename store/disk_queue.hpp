@@ -1,8 +1,8 @@
 // The writer's bounded on-disk queue: batches the store could not take (server unreachable, file
 // busy) wait here, one file per batch, oldest first.
 //
-// Layout: ROOT/<store>/<session>/NNNNNNNNNNNNNNNNNNNN-ROWS.batch, where <store> names the store
-// (a hash of its password-free location) and <session> the writer. The session folder holds a
+// Layout: ROOT/<store>/<run_id>/NNNNNNNNNNNNNNNNNNNN-ROWS.batch, where <store> names the store
+// (a hash of its password-free location) and <run_id> the writer. The run_id folder holds a
 // `lock` file, locked (flock) while its writer lives; a folder whose lock nobody holds belongs to
 // a writer that ended before it could send its queue (a crash, or an EOS while the server was
 // away), and the next writer of the same store adopts its batches. Rows carry their own keys, so
@@ -33,7 +33,7 @@ public:
 
   // Sets where the queue lives (nothing is created yet); `max_bytes` bounds the batch files.
   void configure(const std::string& root, const std::string& store_display,
-                 const std::string& session, uint64_t max_bytes);
+                 const std::string& run_id, uint64_t max_bytes);
   // Moves the batches of ended writers of the same store into this queue. Returns how many rows
   // were adopted through *rows.
   Status adopt_orphans(uint64_t* rows);

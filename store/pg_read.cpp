@@ -69,7 +69,7 @@ std::string select_list(int version, bool levels_only) {
   return std::string("stream::text, frame::int8, pts::int8, roi_id::int4, roi_type::text,"
                      " x::int4, y::int4, w::int4, h::int4, shot_change::int4,"
                      " distance::float8, levels::bytea, id::int8, ") +
-         (version >= 2 ? "session::text, region::int4" : "''::text, 0::int4");
+         (version >= 2 ? "run_id::text, region::int4" : "''::text, 0::int4");
 }
 
 // One row's fields into `r`; false when the data is not what the SELECT asked for.
@@ -116,7 +116,7 @@ bool parse_row(Reader* in, bool levels_only, DescriptorRow* r) {
     r->distance = -1.0;
   }
   r->id = i64(12, 0);
-  r->key.session = str(13);
+  r->key.run_id = str(13);
   r->key.region = i32(14, 0);
   return true;
 }

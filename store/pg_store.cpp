@@ -15,37 +15,37 @@ namespace {
 using pg::Result;
 
 const char* kStageTables =
-    "CREATE TEMP TABLE IF NOT EXISTS s_descriptors(stream TEXT, session TEXT, frame BIGINT,"
+    "CREATE TEMP TABLE IF NOT EXISTS s_descriptors(stream TEXT, run_id TEXT, frame BIGINT,"
     " region INTEGER, pts BIGINT, roi_id INTEGER, roi_type TEXT, x INTEGER, y INTEGER,"
     " w INTEGER, h INTEGER, shot_change INTEGER, distance DOUBLE PRECISION, levels BYTEA)"
     " ON COMMIT DELETE ROWS;"
-    "CREATE TEMP TABLE IF NOT EXISTS s_shots(stream TEXT, session TEXT, frame BIGINT, pts BIGINT,"
+    "CREATE TEMP TABLE IF NOT EXISTS s_shots(stream TEXT, run_id TEXT, frame BIGINT, pts BIGINT,"
     " distance DOUBLE PRECISION, source TEXT) ON COMMIT DELETE ROWS;"
-    "CREATE TEMP TABLE IF NOT EXISTS s_boxes(stream TEXT, session TEXT, frame BIGINT,"
+    "CREATE TEMP TABLE IF NOT EXISTS s_boxes(stream TEXT, run_id TEXT, frame BIGINT,"
     " region INTEGER, pts BIGINT, roi_type TEXT, roi_id INTEGER, parent_id INTEGER, x INTEGER,"
     " y INTEGER, w INTEGER, h INTEGER, attrs TEXT) ON COMMIT DELETE ROWS;"
-    "CREATE TEMP TABLE IF NOT EXISTS s_tracks(stream TEXT, session TEXT, track_id BIGINT,"
+    "CREATE TEMP TABLE IF NOT EXISTS s_tracks(stream TEXT, run_id TEXT, track_id BIGINT,"
     " first_frame BIGINT, last_frame BIGINT, first_pts BIGINT, last_pts BIGINT)"
     " ON COMMIT DELETE ROWS;"
-    "CREATE TEMP TABLE IF NOT EXISTS s_actions(stream TEXT, session TEXT, frame BIGINT,"
+    "CREATE TEMP TABLE IF NOT EXISTS s_actions(stream TEXT, run_id TEXT, frame BIGINT,"
     " region INTEGER, pts BIGINT, label TEXT, model_id INTEGER, score DOUBLE PRECISION,"
     " distance DOUBLE PRECISION, first_frame BIGINT, last_frame BIGINT, start_ns BIGINT,"
     " end_ns BIGINT, x INTEGER, y INTEGER, w INTEGER, h INTEGER) ON COMMIT DELETE ROWS;";
 
-const char* kDescriptorCols = "stream, session, frame, region, pts, roi_id, roi_type, x, y, w, h,"
+const char* kDescriptorCols = "stream, run_id, frame, region, pts, roi_id, roi_type, x, y, w, h,"
                               " shot_change, distance, levels";
-const char* kShotCols = "stream, session, frame, pts, distance, source";
+const char* kShotCols = "stream, run_id, frame, pts, distance, source";
 const char* kBoxCols =
-    "stream, session, frame, region, pts, roi_type, roi_id, parent_id, x, y, w, h, attrs";
-const char* kActionCols = "stream, session, frame, region, pts, label, model_id, score, distance,"
+    "stream, run_id, frame, region, pts, roi_type, roi_id, parent_id, x, y, w, h, attrs";
+const char* kActionCols = "stream, run_id, frame, region, pts, label, model_id, score, distance,"
                           " first_frame, last_frame, start_ns, end_ns, x, y, w, h";
 const char* kTrackUpsert =
-    "INSERT INTO tracks(stream, session, track_id, first_frame, last_frame, first_pts, last_pts)"
-    " SELECT stream, session, track_id, min(first_frame), max(last_frame),"
+    "INSERT INTO tracks(stream, run_id, track_id, first_frame, last_frame, first_pts, last_pts)"
+    " SELECT stream, run_id, track_id, min(first_frame), max(last_frame),"
     " (array_agg(first_pts ORDER BY first_frame))[1],"
     " (array_agg(last_pts ORDER BY last_frame DESC))[1]"
-    " FROM s_tracks GROUP BY stream, session, track_id"
-    " ON CONFLICT (stream, session, track_id) DO UPDATE SET"
+    " FROM s_tracks GROUP BY stream, run_id, track_id"
+    " ON CONFLICT (stream, run_id, track_id) DO UPDATE SET"
     " first_frame = LEAST(tracks.first_frame, EXCLUDED.first_frame),"
     " last_frame = GREATEST(tracks.last_frame, EXCLUDED.last_frame),"
     " first_pts = CASE WHEN EXCLUDED.first_frame < tracks.first_frame THEN EXCLUDED.first_pts"
@@ -83,7 +83,7 @@ public:
     return *this;
   }
   Line& key(const RowKey& k, bool region) {
-    text(k.stream).text(k.session).num(k.frame);
+    text(k.stream).text(k.run_id).num(k.frame);
     return region ? num(k.region) : *this;
   }
   void end() { *out_ += '\n'; }
@@ -303,7 +303,7 @@ Status PgStore::write(const Batch& b, bool* transient) {
   for (const TrackRow& r : b.tracks) {
     Line(&data)
         .text(r.stream)
-        .text(r.session)
+        .text(r.run_id)
         .num(r.track_id)
         .num(r.first_frame)
         .num(r.last_frame)
@@ -311,7 +311,7 @@ Status PgStore::write(const Batch& b, bool* transient) {
         .opt(r.last_pts)
         .end();
   }
-  table("tracks", "stream, session, track_id, first_frame, last_frame, first_pts, last_pts",
+  table("tracks", "stream, run_id, track_id, first_frame, last_frame, first_pts, last_pts",
         kTrackUpsert);
   for (const ActionRow& r : b.actions) {
     Line(&data)

@@ -32,7 +32,7 @@ public:
   }
   void key(const RowKey& k) {
     str(k.stream);
-    str(k.session);
+    str(k.run_id);
     num(k.frame);
     num(k.region);
   }
@@ -67,7 +67,7 @@ public:
     return true;
   }
   bool key(RowKey* k) {
-    return str(&k->stream) && str(&k->session) && num(&k->frame) && num(&k->region);
+    return str(&k->stream) && str(&k->run_id) && num(&k->frame) && num(&k->region);
   }
   bool box(int32_t* x, int32_t* y, int32_t* w, int32_t* h) {
     return num(x) && num(y) && num(w) && num(h);
@@ -113,15 +113,15 @@ void Batch::append(Batch&& other) {
 size_t Batch::bytes() const {
   size_t n = 0;
   for (const DescriptorRow& r : descriptors)
-    n += 240 + r.key.stream.size() + r.key.session.size() + r.roi_type.size();
+    n += 240 + r.key.stream.size() + r.key.run_id.size() + r.roi_type.size();
   for (const ShotRow& r : shots)
-    n += 64 + r.key.stream.size() + r.key.session.size() + r.source.size();
+    n += 64 + r.key.stream.size() + r.key.run_id.size() + r.source.size();
   for (const BoxRow& r : boxes)
-    n += 80 + r.key.stream.size() + r.key.session.size() + r.roi_type.size() + r.attrs.size();
+    n += 80 + r.key.stream.size() + r.key.run_id.size() + r.roi_type.size() + r.attrs.size();
   for (const TrackRow& r : tracks)
-    n += 64 + r.stream.size() + r.session.size();
+    n += 64 + r.stream.size() + r.run_id.size();
   for (const ActionRow& r : actions)
-    n += 120 + r.key.stream.size() + r.key.session.size() + r.label.size();
+    n += 120 + r.key.stream.size() + r.key.run_id.size() + r.label.size();
   return n;
 }
 
@@ -160,7 +160,7 @@ std::string serialize(const Batch& b) {
   o.num(static_cast<uint64_t>(b.tracks.size()));
   for (const TrackRow& r : b.tracks) {
     o.str(r.stream);
-    o.str(r.session);
+    o.str(r.run_id);
     o.num(r.track_id);
     o.num(r.first_frame);
     o.num(r.last_frame);
@@ -221,7 +221,7 @@ bool deserialize(const std::string& bytes, Batch* b) {
     return false;
   b->tracks.resize(n);
   for (TrackRow& r : b->tracks)
-    if (!in.str(&r.stream) || !in.str(&r.session) || !in.num(&r.track_id) ||
+    if (!in.str(&r.stream) || !in.str(&r.run_id) || !in.num(&r.track_id) ||
         !in.num(&r.first_frame) || !in.num(&r.last_frame) || !in.num(&r.first_pts) ||
         !in.num(&r.last_pts))
       return false;

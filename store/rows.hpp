@@ -1,9 +1,9 @@
 // The records the store holds, one struct per table (schema: docs/store.md, "Schema").
 //
-// Every record carries a key: the stream, the writer's session, the frame number and the
+// Every record carries a key: the stream, the writer's run_id, the frame number and the
 // record's index within that frame ("region"). A store keeps one row per key, so a batch written
 // twice (sent again after a reconnection whose first COMMIT did in fact succeed) is stored once.
-// The session (a random id per writer start) keeps the rows of a stream that is started again
+// The run_id (a random id per writer start) keeps the rows of a stream that is started again
 // (frame numbers from 0 once more) apart from the earlier run's.
 #pragma once
 
@@ -17,7 +17,7 @@ inline constexpr int kLevels = 144; // CEDD bins, each 0..7
 
 struct RowKey {
   std::string stream;
-  std::string session;
+  std::string run_id;
   int64_t frame = 0;  // frame number within the stream, from 0
   int32_t region = 0; // index of the record within its frame
 };
@@ -58,7 +58,7 @@ struct BoxRow {
 // the store keeps the union of what it was sent).
 struct TrackRow {
   std::string stream;
-  std::string session;
+  std::string run_id;
   int64_t track_id = 0;
   int64_t first_frame = 0, last_frame = 0;
   int64_t first_pts = -1, last_pts = -1;

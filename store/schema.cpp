@@ -7,38 +7,38 @@ namespace {
 // Version 2 in either spelling: `I` integer, `B` 64-bit integer, `R` double, `K` the id column.
 std::string v2(const std::string& big, const std::string& real, const std::string& key) {
   return
-      // Keys of the descriptors: the writer's session and the record's index within its frame.
-      // Version 1 rows get the session '' and their position within their frame (by id).
-      "ALTER TABLE descriptors ADD COLUMN session TEXT NOT NULL DEFAULT '';"
+      // Keys of the descriptors: the writer's run_id and the record's index within its frame.
+      // Version 1 rows get the run_id '' and their position within their frame (by id).
+      "ALTER TABLE descriptors ADD COLUMN run_id TEXT NOT NULL DEFAULT '';"
       "ALTER TABLE descriptors ADD COLUMN region INTEGER NOT NULL DEFAULT 0;"
       "UPDATE descriptors SET region = r.n FROM (SELECT id, row_number() OVER "
       " (PARTITION BY stream, frame ORDER BY id) - 1 AS n FROM descriptors) AS r"
       " WHERE descriptors.id = r.id;"
-      "CREATE UNIQUE INDEX descriptors_key ON descriptors(stream, session, frame, region);"
+      "CREATE UNIQUE INDEX descriptors_key ON descriptors(stream, run_id, frame, region);"
       "CREATE INDEX descriptors_stream_pts ON descriptors(stream, pts);"
       "CREATE TABLE shots(id " +
-      key + ", stream TEXT NOT NULL, session TEXT NOT NULL, frame " + big + " NOT NULL, pts " +
+      key + ", stream TEXT NOT NULL, run_id TEXT NOT NULL, frame " + big + " NOT NULL, pts " +
       big + ", distance " + real +
-      ", source TEXT NOT NULL, UNIQUE(stream, session, frame, source));"
+      ", source TEXT NOT NULL, UNIQUE(stream, run_id, frame, source));"
       "CREATE TABLE boxes(id " +
-      key + ", stream TEXT NOT NULL, session TEXT NOT NULL, frame " + big +
+      key + ", stream TEXT NOT NULL, run_id TEXT NOT NULL, frame " + big +
       " NOT NULL, region INTEGER NOT NULL, pts " + big +
       ", roi_type TEXT, roi_id INTEGER, parent_id INTEGER,"
       " x INTEGER, y INTEGER, w INTEGER, h INTEGER, attrs TEXT,"
-      " UNIQUE(stream, session, frame, region));"
+      " UNIQUE(stream, run_id, frame, region));"
       "CREATE INDEX boxes_stream_pts ON boxes(stream, pts);"
       "CREATE INDEX boxes_type_id ON boxes(roi_type, roi_id);"
       "CREATE TABLE tracks(id " +
-      key + ", stream TEXT NOT NULL, session TEXT NOT NULL, track_id " + big +
+      key + ", stream TEXT NOT NULL, run_id TEXT NOT NULL, track_id " + big +
       " NOT NULL, first_frame " + big + " NOT NULL, last_frame " + big + " NOT NULL, first_pts " +
       big + ", last_pts " + big +
-      ", UNIQUE(stream, session, track_id));"
+      ", UNIQUE(stream, run_id, track_id));"
       "CREATE TABLE actions(id " +
-      key + ", stream TEXT NOT NULL, session TEXT NOT NULL, frame " + big +
+      key + ", stream TEXT NOT NULL, run_id TEXT NOT NULL, frame " + big +
       " NOT NULL, region INTEGER NOT NULL, pts " + big +
       ", label TEXT NOT NULL, model_id INTEGER, score " + real + ", distance " + real +
       ", first_frame " + big + ", last_frame " + big + ", start_ns " + big + ", end_ns " + big +
-      ", x INTEGER, y INTEGER, w INTEGER, h INTEGER, UNIQUE(stream, session, frame, region));"
+      ", x INTEGER, y INTEGER, w INTEGER, h INTEGER, UNIQUE(stream, run_id, frame, region));"
       "CREATE INDEX actions_label ON actions(label);"
       "UPDATE info SET value = '2' WHERE key = 'schema';";
 }

@@ -15,7 +15,7 @@ std::string select_columns(int version, bool levels_only) {
   if (levels_only)
     return "id, levels";
   return std::string(schema::kDescriptorColumnsV1) + ", id" +
-         (version >= 2 ? ", session, region" : ", '', 0");
+         (version >= 2 ? ", run_id, region" : ", '', 0");
 }
 
 } // namespace
@@ -45,7 +45,7 @@ Status SqliteStore::read_descriptor_rows(sqlite3_stmt* q, bool levels_only,
       r.shot_change = sqlite3_column_int(q, 9) != 0;
       r.distance = sqlite3_column_type(q, 10) == SQLITE_NULL ? -1.0 : sqlite3_column_double(q, 10);
       r.id = sqlite3_column_int64(q, 12);
-      r.key.session = text(q, 13);
+      r.key.run_id = text(q, 13);
       r.key.region = sqlite3_column_int(q, 14);
     }
     if (!fn(r))

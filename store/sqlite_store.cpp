@@ -62,28 +62,28 @@ void bind_opt(sqlite3_stmt* s, int i, double v) {
 
 void bind_key(sqlite3_stmt* s, const RowKey& k, bool region) {
   bind_text(s, 1, k.stream);
-  bind_text(s, 2, k.session);
+  bind_text(s, 2, k.run_id);
   sqlite3_bind_int64(s, 3, k.frame);
   if (region)
     sqlite3_bind_int(s, 4, k.region);
 }
 
 const char* const kInsert[] = {
-    "INSERT INTO descriptors(stream, session, frame, region, pts, roi_id, roi_type, x, y, w, h,"
+    "INSERT INTO descriptors(stream, run_id, frame, region, pts, roi_id, roi_type, x, y, w, h,"
     " shot_change, distance, levels) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?) ON CONFLICT DO NOTHING",
-    "INSERT INTO shots(stream, session, frame, pts, distance, source) VALUES (?,?,?,?,?,?)"
+    "INSERT INTO shots(stream, run_id, frame, pts, distance, source) VALUES (?,?,?,?,?,?)"
     " ON CONFLICT DO NOTHING",
-    "INSERT INTO boxes(stream, session, frame, region, pts, roi_type, roi_id, parent_id, x, y, w,"
+    "INSERT INTO boxes(stream, run_id, frame, region, pts, roi_type, roi_id, parent_id, x, y, w,"
     " h, attrs) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?) ON CONFLICT DO NOTHING",
-    "INSERT INTO tracks(stream, session, track_id, first_frame, last_frame, first_pts, last_pts)"
-    " VALUES (?,?,?,?,?,?,?) ON CONFLICT(stream, session, track_id) DO UPDATE SET"
+    "INSERT INTO tracks(stream, run_id, track_id, first_frame, last_frame, first_pts, last_pts)"
+    " VALUES (?,?,?,?,?,?,?) ON CONFLICT(stream, run_id, track_id) DO UPDATE SET"
     " first_frame = min(first_frame, excluded.first_frame),"
     " last_frame = max(last_frame, excluded.last_frame),"
     " first_pts = CASE WHEN excluded.first_frame < first_frame THEN excluded.first_pts"
     " ELSE first_pts END,"
     " last_pts = CASE WHEN excluded.last_frame > last_frame THEN excluded.last_pts"
     " ELSE last_pts END",
-    "INSERT INTO actions(stream, session, frame, region, pts, label, model_id, score, distance,"
+    "INSERT INTO actions(stream, run_id, frame, region, pts, label, model_id, score, distance,"
     " first_frame, last_frame, start_ns, end_ns, x, y, w, h)"
     " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?) ON CONFLICT DO NOTHING",
 };
@@ -319,7 +319,7 @@ Status SqliteStore::write(const Batch& batch, bool* transient) {
     const TrackRow& r = batch.tracks[i];
     sqlite3_stmt* s = insert_[3];
     bind_text(s, 1, r.stream);
-    bind_text(s, 2, r.session);
+    bind_text(s, 2, r.run_id);
     sqlite3_bind_int64(s, 3, r.track_id);
     sqlite3_bind_int64(s, 4, r.first_frame);
     sqlite3_bind_int64(s, 5, r.last_frame);

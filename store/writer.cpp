@@ -11,15 +11,15 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-template <typename Rows> void set_session(Rows* rows, const std::string& session) {
+template <typename Rows> void set_run_id(Rows* rows, const std::string& run_id) {
   for (auto& r : *rows)
-    if (r.key.session.empty())
-      r.key.session = session;
+    if (r.key.run_id.empty())
+      r.key.run_id = run_id;
 }
 
 } // namespace
 
-std::string new_session() {
+std::string new_run_id() {
   char host[256] = {};
   if (gethostname(host, sizeof host - 1) != 0 || host[0] == '\0')
     std::snprintf(host, sizeof host, "host");
@@ -37,11 +37,11 @@ Status Writer::open(const std::string& location, const WriterOptions& options,
   CVIS_RETURN_IF_ERROR(parse_location(location, &location_));
   opt_ = options;
   on_event_ = std::move(on_event);
-  session_ = opt_.session.empty() ? new_session() : opt_.session;
+  run_id_ = opt_.run_id.empty() ? new_run_id() : opt_.run_id;
   std::unique_ptr<Store> store;
   CVIS_RETURN_IF_ERROR(open_store(location_, Access::kWrite, &store));
   store_ = std::move(store);
-  disk_.configure(opt_.queue_root, location_.display, session_, opt_.queue_max_bytes);
+  disk_.configure(opt_.queue_root, location_.display, run_id_, opt_.queue_max_bytes);
   uint64_t adopted = 0;
   Status st = disk_.adopt_orphans(&adopted);
   if (!st.ok()) {
@@ -63,13 +63,13 @@ Status Writer::open(const std::string& location, const WriterOptions& options,
 Status Writer::add(Batch&& batch) {
   if (batch.empty())
     return Status::Ok();
-  set_session(&batch.descriptors, session_);
-  set_session(&batch.shots, session_);
-  set_session(&batch.boxes, session_);
-  set_session(&batch.actions, session_);
+  set_run_id(&batch.descriptors, run_id_);
+  set_run_id(&batch.shots, run_id_);
+  set_run_id(&batch.boxes, run_id_);
+  set_run_id(&batch.actions, run_id_);
   for (TrackRow& t : batch.tracks)
-    if (t.session.empty())
-      t.session = session_;
+    if (t.run_id.empty())
+      t.run_id = run_id_;
   std::unique_lock<std::mutex> lk(mu_);
   if (!thread_.joinable())
     return internal_error("store writer not open");

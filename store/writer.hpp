@@ -37,7 +37,7 @@ struct WriterOptions {
   std::string queue_root;        // the disk queue's root folder ("": default_queue_root())
   uint64_t queue_max_bytes = 1ull << 30;
   int retry_ms = 1000; // between connection attempts while the store is unreachable
-  std::string session; // "": a new one (host name and a random number)
+  std::string run_id; // "": a new one (host name and a random number)
 };
 
 enum class WriterEventKind {
@@ -75,11 +75,11 @@ public:
   Status open(const std::string& location, const WriterOptions& options,
               std::function<void(const WriterEvent&)> on_event = nullptr);
   bool is_open() const { return thread_.joinable(); }
-  const std::string& session() const { return session_; }
+  const std::string& run_id() const { return run_id_; }
   const Location& location() const { return location_; }
 
   // Queues the rows (never waits for the store; waits only while `memory_rows` rows are queued,
-  // i.e. when neither the store nor the disk queue takes rows). Rows with an empty session get
+  // i.e. when neither the store nor the disk queue takes rows). Rows with an empty run_id get
   // the writer's.
   Status add(Batch&& batch);
 
@@ -103,7 +103,7 @@ private:
 
   Location location_;
   WriterOptions opt_;
-  std::string session_;
+  std::string run_id_;
   std::function<void(const WriterEvent&)> on_event_;
   std::unique_ptr<Store> store_; // writer thread only (after open)
   DiskQueue disk_;               // writer thread only (after open)
@@ -121,7 +121,7 @@ private:
   std::string last_error_;
 };
 
-// A new session id: "<host>-<12 hex digits>".
-std::string new_session();
+// A new run_id id: "<host>-<12 hex digits>".
+std::string new_run_id();
 
 } // namespace cvis::store

@@ -15,7 +15,7 @@
  *   table `tracks`;
  * - GstCvisActionMeta (cudaactionmatch): label, score, frames, times and box, table `actions`.
  *
- * Rows are keyed by stream, session (one per start), frame number and their index within the
+ * Rows are keyed by stream, run_id (one per start), frame number and their index within the
  * frame, so a batch sent twice is stored once. The streaming thread only queues rows; a writer
  * thread sends them in batches (one transaction each, at least every `commit-interval`). While
  * the store cannot be reached, rows wait in a bounded on-disk queue (`queue-location`,

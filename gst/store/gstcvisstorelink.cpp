@@ -120,8 +120,8 @@ GstCvisStoreLink::open (GstElement * element, const char *property,
     return FALSE;
   }
   reported_ = false;
-  GST_INFO_OBJECT (element, "writing to %s (session %s)", display ().c_str (),
-      session ().c_str ());
+  GST_INFO_OBJECT (element, "writing to %s (run %s)", display ().c_str (),
+      run_id ().c_str ());
   return TRUE;
 }
 

@@ -52,7 +52,7 @@ public:
   gboolean open (GstElement * element, const char *property, const std::string & location,
       const cvis::store::WriterOptions & options);
   bool is_open () const { return writer_.is_open (); }
-  const std::string & session () const { return writer_.session (); }
+  const std::string & run_id () const { return writer_.run_id (); }
   const std::string & display () const { return writer_.location ().display; }
 
   /* Queues rows (never waits for the store); fails only when the writer is not open. */

@@ -5,15 +5,15 @@
 # The build uses the committed tree (a git worktree at build-gpu-src, detached at HEAD), so work in
 # progress in the checkout cannot leak into what is measured.
 # Usage: scripts/gpu/prepare.sh [CUDA_ARCH]   (default 90: the H100)
-# CVIS_DEVICE_KIT: the folder holding make-gst-bundle.sh (default: ../shared/device beside the
-# repository); it is GPU-host staging only, nothing in the build or the tests needs it.
+# CVIS_DEVICE_KIT (required): the folder holding make-gst-bundle.sh, the GPU host's GStreamer
+# bundle kit; it is GPU-host staging only, nothing in the build or the tests needs it.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 REPO=$PWD
 ARCH=${1:-90}
-KIT=${CVIS_DEVICE_KIT:-$REPO/../shared/device}
-if [ ! -f "$KIT/make-gst-bundle.sh" ]; then
-  echo "prepare: $KIT/make-gst-bundle.sh not found (set CVIS_DEVICE_KIT)" >&2
+KIT=${CVIS_DEVICE_KIT:-}
+if [ -z "$KIT" ] || [ ! -f "$KIT/make-gst-bundle.sh" ]; then
+  echo "prepare: set CVIS_DEVICE_KIT to the folder holding make-gst-bundle.sh" >&2
   exit 1
 fi
 SRC=$REPO/build-gpu-src

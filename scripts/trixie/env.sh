@@ -1,8 +1,7 @@
 #!/usr/bin/env bash
 # Runs a command inside a Debian trixie tree (GStreamer 1.26, Meson 1.7, gcc 14), made by mmdebstrap
 # from Debian's archive and reused between calls. The repository is bind-mounted at its own path, so
-# build folders and logs are the same inside and outside (so is ../shared, the test data beside a
-# clone, read-only, when it exists); mounts live in a private mount namespace
+# build folders and logs are the same inside and outside; mounts live in a private mount namespace
 # and vanish when the command ends. Needs root (as CI and the developers' machines are).
 #
 # Usage: scripts/trixie/env.sh [--tree NAME] [--with SET[,SET...]] [--] COMMAND [ARG...]
@@ -59,7 +58,7 @@ PKGS_base=(build-essential meson ninja-build pkg-config python3 python3-gi file 
   libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev libgstreamer-plugins-bad1.0-dev
   gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good gstreamer1.0-plugins-bad
   gstreamer1.0-plugins-ugly gstreamer1.0-libav gir1.2-gstreamer-1.0 gir1.2-gst-plugins-base-1.0
-  libsqlite3-dev sqlite3 libgtest-dev libpng-dev xz-utils)
+  libsqlite3-dev sqlite3 libgtest-dev libpng-dev xz-utils libpq-dev postgresql-17 postgresql-client-17)
 # nvcc 12.4 accepts gcc <= 13; the packages' other dependencies (cuBLAS, cuFFT, ..., libcuda1) are
 # not needed to compile and link our code, hence unpacking instead of installing.
 PKGS_cuda=(g++-13)
@@ -106,13 +105,6 @@ in_tree() {
     mount --rbind /dev "$tree/dev"
     mkdir -p "$tree$repo" "$tree/tmp"
     mount --bind "$repo" "$tree$repo"
-    # The test data beside the clone (../shared, as CI has it), read-only, at the same path.
-    shared=$(cd "$repo/.." && pwd)/shared
-    if [ -d "$shared" ]; then
-      mkdir -p "$tree$shared"
-      mount --bind "$shared" "$tree$shared"
-      mount -o remount,bind,ro "$tree$shared" 2>/dev/null || true
-    fi
     cp -L /etc/resolv.conf "$tree/etc/resolv.conf" 2>/dev/null || true
     exec chroot "$tree" /usr/bin/env -i "$@"' bash "$TREE" "$REPO" "$cwd" \
     "${pass[@]}" /bin/bash -c 'cd "$0" && exec "$@"' "$cwd" "$@"

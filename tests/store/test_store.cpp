@@ -91,7 +91,7 @@ TEST_P(StoreTest, EveryTableIsWrittenOnceAndKeepsItsValues) {
   ASSERT_TRUE(write_batch(s.get(), b).ok());
   for (const char* t : {"descriptors", "shots", "boxes", "tracks", "actions"})
     EXPECT_EQ(db->query_int(std::string("SELECT COUNT(*) FROM ") + t), t[0] == 'd' ? 2 : 1) << t;
-  EXPECT_EQ(db->query_rows("SELECT stream, session, frame, region, pts, roi_id, roi_type, x, w, h, "
+  EXPECT_EQ(db->query_rows("SELECT stream, run_id, frame, region, pts, roi_id, roi_type, x, w, h, "
                            "shot_change FROM descriptors ORDER BY region"),
             (std::vector<std::string>{"cam|s1|100|0|100000|-1||0|10|20|0",
                                       "cam|s1|100|1|100000|4|track|1|10|20|0"}));
@@ -110,10 +110,10 @@ TEST_P(StoreTest, EveryTableIsWrittenOnceAndKeepsItsValues) {
   ASSERT_TRUE(write_batch(s.get(), t).ok());
   EXPECT_EQ(db->query_rows("SELECT first_frame, last_frame, first_pts, last_pts FROM tracks"),
             std::vector<std::string>{"95|105|95000|105000"});
-  // Another session's rows of the same stream and frames are other rows.
+  // Another run_id's rows of the same stream and frames are other rows.
   Batch other = b;
   for (auto& r : other.descriptors)
-    r.key.session = "s2";
+    r.key.run_id = "s2";
   ASSERT_TRUE(write_batch(s.get(), other).ok());
   EXPECT_EQ(db->query_int("SELECT COUNT(*) FROM descriptors"), 4);
 }
@@ -245,7 +245,7 @@ TEST(StorePostgres, SettledIdWaitsForBatchesInFlight) {
   ASSERT_EQ(PQstatus(late), CONNECTION_OK);
   PQclear(PQexec(late, "BEGIN"));
   PQclear(PQexec(late, "SELECT pg_advisory_xact_lock_shared(1129728339, 1)"));
-  PQclear(PQexec(late, "INSERT INTO descriptors(stream, frame, roi_id, levels, session, region) "
+  PQclear(PQexec(late, "INSERT INTO descriptors(stream, frame, roi_id, levels, run_id, region) "
                        "VALUES ('late', 0, -1, decode(repeat('00', 144), 'hex'), 's', 0)"));
   Batch b;
   b.descriptors.push_back(descriptor("early", 0, 0));

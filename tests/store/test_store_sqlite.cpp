@@ -46,7 +46,7 @@ TEST(StoreSqlite, FirstVersionIsReadAsItIsAndMigratedByAWriter) {
     EXPECT_EQ(r->schema_version(), 1);
     int n = 0;
     ASSERT_TRUE(r->for_each_descriptor(Filter(), 0, -1, false, [&](const DescriptorRow& row) {
-                   EXPECT_EQ(row.key.session, "");
+                   EXPECT_EQ(row.key.run_id, "");
                    ++n;
                    return true;
                  }).ok());
@@ -57,7 +57,7 @@ TEST(StoreSqlite, FirstVersionIsReadAsItIsAndMigratedByAWriter) {
     ASSERT_TRUE(open_store(db->location(), Access::kWrite, &w).ok());
     EXPECT_EQ(w->schema_version(), kSchemaVersion);
     EXPECT_EQ(db->query_int("PRAGMA user_version"), kSchemaVersion);
-    EXPECT_EQ(db->query_rows("SELECT stream, frame, region, session FROM descriptors ORDER BY id"),
+    EXPECT_EQ(db->query_rows("SELECT stream, frame, region, run_id FROM descriptors ORDER BY id"),
               (std::vector<std::string>{"a|0|0|", "a|0|1|", "a|0|2|", "a|1|0|", "b|0|0|"}));
     EXPECT_EQ(db->query_int("SELECT COUNT(*) FROM sqlite_master WHERE name IN ('shots', 'boxes', "
                             "'tracks', 'actions', 'descriptors_key')"),

@@ -81,9 +81,9 @@ TEST_P(WriterTest, RowsAreWrittenOnTheirOwnTimer) {
   ASSERT_TRUE(w.open(db->location(), options()).ok());
   ASSERT_TRUE(w.add(rows("timer", 0, 3)).ok());
   EXPECT_TRUE(wait_for([&] { return db->query_int("SELECT COUNT(*) FROM descriptors") == 3; }, 10));
-  EXPECT_EQ(db->query_int("SELECT COUNT(DISTINCT session) FROM descriptors"), 1);
-  EXPECT_EQ(db->query_rows("SELECT session FROM descriptors LIMIT 1"),
-            std::vector<std::string>{w.session()});
+  EXPECT_EQ(db->query_int("SELECT COUNT(DISTINCT run_id) FROM descriptors"), 1);
+  EXPECT_EQ(db->query_rows("SELECT run_id FROM descriptors LIMIT 1"),
+            std::vector<std::string>{w.run_id()});
   ASSERT_TRUE(w.add(rows("timer", 3, 2)).ok());
   EXPECT_TRUE(w.flush(-1).ok());
   EXPECT_EQ(w.stats().stored_rows, 5u);
@@ -128,7 +128,7 @@ TEST_P(WriterTest, AnEndedWritersQueueIsSentByTheNextOnce) {
   Batch stored = rows("crashed", 0, 10), waiting = rows("crashed", 10, 5);
   for (auto* b : {&stored, &waiting})
     for (auto& d : b->descriptors)
-      d.key.session = "old-session";
+      d.key.run_id = "old-run_id";
   {
     std::unique_ptr<Store> s;
     ASSERT_TRUE(open_store(db->location(), Access::kWrite, &s).ok());
@@ -139,7 +139,7 @@ TEST_P(WriterTest, AnEndedWritersQueueIsSentByTheNextOnce) {
   ASSERT_TRUE(parse_location(db->location(), &loc).ok());
   {
     DiskQueue ended;
-    ended.configure(queue_.path(), loc.display, "old-session", 1 << 20);
+    ended.configure(queue_.path(), loc.display, "old-run_id", 1 << 20);
     bool full = false;
     ASSERT_TRUE(ended.push(stored, &full).ok());
     ASSERT_TRUE(ended.push(waiting, &full).ok());

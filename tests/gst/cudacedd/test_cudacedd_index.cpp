@@ -260,7 +260,7 @@ TEST_F(CeddIndexTest, FrameAndPtsFollowTheStreamPosition) {
   seg.time = 5 * GST_SECOND;
   ASSERT_TRUE(gst_harness_push_event(hs, gst_event_new_segment(&seg)));
   push(10 * GST_SECOND, 20);
-  // Back to the start: frame 0 again, already stored (one row per stream, session, frame and
+  // Back to the start: frame 0 again, already stored (one row per stream, run_id, frame and
   // region), so nothing new.
   ASSERT_TRUE(gst_harness_push_event(hs, gst_event_new_flush_start()));
   ASSERT_TRUE(gst_harness_push_event(hs, gst_event_new_flush_stop(TRUE)));

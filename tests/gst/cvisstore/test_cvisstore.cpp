@@ -115,7 +115,7 @@ TEST_P(CvisStoreTest, EveryKindOfMetadataBecomesRows) {
   EXPECT_EQ(db->query_rows("SELECT frame, label, model_id, first_frame, last_frame, end_ns, x, y, "
                            "w, h FROM actions"),
             std::vector<std::string>{"4|wave|3|0|4|500000000|5|6|7|8"});
-  EXPECT_EQ(db->query_int("SELECT COUNT(DISTINCT session) FROM boxes"), 1);
+  EXPECT_EQ(db->query_int("SELECT COUNT(DISTINCT run_id) FROM boxes"), 1);
 }
 
 TEST_P(CvisStoreTest, RecordsPicksTheTables) {
@@ -175,7 +175,7 @@ TEST_P(CvisStoreTest, SeveralProcessesWriteOneStore) {
   EXPECT_EQ(
       db->query_int("SELECT COUNT(*) FROM (SELECT DISTINCT stream, frame FROM descriptors) k"),
       kProcs * kFrames);
-  EXPECT_EQ(db->query_int("SELECT COUNT(DISTINCT session) FROM descriptors"), kProcs);
+  EXPECT_EQ(db->query_int("SELECT COUNT(DISTINCT run_id) FROM descriptors"), kProcs);
 }
 
 // Runs `launch` to EOS or error; `during` runs on another thread meanwhile. Returns the error
