@@ -190,4 +190,23 @@ Status validate_mask(const ImageView& mask, int width, int height, bool allow_de
   return validate_view(mask, "mask");
 }
 
+Status SubtractorBase::configure(const Params& p) {
+  CVIS_RETURN_IF_ERROR(validate(p));
+  cpwl::Table table;
+  CVIS_RETURN_IF_ERROR(build_table(p, &table));
+  CVIS_RETURN_IF_ERROR(prepare(p));
+  const bool structural = !configured_ || p.num_samples != p_.num_samples || p.color != p_.color;
+  p_ = p;
+  table_ = std::move(table);
+  lut_ = bandwidth_table(p_);
+  schedule_.configure(p_);
+  configured_ = true;
+  configured();
+  if (structural) {
+    w_ = h_ = 0; // reallocate at the next frame
+    reset();
+  }
+  return Status::Ok();
+}
+
 } // namespace cvis::bgsub

@@ -62,29 +62,9 @@ template <typename F> void parallel_rows(int height, int threads, F&& fn) {
 
 constexpr float kLog2e = 1.44269504088896341f;
 
-class CpuSubtractor final : public Subtractor {
+class CpuSubtractor final : public SubtractorBase {
 public:
   Backend backend() const override { return Backend::kCpu; }
-  const Params& params() const override { return p_; }
-
-  Status configure(const Params& p) override {
-    CVIS_RETURN_IF_ERROR(validate(p));
-    cpwl::Table table;
-    CVIS_RETURN_IF_ERROR(build_table(p, &table));
-    const bool structural = !configured_ || p.num_samples != p_.num_samples || p.color != p_.color;
-    p_ = p;
-    table_ = std::move(table);
-    lut_ = bandwidth_table(p_);
-    schedule_.configure(p_);
-    configured_ = true;
-    if (structural) {
-      w_ = h_ = 0; // reallocate at the next frame
-      reset();
-    }
-    return Status::Ok();
-  }
-
-  void reset() override { schedule_.reset(); }
 
   Status process(const ImageView& frame, const ImageView& mask, FrameResult* result, StreamHandle,
                  float* density) override {
@@ -258,8 +238,8 @@ private:
         const size_t i = static_cast<size_t>(y) * w_ + x;
         float inv_sigma[3], scale[3];
         for (int c = 0; c < 3; ++c) {
-          inv_sigma[c] = cpwl::mul_rn(lut_[c * 256 + channel(medians_[i], c)], g.widen[c]);
-          scale[c] = cpwl::mul_rn(inv_sigma[c], m.arg_scale);
+          inv_sigma[c] = mul_rn(lut_[c * 256 + channel(medians_[i], c)], g.widen[c]);
+          scale[c] = mul_rn(inv_sigma[c], m.arg_scale);
         }
         float total, wsum;
         kde_sums(cur_[i], x, y, m, scale, at, prod, &total, &wsum);
@@ -282,9 +262,7 @@ private:
     const cpwl::TableView t = table_.view();
     const cpwl::TexRounding r = p_.texture_rounding;
     auto product = [](auto g) {
-      return [g](float t0, float t1, float t2) {
-        return cpwl::mul_rn(cpwl::mul_rn(g(t0), g(t1)), g(t2));
-      };
+      return [g](float t0, float t1, float t2) { return mul_rn(mul_rn(g(t0), g(t1)), g(t2)); };
     };
     switch (p_.kernel) {
     case Kernel::kExact:
@@ -292,7 +270,7 @@ private:
                            product([](float u) { return std::exp(cpwl::gaussian_exponent(u)); }));
     case Kernel::kFast:
       return classify_rows(m, g, y0, y1, density, product([](float u) {
-                             return std::exp2(cpwl::mul_rn(cpwl::gaussian_exponent(u), kLog2e));
+                             return std::exp2(mul_rn(cpwl::gaussian_exponent(u), kLog2e));
                            }));
     case Kernel::kTextureUniform:
       return classify_rows(m, g, y0, y1, density, product([t, r](float p) {
@@ -410,12 +388,6 @@ private:
     }
   }
 
-  Params p_;
-  bool configured_ = false;
-  int w_ = 0, h_ = 0;
-  FrameSchedule schedule_;
-  cpwl::Table table_;
-  std::vector<float> lut_;
   std::vector<uint32_t> samples_, medians_;
   std::vector<uint32_t> feat_, cur_, prev_; // the frame, compensated, the previous compensated
   std::vector<uint8_t> head_, raw_, mask_;

@@ -15,35 +15,9 @@ namespace cvis::bgsub {
 
 namespace {
 
-class CudaSubtractor final : public Subtractor {
+class CudaSubtractor final : public SubtractorBase {
 public:
   Backend backend() const override { return Backend::kCuda; }
-  const Params& params() const override { return p_; }
-
-  // Host work only, plus the update kernel's plan (device attributes, once per configuration):
-  // the tables reach the device at the next process(), in order on its stream.
-  Status configure(const Params& p) override {
-    CVIS_RETURN_IF_ERROR(validate(p));
-    cpwl::Table table;
-    CVIS_RETURN_IF_ERROR(build_table(p, &table));
-    kernels::UpdatePlan plan;
-    CVIS_RETURN_IF_ERROR(kernels::plan_update(p.num_samples, &plan));
-    const bool structural = !configured_ || p.num_samples != p_.num_samples || p.color != p_.color;
-    p_ = p;
-    table_ = std::move(table);
-    lut_host_ = bandwidth_table(p);
-    plan_ = plan;
-    schedule_.configure(p_);
-    tables_pending_ = true;
-    configured_ = true;
-    if (structural) {
-      w_ = h_ = 0; // reallocate at the next frame
-      reset();
-    }
-    return Status::Ok();
-  }
-
-  void reset() override { schedule_.reset(); }
 
   Status process(const ImageView& frame, const ImageView& mask, FrameResult* result,
                  StreamHandle stream_handle, float* density) override {
@@ -60,7 +34,7 @@ public:
     ImageView dev_frame;
     CVIS_RETURN_IF_ERROR(uploader_.upload(frame, stream, &dev_frame));
     kernels::DeviceModel m = model_;
-    m.lut = lut_.get();
+    m.lut = dlut_.get();
     m.density = density ? density_.get() : nullptr;
     m.median_bits = median_bits(p_);
     CVIS_RETURN_IF_ERROR(kernels::launch_features(
@@ -147,6 +121,16 @@ public:
   }
 
 private:
+  // configure() is host work only, plus the update kernel's plan (device attributes, once per
+  // configuration): the tables reach the device at the next process(), in order on its stream.
+  Status prepare(const Params& p) override {
+    kernels::UpdatePlan plan;
+    CVIS_RETURN_IF_ERROR(kernels::plan_update(p.num_samples, &plan));
+    plan_ = plan;
+    return Status::Ok();
+  }
+  void configured() override { tables_pending_ = true; }
+
   // The bandwidth LUT and the CPWL table of the last configure(), in order on `stream`: the
   // classification enqueued after them on `stream` reads the new values.
   Status upload_tables(cudaStream_t stream) {
@@ -155,12 +139,11 @@ private:
       CVIS_RETURN_IF_ERROR(::cvis::cuda::event_wait(lut_copied_.get()));
       lut_pending_ = false;
     }
-    CVIS_RETURN_IF_ERROR(lut_staging_.reserve(lut_host_.size()));
-    CVIS_RETURN_IF_ERROR(lut_.reserve(lut_host_.size(), stream));
-    std::copy(lut_host_.begin(), lut_host_.end(), lut_staging_.get());
-    CVIS_CUDA_CHECK(cudaMemcpyAsync(lut_.get(), lut_staging_.get(),
-                                    lut_host_.size() * sizeof(float), cudaMemcpyHostToDevice,
-                                    stream));
+    CVIS_RETURN_IF_ERROR(lut_staging_.reserve(lut_.size()));
+    CVIS_RETURN_IF_ERROR(dlut_.reserve(lut_.size(), stream));
+    std::copy(lut_.begin(), lut_.end(), lut_staging_.get());
+    CVIS_CUDA_CHECK(cudaMemcpyAsync(dlut_.get(), lut_staging_.get(), lut_.size() * sizeof(float),
+                                    cudaMemcpyHostToDevice, stream));
     CVIS_CUDA_CHECK(cudaEventRecord(lut_copied_.get(), stream));
     lut_pending_ = true;
     if (table_.n > 0) {
@@ -224,16 +207,10 @@ private:
     return Status::Ok();
   }
 
-  Params p_;
-  bool configured_ = false;
-  int w_ = 0, h_ = 0;
-  FrameSchedule schedule_;
-  cpwl::Table table_;
-  std::vector<float> lut_host_; // bandwidth_table() of p_
   kernels::UpdatePlan plan_;
-  bool tables_pending_ = false; // table_ and lut_host_ not yet uploaded
+  bool tables_pending_ = false; // table_ and lut_ not yet uploaded
   cpwl::DeviceTable dtable_;
-  cuda::DeviceArray<float> lut_, density_;
+  cuda::DeviceArray<float> dlut_, density_;
   cuda::PinnedArray<float> lut_staging_;
   cuda::Event lut_copied_;
   bool lut_pending_ = false;

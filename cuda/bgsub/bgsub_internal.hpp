@@ -7,6 +7,7 @@
 
 #include "bgsub.hpp"
 #include "bgsub_math.hpp"
+#include "bgsub_scene.hpp"
 
 namespace cvis::bgsub {
 
@@ -31,6 +32,33 @@ bool kernel_indexes_uniform_table(Kernel k);
 
 // Validates a GRAY8 mask view of the given size in the given memory space.
 Status validate_mask(const ImageView& mask, int width, int height, bool allow_device);
+
+// What both backends keep of a configuration, and configure() itself: everything a Params needs is
+// built before anything changes, so a failing configure() leaves the backend as it was.
+class SubtractorBase : public Subtractor {
+public:
+  Status configure(const Params& p) final;
+  const Params& params() const final { return p_; }
+  void reset() final { schedule_.reset(); }
+
+protected:
+  // The backend's own fallible step of configure(), the last one: when it succeeds, `p` is taken.
+  virtual Status prepare(const Params& p) {
+    (void)p;
+    return Status::Ok();
+  }
+  // Called when configure() has taken a configuration (p_, table_, lut_, schedule_ are new).
+  virtual void configured() {}
+
+  Params p_;
+  bool configured_ = false;
+  // The model's size; 0 x 0 until the first frame, and again when a configuration changes the
+  // sample count or the colour space (the per-pixel state is made again at the next frame).
+  int w_ = 0, h_ = 0;
+  FrameSchedule schedule_;
+  cpwl::Table table_;
+  std::vector<float> lut_; // bandwidth_table(p_)
+};
 
 #if defined(CVIS_HAVE_CUDA)
 std::unique_ptr<Subtractor> make_cuda_subtractor(Status* status);

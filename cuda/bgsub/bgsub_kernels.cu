@@ -135,18 +135,18 @@ __device__ __forceinline__ void kde_sums_r1(const uint32_t* __restrict__ row0, s
 #pragma unroll 4
     for (int k = 0; k < L; ++k) {
       const uint32_t a = __ldg(p - 1), b = __ldg(p), d = __ldg(p + 1);
-      s0 = cpwl::add_rn(s0, term(a));
-      s1 = cpwl::add_rn(s1, term(b));
-      s2 = cpwl::add_rn(s2, term(d));
+      s0 = add_rn(s0, term(a));
+      s1 = add_rn(s1, term(b));
+      s2 = add_rn(s2, term(d));
       p += plane;
     }
     const float w0 = c.weights[dy * 3], w1 = c.weights[dy * 3 + 1], w2 = c.weights[dy * 3 + 2];
-    acc = cpwl::add_rn(acc, cpwl::mul_rn(w0, s0));
-    wsum = cpwl::add_rn(wsum, w0);
-    acc = cpwl::add_rn(acc, cpwl::mul_rn(w1, s1));
-    wsum = cpwl::add_rn(wsum, w1);
-    acc = cpwl::add_rn(acc, cpwl::mul_rn(w2, s2));
-    wsum = cpwl::add_rn(wsum, w2);
+    acc = add_rn(acc, mul_rn(w0, s0));
+    wsum = add_rn(wsum, w0);
+    acc = add_rn(acc, mul_rn(w1, s1));
+    wsum = add_rn(wsum, w1);
+    acc = add_rn(acc, mul_rn(w2, s2));
+    wsum = add_rn(wsum, w2);
   }
   *total = acc;
   *weight_sum = wsum;
@@ -175,9 +175,8 @@ __global__ void __launch_bounds__(kBx* kBy)
   const uint32_t feat = m.cur[i];
   float inv_sigma[3], scale[3];
   for (int ch = 0; ch < 3; ++ch) {
-    inv_sigma[ch] =
-        cpwl::mul_rn(__ldg(m.lut + ch * 256 + channel(med, ch)), m.fig->gains.widen[ch]);
-    scale[ch] = cpwl::mul_rn(inv_sigma[ch], c.arg_scale);
+    inv_sigma[ch] = mul_rn(__ldg(m.lut + ch * 256 + channel(med, ch)), m.fig->gains.widen[ch]);
+    scale[ch] = mul_rn(inv_sigma[ch], c.arg_scale);
   }
   const uint32_t* __restrict__ samples = m.samples;
   const size_t plane = plane_elems(m);
@@ -186,8 +185,8 @@ __global__ void __launch_bounds__(kBx* kBy)
     if constexpr (E == kFused) {
       return exp2_approx(fused_exponent2(t0, t1, t2));
     } else {
-      return cpwl::mul_rn(cpwl::mul_rn(kernel_1d<E, P>(st, t0), kernel_1d<E, P>(st, t1)),
-                          kernel_1d<E, P>(st, t2));
+      return mul_rn(mul_rn(kernel_1d<E, P>(st, t0), kernel_1d<E, P>(st, t1)),
+                    kernel_1d<E, P>(st, t2));
     }
   };
   float total, wsum;

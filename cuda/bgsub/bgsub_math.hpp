@@ -1,7 +1,8 @@
 // Per-pixel arithmetic of the background model, shared verbatim by the CPU reference and the CUDA
 // kernels (CVIS_HD): features, bandwidth medians, the kernel density sum and the mask clean-up.
-// Float operations go through cpwl::mul_rn/add_rn (no FMA contraction), integer ones are exact, so
-// both backends compute the same bits except inside expf / __expf / the texture filter.
+// Float operations go through mul_rn/add_rn (common/exact_arith.hpp: no FMA contraction), integer
+// ones are exact, so both backends compute the same bits except inside expf / __expf / the texture
+// filter.
 #pragma once
 
 #include <cmath>
@@ -9,6 +10,7 @@
 
 #include "bgsub.hpp"
 #include "common/color.hpp"
+#include "common/exact_arith.hpp"
 #include "common/hd.hpp"
 #include "cpwl/cpwl_eval.hpp"
 
@@ -65,29 +67,21 @@ CVIS_HD float biased_channel(uint32_t f, int c) {
 #endif
 }
 
-CVIS_HD float fma_rn(float a, float b, float c) {
-#if defined(__CUDA_ARCH__)
-  return __fmaf_rn(a, b, c);
-#else
-  return std::fma(a, b, c);
-#endif
-}
-
 // The fused kernel's exponent of 2: -(t0^2 + t1^2 + t2^2) with t_c = |d_c| / sigma_c *
 // sqrt(log2(e) / 2), i.e. -(u0^2 + u1^2 + u2^2) log2(e) / 2; the kernel product is 2^result.
 // Negated operands instead of a negated result: the same bits (round-to-nearest is symmetric),
 // and no separate negation before the GPU's ex2 (which takes no negated operand).
 CVIS_HD float fused_exponent2(float t0, float t1, float t2) {
-  return fma_rn(-t2, t2, fma_rn(-t1, t1, cpwl::mul_rn(-t0, t0)));
+  return fma_rn(-t2, t2, fma_rn(-t1, t1, mul_rn(-t0, t0)));
 }
 
 // Kernel argument t_c of sample `ref` for a pixel whose biased channels are fb[c].
 CVIS_HD float kernel_arg(uint32_t ref, const float fb[3], const float scale[3], int c) {
-  const float d = cpwl::sub_rn(biased_channel(ref, c), fb[c]);
+  const float d = sub_rn(biased_channel(ref, c), fb[c]);
 #if defined(__CUDA_ARCH__)
-  return cpwl::mul_rn(fabsf(d), scale[c]);
+  return mul_rn(fabsf(d), scale[c]);
 #else
-  return cpwl::mul_rn(std::fabs(d), scale[c]);
+  return mul_rn(std::fabs(d), scale[c]);
 #endif
 }
 
@@ -201,12 +195,12 @@ CVIS_HD void kde_sums(uint32_t feat, int px, int py, const ModelConsts& m, const
       float s = 0.0f;
       for (int k = 0; k < m.num_samples; ++k) {
         const uint32_t ref = sample(k, x, y);
-        s = cpwl::add_rn(s, prod(kernel_arg(ref, fb, scale, 0), kernel_arg(ref, fb, scale, 1),
-                                 kernel_arg(ref, fb, scale, 2)));
+        s = add_rn(s, prod(kernel_arg(ref, fb, scale, 0), kernel_arg(ref, fb, scale, 1),
+                           kernel_arg(ref, fb, scale, 2)));
       }
       const float w = m.weights[(dy + r) * side + (dx + r)];
-      acc = cpwl::add_rn(acc, cpwl::mul_rn(w, s));
-      wsum = cpwl::add_rn(wsum, w);
+      acc = add_rn(acc, mul_rn(w, s));
+      wsum = add_rn(wsum, w);
     }
   }
   *total = acc;
@@ -217,17 +211,12 @@ CVIS_HD void kde_sums(uint32_t feat, int px, int py, const ModelConsts& m, const
 // times norm_scale[c].
 CVIS_HD float kde_density(float total, float weight_sum, const float inv_sigma[3],
                           const ModelConsts& m) {
-  float q;
-#if defined(__CUDA_ARCH__)
-  q = __fdiv_rn(m.norm, weight_sum);
-#else
-  q = m.norm / weight_sum;
-#endif
-  const float n0 = cpwl::mul_rn(inv_sigma[0], m.norm_scale[0]);
-  const float n1 = cpwl::mul_rn(inv_sigma[1], m.norm_scale[1]);
-  const float n2 = cpwl::mul_rn(inv_sigma[2], m.norm_scale[2]);
-  const float inv = cpwl::mul_rn(cpwl::mul_rn(n0, n1), n2);
-  return cpwl::mul_rn(cpwl::mul_rn(total, inv), q);
+  const float q = div_rn(m.norm, weight_sum);
+  const float n0 = mul_rn(inv_sigma[0], m.norm_scale[0]);
+  const float n1 = mul_rn(inv_sigma[1], m.norm_scale[1]);
+  const float n2 = mul_rn(inv_sigma[2], m.norm_scale[2]);
+  const float inv = mul_rn(mul_rn(n0, n1), n2);
+  return mul_rn(mul_rn(total, inv), q);
 }
 
 // Raw classification of a density: foreground, weak background (below update_threshold: kept out

@@ -1,6 +1,7 @@
 // Per-pixel and per-frame arithmetic of the scene extensions (Params: illumination, shadows,
 // shot_change), written once for the CPU reference and the CUDA kernels (CVIS_HD). Float
-// operations through cpwl::mul_rn/add_rn (no contraction), so both backends give the same bits.
+// operations through mul_rn/add_rn (common/exact_arith.hpp: no contraction), so both backends give
+// the same bits.
 #pragma once
 
 #include <cstdint>
@@ -9,10 +10,6 @@
 #include "common/segmentation.hpp"
 
 namespace cvis::bgsub {
-
-// Gains within this of 1 are not applied: the median of a noisy ratio wanders by about 1/100, and
-// re-scaling every frame by that would only add noise.
-inline constexpr float kGainDeadZone = 1.0f / 64.0f;
 
 // The illumination correction of one frame: gain g_c, its inverse (the frame is multiplied by it)
 // and the bandwidth factor (1/sigma is multiplied by min(g, 1): below g = 1 the compensation
@@ -30,7 +27,7 @@ CVIS_HD Gains unit_gains() {
 // Channel c of the gains from its votes (seg::gain_median; `count(k)` reads bin k, n votes).
 template <typename CountFn> CVIS_HD void solve_gain(CountFn count, uint32_t n, int c, Gains* out) {
   const float g = seg::gain_median(count, n);
-  const bool apply = !(g - 1.0f < kGainDeadZone && 1.0f - g < kGainDeadZone);
+  const bool apply = seg::gain_applies(g);
   out->g[c] = apply ? g : 1.0f;
   out->inv[c] = apply ? 1.0f / g : 1.0f;
   out->widen[c] = (apply && g < 1.0f) ? g : 1.0f;
@@ -46,8 +43,8 @@ CVIS_HD bool gain_voter(uint8_t mask_prev, uint8_t raw_prev) {
 CVIS_HD uint32_t compensate_feature(uint32_t f, const float inv[3]) {
   uint32_t out = 0;
   for (int c = 0; c < 3; ++c) {
-    const float v = cpwl::mul_rn(static_cast<float>(channel(f, c)), inv[c]);
-    const int q = static_cast<int>(cpwl::add_rn(v, 0.5f));
+    const float v = mul_rn(static_cast<float>(channel(f, c)), inv[c]);
+    const int q = static_cast<int>(add_rn(v, 0.5f));
     out |= static_cast<uint32_t>(q > 255 ? 255 : q) << (8 * c);
   }
   return out;

@@ -3,14 +3,14 @@
 // specification (shared notes cedd.md); README.md maps them to the functions below.
 //
 // Every real quantity is an IEEE-754 double and every operation is written as one correctly rounded
-// step (dmul/dadd/dsub/ddiv): on the device these are the _rn intrinsics, which nvcc never
-// contracts into an FMA; on the host they are plain operators, compiled with -ffp-contract=off.
+// step (mul_rn/add_rn/sub_rn/div_rn of common/exact_arith.hpp: never contracted into an FMA).
 // Internal header: not part of the library's public interface.
 #pragma once
 
 #include <cstdint>
 
 #include "common/color.hpp"
+#include "common/exact_arith.hpp"
 #include "common/hd.hpp"
 
 #if defined(__CUDA_ARCH__)
@@ -21,36 +21,6 @@
 
 namespace cvis::cedd::core {
 
-// ---- one correctly rounded double operation each
-// ---------------------------------------------------
-CVIS_HD double dmul(double a, double b) {
-#if defined(__CUDA_ARCH__)
-  return __dmul_rn(a, b);
-#else
-  return a * b;
-#endif
-}
-CVIS_HD double dadd(double a, double b) {
-#if defined(__CUDA_ARCH__)
-  return __dadd_rn(a, b);
-#else
-  return a + b;
-#endif
-}
-CVIS_HD double dsub(double a, double b) {
-#if defined(__CUDA_ARCH__)
-  return __dsub_rn(a, b);
-#else
-  return a - b;
-#endif
-}
-CVIS_HD double ddiv(double a, double b) {
-#if defined(__CUDA_ARCH__)
-  return __ddiv_rn(a, b);
-#else
-  return a / b;
-#endif
-}
 CVIS_HD double dabs(double a) {
   return a < 0.0 ? -a : a;
 }
@@ -100,18 +70,19 @@ struct Job {
 
 // §3: per-pixel luma, blue term first, never rounded to an integer.
 CVIS_HD double luma(int r, int g, int b) {
-  return dadd(dadd(dmul(kLumaB, static_cast<double>(b)), dmul(kLumaG, static_cast<double>(g))),
-              dmul(kLumaR, static_cast<double>(r)));
+  return add_rn(
+      add_rn(mul_rn(kLumaB, static_cast<double>(b)), mul_rn(kLumaG, static_cast<double>(g))),
+      mul_rn(kLumaR, static_cast<double>(r)));
 }
 
 // §4 step 2: the factor c = 4 / (Sx * Sy), computed once per image.
 CVIS_HD double quadrant_factor(int sx, int sy) {
-  return ddiv(4.0, static_cast<double>(sx * sy));
+  return div_rn(4.0, static_cast<double>(sx * sy));
 }
 
 // §4 step 2: A = trunc(S * c) of a quadrant luma sum S >= 0.
 CVIS_HD int quadrant_value(double sum, double c) {
-  return static_cast<int>(dmul(sum, c));
+  return static_cast<int>(mul_rn(sum, c));
 }
 
 // ---- §4 steps 3-5: masks, largest mask, texture classes
@@ -127,24 +98,24 @@ CVIS_HD uint32_t texture_classes(const uint16_t a[4], double* max_mask) {
   const double m2 = static_cast<double>(i2 < 0 ? -i2 : i2);
   const double m3 = static_cast<double>(i3 < 0 ? -i3 : i3);
   // The diagonals: two separately rounded products, then one subtraction (not (A1 - A4) * s).
-  const double m4 =
-      dabs(dsub(dmul(static_cast<double>(a1), kSqrt2), dmul(static_cast<double>(a4), kSqrt2)));
-  const double m5 =
-      dabs(dsub(dmul(static_cast<double>(a2), kSqrt2), dmul(static_cast<double>(a3), kSqrt2)));
+  const double m4 = dabs(
+      sub_rn(mul_rn(static_cast<double>(a1), kSqrt2), mul_rn(static_cast<double>(a4), kSqrt2)));
+  const double m5 = dabs(
+      sub_rn(mul_rn(static_cast<double>(a2), kSqrt2), mul_rn(static_cast<double>(a3), kSqrt2)));
   const double mx = dmax(dmax(dmax(dmax(m1, m2), m3), m4), m5);
   *max_mask = mx;
   if (mx < kT0)
     return 1u; // non-edge only
   uint32_t cls = 0;
-  if (ddiv(m1, mx) > kT1)
+  if (div_rn(m1, mx) > kT1)
     cls |= 1u << 1;
-  if (ddiv(m2, mx) > kT2)
+  if (div_rn(m2, mx) > kT2)
     cls |= 1u << 2;
-  if (ddiv(m3, mx) > kT2)
+  if (div_rn(m3, mx) > kT2)
     cls |= 1u << 3;
-  if (ddiv(m4, mx) > kT3)
+  if (div_rn(m4, mx) > kT3)
     cls |= 1u << 4;
-  if (ddiv(m5, mx) > kT3)
+  if (div_rn(m5, mx) > kT3)
     cls |= 1u << 5;
   return cls;
 }
@@ -161,20 +132,20 @@ CVIS_HD Hsv rgb_to_hsv(int r, int g, int b) {
   Hsv o;
   o.v = mx;
   o.s = mx == 0 ? 0
-                : static_cast<int>(dsub(
-                      255.0, dmul(255.0, ddiv(static_cast<double>(mn), static_cast<double>(mx)))));
+                : static_cast<int>(sub_rn(255.0, mul_rn(255.0, div_rn(static_cast<double>(mn),
+                                                                      static_cast<double>(mx)))));
   if (mx == mn) {
     o.h = 0;
   } else {
     const double d = static_cast<double>(mx - mn);
     if (mx == r && g >= b) {
-      o.h = static_cast<int>(ddiv(static_cast<double>(60 * (g - b)), d));
+      o.h = static_cast<int>(div_rn(static_cast<double>(60 * (g - b)), d));
     } else if (mx == r) {
-      o.h = static_cast<int>(dadd(359.0, ddiv(static_cast<double>(60 * (g - b)), d)));
+      o.h = static_cast<int>(add_rn(359.0, div_rn(static_cast<double>(60 * (g - b)), d)));
     } else if (mx == g) {
-      o.h = static_cast<int>(dadd(119.0, ddiv(static_cast<double>(60 * (b - r)), d)));
+      o.h = static_cast<int>(add_rn(119.0, div_rn(static_cast<double>(60 * (b - r)), d)));
     } else {
-      o.h = static_cast<int>(dadd(239.0, ddiv(static_cast<double>(60 * (r - g)), d)));
+      o.h = static_cast<int>(add_rn(239.0, div_rn(static_cast<double>(60 * (r - g)), d)));
     }
   }
   return o;
@@ -186,9 +157,9 @@ CVIS_HD double membership(double x, double a, double b, double c, double d) {
   if (x >= b && x <= c)
     return 1.0;
   if (x >= a && x < b)
-    return ddiv(dsub(x, a), dsub(b, a));
+    return div_rn(sub_rn(x, a), sub_rn(b, a));
   if (x > c && x <= d)
-    return dadd(ddiv(dsub(x, c), dsub(c, d)), 1.0);
+    return add_rn(div_rn(sub_rn(x, c), sub_rn(c, d)), 1.0);
   return 0.0;
 }
 
@@ -213,11 +184,11 @@ CVIS_HD void memberships10(const Hsv& p, double hue[8], double sat[2], double va
 // One rule of §8: fires when all memberships are > 0 and adds their minimum to `bin`.
 CVIS_HD void fire(double* bins, int bin, double m1, double m2, double m3) {
   if (m1 > 0.0 && m2 > 0.0 && m3 > 0.0)
-    bins[bin] = dadd(bins[bin], dmin(dmin(m1, m2), m3));
+    bins[bin] = add_rn(bins[bin], dmin(dmin(m1, m2), m3));
 }
 CVIS_HD void fire2(double* bins, int bin, double m1, double m2) {
   if (m1 > 0.0 && m2 > 0.0)
-    bins[bin] = dadd(bins[bin], dmin(m1, m2));
+    bins[bin] = add_rn(bins[bin], dmin(m1, m2));
 }
 
 // §8.1: the 48 rules of the 10-bin system in the reference's order (multi-participate
@@ -252,7 +223,7 @@ CVIS_HD void fuzzy24(const double f10[10], const Hsv& p, double f24[kColours]) {
   double t = 0.0;
   CVIS_CEDD_UNROLL
   for (int i = 3; i < 10; ++i)
-    t = dadd(t, f10[i]);
+    t = add_rn(t, f10[i]);
   if (t > 0.0) {
     fire2(shade, 1, sat[1], val[1]);
     fire2(shade, 2, sat[0], val[0]);
@@ -266,7 +237,7 @@ CVIS_HD void fuzzy24(const double f10[10], const Hsv& p, double f24[kColours]) {
   for (int i = 3; i < 10; ++i) {
     CVIS_CEDD_UNROLL
     for (int k = 0; k < 3; ++k)
-      f24[3 * (i - 2) + k] = dmul(f10[i], shade[k]);
+      f24[3 * (i - 2) + k] = mul_rn(f10[i], shade[k]);
   }
 }
 
@@ -378,7 +349,7 @@ CVIS_HD int quantize(double v, int table) {
   int level = 0;
   CVIS_CEDD_UNROLL
   for (int j = 0; j < 8; ++j) {
-    const double d = dabs(dsub(v, ddiv(quant_literal(table, j), 1000000.0)));
+    const double d = dabs(sub_rn(v, div_rn(quant_literal(table, j), 1000000.0)));
     if (d < best) {
       best = d;
       level = j;
@@ -390,7 +361,7 @@ CVIS_HD int quantize(double v, int table) {
 // §9: bin / total; an image without blocks has total 0 and gets 0.0 (the reference's 0/0 would be a
 // NaN; both quantise to level 0). See README.md, "Deviations".
 CVIS_HD double normalize(double bin, double total) {
-  return total > 0.0 ? ddiv(bin, total) : 0.0;
+  return total > 0.0 ? div_rn(bin, total) : 0.0;
 }
 
 } // namespace cvis::cedd::core

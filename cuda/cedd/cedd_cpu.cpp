@@ -31,7 +31,7 @@ void block_stats_row(const core::Job& job, int by, core::BlockStats* out) {
       for (int dx = 0; dx < job.sx; ++dx) {
         const Rgb8 p = fetch_rgb(job.src, job.x0 + bx * job.sx + dx, y);
         const int q = row_q + (dx < half_x ? 0 : 1);
-        sum[q] = core::dadd(sum[q], core::luma(p.r, p.g, p.b)); // §3
+        sum[q] = add_rn(sum[q], core::luma(p.r, p.g, p.b)); // §3
         sr += p.r;
         sg += p.g;
         sb += p.b;
@@ -67,13 +67,13 @@ void finish_descriptor(const BlockOut* blocks, int count, Result* out) {
       for (int j = 0; j < core::kColours; ++j) {
         const double v = blocks[b].f24[j];
         if (v > 0.0)
-          hist[core::kColours * c + j] = core::dadd(hist[core::kColours * c + j], v);
+          hist[core::kColours * c + j] = add_rn(hist[core::kColours * c + j], v);
       }
     }
   }
   double total = 0.0;
   for (int i = 0; i < core::kBins; ++i)
-    total = core::dadd(total, hist[i]);
+    total = add_rn(total, hist[i]);
   for (int i = 0; i < core::kBins; ++i) {
     out->normalized[i] = core::normalize(hist[i], total);
     out->levels[i] =

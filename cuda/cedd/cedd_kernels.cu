@@ -158,7 +158,7 @@ __global__ void __launch_bounds__(kStatsThreads)
         // Unrolled so that the shared loads run ahead of the dependent additions.
 #pragma unroll 4
         for (int k = 0; k < half; ++k) {
-          acc = core::dadd(acc, l[k]);
+          acc = add_rn(acc, l[k]);
           const uint32_t w = c[k];
           sr += w & 255u;
           sg += (w >> 8) & 255u;
@@ -249,7 +249,7 @@ __global__ void __launch_bounds__(kHistThreads)
 #pragma unroll 8
       for (int b = 0; b < cnt; ++b) {
         const double v = sf[b * kChunkStride + j];
-        acc = core::dadd(acc, ((scls[b] >> cls) & 1u) ? v : 0.0);
+        acc = add_rn(acc, ((scls[b] >> cls) & 1u) ? v : 0.0);
       }
     }
     __syncthreads();
@@ -260,7 +260,7 @@ __global__ void __launch_bounds__(kHistThreads)
   if (tid == 0) {
     double s = 0.0;
     for (int i = 0; i < core::kBins; ++i)
-      s = core::dadd(s, hist[i]); // bin order
+      s = add_rn(s, hist[i]); // bin order
     total = s;
   }
   __syncthreads();

@@ -1,5 +1,6 @@
 #include "backend.hpp"
 
+#include <atomic>
 #include <cstdlib>
 #include <cstring>
 
@@ -57,6 +58,33 @@ bool cuda_debug_sync() {
   }();
 #endif
   return on;
+}
+
+namespace {
+std::atomic<int> g_wait_policy{static_cast<int>(WaitPolicy::kHybrid)};
+std::atomic<int> g_wait_poll_us{WaitOptions{}.poll_us};
+}  // namespace
+
+Status set_wait_options(const WaitOptions& o) {
+  if (o.poll_us < 0) return invalid_argument("wait options: poll_us must be >= 0");
+  switch (o.policy) {
+    case WaitPolicy::kBlock:
+    case WaitPolicy::kSpin:
+    case WaitPolicy::kHybrid:
+      break;
+    default:
+      return invalid_argument("wait options: unknown policy");
+  }
+  g_wait_policy.store(static_cast<int>(o.policy), std::memory_order_relaxed);
+  g_wait_poll_us.store(o.poll_us, std::memory_order_relaxed);
+  return Status::Ok();
+}
+
+WaitOptions wait_options() {
+  WaitOptions o;
+  o.policy = static_cast<WaitPolicy>(g_wait_policy.load(std::memory_order_relaxed));
+  o.poll_us = g_wait_poll_us.load(std::memory_order_relaxed);
+  return o;
 }
 
 }  // namespace cvis

@@ -37,23 +37,29 @@ Status select_cuda_device(int id);
 bool cuda_debug_sync();
 
 // How the host waits for the GPU (stream_synchronize, cuda::event_wait):
-// kHybrid (the default) polls the event for a short time (CVIS_CUDA_SYNC=hybrid:MICROSECONDS,
-// default 300) and then sleeps on it: a single stream keeps the latency of a busy wait (a sleeping
-// thread is woken tens of microseconds after the GPU is done), while many streams do not keep a
-// core each spinning. kBlock sleeps at once on an event created with cudaEventBlockingSync; kSpin
-// is cudaStreamSynchronize, which under GStreamer's CUDA context (default scheduling flags)
-// busy-waits for the whole wait. Environment CVIS_CUDA_SYNC=hybrid[:US]|block|spin.
-enum class SyncMode : int { kBlock = 0, kSpin = 1, kHybrid = 2 };
-SyncMode cuda_sync_mode();
-// Microseconds kHybrid polls before it sleeps.
-int cuda_sync_poll_us();
+// kHybrid (the default) polls the event for `poll_us` microseconds and then sleeps on it: a single
+// stream keeps the latency of a busy wait (a sleeping thread is woken tens of microseconds after
+// the GPU is done), while many streams do not keep a core each spinning. kBlock sleeps at once on
+// an event created with cudaEventBlockingSync; kSpin is cudaStreamSynchronize, which under
+// GStreamer's CUDA context (default scheduling flags) busy-waits for the whole wait (with more
+// streams than cores, some starve: docs/benchmarks.md).
+enum class WaitPolicy : int { kBlock = 0, kSpin = 1, kHybrid = 2 };
+struct WaitOptions {
+  WaitPolicy policy = WaitPolicy::kHybrid;
+  int poll_us = 300; // kHybrid only: how long it polls before it sleeps, >= 0
+};
+// Process-wide. Set it before the first stream or event is created (a sync-only event takes its
+// blocking flag from the policy when it is created). kInvalidArgument for a negative poll_us or an
+// unknown policy (the options in force stay). The GStreamer elements use the defaults.
+Status set_wait_options(const WaitOptions& options);
+WaitOptions wait_options();
 
 // Streams behind the opaque handle; each call works in the CUDA context current on the thread.
 // A non-blocking stream. The first one of a CUDA context also loads every kernel of the library
 // into that context (cuda/common/cuda/preload.hpp: lazy loading mid-stream can stall).
 Status stream_create(StreamHandle* out);
 void stream_destroy(StreamHandle s);
-// Waits until the work queued on `s` is done (cuda_sync_mode() says how). Streams made by
+// Waits until the work queued on `s` is done (wait_options() says how). Streams made by
 // stream_create wait on their own blocking event; others fall back to cudaStreamSynchronize.
 Status stream_synchronize(StreamHandle s);
 

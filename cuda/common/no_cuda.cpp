@@ -17,8 +17,6 @@ Status stream_create(StreamHandle* out) {
 }
 void stream_destroy(StreamHandle) {}
 Status stream_synchronize(StreamHandle) { return Status::Ok(); }
-SyncMode cuda_sync_mode() { return SyncMode::kHybrid; }
-int cuda_sync_poll_us() { return 0; }
 
 struct StreamProfiler::Impl {};
 StreamProfiler::StreamProfiler() = default;

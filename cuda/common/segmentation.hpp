@@ -1,7 +1,7 @@
 // Pieces shared by the segmentation methods (median3d's motion detector, bgsub), written once for
 // the CPU references and the CUDA kernels (CVIS_HD):
 // - global illumination gain: the median of the ratios frame / background over background pixels,
-//   from a histogram of quantised ratios (kGainBins bins of 1/kGainScale);
+//   from a histogram of quantised ratios (kGainBins bins of 1/kGainScale), and its dead zone;
 // - the 3x3 majority clean-up of a mask;
 // - the shot-change rule (a host-side state machine fed with per-frame pixel counts).
 #pragma once
@@ -23,6 +23,17 @@ inline constexpr uint32_t kGainMinVotes = 64;
 // The smallest gain: when (nearly) every voter went black the median falls in bin 0, whose lower
 // half would give g <= 0, and compensation divides by g.
 inline constexpr float kGainMin = 1.0f / 16;
+
+// Gains within this of 1 are not applied: the median of a noisy ratio wanders by about 1/100,
+// re-scaling every frame by that would only add noise, and a gain of 1 leaves the frame
+// bit-identical.
+inline constexpr float kGainDeadZone = 1.0f / 64;
+
+// Whether gain g is applied: |g - 1| >= kGainDeadZone (a NaN is applied, as |NaN - 1| < x is
+// false).
+CVIS_HD bool gain_applies(float g) {
+  return !(g - 1.0f < kGainDeadZone && 1.0f - g < kGainDeadZone);
+}
 
 CVIS_HD int gain_bin(int v, int b) {
   const int k = (2 * kGainScale * v + b) / (2 * b); // round(256 v / b), b > 0

@@ -6,45 +6,23 @@
 //     partition: the branch-free unrolled binary search of Sect. V, then an affine map inside the
 //     segment found);
 //  2. look the nodal values up at p, either "manually" (two loads and a lerp) or through the
-//  texture
-//     unit's linear filtering (one tex1D fetch; its 9-bit weight is emulated on the CPU).
+//     texture unit's linear filtering (one tex1D fetch; its 9-bit weight is emulated on the CPU).
 //
 // Outside [a, b] both lookups behave like a texture with a zero border: the approximant ramps
 // linearly to 0 over one segment on each side and is 0 beyond. Inside [a, b] it is the CPWL
 // function itself.
 //
-// Arithmetic: mul_rn/add_rn keep nvcc from contracting a*b+c into an FMA (host code is built with
-// -ffp-contract=off), so the manual paths are bit-identical between CPU and GPU.
+// Arithmetic: mul_rn/add_rn (common/exact_arith.hpp) keep nvcc from contracting a*b+c into an FMA,
+// so the manual paths are bit-identical between CPU and GPU.
 #pragma once
 
 #include <cmath>
 #include <cstdint>
 
+#include "common/exact_arith.hpp"
 #include "common/hd.hpp"
 
 namespace cvis::cpwl {
-
-CVIS_HD float mul_rn(float a, float b) {
-#if defined(__CUDA_ARCH__)
-  return __fmul_rn(a, b);
-#else
-  return a * b;
-#endif
-}
-CVIS_HD float add_rn(float a, float b) {
-#if defined(__CUDA_ARCH__)
-  return __fadd_rn(a, b);
-#else
-  return a + b;
-#endif
-}
-CVIS_HD float sub_rn(float a, float b) {
-#if defined(__CUDA_ARCH__)
-  return __fsub_rn(a, b);
-#else
-  return a - b;
-#endif
-}
 
 // floor, max(v, lo) and min(v, hi) with identical results on both sides. On the host they avoid
 // libm calls (baseline x86-64 has no single-instruction floor, and fminf's NaN rule blocks minss):

@@ -103,6 +103,29 @@ Status check_output(const ImageView& v, int width, int height, bool gray, const 
   return Status::Ok();
 }
 
+Status check_request(int index, int count, const Request& rq, int width, int height,
+                     bool host_outputs) {
+  if (count == 0 || index < 0 || index >= count) {
+    return invalid_argument("compute: index " + std::to_string(index) + " outside a window of " +
+                            std::to_string(count));
+  }
+  if (host_outputs) {
+    for (const ImageView* v : {rq.background, rq.mask, rq.mask_copy}) {
+      if (v && v->space != MemorySpace::kHost)
+        return unsupported_format("CPU backend: host outputs only");
+    }
+  }
+  if (rq.background)
+    CVIS_RETURN_IF_ERROR(check_output(*rq.background, width, height, false, "background"));
+  if (rq.mask)
+    CVIS_RETURN_IF_ERROR(check_output(*rq.mask, width, height, true, "mask"));
+  if (rq.mask_copy)
+    CVIS_RETURN_IF_ERROR(check_output(*rq.mask_copy, width, height, true, "mask copy"));
+  if (rq.threshold < -1 || rq.threshold > 255)
+    return invalid_argument("threshold not in -1..255");
+  return Status::Ok();
+}
+
 PixelDest make_pixel_dest(const ImageView& v) {
   PixelDest d{};
   d.format = v.format;

@@ -97,22 +97,7 @@ public:
   }
 
   Status compute(int index, const Request& rq, StreamHandle) override {
-    if (count_ == 0 || index < 0 || index >= count_) {
-      return invalid_argument("compute: index " + std::to_string(index) + " outside a window of " +
-                              std::to_string(count_));
-    }
-    for (const ImageView* v : {rq.background, rq.mask, rq.mask_copy}) {
-      if (v && v->space != MemorySpace::kHost)
-        return unsupported_format("CPU backend: host outputs only");
-    }
-    if (rq.background)
-      CVIS_RETURN_IF_ERROR(check_output(*rq.background, w_, h_, false, "background"));
-    if (rq.mask)
-      CVIS_RETURN_IF_ERROR(check_output(*rq.mask, w_, h_, true, "mask"));
-    if (rq.mask_copy)
-      CVIS_RETURN_IF_ERROR(check_output(*rq.mask_copy, w_, h_, true, "mask copy"));
-    if (rq.threshold < -1 || rq.threshold > 255)
-      return invalid_argument("threshold not in -1..255");
+    CVIS_RETURN_IF_ERROR(check_request(index, count_, rq, w_, h_, true));
     if (p_.method == Method::kIntegralHistogram) {
       medians_from_integral();
     } else {

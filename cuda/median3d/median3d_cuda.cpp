@@ -165,18 +165,7 @@ public:
 
 private:
   Status enqueue_compute(int index, const Request& rq, cudaStream_t s) {
-    if (count_ == 0 || index < 0 || index >= count_) {
-      return invalid_argument("compute: index " + std::to_string(index) + " outside a window of " +
-                              std::to_string(count_));
-    }
-    if (rq.background)
-      CVIS_RETURN_IF_ERROR(check_output(*rq.background, w_, h_, false, "background"));
-    if (rq.mask)
-      CVIS_RETURN_IF_ERROR(check_output(*rq.mask, w_, h_, true, "mask"));
-    if (rq.mask_copy)
-      CVIS_RETURN_IF_ERROR(check_output(*rq.mask_copy, w_, h_, true, "mask copy"));
-    if (rq.threshold < -1 || rq.threshold > 255)
-      return invalid_argument("threshold not in -1..255");
+    CVIS_RETURN_IF_ERROR(check_request(index, count_, rq, w_, h_, false));
     CVIS_RETURN_IF_ERROR(clear_state(s));
     const Planes med = planes(med_, 0);
     const uint32_t frames = static_cast<uint32_t>(count_);

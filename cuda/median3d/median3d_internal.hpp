@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "ccl/ccl.hpp"
+#include "common/segmentation.hpp"
 #include "median3d.hpp"
 #include "median3d_math.hpp"
 #include "motion.hpp"
@@ -15,6 +16,38 @@ std::unique_ptr<Estimator> make_cpu_estimator();
 #ifdef CVIS_HAVE_CUDA
 std::unique_ptr<Estimator> make_cuda_estimator();
 #endif
+// What both motion backends keep on the host (the parameters, the shot-change rule, where the
+// model's life stands), and configure() itself.
+class MotionDetectorBase : public MotionDetector {
+public:
+  Status configure(const MotionParams& p) final;
+  // As a new detector: the per-pixel state (counts, ages, adoptions, shadows) is cleared at the
+  // next frame too, which the initial fill alone does not do.
+  void reset() final {
+    restart_counters();
+    drop_state();
+  }
+
+protected:
+  // configure() changed the history length or the colour mode: the per-pixel state is to be
+  // allocated (and reset) at the next frame.
+  virtual void drop_state() = 0;
+  // A new model: frame count, fill and the shot-change rule start again.
+  void restart_counters() {
+    frame_ = 0;
+    fill_ = 0;
+    restart_pending_ = false;
+    rule_.reset();
+  }
+
+  MotionParams p_;
+  seg::ShotChangeRule rule_;
+  int64_t frame_ = 0;
+  int fill_ = 0;
+  bool restart_pending_ = false;
+  bool clear_ages_ = false; // absorption was switched on: ages restart from 0
+};
+
 std::unique_ptr<MotionDetector> make_cpu_motion_detector();
 #ifdef CVIS_HAVE_CUDA
 std::unique_ptr<MotionDetector> make_cuda_motion_detector();
@@ -28,6 +61,11 @@ int channel_count(const Params& p);
 Status check_frame(const ImageView& v, int width, int height, PixelFormat format, const char* what);
 // An output view of compute(): valid, the frames' size, GRAY8 when `gray`.
 Status check_output(const ImageView& v, int width, int height, bool gray, const char* what);
+
+// A compute() request: `index` inside the window of `count` frames, outputs of the frames' size
+// (check_output; in host memory when `host_outputs`), threshold in -1..255.
+Status check_request(int index, int count, const Request& rq, int width, int height,
+                     bool host_outputs);
 
 // The destination description of a background view (any format).
 PixelDest make_pixel_dest(const ImageView& v);

@@ -30,6 +30,18 @@ Status validate(const MotionParams& p) {
   return Status::Ok();
 }
 
+Status MotionDetectorBase::configure(const MotionParams& p) {
+  CVIS_RETURN_IF_ERROR(validate(p));
+  const bool structural = p.history != p_.history || p.color != p_.color;
+  // Ages count only while absorption is on: switched on, they start from 0.
+  clear_ages_ = clear_ages_ || (p.absorb_frames > 0 && p_.absorb_frames == 0);
+  p_ = p;
+  rule_.configure(p.cut_fraction, p.cut_frames);
+  if (structural)
+    drop_state();
+  return Status::Ok();
+}
+
 std::unique_ptr<MotionDetector> make_motion_detector(Backend backend, Status* status) {
   *status = Status::Ok();
   if (backend == Backend::kCpu)

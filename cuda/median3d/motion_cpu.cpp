@@ -17,32 +17,9 @@ namespace cvis::median3d {
 
 namespace {
 
-// Gains within this of 1 are not applied: slow drifts are followed by the sample updates, and a
-// gain of 1 leaves the frame bit-identical.
-constexpr float kGainDeadZone = 1.0f / 64.0f;
-
-class CpuMotionDetector final : public MotionDetector {
+class CpuMotionDetector final : public MotionDetectorBase {
 public:
   Backend backend() const override { return Backend::kCpu; }
-
-  Status configure(const MotionParams& p) override {
-    CVIS_RETURN_IF_ERROR(validate(p));
-    const bool structural = p.history != p_.history || p.color != p_.color;
-    // Ages count only while absorption is on: switched on, they start from 0.
-    clear_ages_ = clear_ages_ || (p.absorb_frames > 0 && p_.absorb_frames == 0);
-    p_ = p;
-    rule_.configure(p.cut_fraction, p.cut_frames);
-    if (structural)
-      w_ = h_ = 0; // reallocate (and reset) at the next frame
-    return Status::Ok();
-  }
-
-  // As a new detector: the per-pixel state (counts, ages, adoptions, shadows) is cleared at the
-  // next frame too, which the initial fill alone does not do.
-  void reset() override {
-    restart_counters();
-    w_ = h_ = 0;
-  }
 
   Status process(const ImageView& frame, const ImageView* mask, const ImageView* background,
                  MotionResult* result, StreamHandle) override {
@@ -98,9 +75,9 @@ public:
 
     int off[2] = {0, 0};
     const float g = p_.illumination ? estimate_gain(off) : 1.0f;
-    const uint32_t g16 = std::fabs(g - 1.0f) < kGainDeadZone
-                             ? 65536u
-                             : static_cast<uint32_t>(std::lround(static_cast<double>(g) * 65536.0));
+    const uint32_t g16 = seg::gain_applies(g)
+                             ? static_cast<uint32_t>(std::lround(static_cast<double>(g) * 65536.0))
+                             : 65536u;
     result->gain = g16 == 65536u ? 1.0f : g;
     result->chroma_offset[0] = off[0];
     result->chroma_offset[1] = off[1];
@@ -375,23 +352,12 @@ private:
     }
   }
 
-  void restart_counters() {
-    frame_ = 0;
-    fill_ = 0;
-    restart_pending_ = false;
-    rule_.reset();
-  }
+  void drop_state() override { w_ = h_ = 0; }
 
-  MotionParams p_;
-  seg::ShotChangeRule rule_;
   int w_ = 0, h_ = 0;
   size_t npix_ = 0;
   int nc_ = 3;
   int black_ = 16; // luma black level of the input (compensation is relative to it)
-  int64_t frame_ = 0;
-  int fill_ = 0;
-  bool restart_pending_ = false;
-  bool clear_ages_ = false;                  // absorption was switched on: ages restart from 0
   std::vector<uint8_t> samples_;             // [channel][k][pixel]
   std::vector<uint8_t> bg_, tau_, in_, cur_; // [channel][pixel]
   std::vector<uint8_t> head_, cnt_, prev_, raw_, mask_, adopted_, shadow_, own_;

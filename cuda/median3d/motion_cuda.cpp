@@ -24,28 +24,9 @@ using cuda::DeviceArray;
 using cuda::PinnedArray;
 using cuda::PitchedBuffer;
 
-class CudaMotionDetector final : public MotionDetector {
+class CudaMotionDetector final : public MotionDetectorBase {
 public:
   Backend backend() const override { return Backend::kCuda; }
-
-  Status configure(const MotionParams& p) override {
-    CVIS_RETURN_IF_ERROR(validate(p));
-    const bool structural = p.history != p_.history || p.color != p_.color;
-    // Ages count only while absorption is on: switched on, they start from 0 (as the CPU's).
-    clear_ages_ = clear_ages_ || (p.absorb_frames > 0 && p_.absorb_frames == 0);
-    p_ = p;
-    rule_.configure(p.cut_fraction, p.cut_frames);
-    if (structural)
-      m_.w = m_.h = 0; // reallocate (and reset) at the next frame
-    return Status::Ok();
-  }
-
-  // As a new detector: the per-pixel state (counts, ages, adoptions, shadows) is cleared at the
-  // next frame too, which the initial fill alone does not do.
-  void reset() override {
-    restart_counters();
-    m_.w = m_.h = 0;
-  }
 
   Status process(const ImageView& frame, const ImageView* mask, const ImageView* background,
                  MotionResult* result, StreamHandle stream) override {
@@ -267,20 +248,9 @@ private:
     return Status::Ok();
   }
 
-  void restart_counters() {
-    frame_ = 0;
-    fill_ = 0;
-    restart_pending_ = false;
-    rule_.reset();
-  }
+  void drop_state() override { m_.w = m_.h = 0; }
 
-  MotionParams p_;
-  seg::ShotChangeRule rule_;
   kernels::MotionState m_;
-  int64_t frame_ = 0;
-  int fill_ = 0;
-  bool restart_pending_ = false;
-  bool clear_ages_ = false; // absorption was switched on: ages restart from 0
   DeviceArray<uint8_t> samples_, planes_, pixels_;
   DeviceArray<uint16_t> age_;
   DeviceArray<uint32_t> hist_;

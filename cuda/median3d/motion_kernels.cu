@@ -20,9 +20,6 @@ using cuda::tile_block;
 using cuda::tile_grid;
 
 constexpr unsigned kFull = 0xffffffffu;
-// Gains within this of 1 are not applied (motion_cpu.cpp: kGainDeadZone).
-constexpr float kGainDeadZone = 1.0f / 64.0f;
-
 // ---------------------------------------------------------------------------------------------
 // Median and deviation of one pixel's samples, four 8-bit samples per 32-bit word (SWAR). The
 // rank selection is select_rank() of motion_math.hpp (bit by bit from the top, #(values < c)
@@ -510,7 +507,7 @@ __global__ void __launch_bounds__(kOffsetThreads) offset_solve_kernel(MotionStat
     }
   }
   if (k == 0) {
-    f.g16 = fabsf(f.gain - 1.0f) < kGainDeadZone ? 65536u : f.g16_vote;
+    f.g16 = seg::gain_applies(f.gain) ? f.g16_vote : 65536u;
     f.tau_scale16 =
         f.g16 < 65536u ? static_cast<uint32_t>((65536ull * 65536ull + f.g16 / 2) / f.g16) : 65536u;
   }

@@ -16,13 +16,6 @@
 GST_DEBUG_CATEGORY_EXTERN (gst_cvis_filter_debug);
 #define GST_CAT_DEFAULT gst_cvis_filter_debug
 
-static GstBaseTransformClass *
-parent_class ()
-{
-  return GST_BASE_TRANSFORM_CLASS (g_type_class_peek_parent (g_type_class_peek
-          (GST_TYPE_CVIS_FILTER)));
-}
-
 gboolean
 gst_cvis_filter_propose_allocation (GstBaseTransform * trans, GstQuery * decide_query,
     GstQuery * query)
@@ -36,7 +29,7 @@ gst_cvis_filter_propose_allocation (GstBaseTransform * trans, GstQuery * decide_
   /* In-place analysers proxy the query downstream (GstBaseTransform), so this runs only for
    * filters with their own output: offer a pool on our context so CUDA producers (nvh264dec,
    * cudaupload) write straight into our context's memory. */
-  if (!parent_class ()->propose_allocation (trans,
+  if (!gst_cvis_parent_class (GST_TYPE_CVIS_FILTER)->propose_allocation (trans,
           decide_query, query))
     return FALSE;
   if (decide_query == NULL)
@@ -67,7 +60,7 @@ gst_cvis_filter_propose_allocation (GstBaseTransform * trans, GstQuery * decide_
   gst_query_add_allocation_meta (query, GST_VIDEO_META_API_TYPE, NULL);
   return TRUE;
 #else
-  return parent_class ()->propose_allocation (trans,
+  return gst_cvis_parent_class (GST_TYPE_CVIS_FILTER)->propose_allocation (trans,
       decide_query, query);
 #endif
 }
@@ -84,7 +77,7 @@ gst_cvis_filter_decide_allocation (GstBaseTransform * trans, GstQuery * query)
   GstVideoInfo info;
 
   if (klass->in_place)
-    return parent_class ()->decide_allocation (trans,
+    return gst_cvis_parent_class (GST_TYPE_CVIS_FILTER)->decide_allocation (trans,
         query);
 
   gst_query_parse_allocation (query, &caps, NULL);
@@ -126,6 +119,6 @@ gst_cvis_filter_decide_allocation (GstBaseTransform * trans, GstQuery * query)
   else
     gst_query_add_allocation_pool (query, pool, size, min, max);
   gst_object_unref (pool);
-  return parent_class ()->decide_allocation (trans, query);
+  return gst_cvis_parent_class (GST_TYPE_CVIS_FILTER)->decide_allocation (trans, query);
 }
 

@@ -10,14 +10,6 @@
 GST_DEBUG_CATEGORY_EXTERN (gst_cvis_filter_debug);
 #define GST_CAT_DEFAULT gst_cvis_filter_debug
 
-static GstBaseTransformClass *
-parent_class ()
-{
-  return GST_BASE_TRANSFORM_CLASS (g_type_class_peek_parent (g_type_class_peek
-          (GST_TYPE_CVIS_FILTER)));
-}
-
-
 gboolean
 gst_cvis_caps_is_cuda (GstCaps * caps)
 {
@@ -58,7 +50,7 @@ gst_cvis_filter_transform_caps (GstBaseTransform * trans, GstPadDirection direct
     GstCaps * caps, GstCaps * filter)
 {
   /* Identity keeps the memory feature: CUDA in -> CUDA out, system in -> system out. */
-  GstCaps *out = parent_class ()->transform_caps (trans,
+  GstCaps *out = gst_cvis_parent_class (GST_TYPE_CVIS_FILTER)->transform_caps (trans,
       direction, caps, filter);
   return gst_cvis_filter_restrict_caps (GST_CVIS_FILTER (trans), out);
 }

@@ -15,13 +15,6 @@
 GST_DEBUG_CATEGORY_EXTERN (gst_cvis_filter_debug);
 #define GST_CAT_DEFAULT gst_cvis_filter_debug
 
-static GstBaseTransformClass *
-parent_class ()
-{
-  return GST_BASE_TRANSFORM_CLASS (g_type_class_peek_parent (g_type_class_peek
-          (GST_TYPE_CVIS_FILTER)));
-}
-
 void
 gst_cvis_filter_post_error (GstCvisFilter * self, const cvis::Status & status, const gchar * file,
     const gchar * function, gint line)
@@ -191,7 +184,7 @@ gst_cvis_filter_sink_event (GstBaseTransform * trans, GstEvent * event)
     if (!st.ok ())
       GST_WARNING_OBJECT (self, "reset failed: %s", st.to_string ().c_str ());
   }
-  return parent_class ()->sink_event (trans, event);
+  return gst_cvis_parent_class (GST_TYPE_CVIS_FILTER)->sink_event (trans, event);
 }
 
 /* Reached only for outputs that are other images than the input (masks, background images; in
@@ -204,7 +197,7 @@ gst_cvis_filter_transform_meta (GstBaseTransform * trans, GstBuffer * outbuf, Gs
   if (api == gst_cvis_cedd_meta_get_info ()->api ||
       api == gst_cvis_foreground_meta_get_info ()->api)
     return FALSE;
-  return parent_class ()->transform_meta (trans, outbuf,
+  return gst_cvis_parent_class (GST_TYPE_CVIS_FILTER)->transform_meta (trans, outbuf,
       meta, inbuf);
 }
 

@@ -42,6 +42,14 @@ struct GstCvisFilterPrivate {
 
 GstCvisFilterPrivate *gst_cvis_filter_priv (GstCvisFilter * self);
 
+/* The GstBaseTransform class above `type` (GST_TYPE_CVIS_FILTER or GST_TYPE_CVIS_TEMPORAL_FILTER):
+ * what gst/common's vfuncs chain up to. */
+static inline GstBaseTransformClass *
+gst_cvis_parent_class (GType type)
+{
+  return GST_BASE_TRANSFORM_CLASS (g_type_class_peek_parent (g_type_class_peek (type)));
+}
+
 /* The device id property (-1: any). */
 gint gst_cvis_filter_device_id (GstCvisFilter * self);
 

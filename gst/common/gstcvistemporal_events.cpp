@@ -10,19 +10,12 @@
 GST_DEBUG_CATEGORY_EXTERN (gst_cvis_temporal_debug);
 #define GST_CAT_DEFAULT gst_cvis_temporal_debug
 
-static GstBaseTransformClass *
-parent_class ()
-{
-  return GST_BASE_TRANSFORM_CLASS (g_type_class_peek_parent (g_type_class_peek
-          (GST_TYPE_CVIS_TEMPORAL_FILTER)));
-}
-
 gboolean
 gst_cvis_temporal_filter_sink_event (GstBaseTransform * trans, GstEvent * event)
 {
   GstCvisTemporalFilter *self = GST_CVIS_TEMPORAL_FILTER (trans);
   GstCvisTemporalFilterPrivate *tp = gst_cvis_temporal_filter_priv (self);
-  GstBaseTransformClass *parent = parent_class ();
+  GstBaseTransformClass *parent = gst_cvis_parent_class (GST_TYPE_CVIS_TEMPORAL_FILTER);
   switch (GST_EVENT_TYPE (event)) {
     case GST_EVENT_EOS:
       gst_cvis_filter_drain_owed (GST_CVIS_FILTER (self));
@@ -91,7 +84,7 @@ gst_cvis_temporal_filter_query (GstBaseTransform * trans, GstPadDirection direct
     GstQuery * query)
 {
   GstCvisTemporalFilter *self = GST_CVIS_TEMPORAL_FILTER (trans);
-  if (!parent_class ()->query (trans, direction,
+  if (!gst_cvis_parent_class (GST_TYPE_CVIS_TEMPORAL_FILTER)->query (trans, direction,
           query))
     return FALSE;
   if (GST_QUERY_TYPE (query) != GST_QUERY_LATENCY || direction != GST_PAD_SRC)
@@ -119,7 +112,7 @@ gst_cvis_temporal_filter_set_caps (GstBaseTransform * trans, GstCaps * incaps, G
 {
   GstCvisTemporalFilter *self = GST_CVIS_TEMPORAL_FILTER (trans);
   GstCvisTemporalFilterPrivate *tp = gst_cvis_temporal_filter_priv (self);
-  if (!parent_class ()->set_caps (trans, incaps,
+  if (!gst_cvis_parent_class (GST_TYPE_CVIS_TEMPORAL_FILTER)->set_caps (trans, incaps,
           outcaps))
     return FALSE;
   /* The pipeline computed its latency with what the query said before the frame rate was known
@@ -143,7 +136,7 @@ gst_cvis_temporal_filter_propose_allocation (GstBaseTransform * trans, GstQuery 
     GstQuery * query)
 {
   GstCvisTemporalFilter *self = GST_CVIS_TEMPORAL_FILTER (trans);
-  if (!parent_class ()->propose_allocation
+  if (!gst_cvis_parent_class (GST_TYPE_CVIS_TEMPORAL_FILTER)->propose_allocation
       (trans, decide_query, query))
     return FALSE;
   if (!gst_cvis_temporal_filter_priv (self)->frame_output || decide_query == NULL)

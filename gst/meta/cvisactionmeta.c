@@ -24,21 +24,12 @@ action_meta_transform (GstBuffer * dest, GstCustomMeta * meta, GstBuffer * src, 
     gpointer data, gpointer user_data)
 {
   GstStructure *from = gst_custom_meta_get_structure (meta), *to;
-  GstCustomMeta *out;
 
   (void) src;
   (void) user_data;
-  if (GST_META_TRANSFORM_IS_COPY (type)) {
-    if (((GstMetaTransformCopy *) data)->region)
-      return FALSE;
-  } else if (!GST_VIDEO_META_TRANSFORM_IS_SCALE (type)) {
+  to = cvis_meta_transform_fields (dest, meta, GST_CVIS_ACTION_META_NAME, type, data, FALSE);
+  if (!to)
     return FALSE;
-  }
-  out = gst_buffer_add_custom_meta (dest, GST_CVIS_ACTION_META_NAME);
-  if (!out)
-    return FALSE;
-  to = gst_custom_meta_get_structure (out);
-  cvis_meta_copy_fields (from, to);
   if (GST_VIDEO_META_TRANSFORM_IS_SCALE (type)) {
     const GstVideoMetaTransform *t = (const GstVideoMetaTransform *) data;
     const gdouble iw = GST_VIDEO_INFO_WIDTH (t->in_info), ih = GST_VIDEO_INFO_HEIGHT (t->in_info);
@@ -64,17 +55,9 @@ action_meta_transform (GstBuffer * dest, GstCustomMeta * meta, GstBuffer * src, 
 const GstMetaInfo *
 gst_cvis_action_meta_get_info (void)
 {
+  /* The points are in the frame's pixels (see the transform). */
   static const GstMetaInfo *info = NULL;
-  if (g_once_init_enter ((GstMetaInfo **) & info)) {
-    /* The points are in the frame's pixels (see the transform). */
-    const gchar *tags[] = { GST_META_TAG_VIDEO_STR, GST_META_TAG_VIDEO_SIZE_STR,
-      GST_META_TAG_VIDEO_ORIENTATION_STR, NULL
-    };
-    const GstMetaInfo *mi = gst_meta_register_custom (GST_CVIS_ACTION_META_NAME, tags,
-        action_meta_transform, NULL, NULL);
-    g_once_init_leave ((GstMetaInfo **) & info, (GstMetaInfo *) mi);
-  }
-  return info;
+  return cvis_meta_register_video (&info, GST_CVIS_ACTION_META_NAME, action_meta_transform);
 }
 
 /**

@@ -22,19 +22,15 @@ cedd_meta_transform (GstBuffer * dest, GstCustomMeta * meta, GstBuffer * src, GQ
     gpointer data, gpointer user_data)
 {
   GstStructure *s = gst_custom_meta_get_structure (meta);
-  GstCustomMeta *out;
   GstStructure *os;
 
   (void) src;
   (void) user_data;
-  if (!GST_META_TRANSFORM_IS_COPY (type) && !GST_VIDEO_META_TRANSFORM_IS_SCALE (type))
+  /* Region copies keep it too. GBytes are immutable and refcounted: the copy shares the
+   * descriptor payload. */
+  os = cvis_meta_transform_fields (dest, meta, GST_CVIS_CEDD_META_NAME, type, data, TRUE);
+  if (!os)
     return FALSE;
-  out = gst_buffer_add_custom_meta (dest, GST_CVIS_CEDD_META_NAME);
-  if (!out)
-    return FALSE;
-  os = gst_custom_meta_get_structure (out);
-  /* GBytes are immutable and refcounted: the copy shares the descriptor payload. */
-  cvis_meta_copy_fields (s, os);
 
   if (GST_VIDEO_META_TRANSFORM_IS_SCALE (type)) {
     GstVideoMetaTransform *t = (GstVideoMetaTransform *) data;
@@ -62,18 +58,9 @@ cedd_meta_transform (GstBuffer * dest, GstCustomMeta * meta, GstBuffer * src, GQ
 const GstMetaInfo *
 gst_cvis_cedd_meta_get_info (void)
 {
+  /* The boxes are rescaled by the transform. */
   static const GstMetaInfo *info = NULL;
-  if (g_once_init_enter ((GstMetaInfo **) & info)) {
-    /* Video metadata bound to the frame's geometry: scalers call the transform (the boxes are
-     * rescaled), elements that change the orientation or are not geometry-aware drop it. */
-    const gchar *tags[] = { GST_META_TAG_VIDEO_STR, GST_META_TAG_VIDEO_SIZE_STR,
-      GST_META_TAG_VIDEO_ORIENTATION_STR, NULL
-    };
-    const GstMetaInfo *mi = gst_meta_register_custom (GST_CVIS_CEDD_META_NAME, tags,
-        cedd_meta_transform, NULL, NULL);
-    g_once_init_leave ((GstMetaInfo **) & info, (GstMetaInfo *) mi);
-  }
-  return info;
+  return cvis_meta_register_video (&info, GST_CVIS_CEDD_META_NAME, cedd_meta_transform);
 }
 
 /**

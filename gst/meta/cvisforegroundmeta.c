@@ -9,45 +9,25 @@ static gboolean
 foreground_meta_transform (GstBuffer * dest, GstCustomMeta * meta, GstBuffer * src, GQuark type,
     gpointer data, gpointer user_data)
 {
-  GstStructure *from, *to;
-  GstCustomMeta *out;
-
   (void) src;
   (void) user_data;
-  if (GST_META_TRANSFORM_IS_COPY (type)) {
-    if (((GstMetaTransformCopy *) data)->region)
-      return FALSE;
-  } else if (GST_VIDEO_META_TRANSFORM_IS_SCALE (type)) {
+  if (GST_VIDEO_META_TRANSFORM_IS_SCALE (type)) {
     const GstVideoMetaTransform *t = (const GstVideoMetaTransform *) data;
     if (GST_VIDEO_INFO_WIDTH (t->in_info) != GST_VIDEO_INFO_WIDTH (t->out_info) ||
         GST_VIDEO_INFO_HEIGHT (t->in_info) != GST_VIDEO_INFO_HEIGHT (t->out_info))
       return FALSE;
-  } else {
-    return FALSE;
   }
-  out = gst_buffer_add_custom_meta (dest, GST_CVIS_FOREGROUND_META_NAME);
-  if (!out)
-    return FALSE;
-  from = gst_custom_meta_get_structure (meta);
-  to = gst_custom_meta_get_structure (out);
-  cvis_meta_copy_fields (from, to);
-  return TRUE;
+  return cvis_meta_transform_fields (dest, meta, GST_CVIS_FOREGROUND_META_NAME, type, data,
+      FALSE) != NULL;
 }
 
 const GstMetaInfo *
 gst_cvis_foreground_meta_get_info (void)
 {
+  /* The mask is bound to the frame's geometry (see the transform). */
   static const GstMetaInfo *info = NULL;
-  if (g_once_init_enter ((GstMetaInfo **) & info)) {
-    /* The mask is bound to the frame's geometry (see the transform). */
-    const gchar *tags[] = { GST_META_TAG_VIDEO_STR, GST_META_TAG_VIDEO_SIZE_STR,
-      GST_META_TAG_VIDEO_ORIENTATION_STR, NULL
-    };
-    const GstMetaInfo *mi = gst_meta_register_custom (GST_CVIS_FOREGROUND_META_NAME, tags,
-        foreground_meta_transform, NULL, NULL);
-    g_once_init_leave ((GstMetaInfo **) & info, (GstMetaInfo *) mi);
-  }
-  return info;
+  return cvis_meta_register_video (&info, GST_CVIS_FOREGROUND_META_NAME,
+      foreground_meta_transform);
 }
 
 /**

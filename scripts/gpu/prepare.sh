@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Builds everything for the GPU host here (Debian 12, nvcc) and stages what the `device` tool
-# carries in .device/ (ignored by git): the GStreamer 1.22 runtime bundle with our plugin, the test
+# Builds everything for the GPU host here (Debian 12, nvcc) and stages what is copied there
+# in .device/ (ignored by git): the GStreamer 1.22 runtime bundle with our plugin, the test
 # and benchmark executables, the test data (tests/data) and a generated H.264 clip.
 # The build uses the committed tree (a git worktree at build-gpu-src, detached at HEAD), so work in
 # progress in the checkout cannot leak into what is measured.
@@ -39,7 +39,7 @@ bash "$KIT/make-gst-bundle.sh" --no-dev --tar .device/gst-bundle.tar.xz \
   "$BUILD/gstbundle" "$BUILD/gst" 2>"$BUILD/bundle.log" || { tail "$BUILD/bundle.log"; exit 1; }
 find "$BUILD/tests" "$BUILD/gst/tools" -type f -executable \
   \( -name 'test_*' -o -name 'bench_*' -o -name 'cvis-*' -o -name 'gen_actions' \) -exec cp {} .device/bin/ \;
-# The device tool carries at most 64 MiB: stripped, and packed (run.sh unpacks).
+# What goes to the GPU host is kept under 64 MiB: stripped, and packed (run.sh unpacks).
 strip --strip-unneeded .device/bin/*
 tar -cJf .device/bin.tar.xz -C .device bin && rm -rf .device/bin
 find "$BUILD/gst" -maxdepth 1 -name 'libgstcvis-1.0.so*' ! -type d -exec cp -a {} .device/lib/ \;

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Runs on the GPU host (through the `device` tool, with .device carried): the gpu and cpu test
+# Runs on the GPU host (with .device/ copied beside the scripts): the gpu and cpu test
 # suites (CVIS_REQUIRE_GPU=1: a missing GPU fails), the benchmarks and the decode pipelines, or
 # compute-sanitizer over the gpu suite. Logs go to $OUT/results.tgz; a summary is printed last.
+# scripts/gpu/bench_tables.py turns results.tgz into the tables of docs/benchmarks.md.
 # Usage: scripts/gpu/run.sh PARTS [NAME_GLOB]
 #        scripts/gpu/run.sh soak [SECONDS] [STREAMS]     (a short soak: bench_streams --soak)
 #   PARTS: tests, sanitize, bench, pipelines, soak, actions or all (= tests,bench,pipelines), or several
@@ -54,6 +55,7 @@ export GST_BUNDLE_NO_NVENC=1
 export LD_LIBRARY_PATH=$D/lib:$LD_LIBRARY_PATH
 export CVIS_TESTDATA=$D/testdata CVIS_REQUIRE_GPU=1 CVIS_TEST_H264=$D/media/test-1080p.mp4
 nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.max.sm --format=csv | tee -a "$SUMMARY"
+[ -f "$D/COMMIT" ] && log "commit: $(cat "$D/COMMIT")"   # written by prepare.sh
 gst-inspect-1.0 cudavision > "$R/inspect.txt" 2>&1
 log "plugin features: $(grep -c '^  [a-z]' "$R/inspect.txt")"
 
@@ -99,11 +101,12 @@ if want bench; then
     case "$n" in $GLOB) ;; *) continue ;; esac
     case "$n" in ${BENCH_SKIP:-/}) continue ;; esac
     start=$(date +%s)
+    echo "$n --out $n.md ${BENCH_ARGS:-}" > "$R/$n.cmd"   # for scripts/gpu/bench_tables.py
     # shellcheck disable=SC2086
     timeout 900 "$b" --out "$R/$n.md" ${BENCH_ARGS:-} > "$R/$n.log" 2>&1
     log "== $n rc=$? $(( $(date +%s) - start ))s"
     tail -n 30 "$R/$n.log" >> "$SUMMARY"
-    tar -czf "$OUT/results.tgz" -C "$R" .   # the device tool returns few files: one archive
+    tar -czf "$OUT/results.tgz" -C "$R" .   # the results leave the GPU host as one archive
   done
 fi
 

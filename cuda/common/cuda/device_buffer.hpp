@@ -147,7 +147,7 @@ private:
   size_t pitch_ = 0, row_bytes_ = 0, rows_ = 0;
 };
 
-// Waits for `ev` the way cuda_sync_mode() says (hybrid: a short poll, then a sleep); returns the
+// Waits for `ev` the way wait_options() says (hybrid: a short poll, then a sleep); returns the
 // error of the work it waited for.
 Status event_wait(cudaEvent_t ev);
 
@@ -162,14 +162,15 @@ public:
   Event& operator=(const Event&) = delete;
 
   // Timing events measure; sync-only events (timing = false) are cheaper, and a host waiting on
-  // one (event_wait) sleeps instead of spinning (cudaEventBlockingSync) unless CVIS_CUDA_SYNC=spin.
+  // one (event_wait) sleeps instead of spinning (cudaEventBlockingSync) unless the wait policy is
+  // WaitPolicy::kSpin.
   Status create(bool timing = false) {
     if (ev_)
       return Status::Ok();
     unsigned flags = cudaEventDefault;
     if (!timing) {
       flags = cudaEventDisableTiming;
-      if (cuda_sync_mode() != SyncMode::kSpin)
+      if (wait_options().policy != WaitPolicy::kSpin)
         flags |= cudaEventBlockingSync;
     }
     CVIS_CUDA_CHECK(cudaEventCreateWithFlags(&ev_, flags));

@@ -2,8 +2,6 @@
 #include <cuda_runtime_api.h>
 
 #include <chrono>
-#include <cstdlib>
-#include <cstring>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -52,33 +50,11 @@ Status select_cuda_device(int id) {
   return Status::Ok();
 }
 
-SyncMode cuda_sync_mode() {
-  static const SyncMode mode = [] {
-    const char* e = std::getenv("CVIS_CUDA_SYNC");
-    if (e && std::strcmp(e, "spin") == 0)
-      return SyncMode::kSpin;
-    if (e && std::strcmp(e, "block") == 0)
-      return SyncMode::kBlock;
-    return SyncMode::kHybrid;
-  }();
-  return mode;
-}
-
-int cuda_sync_poll_us() {
-  static const int us = [] {
-    const char* e = std::getenv("CVIS_CUDA_SYNC");
-    const char* colon = e ? std::strchr(e, ':') : nullptr;
-    const int v = colon ? std::atoi(colon + 1) : 300;
-    return v < 0 ? 0 : v;
-  }();
-  return us;
-}
-
 namespace cuda {
 Status event_wait(cudaEvent_t ev) {
-  if (cuda_sync_mode() == SyncMode::kHybrid) {
-    const auto until =
-        std::chrono::steady_clock::now() + std::chrono::microseconds(cuda_sync_poll_us());
+  const WaitOptions w = wait_options();
+  if (w.policy == WaitPolicy::kHybrid) {
+    const auto until = std::chrono::steady_clock::now() + std::chrono::microseconds(w.poll_us);
     do {
       const cudaError_t q = cudaEventQuery(ev);
       if (q == cudaSuccess)
@@ -140,7 +116,7 @@ void stream_destroy(StreamHandle handle) {
 Status stream_synchronize(StreamHandle handle) {
   cudaStream_t s = static_cast<cudaStream_t>(handle);
   cudaEvent_t ev = nullptr;
-  if (cuda_sync_mode() != SyncMode::kSpin && s) {
+  if (wait_options().policy != WaitPolicy::kSpin && s) {
     std::lock_guard<std::mutex> lk(g_events_lock);
     auto it = stream_events().find(s);
     if (it != stream_events().end()) ev = it->second;

@@ -98,7 +98,7 @@ double cpu_ps(Evaluator e, const Table& t, const std::vector<float>& xs, int rep
     return time_loop(xs, reps, [](float x) { return std::exp(gaussian_exponent(x)); });
   case Evaluator::kFast:
     return time_loop(xs, reps, [](float x) {
-      return std::exp2(mul_rn(gaussian_exponent(x), 1.44269504088896341f));
+      return std::exp2(cvis::mul_rn(gaussian_exponent(x), 1.44269504088896341f));
     });
   case Evaluator::kTextureUniform:
     return time_loop(xs, reps, [&](float x) {

@@ -8,6 +8,8 @@
 // Each row is also checked: the GPU output after the CPU's frames equals the CPU's (exact).
 // Usage: bench_median3d [--out FILE] [--quick] [--no-cpu] [--cpu-frames N] [--seconds S]
 //        [--sizes WxH:BINS,...] (instead of the standard setups)
+//        [--wait hybrid[:US]|block|spin] (how the host waits for the GPU: cvis::WaitOptions; the
+//        sync and upload rows wait once per frame, so they show what a policy costs)
 // Exit status: 0 when every check passed, 1 on an error or mismatch.
 #include <cuda_runtime_api.h>
 
@@ -29,6 +31,23 @@ using namespace cvis::median3d;
 namespace {
 
 using Clock = std::chrono::steady_clock;
+
+// "hybrid[:US]", "block" or "spin" -> WaitOptions.
+bool parse_wait(const std::string& v, WaitOptions* w) {
+  if (v == "block" || v == "spin") {
+    w->policy = v == "block" ? WaitPolicy::kBlock : WaitPolicy::kSpin;
+    return true;
+  }
+  if (v.rfind("hybrid", 0) != 0)
+    return false;
+  w->policy = WaitPolicy::kHybrid;
+  if (v.size() == 6)
+    return true;
+  char* end = nullptr;
+  const long us = v[6] == ':' ? std::strtol(v.c_str() + 7, &end, 10) : -1;
+  w->poll_us = static_cast<int>(us);
+  return us >= 0 && us <= 1000000 && end && *end == '\0';
+}
 
 double seconds_since(Clock::time_point t0) {
   return std::chrono::duration<double>(Clock::now() - t0).count();
@@ -244,6 +263,7 @@ int main(int argc, char** argv) {
   int cpu_frames = 2;
   double budget = 1.0;
   std::string sizes; // "WxH:BINS,..." instead of the standard setups
+  WaitOptions wait;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "--out" && i + 1 < argc)
@@ -258,12 +278,20 @@ int main(int argc, char** argv) {
       budget = std::atof(argv[++i]);
     else if (a == "--sizes" && i + 1 < argc)
       sizes = argv[++i];
-    else
+    else if (a == "--wait" && i + 1 < argc) {
+      if (!parse_wait(argv[++i], &wait)) {
+        std::fprintf(stderr, "bad --wait %s (hybrid[:US], block or spin)\n", argv[i]);
+        return 1;
+      }
+    } else
       std::fprintf(stderr,
                    "ignoring %s (usage: %s [--out FILE] [--quick] [--no-cpu] "
-                   "[--cpu-frames N] [--seconds S] [--sizes WxH:BINS,...])\n",
+                   "[--cpu-frames N] [--seconds S] [--sizes WxH:BINS,...] "
+                   "[--wait hybrid[:US]|block|spin])\n",
                    a.c_str(), argv[0]);
   }
+  if (!set_wait_options(wait).ok())
+    return 1;
   if (quick)
     budget = std::min(budget, 0.2);
   if (!select_cuda_device(0).ok()) {

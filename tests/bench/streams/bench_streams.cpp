@@ -11,9 +11,8 @@
 //   full+overlay    full ! cudaroioverlay
 // Per run: aggregate frames/s, slowest and mean stream, streams carried in real time at 30 fps,
 // GPU and NVDEC utilisation and memory (nvidia-smi), and per element the GPU time per frame (CUDA
-// events on the element's stream: CVIS_PROFILE=1) and host time per frame. Then A/B runs in child
-// processes: CVIS_CUDA_SYNC=spin vs block (how threads wait for the GPU) and one CUDA context per
-// pipeline vs a shared one.
+// events on the element's stream: CVIS_PROFILE=1) and host time per frame. Then an A/B in child
+// processes: one CUDA context per pipeline vs a shared one.
 // --realtime: every sink renders on the clock (sync=true), as with live 30 fps sources: a stream
 // takes only its real-time share, and carried means every stream at >= 29.7 fps in the window.
 // Below-real-time streams are described (buffers per source pad, loops, state) and the streaming
@@ -136,9 +135,9 @@ streams::Config make_config(const Options& o, const std::string& launch, int n) 
   return c;
 }
 
-// One A/B configuration in a child process (the sync mode is read once per process).
+// One A/B configuration in a child process.
 bool run_child(const char* self, const Options& o, const std::string& chain, int n,
-               const char* sync, bool per_pipeline, std::string* line) {
+               bool per_pipeline, std::string* line) {
   std::vector<std::string> args = {self,           "--child",
                                    "--chains",     chain,
                                    "--ns",         std::to_string(n),
@@ -154,13 +153,10 @@ bool run_child(const char* self, const Options& o, const std::string& chain, int
   for (auto& a : args)
     argv.push_back(const_cast<char*>(a.c_str()));
   argv.push_back(nullptr);
-  gchar** env = g_get_environ();
-  env = g_environ_setenv(env, "CVIS_CUDA_SYNC", sync, TRUE);
   gchar* out = nullptr;
   gint status = 0;
-  const gboolean ok = g_spawn_sync(nullptr, argv.data(), env, G_SPAWN_DEFAULT, nullptr, nullptr,
+  const gboolean ok = g_spawn_sync(nullptr, argv.data(), nullptr, G_SPAWN_DEFAULT, nullptr, nullptr,
                                    &out, nullptr, &status, nullptr);
-  g_strfreev(env);
   *line = "";
   if (ok && out) {
     std::stringstream in(out);
@@ -432,8 +428,8 @@ int main(int argc, char** argv) {
   }
   md += prof;
 
-  // A/B in child processes at the chain's best N (at most 64): how threads wait (spin vs block)
-  // and shared vs per-pipeline CUDA contexts.
+  // A/B in child processes at the chain's best N (at most 64): shared vs per-pipeline CUDA
+  // contexts.
   if (o.ab && !saturation.empty()) {
     md += "\n| A/B | chain | N | aggregate fps | slowest stream fps | GPU % | NVDEC % |\n"
           "| --- | --- | --- | --- | --- | --- | --- |\n";
@@ -443,16 +439,13 @@ int main(int argc, char** argv) {
       const int nn = std::min(n, 64);
       struct Case {
         const char* label;
-        const char* sync;
         bool per_pipeline;
-      } cases[] = {{"sync=block, shared context", "block", false},
-                   {"sync=spin, shared context", "spin", false},
-                   {"sync=block, a context per pipeline", "block", true}};
+      } cases[] = {{"shared context", false}, {"a context per pipeline", true}};
       for (const Case& c : cases) {
         if (std::chrono::duration<double>(Clock::now() - start).count() > o.budget + 60)
           break;
         std::string line;
-        const bool ok = run_child(argv[0], o, name, nn, c.sync, c.per_pipeline, &line);
+        const bool ok = run_child(argv[0], o, name, nn, c.per_pipeline, &line);
         int good = 0;
         double agg = 0, mn = 0, mean = 0, gpu = -1, dec = -1, mem = -1;
         if (ok)

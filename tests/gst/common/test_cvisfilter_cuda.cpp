@@ -2,16 +2,11 @@
 // (CPU backend, finalize), and an element moves to the context of CUDA input from another context
 // (cuda-device-id -1), as GStreamer's CUDA base transform does: its results stay right and its
 // output pool comes from the new context.
-#include <gst/cuda/gstcudabufferpool.h>
-#include <gst/cuda/gstcudacontext.h>
-#include <gst/cuda/gstcudaloader.h>
-#include <gst/cuda/gstcudamemory.h>
-#include <gst/cuda/gstcudautils.h>
-
 #include <string>
 #include <vector>
 
 #include "cedd_test_util.hpp"
+#include "cuda_context_test.hpp"
 #include "cuda_frame_io.hpp"
 #include "test_images.hpp"
 
@@ -19,44 +14,26 @@ using namespace cedd_test;
 
 namespace {
 
-class CvisFilterCuda : public ::testing::Test {
+// ctx_ (named a_ below) and a second context b_ on the same device.
+class CvisFilterCuda : public cvis_test::CudaContextTest {
 protected:
-  static void SetUpTestSuite() { gst_init(nullptr, nullptr); }
   void SetUp() override {
-    CVIS_REQUIRE_GPU();
-    // Only after the device check: GStreamer 1.22 deadlocks on a second context creation once
-    // cuInit has failed.
-    ASSERT_TRUE(gst_cuda_load_library());
-    gst_cuda_memory_init_once();
-    a_ = gst_cuda_context_new(0);
+    CudaContextTest::SetUp();
+    if (IsSkipped() || HasFatalFailure())
+      return;
+    a_ = ctx_;
     b_ = gst_cuda_context_new(0);
-    ASSERT_TRUE(a_ && b_);
+    ASSERT_TRUE(b_);
     ASSERT_NE(a_, b_);
   }
   void TearDown() override {
-    gst_clear_object(&a_);
     gst_clear_object(&b_);
-  }
-
-  static void give_context(GstElement* e, GstCudaContext* ctx) {
-    GstContext* c = gst_context_new_cuda_context(ctx);
-    gst_element_set_context(e, c);
-    gst_context_unref(c);
+    CudaContextTest::TearDown();
   }
 
   // An active RGBA pool on `ctx`.
   static GstBufferPool* pool_on(GstCudaContext* ctx, int w, int h) {
-    GstBufferPool* pool = gst_cuda_buffer_pool_new(ctx);
-    GstCaps* caps = gst_caps_from_string(caps_string(GST_VIDEO_FORMAT_RGBA, w, h, true).c_str());
-    GstVideoInfo info;
-    gst_video_info_from_caps(&info, caps);
-    GstStructure* config = gst_buffer_pool_get_config(pool);
-    gst_buffer_pool_config_set_params(config, caps, GST_VIDEO_INFO_SIZE(&info), 0, 0);
-    gst_buffer_pool_config_add_option(config, GST_BUFFER_POOL_OPTION_VIDEO_META);
-    EXPECT_TRUE(gst_buffer_pool_set_config(pool, config));
-    EXPECT_TRUE(gst_buffer_pool_set_active(pool, TRUE));
-    gst_caps_unref(caps);
-    return pool;
+    return cuda_pool(ctx, caps_string(GST_VIDEO_FORMAT_RGBA, w, h, true));
   }
 
   // `frame` (system memory RGBA) copied into a buffer of `pool` on the device.
@@ -140,8 +117,7 @@ TEST_F(CvisFilterCuda, InPlaceElementMovesToTheInputsContext) {
   GstCudaContext* after = context_of(e);
   EXPECT_EQ(after, a_);
   gst_clear_object(&after);
-  gst_buffer_pool_set_active(pool, FALSE);
-  gst_object_unref(pool);
+  release_pool(pool);
   gst_harness_teardown(hs);
   gst_object_unref(e);
 }
@@ -167,8 +143,7 @@ TEST_F(CvisFilterCuda, MaskOutputPoolFollowsTheInputsContext) {
     EXPECT_EQ(GST_CUDA_MEMORY_CAST(mem)->context, a_) << "mask " << t;
     gst_buffer_unref(out);
   }
-  gst_buffer_pool_set_active(pool, FALSE);
-  gst_object_unref(pool);
+  release_pool(pool);
   gst_harness_teardown(hs);
   gst_object_unref(e);
 }

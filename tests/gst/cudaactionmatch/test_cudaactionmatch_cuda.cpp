@@ -2,13 +2,8 @@
 // on a shared context) and in system memory give the same blocks as backend=cpu and as the library
 // on the same bytes (both backends of the matcher and of the front end are exact); frames leave
 // unchanged and stay in CUDA memory.
-#include <gst/cuda/gstcudabufferpool.h>
-#include <gst/cuda/gstcudacontext.h>
-#include <gst/cuda/gstcudaloader.h>
-#include <gst/cuda/gstcudamemory.h>
-#include <gst/cuda/gstcudautils.h>
-
 #include "actionmatch_elem_util.hpp"
+#include "cuda_context_test.hpp"
 #include "cuda_frame_io.hpp"
 #include "test_images.hpp"
 
@@ -16,30 +11,12 @@ namespace {
 
 using namespace am_elem;
 
-class ActionMatchElementCuda : public ::testing::Test {
+class ActionMatchElementCuda : public cvis_test::CudaContextTest {
 protected:
-  static void SetUpTestSuite() { gst_init(nullptr, nullptr); }
-  void SetUp() override {
-    CVIS_REQUIRE_GPU();
-    ASSERT_TRUE(gst_cuda_load_library());
-    gst_cuda_memory_init_once();
-    ctx_ = gst_cuda_context_new(0);
-    ASSERT_TRUE(ctx_);
-  }
-  void TearDown() override { gst_clear_object(&ctx_); }
-
   GstHarness* cuda_harness(const std::string& props, bool cuda_mem) {
-    GstElement* e = gst_parse_launch(("cudaactionmatch backend=cuda model-location=" +
-                                      dictionary_path() + " " + props)
-                                         .c_str(),
-                                     nullptr);
-    GstContext* c = gst_context_new_cuda_context(ctx_);
-    gst_element_set_context(e, c);
-    gst_context_unref(c);
-    GstHarness* hs = gst_harness_new_with_element(e, "sink", "src");
-    gst_object_unref(e);
-    gst_harness_set_src_caps_str(hs, caps_of(cuda_mem).c_str());
-    return hs;
+    return harness_in_context("cudaactionmatch backend=cuda model-location=" + dictionary_path() +
+                                  " " + props,
+                              caps_of(cuda_mem));
   }
 
   static std::string caps_of(bool cuda_mem) {
@@ -47,20 +24,6 @@ protected:
     if (cuda_mem)
       c.replace(c.find("video/x-raw"), 11, "video/x-raw(memory:CUDAMemory)");
     return c;
-  }
-
-  GstBufferPool* cuda_pool() {
-    GstBufferPool* pool = gst_cuda_buffer_pool_new(ctx_);
-    GstCaps* c = gst_caps_from_string(caps_of(true).c_str());
-    GstVideoInfo info;
-    gst_video_info_from_caps(&info, c);
-    GstStructure* config = gst_buffer_pool_get_config(pool);
-    gst_buffer_pool_config_set_params(config, c, GST_VIDEO_INFO_SIZE(&info), 0, 0);
-    gst_buffer_pool_config_add_option(config, GST_BUFFER_POOL_OPTION_VIDEO_META);
-    EXPECT_TRUE(gst_buffer_pool_set_config(pool, config));
-    EXPECT_TRUE(gst_buffer_pool_set_active(pool, TRUE));
-    gst_caps_unref(c);
-    return pool;
   }
 
   // Frame t as NV12 in the pool's CUDA memory (neutral chroma), copied on the device.
@@ -72,8 +35,6 @@ protected:
     gst_buffer_unref(sys);
     return buf;
   }
-
-  GstCudaContext* ctx_ = nullptr;
 };
 
 TEST_F(ActionMatchElementCuda, SameBlocksAsTheCpuBackendAndTheLibrary) {
@@ -89,7 +50,7 @@ TEST_F(ActionMatchElementCuda, SameBlocksAsTheCpuBackendAndTheLibrary) {
       SCOPED_TRACE(std::string(cuda_mem ? "CUDA" : "system") + " memory, clip " +
                    std::to_string(which));
       GstHarness* gpu = cuda_harness("block-frames=30 overlap=10", cuda_mem);
-      GstBufferPool* pool = cuda_mem ? cuda_pool() : nullptr;
+      GstBufferPool* pool = cuda_mem ? cuda_pool(caps_of(true)) : nullptr;
       std::function<GstBuffer*(int)> make = nullptr;
       if (pool)
         make = [&](int t) { return pool_buffer(pool, frames[t], t); };
@@ -108,10 +69,7 @@ TEST_F(ActionMatchElementCuda, SameBlocksAsTheCpuBackendAndTheLibrary) {
         EXPECT_EQ(got[i].info.energy, want[i].info.energy);
       }
       gst_harness_teardown(cpu);
-      if (pool) {
-        gst_buffer_pool_set_active(pool, FALSE);
-        gst_object_unref(pool);
-      }
+      release_pool(pool);
       gst_harness_teardown(gpu);
     }
   }
@@ -120,7 +78,7 @@ TEST_F(ActionMatchElementCuda, SameBlocksAsTheCpuBackendAndTheLibrary) {
 TEST_F(ActionMatchElementCuda, FramesStayInCudaMemory) {
   const std::vector<Gray> frames = clip(3, 2, 20, 906);
   GstHarness* gpu = cuda_harness("", true);
-  GstBufferPool* pool = cuda_pool();
+  GstBufferPool* pool = cuda_pool(caps_of(true));
   for (int t = 0; t < 20; ++t)
     ASSERT_EQ(gst_harness_push(gpu, pool_buffer(pool, frames[t], t)), GST_FLOW_OK);
   ASSERT_TRUE(gst_harness_push_event(gpu, gst_event_new_eos()));
@@ -131,8 +89,7 @@ TEST_F(ActionMatchElementCuda, FramesStayInCudaMemory) {
     ++n;
   }
   EXPECT_EQ(n, 20);
-  gst_buffer_pool_set_active(pool, FALSE);
-  gst_object_unref(pool);
+  release_pool(pool);
   gst_harness_teardown(gpu);
 }
 

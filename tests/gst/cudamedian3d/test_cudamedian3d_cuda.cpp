@@ -1,15 +1,10 @@
 // cudamedian3d with backend=cuda (gpu suite): CUDA-memory frames (a GstCudaBufferPool on a shared
 // context) and system-memory frames, every output kind, bit-exact with the library's CPU backend;
 // the foreground mask in CUDA memory readable as GRAY8.
-#include <gst/cuda/gstcudabufferpool.h>
-#include <gst/cuda/gstcudacontext.h>
-#include <gst/cuda/gstcudaloader.h>
-#include <gst/cuda/gstcudamemory.h>
-#include <gst/cuda/gstcudautils.h>
-
 #include <string>
 #include <vector>
 
+#include "cuda_context_test.hpp"
 #include "cuda_frame_io.hpp"
 #include "median3d_elem_util.hpp"
 #include "test_images.hpp"
@@ -18,33 +13,12 @@ using namespace m3d_elem;
 
 namespace {
 
-class Median3dElementCuda : public ::testing::Test {
+class Median3dElementCuda : public cvis_test::CudaContextTest {
 protected:
-  static void SetUpTestSuite() { gst_init(nullptr, nullptr); }
-  void SetUp() override {
-    CVIS_REQUIRE_GPU();
-    // Only after the device check: GStreamer 1.22 deadlocks on a second context creation once
-    // cuInit has failed.
-    ASSERT_TRUE(gst_cuda_load_library());
-    gst_cuda_memory_init_once();
-    ctx_ = gst_cuda_context_new(0);
-    ASSERT_TRUE(ctx_);
-  }
-  void TearDown() override { gst_clear_object(&ctx_); }
-
   // mode=paper unless `props` names a mode.
   GstHarness* harness(const std::string& props, const std::string& caps) {
     const std::string mode = props.find("mode=") == std::string::npos ? "mode=paper " : "";
-    // A one-element description gives the element itself.
-    GstElement* e =
-        gst_parse_launch(("cudamedian3d backend=cuda " + mode + props).c_str(), nullptr);
-    GstContext* c = gst_context_new_cuda_context(ctx_);
-    gst_element_set_context(e, c);
-    gst_context_unref(c);
-    GstHarness* hs = gst_harness_new_with_element(e, "sink", "src");
-    gst_object_unref(e);
-    gst_harness_set_src_caps_str(hs, caps.c_str());
-    return hs;
+    return harness_in_context("cudamedian3d backend=cuda " + mode + props, caps);
   }
 
   // Frame t in CUDA memory, copied on the device from the system-memory frame.
@@ -57,22 +31,6 @@ protected:
     gst_buffer_unref(sys);
     return buf;
   }
-
-  GstBufferPool* cuda_pool(const std::string& caps_str) {
-    GstBufferPool* pool = gst_cuda_buffer_pool_new(ctx_);
-    GstCaps* caps = gst_caps_from_string(caps_str.c_str());
-    GstVideoInfo info;
-    gst_video_info_from_caps(&info, caps);
-    GstStructure* config = gst_buffer_pool_get_config(pool);
-    gst_buffer_pool_config_set_params(config, caps, GST_VIDEO_INFO_SIZE(&info), 0, 0);
-    gst_buffer_pool_config_add_option(config, GST_BUFFER_POOL_OPTION_VIDEO_META);
-    EXPECT_TRUE(gst_buffer_pool_set_config(pool, config));
-    EXPECT_TRUE(gst_buffer_pool_set_active(pool, TRUE));
-    gst_caps_unref(caps);
-    return pool;
-  }
-
-  GstCudaContext* ctx_ = nullptr;
 };
 
 // The image of an output buffer (CUDA or system memory), packed plane by plane.
@@ -166,10 +124,7 @@ TEST_F(Median3dElementCuda, EveryOutputEqualsTheCpuLibraryInBothMemories) {
             break;
         }
         gst_harness_teardown(hs);
-        if (pool) {
-          gst_buffer_pool_set_active(pool, FALSE);
-          gst_object_unref(pool);
-        }
+        release_pool(pool);
         if (HasFailure())
           return;
       }
@@ -221,10 +176,7 @@ TEST_F(Median3dElementCuda, MotionModeEqualsTheCpuLibraryInBothMemories) {
         gst_buffer_unref(b);
       }
       gst_harness_teardown(hs);
-      if (pool) {
-        gst_buffer_pool_set_active(pool, FALSE);
-        gst_object_unref(pool);
-      }
+      release_pool(pool);
       if (HasFailure())
         return;
     }
@@ -269,10 +221,8 @@ TEST_F(Median3dElementCuda, FlushAndCapsChangeInCudaMemory) {
   for (size_t j = 0; j < pts.size(); ++j)
     EXPECT_EQ(pts[j], (10 + j) * kDur);
   gst_harness_teardown(hs);
-  for (GstBufferPool* p : {p1, p2}) {
-    gst_buffer_pool_set_active(p, FALSE);
-    gst_object_unref(p);
-  }
+  release_pool(p1);
+  release_pool(p2);
 }
 
 } // namespace

@@ -1,16 +1,11 @@
 // cudarcdtrack with backend=cuda (gpu suite): CUDA-memory frames (a GstCudaBufferPool on a shared
 // context) and system-memory frames, RGBA and NV12, give the same track metas as backend=cpu on
 // the same bytes; frames leave unchanged.
-#include <gst/cuda/gstcudabufferpool.h>
-#include <gst/cuda/gstcudacontext.h>
-#include <gst/cuda/gstcudaloader.h>
-#include <gst/cuda/gstcudamemory.h>
-#include <gst/cuda/gstcudautils.h>
-
 #include <algorithm>
 #include <string>
 #include <vector>
 
+#include "cuda_context_test.hpp"
 #include "cuda_frame_io.hpp"
 #include "rcdtrack_elem_util.hpp"
 #include "test_images.hpp"
@@ -47,41 +42,10 @@ void fill(GstVideoFrame* vf, const HostImage& img) {
     }
 }
 
-class RcdTrackElementCuda : public ::testing::Test {
+class RcdTrackElementCuda : public cvis_test::CudaContextTest {
 protected:
-  static void SetUpTestSuite() { gst_init(nullptr, nullptr); }
-  void SetUp() override {
-    CVIS_REQUIRE_GPU();
-    ASSERT_TRUE(gst_cuda_load_library());
-    gst_cuda_memory_init_once();
-    ctx_ = gst_cuda_context_new(0);
-    ASSERT_TRUE(ctx_);
-  }
-  void TearDown() override { gst_clear_object(&ctx_); }
-
   GstHarness* harness(const std::string& props, const std::string& caps) {
-    GstElement* e = gst_parse_launch(("cudarcdtrack " + props).c_str(), nullptr);
-    GstContext* c = gst_context_new_cuda_context(ctx_);
-    gst_element_set_context(e, c);
-    gst_context_unref(c);
-    GstHarness* hs = gst_harness_new_with_element(e, "sink", "src");
-    gst_object_unref(e);
-    gst_harness_set_src_caps_str(hs, caps.c_str());
-    return hs;
-  }
-
-  GstBufferPool* cuda_pool(const std::string& caps_str) {
-    GstBufferPool* pool = gst_cuda_buffer_pool_new(ctx_);
-    GstCaps* caps = gst_caps_from_string(caps_str.c_str());
-    GstVideoInfo info;
-    gst_video_info_from_caps(&info, caps);
-    GstStructure* config = gst_buffer_pool_get_config(pool);
-    gst_buffer_pool_config_set_params(config, caps, GST_VIDEO_INFO_SIZE(&info), 0, 0);
-    gst_buffer_pool_config_add_option(config, GST_BUFFER_POOL_OPTION_VIDEO_META);
-    EXPECT_TRUE(gst_buffer_pool_set_config(pool, config));
-    EXPECT_TRUE(gst_buffer_pool_set_active(pool, TRUE));
-    gst_caps_unref(caps);
-    return pool;
+    return harness_in_context("cudarcdtrack " + props, caps);
   }
 
   // Frame t in `pool`'s memory (CUDA: copied on the device), or in system memory when pool is
@@ -102,8 +66,6 @@ protected:
     gst_buffer_unref(buf);
     return dev;
   }
-
-  GstCudaContext* ctx_ = nullptr;
 };
 
 TEST_F(RcdTrackElementCuda, SameMetasAsTheCpuBackend) {
@@ -153,10 +115,7 @@ TEST_F(RcdTrackElementCuda, SameMetasAsTheCpuBackend) {
       EXPECT_EQ(back, 1);
       gst_element_set_bus(gpu->element, nullptr);
       gst_object_unref(bus);
-      if (pool) {
-        gst_buffer_pool_set_active(pool, FALSE);
-        gst_object_unref(pool);
-      }
+      release_pool(pool);
       gst_harness_teardown(gpu);
       gst_harness_teardown(cpu);
     }

@@ -1,17 +1,21 @@
-/* Reads the foreground masks and blob boxes that cudabgsub (output=frame) attaches to every frame.
+/* Reads the foreground masks and blob boxes that cudabgsub or cudamedian3d (output=frame) attach
+ * to every frame; both attach the same metadata.
  *
  *   videotestsrc pattern=ball ! cudabgsub output=frame ! fakesink
- *                                                       ^ buffer probe: GstCvisForegroundMeta
- *                                                         + GstVideoRegionOfInterestMeta boxes
+ *                               (or cudamedian3d)        ^ buffer probe: GstCvisForegroundMeta
+ *                                                          + GstVideoRegionOfInterestMeta boxes
  *
  * Build against the installed library:
- *   cc read_bgsub.c -o read_bgsub $(pkg-config --cflags --libs gstreamer-cvis-1.0)
- * Run with the plugin on GST_PLUGIN_PATH:  ./read_bgsub --backend cpu
+ *   cc read_foreground.c -o read_foreground $(pkg-config --cflags --libs gstreamer-cvis-1.0)
+ * Run with the plugin on GST_PLUGIN_PATH:
+ *   ./read_foreground --backend cpu [--element cudabgsub|cudamedian3d]
  *
- * For each frame it maps the mask (a GRAY8 buffer; in CUDA memory when the frame is, and a plain
- * map downloads it), counts its foreground pixels, checks them against the meta's fraction and the
- * boxes against the frame, and prints the boxes. Exit status 0 only when everything was consistent
- * and the moving ball was found in some frame.
+ * For each frame it checks the timestamp (frame i at i/30 s: nothing lost or reordered, also with
+ * cudamedian3d's centered window mode=paper, whose frames leave T/2 frames late and whose last T/2
+ * frames leave at EOS), maps the mask (a GRAY8 buffer; in CUDA memory when the frame is, and a
+ * plain map downloads it), counts its foreground pixels against the meta's fraction, checks the
+ * boxes against the frame and prints them. Exit status 0 only when everything was consistent,
+ * every frame came out and the moving ball was found in some frame.
  */
 #include <gst/cvis/cvis.h>
 #include <gst/gst.h>
@@ -32,10 +36,16 @@ on_buffer (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
   GstCvisForegroundInfo fg;
   GstMapInfo map;
   guint frame = r->frames++, boxes = 0, pixels = 0;
+  const GstClockTime want = gst_util_uint64_scale (frame, GST_SECOND, 30);
   gpointer state = NULL;
   GstMeta *m;
 
   (void) pad;
+  if (GST_BUFFER_PTS (buf) != want) {
+    g_printerr ("frame %u: pts %" GST_TIME_FORMAT ", expected %" GST_TIME_FORMAT "\n", frame,
+        GST_TIME_ARGS (GST_BUFFER_PTS (buf)), GST_TIME_ARGS (want));
+    r->errors++;
+  }
   if (!meta || !gst_cvis_foreground_meta_get (meta, &fg)) {
     g_printerr ("frame %u: no foreground meta\n", frame);
     r->errors++;
@@ -84,33 +94,44 @@ on_buffer (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
 int
 main (int argc, char **argv)
 {
-  gchar *backend = NULL;
+  gchar *backend = NULL, *element = NULL;
   gint num_buffers = 40;
   GOptionEntry entries[] = {
     {"backend", 'b', 0, G_OPTION_ARG_STRING, &backend, "auto (default), cpu or cuda", "B"},
+    {"element", 'e', 0, G_OPTION_ARG_STRING, &element, "cudabgsub (default) or cudamedian3d",
+        "E"},
     {"num-buffers", 'n', 0, G_OPTION_ARG_INT, &num_buffers, "frames (default 40)", "N"},
     {NULL, 0, 0, G_OPTION_ARG_NONE, NULL, NULL, NULL}
   };
-  GOptionContext *ctx = g_option_context_new ("- read cudabgsub's masks and blob boxes");
+  GOptionContext *ctx = g_option_context_new ("- read the foreground masks and blob boxes");
+  const gchar *settings;
   GError *err = NULL;
   g_option_context_add_main_entries (ctx, entries, NULL);
   g_option_context_add_group (ctx, gst_init_get_option_group ());
   if (!g_option_context_parse (ctx, &argc, &argv, &err)) {
-    g_printerr ("read_bgsub: %s\n", err->message);
+    g_printerr ("read_foreground: %s\n", err->message);
     return 2;
   }
   g_option_context_free (ctx);
+  if (!element || g_str_equal (element, "cudabgsub")) {
+    settings = "num-samples=8";         /* a small model: warmed up after 8 frames */
+  } else if (g_str_equal (element, "cudamedian3d")) {
+    settings = "mode=paper temporal-size=5";    /* a 3x3x5 centered window: outputs lag 2 frames */
+  } else {
+    g_printerr ("read_foreground: --element must be cudabgsub or cudamedian3d\n");
+    return 2;
+  }
 
-  /* A small model (8 samples) warms up in 8 frames. */
   gchar *launch = g_strdup_printf ("videotestsrc pattern=ball motion=sweep num-buffers=%d ! "
       "video/x-raw,format=RGBA,width=160,height=120,framerate=30/1 ! "
-      "cudabgsub backend=%s output=frame num-samples=8 ! fakesink name=sink", num_buffers,
-      backend ? backend : "auto");
+      "%s backend=%s output=frame %s ! fakesink name=sink", num_buffers,
+      element ? element : "cudabgsub", backend ? backend : "auto", settings);
   GstElement *pipeline = gst_parse_launch (launch, &err);
   g_free (launch);
   g_free (backend);
+  g_free (element);
   if (!pipeline) {
-    g_printerr ("read_bgsub: %s\n", err->message);
+    g_printerr ("read_foreground: %s\n", err->message);
     return 1;
   }
   Reader reader = { 0 };
@@ -127,7 +148,7 @@ main (int argc, char **argv)
   gboolean failed = GST_MESSAGE_TYPE (msg) == GST_MESSAGE_ERROR;
   if (failed) {
     gst_message_parse_error (msg, &err, NULL);
-    g_printerr ("read_bgsub: %s\n", err->message);
+    g_printerr ("read_foreground: %s\n", err->message);
     g_clear_error (&err);
   }
   gst_message_unref (msg);
@@ -136,10 +157,10 @@ main (int argc, char **argv)
   gst_object_unref (pipeline);
 
   g_print ("%u frames, %u blob boxes, %u errors\n", reader.frames, reader.boxes, reader.errors);
-  if (failed || reader.errors > 0 || reader.frames == 0)
+  if (failed || reader.errors > 0 || reader.frames != (guint) num_buffers)
     return 1;
   if (reader.boxes == 0) {
-    g_printerr ("read_bgsub: the ball was never segmented\n");
+    g_printerr ("read_foreground: the ball was never segmented\n");
     return 1;
   }
   return 0;

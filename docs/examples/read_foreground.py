@@ -1,21 +1,23 @@
 #!/usr/bin/python3
-"""Reads the foreground masks and blob boxes that cudabgsub (output=frame) attaches, from Python.
+"""Reads the foreground masks and blob boxes that cudabgsub or cudamedian3d attach, from Python.
 
     videotestsrc pattern=ball ! cudabgsub output=frame ! fakesink
-                                                        ^ buffer probe: GstCvisForegroundMeta
-                                                          + "foreground" boxes
+                                (or cudamedian3d)        ^ buffer probe: GstCvisForegroundMeta
+                                                           + "foreground" boxes
 
 The mask is a GstCustomMeta named "GstCvisForegroundMeta" whose structure holds the mask buffer
 (GRAY8; CUDA memory when the frame is: a plain map downloads it), width, height, stride, fraction
 and blobs (see <gst/cvis/cvisforegroundmeta.h>). The boxes are GstVideoRegionOfInterestMetas;
 GStreamer 1.22's Python cannot iterate them, so this uses the GstCvis typelib (libgstcvis-1.0):
-GstCvis.buffer_list_rois(buf, "foreground") returns them as GstStructures.
+GstCvis.buffer_list_rois(buf, "foreground") returns them as GstStructures. Frame i must arrive
+with pts i/30 s: also with cudamedian3d's centered window (mode=paper), whose frames leave T/2
+frames late and whose last T/2 frames leave at EOS.
 
 Run with the plugin on GST_PLUGIN_PATH, the typelib on GI_TYPELIB_PATH and the library on
 LD_LIBRARY_PATH (an installed gst-cuda-vision puts both where they are found):
     GST_PLUGIN_PATH=build/gst GI_TYPELIB_PATH=build/gst LD_LIBRARY_PATH=build/gst \\
-        /usr/bin/python3 docs/examples/read_bgsub.py --backend cpu
-Exit status 0 only when every frame was consistent and the ball was found in some frame.
+        /usr/bin/python3 docs/examples/read_foreground.py --backend cpu [--element cudamedian3d]
+Exit status 0 only when every frame was consistent, every frame came out and the ball was found.
 """
 import argparse
 import sys
@@ -27,9 +29,14 @@ try:
     gi.require_version("GstCvis", "1.0")
     from gi.repository import Gst, GstCvis
 except (ImportError, ValueError) as e:
-    print("read_bgsub.py needs PyGObject and the Gst and GstCvis typelibs: %s" % e,
+    print("read_foreground.py needs PyGObject and the Gst and GstCvis typelibs: %s" % e,
           file=sys.stderr)
     sys.exit(77)  # "skipped" for test harnesses
+
+
+# Small settings: cudabgsub's model of 8 samples is warmed up after 8 frames; cudamedian3d's 3x3x5
+# centered window makes its outputs lag 2 frames.
+SETTINGS = {"cudabgsub": "num-samples=8", "cudamedian3d": "mode=paper temporal-size=5"}
 
 
 class Reader:
@@ -41,6 +48,8 @@ class Reader:
         buf = info.get_buffer()
         frame = self.frames
         self.frames += 1
+        if buf.pts != Gst.util_uint64_scale(frame, Gst.SECOND, 30):
+            self.errors.append("frame %d: pts %d" % (frame, buf.pts))
         meta = buf.get_custom_meta("GstCvisForegroundMeta")
         if meta is None:
             self.errors.append("frame %d: no foreground meta" % frame)
@@ -77,16 +86,16 @@ class Reader:
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--backend", default="auto", choices=["auto", "cpu", "cuda"])
+    ap.add_argument("--element", default="cudabgsub", choices=sorted(SETTINGS))
     ap.add_argument("--num-buffers", type=int, default=40)
     args = ap.parse_args()
 
     Gst.init(None)
-    # A small model (8 samples) warms up in 8 frames.
     pipeline = Gst.parse_launch(
         "videotestsrc pattern=ball motion=sweep num-buffers=%d ! "
         "video/x-raw,format=RGBA,width=160,height=120,framerate=30/1 ! "
-        "cudabgsub backend=%s output=frame num-samples=8 ! fakesink name=sink"
-        % (args.num_buffers, args.backend))
+        "%s backend=%s output=frame %s ! fakesink name=sink"
+        % (args.num_buffers, args.element, args.backend, SETTINGS[args.element]))
     reader = Reader()
     pipeline.get_by_name("sink").get_static_pad("sink").add_probe(
         Gst.PadProbeType.BUFFER, reader.on_buffer)
@@ -99,7 +108,7 @@ def main():
     print("%d frames, %d blob boxes, %d errors" % (reader.frames, reader.boxes, len(reader.errors)))
     for e in reader.errors[:5] + ([failure] if failure else []):
         print("error: " + e, file=sys.stderr)
-    if failure or reader.errors or reader.frames == 0:
+    if failure or reader.errors or reader.frames != args.num_buffers:
         return 1
     if reader.boxes == 0:
         print("error: the ball was never segmented", file=sys.stderr)
