@@ -10,8 +10,9 @@
 //                   ! cudacedd regions=rois   (without cudarcdtrack while the plugin lacks it)
 //   full+overlay    full ! cudaroioverlay
 // Per run: aggregate frames/s, slowest and mean stream, streams carried in real time at 30 fps,
-// GPU and NVDEC utilisation and memory (nvidia-smi), and per element the GPU time per frame (CUDA
-// events on the element's stream: CVIS_PROFILE=1) and host time per frame. Then an A/B in child
+// GPU and NVDEC utilisation and memory (nvidia-smi), the host CPU cores the process kept busy,
+// and per element the GPU time per frame (CUDA events on the element's stream: CVIS_PROFILE=1) and
+// host time per frame. Then an A/B in child
 // processes: one CUDA context per pipeline vs a shared one.
 // --gpus G (or a list, e.g. 1,2,4): the N x G streams go round-robin over CUDA devices 0..G-1,
 // stream i on device i % G: its decoder is that device's (nvh264dec on the first device,
@@ -32,9 +33,10 @@
 //                      [--chain "GST-LAUNCH TEXT"]   (one more chain, named custom)
 //                      [--decoder avdec_h264 --element-props backend=cpu]   (the harness on a CPU)
 //        bench_streams --soak SECONDS [--sample S] [--chains full] [--ns 8] [--out FILE.md]
-//   soak: one chain (default full+overlay) with N streams (default 8) for SECONDS, sampled every S
-//   (default 10): host RSS and this process's GPU memory must stay flat (growth from the sample at
-//   10% of the run to the last below 32 MiB host, 16 MiB GPU), frames must keep flowing, no error.
+//   soak: one chain (default full+overlay) with N streams per GPU (default 8) for SECONDS, sampled
+//   every S (default 10): host RSS and this process's GPU memory must stay flat (growth from the
+//   sample at 10% of the run to the last below 32 MiB host, 16 MiB GPU), frames must keep flowing,
+//   no error.
 // Durations: each run sets up N pipelines, warms up 1.5 s and measures 3 s; no sweep run starts
 // after --budget seconds (default 300) and the A/B runs after budget + 60, so the whole fits one
 // ~8-minute device call (scripts/gpu/run.sh bench bench_streams).
