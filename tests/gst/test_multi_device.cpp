@@ -34,6 +34,8 @@
 
 namespace {
 
+// Frames per pipeline: cudamedian3d's motion detector reports its first regions at frame 31 of this
+// input (its sample history fills first), cudabgsub (4 samples) at frame 4.
 constexpr int kWidth = 192, kHeight = 144, kFrames = 40;
 
 // Fails without a device when CVIS_REQUIRE_GPU=1 (as CVIS_REQUIRE_GPU() does), else skips below
