@@ -11,7 +11,8 @@
 # Usage: scripts/gpu/multigpu.sh [COUNTS]   (default: 1 and the powers of two up to the GPUs)
 #   MGPU_CHAINS (default median3d+cedd,full), MGPU_NS (streams per GPU, default 16,32,64,96),
 #   MGPU_WARMUP / MGPU_MEASURE (seconds, default 10 / 20), MGPU_CLIP (default the staged street
-#   clip, else $CVIS_TEST_H264). Results: $OUT/multigpu.txt, $OUT/multigpu.tgz.
+#   clip, else $CVIS_TEST_H264), MGPU_TIMEOUT (the bench's limit, default 1800 s).
+#   Results: $OUT/multigpu.txt, $OUT/multigpu.tgz.
 set -uo pipefail
 ROOT=$PWD
 OUT=${OUT:-/tmp/out}
@@ -40,7 +41,7 @@ nvidia-smi --query-gpu=index,name,pci.bus_id --format=csv,noheader | tee -a "$S"
 clip=${CVIS_TEST_H264:-$D/media/test-1080p.mp4}
 chain="filesrc location=$clip ! qtdemux ! h264parse ! nvh264dec ! cudamedian3d output=frame ! cudacedd ! fakesink sync=false"
 # shellcheck disable=SC2086
-CUDA_VISIBLE_DEVICES=0 GST_DEBUG=cudacontext:4 gst-launch-1.0 $chain $chain > "$R/contexts.log" 2>&1
+CUDA_VISIBLE_DEVICES=0 GST_DEBUG=cudacontext:4 timeout 120 gst-launch-1.0 $chain $chain > "$R/contexts.log" 2>&1
 log "two streams in one gst-launch pipeline: rc=$?, CUDA contexts created: $(grep -c 'Created CUDA context' "$R/contexts.log") (expected 1)"
 
 # 3. The streams over the GPUs.
@@ -55,13 +56,13 @@ args="--clip $bclip --gpus $counts --chains ${MGPU_CHAINS:-median3d+cedd,full} -
   --warmup ${MGPU_WARMUP:-10} --measure ${MGPU_MEASURE:-20} --budget 1800 --no-ab"
 log "bench_streams $args"
 # shellcheck disable=SC2086
-"$BIN/bench_streams" $args --out "$R/bench_streams_gpus.md" > "$R/bench_streams.log" 2>&1
+timeout "${MGPU_TIMEOUT:-1800}" "$BIN/bench_streams" $args --out "$R/bench_streams_gpus.md" > "$R/bench_streams.log" 2>&1
 log "bench_streams rc=$?"
 grep -vE 'buffers, last|^  (thread|-- tid)|^/' "$R/bench_streams.log" | tail -n 40 | tee -a "$S"
 
 # 4. One GPU more than present.
 more=$((GPUS + 1))
-"$BIN/bench_streams" --clip "$clip" --gpus "$more" --chains decode --ns 1 --warmup 1 --measure 1 \
+timeout 120 "$BIN/bench_streams" --clip "$clip" --gpus "$more" --chains decode --ns 1 --warmup 1 --measure 1 \
   --no-ab --no-profile > "$R/left-out.log" 2>&1
 log "bench_streams --gpus $more: rc=$? (expected 1): $(grep -m1 'left out' "$R/left-out.log")"
 
