@@ -1,5 +1,6 @@
-// One configuration of the many-streams benchmark: N pipelines, shared CUDA context, looping,
-// frame counters at the sinks, nvidia-smi sampling, profile messages at teardown.
+// One configuration of the many-streams benchmark: N pipelines spread over the GPUs, one shared
+// CUDA context per GPU, looping, frame counters at the sinks, nvidia-smi sampling, profile
+// messages at teardown.
 #include <gst/gst.h>
 #include <gst/video/gstvideometa.h>
 
@@ -14,12 +15,6 @@
 #include <mutex>
 #include <thread>
 
-#include <csignal>
-#include <dirent.h>
-#include <execinfo.h>
-#include <sys/syscall.h>
-#include <unistd.h>
-
 #include "streams.hpp"
 
 namespace streams {
@@ -29,7 +24,9 @@ using Clock = std::chrono::steady_clock;
 
 struct Shared {
   std::mutex lock;
-  GstContext* cuda = nullptr; // the first pipeline's CUDA context, handed to the others
+  // Per device id: the first CUDA context made on it, handed to the other pipelines' elements of
+  // that device.
+  std::map<guint, GstContext*> cuda;
   bool share = true;
 };
 
@@ -53,6 +50,8 @@ struct RoiCount {
 
 struct Stream {
   GstElement* pipeline = nullptr;
+  Shared* shared = nullptr;
+  guint device = 0; // the GPU this stream's decoder and chain were placed on
   std::atomic<unsigned long long> frames{0};
   RoiCount rois;
   std::atomic<bool> failed{false};
@@ -113,25 +112,31 @@ void watch_pads(Stream* s) {
   gst_iterator_free(it);
 }
 
-// NEED_CONTEXT for the CUDA context is answered with the shared one; the first HAVE_CONTEXT
-// becomes it. Streaming threads call this.
+// NEED_CONTEXT for the CUDA context is answered with the shared one of the stream's device; the
+// first HAVE_CONTEXT of a device becomes that device's (keyed by the device the context is on, so a
+// context never reaches a pipeline of another device). Streaming threads call this.
 GstBusSyncReply on_sync(GstBus*, GstMessage* msg, gpointer data) {
-  Shared* sh = static_cast<Shared*>(data);
+  Stream* s = static_cast<Stream*>(data);
+  Shared* sh = s->shared;
   const gchar* type = nullptr;
   if (!sh->share)
     return GST_BUS_PASS;
   if (GST_MESSAGE_TYPE(msg) == GST_MESSAGE_NEED_CONTEXT &&
       gst_message_parse_context_type(msg, &type) && g_strcmp0(type, "gst.cuda.context") == 0) {
     std::lock_guard<std::mutex> lk(sh->lock);
-    if (sh->cuda)
-      gst_element_set_context(GST_ELEMENT(GST_MESSAGE_SRC(msg)), sh->cuda);
+    auto it = sh->cuda.find(s->device);
+    if (it != sh->cuda.end())
+      gst_element_set_context(GST_ELEMENT(GST_MESSAGE_SRC(msg)), it->second);
   } else if (GST_MESSAGE_TYPE(msg) == GST_MESSAGE_HAVE_CONTEXT) {
     GstContext* ctx = nullptr;
     gst_message_parse_have_context(msg, &ctx);
     if (ctx && g_strcmp0(gst_context_get_context_type(ctx), "gst.cuda.context") == 0) {
+      // GStreamer's CUDA context structure names its device ("cuda-device-id", guint).
+      guint device = s->device;
+      gst_structure_get_uint(gst_context_get_structure(ctx), "cuda-device-id", &device);
       std::lock_guard<std::mutex> lk(sh->lock);
-      if (!sh->cuda)
-        sh->cuda = gst_context_ref(ctx);
+      if (!sh->cuda.count(device))
+        sh->cuda[device] = gst_context_ref(ctx);
     }
     if (ctx)
       gst_context_unref(ctx);
@@ -192,118 +197,47 @@ bool wait_state(Stream* s, GstState want, double timeout_s) {
   return ret != GST_STATE_CHANGE_FAILURE && cur == want;
 }
 
-} // namespace
-
-// Stacks of stalled streaming threads: each named thread is signalled and writes its own
-// backtrace (library + offset: addr2line against the same build resolves it).
-static int g_stack_fd = -1;
-static std::atomic<int> g_stacks_done{0};
-
-static void write_stack(int) {
-  void* frames[48];
-  const int n = backtrace(frames, 48);
-  char head[64];
-  const int len =
-      snprintf(head, sizeof head, "  -- tid %ld\n", static_cast<long>(syscall(SYS_gettid)));
-  if (write(g_stack_fd, head, len) < 0) {
+// Each device's share of a window: stream i ran on device i % gpus.
+std::vector<GpuFigures> per_gpu_figures(int gpus, const std::vector<double>& stream_fps,
+                                        double real_time_fps, const std::vector<GpuSample>& base,
+                                        const std::vector<std::vector<GpuSample>>& samples) {
+  std::vector<GpuFigures> out(static_cast<size_t>(gpus));
+  for (int k = 0; k < gpus; ++k) {
+    GpuFigures& f = out[k];
+    f.device = k;
+    f.min_stream_fps = 1e30;
+    for (size_t i = k; i < stream_fps.size(); i += gpus) {
+      ++f.streams;
+      f.aggregate_fps += stream_fps[i];
+      f.min_stream_fps = std::min(f.min_stream_fps, stream_fps[i]);
+      f.realtime_streams += stream_fps[i] >= real_time_fps;
+    }
+    if (!f.streams)
+      f.min_stream_fps = 0.0;
+    f.mean_stream_fps = f.streams ? f.aggregate_fps / f.streams : 0.0;
+    // Means over the samples that had a value (nvidia-smi reports "[N/A]" for some fields).
+    auto mean = [&](double GpuSample::*field) {
+      double sum = 0;
+      int n = 0;
+      for (const GpuSample& s : samples[k])
+        if (s.*field >= 0)
+          sum += s.*field, ++n;
+      return n ? sum / n : -1.0;
+    };
+    f.gpu_util = mean(&GpuSample::gpu);
+    f.dec_util = mean(&GpuSample::dec);
+    f.mem_used_mib = mean(&GpuSample::mem_mib);
+    f.mem_base_mib = k < static_cast<int>(base.size()) ? base[k].mem_mib : -1.0;
   }
-  backtrace_symbols_fd(frames, n, g_stack_fd);
-  g_stacks_done.fetch_add(1);
-}
-
-// The backtraces of this process's threads whose name (comm) is in `names`.
-static std::string thread_stacks(const std::vector<std::string>& names) {
-  FILE* tmp = tmpfile();
-  if (!tmp)
-    return "";
-  g_stack_fd = fileno(tmp);
-  void* warm[2];
-  backtrace(warm, 2); // loads libgcc's unwinder outside the handler
-  struct sigaction sa = {}, old = {};
-  sa.sa_handler = write_stack;
-  sigaction(SIGUSR2, &sa, &old);
-  std::string out;
-  DIR* d = opendir("/proc/self/task");
-  while (struct dirent* e = d ? readdir(d) : nullptr) {
-    if (e->d_name[0] == '.')
-      continue;
-    char path[320], comm[32] = {};
-    snprintf(path, sizeof path, "/proc/self/task/%s/comm", e->d_name);
-    FILE* f = fopen(path, "r");
-    if (!f)
-      continue;
-    if (!fgets(comm, sizeof comm, f))
-      comm[0] = 0;
-    fclose(f);
-    comm[strcspn(comm, "\n")] = 0;
-    if (std::find(names.begin(), names.end(), comm) == names.end())
-      continue;
-    const int before = g_stacks_done.load();
-    fprintf(tmp, "  thread %s (%s)\n", comm, e->d_name);
-    fflush(tmp);
-    syscall(SYS_tgkill, getpid(), atoi(e->d_name), SIGUSR2);
-    for (int i = 0; i < 100 && g_stacks_done.load() == before; ++i)
-      std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
-  if (d)
-    closedir(d);
-  sigaction(SIGUSR2, &old, nullptr);
-  fflush(tmp);
-  rewind(tmp);
-  char buf[512];
-  while (fgets(buf, sizeof buf, tmp))
-    out += buf;
-  fclose(tmp);
   return out;
 }
+
+} // namespace
 
 static std::string fmt_age(double seconds) {
   char b[48];
   snprintf(b, sizeof b, "%.2f s ago", seconds);
   return b;
-}
-
-static double rss_mib() {
-  FILE* f = fopen("/proc/self/status", "r");
-  if (!f)
-    return -1.0;
-  char line[256];
-  double kb = -1.0;
-  while (fgets(line, sizeof line, f))
-    if (sscanf(line, "VmRSS: %lf kB", &kb) == 1)
-      break;
-  fclose(f);
-  return kb < 0 ? -1.0 : kb / 1024.0;
-}
-
-static double process_gpu_mib() {
-  FILE* f = popen("nvidia-smi --query-compute-apps=pid,used_memory --format=csv,noheader,nounits "
-                  "2>/dev/null",
-                  "r");
-  if (!f)
-    return -1.0;
-  long pid = 0;
-  double mib = 0, found = -1.0;
-  while (fscanf(f, "%ld, %lf", &pid, &mib) == 2)
-    if (pid == static_cast<long>(getpid()))
-      found = mib;
-  pclose(f);
-  return found;
-}
-
-bool gpu_sample(double* gpu, double* dec, double* mem_mib) {
-  FILE* f = popen("nvidia-smi --query-gpu=utilization.gpu,utilization.decoder,memory.used "
-                  "--format=csv,noheader,nounits 2>/dev/null",
-                  "r");
-  if (!f)
-    return false;
-  double a = -1, b = -1, m = -1;
-  const int n = fscanf(f, "%lf, %lf, %lf", &a, &b, &m);
-  pclose(f);
-  if (n != 3)
-    return false;
-  *gpu = a, *dec = b, *mem_mib = m;
-  return true;
 }
 
 // One slow stream: where its buffers stopped.
@@ -314,11 +248,11 @@ static std::string describe(size_t index, Stream& s, double fps) {
   gst_element_query_position(s.pipeline, GST_FORMAT_TIME, &pos);
   char head[256];
   snprintf(head, sizeof head,
-           "stream %zu: %.1f fps in the window, %llu frames in all, %d loops (%d seeks refused), "
-           "state %s pending %s (%s), position %.2f s\n",
-           index, fps, s.frames.load(), s.loops, s.failed_seeks, gst_element_state_get_name(cur),
-           gst_element_state_get_name(pending), gst_element_state_change_return_get_name(ret),
-           pos >= 0 ? pos / 1e9 : -1.0);
+           "stream %zu (GPU %u): %.1f fps in the window, %llu frames in all, %d loops (%d seeks "
+           "refused), state %s pending %s (%s), position %.2f s\n",
+           index, s.device, fps, s.frames.load(), s.loops, s.failed_seeks,
+           gst_element_state_get_name(cur), gst_element_state_get_name(pending),
+           gst_element_state_change_return_get_name(ret), pos >= 0 ? pos / 1e9 : -1.0);
   std::string out = head;
   const long long now = now_ns();
   for (const PadStat& p : s.pads) {
@@ -352,17 +286,25 @@ Result run(const Config& c) {
   Result r;
   Shared sh;
   sh.share = c.shared_context;
+  const int gpus = std::max(1, c.gpus);
   double g = 0, d = 0, m = 0;
   if (gpu_sample(&g, &d, &m))
     r.mem_base_mib = m;
+  std::vector<GpuSample> base;
+  if (gpus > 1)
+    gpu_sample_devices(gpus, &base);
 
   std::vector<std::unique_ptr<Stream>> streams;
   const Clock::time_point t_setup = Clock::now();
   for (int i = 0; i < c.n; ++i) {
     auto s = std::make_unique<Stream>();
+    s->shared = &sh;
+    s->device = static_cast<guint>(i % gpus);
+    const std::string& decoder = gpus > 1 ? c.device_decoders.at(s->device) : c.decoder;
+    const std::string& chain = gpus > 1 ? c.device_chains.at(s->device) : c.chain;
     const std::string desc =
-        "filesrc location=\"" + c.clip + "\" ! qtdemux ! h264parse ! " + c.decoder + " ! " +
-        (c.chain.empty() ? "" : c.chain + " ! ") +
+        "filesrc location=\"" + c.clip + "\" ! qtdemux ! h264parse ! " + decoder + " ! " +
+        (chain.empty() ? "" : chain + " ! ") +
         (c.realtime ? "fakesink name=sink sync=true qos=false" : "fakesink name=sink sync=false");
     GError* err = nullptr;
     s->pipeline = gst_parse_launch(desc.c_str(), &err);
@@ -372,18 +314,19 @@ Result run(const Config& c) {
       return r;
     }
     GstBus* bus = gst_element_get_bus(s->pipeline);
-    gst_bus_set_sync_handler(bus, on_sync, &sh, nullptr);
+    gst_bus_set_sync_handler(bus, on_sync, s.get(), nullptr);
     gst_object_unref(bus);
     GstElement* sink = gst_bin_get_by_name(GST_BIN(s->pipeline), "sink");
     GstPad* pad = gst_element_get_static_pad(sink, "sink");
     gst_pad_add_probe(pad, GST_PAD_PROBE_TYPE_BUFFER, count_frame, s.get(), nullptr);
     gst_object_unref(pad);
     gst_object_unref(sink);
-    // Preroll, then a flushing segment seek so that the end of the clip posts SEGMENT_DONE.
+    // Preroll, then a flushing segment seek so that the end of the clip posts SEGMENT_DONE. The
+    // first pipeline of each device prerolls alone: its context is then the one the others get.
     gst_element_set_state(s->pipeline, GST_STATE_PAUSED);
-    if (i == 0 && !wait_state(s.get(), GST_STATE_PAUSED, 30)) {
+    if (i < gpus && !wait_state(s.get(), GST_STATE_PAUSED, 30)) {
       drain_bus(s.get(), &r);
-      r.error = "the first pipeline did not preroll: " + s->error;
+      r.error = "the first pipeline of GPU " + std::to_string(i) + " did not preroll: " + s->error;
     }
     streams.push_back(std::move(s));
     if (!r.error.empty())
@@ -410,6 +353,8 @@ Result run(const Config& c) {
       gst_element_set_state(s->pipeline, GST_STATE_PLAYING);
   r.setup_s = std::chrono::duration<double>(Clock::now() - t_setup).count();
 
+  // Per device, the nvidia-smi samples of the window (gpus > 1).
+  std::vector<std::vector<GpuSample>> device_samples(static_cast<size_t>(gpus));
   auto pump = [&](double seconds, std::vector<double>* gpu, std::vector<double>* dec,
                   std::vector<double>* mem) {
     const Clock::time_point end = Clock::now() + std::chrono::duration_cast<Clock::duration>(
@@ -420,8 +365,18 @@ Result run(const Config& c) {
         drain_bus(s.get(), &r);
       if (gpu && Clock::now() >= next_sample) {
         double a, b, mm;
-        if (gpu_sample(&a, &b, &mm))
+        std::vector<GpuSample> all;
+        if (gpus == 1 && gpu_sample(&a, &b, &mm)) {
           gpu->push_back(a), dec->push_back(b), mem->push_back(mm);
+        } else if (gpus > 1 && gpu_sample_devices(gpus, &all)) {
+          // All GPUs used: the mean utilisation, the memory summed.
+          double ga = 0, da = 0, ms = 0;
+          for (int k = 0; k < gpus; ++k) {
+            device_samples[k].push_back(all[k]);
+            ga += all[k].gpu / gpus, da += all[k].dec / gpus, ms += all[k].mem_mib;
+          }
+          gpu->push_back(ga), dec->push_back(da), mem->push_back(ms);
+        }
         next_sample = Clock::now() + std::chrono::milliseconds(500);
       }
       std::this_thread::sleep_for(std::chrono::milliseconds(20));
@@ -471,9 +426,11 @@ Result run(const Config& c) {
         r0[q] += n;
     }
     const Clock::time_point t0 = Clock::now();
+    const double cpu0 = cpu_seconds();
     std::vector<double> gpu, dec, mem;
     pump(c.measure_s, &gpu, &dec, &mem);
     const double dt = std::chrono::duration<double>(Clock::now() - t0).count();
+    r.host_cores = (cpu_seconds() - cpu0) / dt;
     unsigned long long total = 0;
     r.min_stream_fps = 1e30;
     for (size_t i = 0; i < streams.size(); ++i) {
@@ -507,6 +464,14 @@ Result run(const Config& c) {
       return v.empty() ? -1.0 : s / v.size();
     };
     r.gpu_util = mean(gpu), r.dec_util = mean(dec), r.mem_used_mib = mean(mem);
+    if (gpus > 1)
+      r.per_gpu = per_gpu_figures(gpus, r.stream_fps, c.real_time_fps, base, device_samples);
+    if (gpus > 1 && !base.empty()) {
+      double sum = 0;
+      for (const GpuSample& b : base)
+        sum += b.mem_mib >= 0 ? b.mem_mib : 0;
+      r.mem_base_mib = sum; // comparable with the summed memory of the window
+    }
   }
   // READY first: the elements post cvis-profile at stop (PAUSED->READY), and a pipeline going to
   // NULL flushes its bus.
@@ -523,8 +488,8 @@ Result run(const Config& c) {
       r.error = s->error;
     gst_object_unref(s->pipeline);
   }
-  if (sh.cuda)
-    gst_context_unref(sh.cuda);
+  for (auto& [device, ctx] : sh.cuda)
+    gst_context_unref(ctx);
   r.ok = ok && r.error.empty();
   return r;
 }
