@@ -132,6 +132,14 @@ std::string describe_error(GstMessage* msg, bool with_detail) {
     text = "not an image or video (unknown file type)";
   } else if (err && err->domain == GST_CORE_ERROR && err->code == GST_CORE_ERROR_MISSING_PLUGIN) {
     text = "no decoder for this file type (" + one_line(text) + ")";
+  } else if (!with_detail && err && err->domain == GST_STREAM_ERROR &&
+             err->code == GST_STREAM_ERROR_FAILED) {
+    // A decoder that only returns a flow error (pngdec on a damaged chunk posts nothing; libpng
+    // prints its reason on stderr) leaves the source's generic "Internal data stream error".
+    const char* nl = debug ? strchr(debug, '\n') : nullptr;
+    text = "decoding failed: the file is damaged or not supported";
+    if (nl && nl[1])
+      text += " (" + one_line(nl + 1) + ")";
   } else if (with_detail && debug) {
     // GStreamer debug strings are "file(line): function (): /object/path:\ndetail".
     const char* nl = strchr(debug, '\n');
