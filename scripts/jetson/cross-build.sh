@@ -78,10 +78,11 @@ file -b "$BUILD/gst/libgstcudavision.so" | sed 's/^/cross-build: plugin: /'
 
 # No binfmt registration is assumed: gst must not spawn (arm64) plugin scanners.
 export GST_REGISTRY_FORK=no
-# Tests that re-execute themselves under a resource limit skip with this reason (the limit
-# would apply to the emulator, and without binfmt a child cannot exec an arm64 binary).
+# The suite 'slow' (many pipelines or trainings, minutes each under emulation) runs natively in
+# the other parts. Tests that re-execute themselves under a resource limit skip with this reason
+# (the limit would apply to the emulator, and without binfmt a child cannot exec an arm64 binary).
 export CVIS_TEST_EMULATOR=qemu-aarch64
-meson test -C "$BUILD" --suite cpu --print-errorlogs --num-processes 2 --timeout-multiplier 6
+meson test -C "$BUILD" --suite cpu --no-suite slow --print-errorlogs --num-processes 2 --timeout-multiplier 6
 rc=$?
 echo "done" > "$BUILD.result"
 # The suite includes plugin-fatbin (tests/meson.build): cuobjdump finds sm_72/sm_87 SASS and PTX.
