@@ -2,6 +2,7 @@
 // reached through the runtime's driver entry points: the plugin links only the static runtime.
 #include "preload.hpp"
 
+#include <cstdint>
 #include <mutex>
 #include <set>
 #include <vector>
@@ -46,6 +47,7 @@ void* driver_entry(const char* name, int version) {
 
 struct Driver {
   CUresult (*ctx_get_current)(CUcontext*) = nullptr;
+  CUresult (*ctx_get_id)(CUcontext, unsigned long long*) = nullptr;
   CUresult (*func_get_module)(CUmodule*, CUfunction) = nullptr;
   CUresult (*module_function_count)(unsigned*, CUmodule) = nullptr;
   CUresult (*module_enumerate)(CUfunction*, unsigned, CUmodule) = nullptr;
@@ -58,6 +60,7 @@ const Driver& driver() {
     Driver r;
     r.ctx_get_current =
         reinterpret_cast<decltype(r.ctx_get_current)>(driver_entry("cuCtxGetCurrent", 4000));
+    r.ctx_get_id = reinterpret_cast<decltype(r.ctx_get_id)>(driver_entry("cuCtxGetId", 12000));
     r.func_get_module =
         reinterpret_cast<decltype(r.func_get_module)>(driver_entry("cuFuncGetModule", 11000));
     r.module_function_count = reinterpret_cast<decltype(r.module_function_count)>(
@@ -108,10 +111,15 @@ void preload_kernels() {
   CUcontext ctx = nullptr;
   if (!d.ctx_get_current || d.ctx_get_current(&ctx) != CUDA_SUCCESS || !ctx)
     return;
+  // Contexts by their driver id: a context created after another was destroyed can have the
+  // same address, and must be loaded again.
+  unsigned long long id = 0;
+  if (!d.ctx_get_id || d.ctx_get_id(ctx, &id) != CUDA_SUCCESS)
+    id = reinterpret_cast<uintptr_t>(ctx);
   static std::mutex lock;
-  static auto* done = new std::set<CUcontext>();
+  static auto* done = new std::set<unsigned long long>();
   std::lock_guard<std::mutex> lk(lock);
-  if (!done->insert(ctx).second)
+  if (!done->insert(id).second)
     return;
   std::vector<CUfunction> fs;
   if (d.func_load && module_functions(&fs)) {

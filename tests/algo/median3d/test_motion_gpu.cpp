@@ -42,6 +42,22 @@ TEST(MotionKernels, FirstStreamLoadsEveryKernel) {
   stream_destroy(s);
 }
 
+// A context made after a reset (the driver often gives it the address of the old one) is a new
+// context: its first stream loads every kernel again.
+TEST(MotionKernels, AContextAfterAResetIsLoadedAgain) {
+  CVIS_REQUIRE_GPU();
+  ASSERT_EQ(cudaDeviceReset(), cudaSuccess);
+  ASSERT_EQ(cudaFree(nullptr), cudaSuccess);
+  int loaded = 0, total = 0;
+  if (!cuda::kernel_load_state(&loaded, &total))
+    GTEST_SKIP() << "the driver cannot tell (older than CUDA 12.4)";
+  StreamHandle s = nullptr;
+  ASSERT_TRUE(stream_create(&s).ok());
+  ASSERT_TRUE(cuda::kernel_load_state(&loaded, &total));
+  EXPECT_EQ(loaded, total);
+  stream_destroy(s);
+}
+
 struct MotionCase {
   std::string name;
   PixelFormat format;
