@@ -30,10 +30,16 @@ echo "prepare: building ${COMMIT:0:7} for sm_$ARCH" >&2
 # -Dtestdata-dir= resets what an older build directory was configured with (tests/data now).
 "$SRC/scripts/configure.sh" "$BUILD" -Dcuda-arch="$ARCH" -Dtestdata-dir=
 # Meson 1.0's nvcc rule writes no dependency file, so ninja does not rebuild a .cu whose headers
-# changed (a stale bgsub_kernels.cu.o read a moved DeviceModel field on 2026-11-27): every CUDA
-# object is rebuilt.
-find "$BUILD" -name '*.cu.o' -delete 2>/dev/null || true
+# changed (a stale object once read a moved struct field): every CUDA object is rebuilt unless
+# the last build here was of a commit that differs from this one in no .cu or header file.
+LAST=$(cat "$BUILD/.cvis-commit" 2>/dev/null || true)
+if [ -z "$LAST" ] || ! git cat-file -e "$LAST^{commit}" 2>/dev/null ||
+    [ -n "$(git diff --name-only "$LAST" "$COMMIT" -- '*.cu' '*.cuh' '*.h' '*.hpp' '*.inc')" ]; then
+  find "$BUILD" -name '*.cu.o' -delete 2>/dev/null || true
+fi
+rm -f "$BUILD/.cvis-commit"
 ninja -C "$BUILD" > "$BUILD.ninja.log" 2>&1 || { tail -n 40 "$BUILD.ninja.log"; exit 1; }
+echo "$COMMIT" > "$BUILD/.cvis-commit"
 rm -rf .device && mkdir -p .device/bin .device/lib .device/testdata .device/media
 bash "$KIT/make-gst-bundle.sh" --no-dev --tar .device/gst-bundle.tar.xz \
   "$BUILD/gstbundle" "$BUILD/gst" 2>"$BUILD/bundle.log" || { tail "$BUILD/bundle.log"; exit 1; }
