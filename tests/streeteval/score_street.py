@@ -1,0 +1,204 @@
+#!/usr/bin/python3
+"""Scores the street chain's dumps (run_chain.py) against make_street.py's ground truth.
+
+Per sequence, over the frames from --skip on (default 20: the background model's start):
+  people       mean people present per frame (annotated, visible fraction >= 0.3)
+  fg/frame     mean foreground boxes (roi_type foreground) per frame
+  fg recall    share of present people covered by a foreground box (IoU >= 0.3, or the box inside
+               the person / the person inside the box by 70% of the smaller area)
+  tracks/frame mean track boxes (roi_type track, not lost) per frame
+  track recall share of present people matched by a track (same rule; one track per person,
+               greedy by IoU)
+  IDSW         identity switches: a person matched to a track id other than the one it was last
+               matched to (CLEAR-MOT); also ID changes per person
+  bg tracks    share of track boxes (not lost) on background: no person and no unknown region
+               (the footage's own movers) overlaps them by 30% of the track box or IoU 0.1
+  lost/frame   mean lost track boxes per frame (drawn where last seen)
+  label overlap share of the overlay's labels that overlap another label (the label geometry of
+               cuda/overlay: 9*s high, (6n+1)*s wide, above the box or inside its top edge, s =
+               max(1, height/360); texts rebuilt as gst/cudaroioverlay's make_label does)
+
+Usage: score_street.py STREETDIR RESULTSDIR [--split dev|eval|all] [--markdown FILE] [--json FILE]
+RESULTSDIR/<sequence>/rois.jsonl as run_chain.py writes them.
+"""
+import argparse
+import json
+import os
+
+import numpy as np
+
+
+def inter(a, b):
+    iw = min(a[0] + a[2], b[0] + b[2]) - max(a[0], b[0])
+    ih = min(a[1] + a[3], b[1] + b[3]) - max(a[1], b[1])
+    return max(0, iw) * max(0, ih)
+
+
+def iou(a, b):
+    i = inter(a, b)
+    u = a[2] * a[3] + b[2] * b[3] - i
+    return i / u if u > 0 else 0.0
+
+
+def covers(box, person):
+    i = inter(box, person)
+    small = min(box[2] * box[3], person[2] * person[3])
+    return iou(box, person) >= 0.3 or (small > 0 and i >= 0.7 * small)
+
+
+def params(roi):
+    return [v for v in roi.values() if isinstance(v, dict)]
+
+
+def label_text(roi):
+    """gst/cudaroioverlay's make_label: "<label or type> <id> <score> d<distance> <area>px lost"."""
+    t = roi.get("roi-type")
+    name = "roi" if not t else ("fg" if t == "foreground" else t)
+    extra, ident = "", -1
+    for p in params(roi):
+        if p.get("label"):
+            name = p["label"]
+        if isinstance(p.get("id"), int):
+            ident = p["id"]
+        if isinstance(p.get("score"), float):
+            extra += " %.2f" % p["score"]
+        if isinstance(p.get("distance"), float):
+            extra += " d%.2f" % p["distance"]
+        if isinstance(p.get("area"), int):
+            extra += " %dpx" % p["area"]
+        if p.get("lost") is True:
+            extra += " lost"
+    if ident >= 0:
+        name += " %d" % ident
+    return (name + extra)[:64]
+
+
+def label_rect(roi, W, H):
+    s = max(1, H // 360)
+    text = label_text(roi)
+    w = (6 * len(text) - 1) * s + 2 * s if text else 0
+    h = 9 * s
+    x, y = roi["x"], roi["y"]
+    lx = max(0, min(x, W - w))
+    ly = y - h if y - h >= 0 else max(0, y)
+    return (lx, ly, w, h)
+
+
+def is_lost(roi):
+    return any(p.get("lost") is True for p in params(roi))
+
+
+def track_id(roi):
+    for p in params(roi):
+        if isinstance(p.get("id"), int):
+            return p["id"]
+    return roi.get("id")
+
+
+def box(r):
+    return (r["x"], r["y"], r["width"], r["height"])
+
+
+def score(truth, dumps, W, H, skip):
+    acc = dict(people=[], fg=[], fg_hit=0, tracks=[], trk_hit=0, present=0, bg=0, trk_total=0, lost=[],
+               labels=0, labels_over=0, idsw=0)
+    last = {}
+    ids_per_person = {}
+    for f, t in enumerate(truth):
+        if f < skip or f not in dumps:
+            continue
+        rois = dumps[f]
+        people = [(p["id"], (p["x"], p["y"], p["w"], p["h"])) for p in t["people"] if p["visible"] >= 0.3]
+        unknown = [tuple(u) for u in t["unknown"]]
+        fg = [box(r) for r in rois if r.get("roi-type") == "foreground"]
+        tr = [(track_id(r), box(r)) for r in rois if r.get("roi-type") == "track" and not is_lost(r)]
+        acc["people"].append(len(people))
+        acc["fg"].append(len(fg))
+        acc["tracks"].append(len(tr))
+        acc["lost"].append(sum(1 for r in rois if r.get("roi-type") == "track" and is_lost(r)))
+        acc["present"] += len(people)
+        acc["fg_hit"] += sum(1 for _, pb in people if any(covers(b, pb) for b in fg))
+        # Greedy one-to-one matching of tracks to people by IoU (with the cover rule as the gate).
+        pairs = sorted(((iou(tb, pb), i, j) for i, (_, tb) in enumerate(tr) for j, (_, pb) in enumerate(people)
+                        if covers(tb, pb)), reverse=True)
+        used_t, used_p = set(), set()
+        for _, i, j in pairs:
+            if i in used_t or j in used_p:
+                continue
+            used_t.add(i)
+            used_p.add(j)
+            pid, tid = people[j][0], tr[i][0]
+            acc["trk_hit"] += 1
+            if pid in last and last[pid] != tid:
+                acc["idsw"] += 1
+            last[pid] = tid
+            ids_per_person.setdefault(pid, set()).add(tid)
+        for _, tb in tr:
+            acc["trk_total"] += 1
+            on = any(inter(tb, o) >= 0.3 * tb[2] * tb[3] or iou(tb, o) >= 0.1 for o in [p for _, p in people] + unknown)
+            acc["bg"] += 0 if on else 1
+        labels = [label_rect(r, W, H) for r in rois]
+        for i, a in enumerate(labels):
+            acc["labels"] += 1
+            if any(inter(a, b) > 0 for j, b in enumerate(labels) if j != i):
+                acc["labels_over"] += 1
+    pf = max(1, len(acc["people"]))
+    return dict(frames=len(acc["people"]), people=float(np.mean(acc["people"])) if acc["people"] else 0.0,
+                fg_per_frame=sum(acc["fg"]) / pf, fg_recall=acc["fg_hit"] / max(1, acc["present"]),
+                tracks_per_frame=sum(acc["tracks"]) / pf, track_recall=acc["trk_hit"] / max(1, acc["present"]),
+                idsw=acc["idsw"], ids_per_person=float(np.mean([len(v) for v in ids_per_person.values()]))
+                if ids_per_person else 0.0,
+                bg_track_share=acc["bg"] / max(1, acc["trk_total"]), lost_per_frame=sum(acc["lost"]) / pf,
+                label_overlap_share=acc["labels_over"] / max(1, acc["labels"]), labels_per_frame=acc["labels"] / pf)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("street")
+    ap.add_argument("results")
+    ap.add_argument("--split", default="all", choices=["dev", "eval", "all"])
+    ap.add_argument("--skip", type=int, default=20)
+    ap.add_argument("--markdown")
+    ap.add_argument("--json")
+    a = ap.parse_args()
+    res = {}
+    for name in sorted(os.listdir(a.street)):
+        mp = os.path.join(a.street, name, "meta.json")
+        dp = os.path.join(a.results, name, "rois.jsonl")
+        if not os.path.isfile(mp) or not os.path.isfile(dp):
+            continue
+        meta = json.load(open(mp))
+        if a.split not in ("all", meta["split"]):
+            continue
+        truth = json.load(open(os.path.join(a.street, name, "truth.json")))
+        dumps = {}
+        for line in open(dp):
+            d = json.loads(line)
+            dumps[d["frame"]] = d["rois"]
+        r = score(truth, dumps, meta["width"], meta["height"], a.skip)
+        run = os.path.join(a.results, name, "run.json")
+        if os.path.isfile(run):
+            rj = json.load(open(run))
+            r["s_per_frame"] = rj["seconds"] / max(1, rj["frames"])
+        else:
+            r["s_per_frame"] = None
+        res[name] = r
+    cols = [("frames", "frames scored", "%d"), ("people", "people/frame", "%.2f"), ("fg_per_frame", "fg boxes/frame", "%.2f"),
+            ("fg_recall", "fg recall", "%.2f"), ("tracks_per_frame", "tracks/frame", "%.2f"),
+            ("track_recall", "track recall", "%.2f"), ("idsw", "ID switches", "%d"),
+            ("ids_per_person", "track ids per person", "%.2f"), ("bg_track_share", "tracks on background", "%.2f"),
+            ("lost_per_frame", "lost tracks/frame", "%.2f"), ("label_overlap_share", "labels overlapping", "%.2f"),
+            ("s_per_frame", "s/frame", "%.2f")]
+    lines = ["| sequence | " + " | ".join(c[1] for c in cols) + " |", "| --- |" + " ---: |" * len(cols)]
+    for name, r in res.items():
+        lines.append("| %s | %s |" % (name, " | ".join("-" if r[k] is None else f % r[k] for k, _, f in cols)))
+    text = "\n".join(lines)
+    print(text)
+    if a.markdown:
+        open(a.markdown, "w").write(text + "\n")
+    if a.json:
+        json.dump(res, open(a.json, "w"), indent=1)
+
+
+if __name__ == "__main__":
+    main()
