@@ -12,15 +12,15 @@
 #include "actionmatch.hpp"
 #include "stip.hpp"
 
-namespace cvis::actionmatch {
+namespace cvis::actionlearn {
 
 // A dictionary: the models to recognise and the parameters they were made for.
 struct Dictionary {
-  int dim = kPaperDescriptorDim;
-  Params params;
-  std::vector<Model> models;
+  int dim = actionmatch::kPaperDescriptorDim;
+  actionmatch::Params params;
+  std::vector<actionmatch::Model> models;
   // The descriptors' flow histogram and its speed split (pixels/frame; 0 with kPaper).
-  FlowHistogram flow = FlowHistogram::kPaper;
+  stip::FlowHistogram flow = stip::FlowHistogram::kPaper;
   double speed_split = 0;
 };
 // Every model valid and of dimension `dim`, params valid; with FlowHistogram::kSpeed, dim
@@ -47,12 +47,12 @@ Status load_dictionary(const std::string& path, Dictionary* out);
 // "frame x y d_0 .. d_{N-1}" sorted by frame, "block" lines separating scene blocks, '#' comments.
 // Errors: kInvalidArgument with the line number ("line 7: ..."), kIoError; file versions prefix
 // the path. The writer prints floats with 9 significant digits (exact round trip).
-Status parse_scene_text(const std::string& text, std::vector<Graph>* blocks);
-Status load_scene_file(const std::string& path, std::vector<Graph>* blocks);
-Status save_scene_file(const std::string& path, const std::vector<Graph>& blocks);
+Status parse_scene_text(const std::string& text, std::vector<actionmatch::Graph>* blocks);
+Status load_scene_file(const std::string& path, std::vector<actionmatch::Graph>* blocks);
+Status save_scene_file(const std::string& path, const std::vector<actionmatch::Graph>& blocks);
 
 // The flow histogram fields of a dictionary made with these front-end parameters (dim, flow;
 // speed_split 0 for kPaper).
-void describe(const FrontEndParams& p, Dictionary* d);
+void describe(const stip::FrontEndParams& p, Dictionary* d);
 
-} // namespace cvis::actionmatch
+} // namespace cvis::actionlearn

@@ -7,7 +7,10 @@
 
 #include "actionlearn.hpp"
 
-namespace cvis::actionmatch {
+namespace cvis::actionlearn {
+
+using namespace actionmatch;
+using namespace stip;
 
 namespace {
 
@@ -421,4 +424,4 @@ Status load_dictionary(const std::string& path, Dictionary* out) {
   return Status::Ok();
 }
 
-} // namespace cvis::actionmatch
+} // namespace cvis::actionlearn

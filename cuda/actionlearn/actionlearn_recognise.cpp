@@ -8,7 +8,10 @@
 #include "stip_internal.hpp"
 #include "actionlearn_models.hpp"
 
-namespace cvis::actionmatch {
+namespace cvis::actionlearn {
+
+using namespace actionmatch;
+using namespace stip;
 
 Status validate(const RecogniserParams& p) {
   CVIS_RETURN_IF_ERROR(validate(p.frontend));
@@ -73,7 +76,7 @@ Status Recogniser::configure(Backend frontend_backend, Backend matcher_backend, 
 int Recogniser::lag() const { return fe_ ? fe_->lag() : lag_of(p_); }
 
 int Recogniser::lag_of(const RecogniserParams& p) {
-  return detail::frontend_geometry(p.frontend).lag;
+  return stip::detail::frontend_geometry(p.frontend).lag;
 }
 
 void Recogniser::reset() {
@@ -192,4 +195,4 @@ Status Recogniser::block(int64_t first, int64_t end, bool complete, StreamHandle
   return Status::Ok();
 }
 
-} // namespace cvis::actionmatch
+} // namespace cvis::actionlearn

@@ -17,15 +17,15 @@
 
 #include "actionlearn.hpp"
 
-namespace cvis::actionmatch {
+namespace cvis::actionlearn {
 
 struct RecogniserParams {
-  FrontEndParams frontend;  // must be the parameters the dictionary was trained with
+  stip::FrontEndParams frontend; // must be the parameters the dictionary was trained with
   int block_frames = 60;    // frames per scene block, 10..10000
   int overlap = 30;         // frames shared by consecutive blocks, 0..block_frames - 1
-  Distance distance = Distance::kAppearance;
+  actionmatch::Distance distance = actionmatch::Distance::kAppearance;
   int min_nodes = 3;        // blocks with fewer interest points give no action (model -1)
-  CudaOptions matcher_options; // the CUDA matcher's limits (e.g. a test under racecheck)
+  actionmatch::CudaOptions matcher_options; // the CUDA matcher's limits (e.g. under racecheck)
 };
 // Errors: kInvalidArgument naming the field (also: block_frames x max_points above the scene
 // graph's node limit kMaxSceneNodes).
@@ -81,22 +81,22 @@ public:
   Backend frontend_backend() const { return fe_backend_; }
 
 private:
-  Status take(const std::vector<FramePoints>& frames, StreamHandle stream,
+  Status take(const std::vector<stip::FramePoints>& frames, StreamHandle stream,
               std::vector<BlockResult>* out);
   Status block(int64_t first, int64_t end, bool complete, StreamHandle stream,
                std::vector<BlockResult>* out);
 
-  std::unique_ptr<FrontEnd> fe_;
-  std::unique_ptr<Matcher> matcher_;
+  std::unique_ptr<stip::FrontEnd> fe_;
+  std::unique_ptr<actionmatch::Matcher> matcher_;
   Backend fe_backend_ = Backend::kCpu, matcher_backend_ = Backend::kCpu;
   RecogniserParams p_;
   Dictionary dict_;
-  std::deque<FramePoints> frames_; // final frames still needed by a block
+  std::deque<stip::FramePoints> frames_; // final frames still needed by a block
   int64_t final_ = 0;              // frames final so far
   int64_t next_start_ = 0;         // first frame of the next regular block
   int64_t last_end_ = -1;          // end (exclusive) of the last block reported; -1: none
-  std::vector<FramePoints> ready_;
-  std::vector<MatchResult> results_;
+  std::vector<stip::FramePoints> ready_;
+  std::vector<actionmatch::MatchResult> results_;
 };
 
-} // namespace cvis::actionmatch
+} // namespace cvis::actionlearn

@@ -57,7 +57,7 @@
 GST_DEBUG_CATEGORY (gst_cuda_action_match_debug);
 #define GST_CAT_DEFAULT gst_cuda_action_match_debug
 
-namespace am = cvis::actionmatch;
+namespace al = cvis::actionlearn;
 
 G_DEFINE_TYPE (GstCudaActionMatch, gst_cuda_action_match, GST_TYPE_CVIS_TEMPORAL_FILTER);
 
@@ -72,13 +72,13 @@ gst_cuda_action_match_start (GstBaseTransform * trans)
     location = self->settings->model_location;
   }
   GstCudaActionMatchState & st = *self->state;
-  st.dict = am::Dictionary ();
+  st.dict = al::Dictionary ();
   if (location.empty ()) {
     GST_ELEMENT_ERROR (self, RESOURCE, NOT_FOUND, ("No dictionary: set model-location"),
         ("cvis-action train DIR -o FILE makes one"));
     return FALSE;
   }
-  const cvis::Status s = am::load_dictionary (location, &st.dict);
+  const cvis::Status s = al::load_dictionary (location, &st.dict);
   if (!s.ok ()) {
     GST_ELEMENT_ERROR (self, RESOURCE, READ, ("Cannot use model-location \"%s\": %s",
             location.c_str (), s.message ().c_str ()), ("%s", s.to_string ().c_str ()));
@@ -110,7 +110,7 @@ gst_cuda_action_match_configure (GstCvisFilter * filter, const GstVideoInfo * in
 {
   GstCudaActionMatch *self = GST_CUDA_ACTION_MATCH (filter);
   GstCudaActionMatchState & st = *self->state;
-  am::RecogniserParams p;
+  al::RecogniserParams p;
   {
     std::lock_guard < std::mutex > lk (*self->lock);
     p = self->settings->params;
@@ -137,7 +137,7 @@ static void
 gst_cuda_action_match_release (GstCvisFilter * filter)
 {
   GstCudaActionMatchState & st = *GST_CUDA_ACTION_MATCH (filter)->state;
-  st.rec = am::Recogniser ();
+  st.rec = al::Recogniser ();
   st.configured = false;
   st.pending.clear ();
   st.stamps.clear ();
@@ -148,7 +148,7 @@ gst_cuda_action_match_get_lag (GstCvisTemporalFilter * filter)
 {
   GstCudaActionMatch *self = GST_CUDA_ACTION_MATCH (filter);
   std::lock_guard < std::mutex > lk (*self->lock);
-  return (guint) am::Recogniser::lag_of (self->settings->params);
+  return (guint) al::Recogniser::lag_of (self->settings->params);
 }
 
 /* --------------------------------------------------------------------------------------------- */

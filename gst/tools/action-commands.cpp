@@ -15,7 +15,7 @@ namespace cvis::action_tool {
 
 namespace {
 
-using actionmatch::Dictionary;
+using actionlearn::Dictionary;
 using actionmatch::Graph;
 using actionmatch::MatchResult;
 
@@ -127,17 +127,17 @@ int cmd_inspect(int argc, char** argv) {
   if (a.positional.size() != 1)
     return usage("inspect takes one dictionary file");
   Dictionary d;
-  const Status s = actionmatch::load_dictionary(a.positional[0], &d);
+  const Status s = actionlearn::load_dictionary(a.positional[0], &d);
   if (!s.ok())
     return fail(s.message());
   const actionmatch::Params& p = d.params;
   // The version the writer uses for this content (version 2 only for what version 1 cannot say).
-  const unsigned version = d.flow == actionmatch::FlowHistogram::kPaper ? 1u : 2u;
+  const unsigned version = d.flow == stip::FlowHistogram::kPaper ? 1u : 2u;
   if (a.json) {
     std::printf("{\"dictionary\": %s, \"version\": %u, \"dim\": %d, \"flow_histogram\": \"%s\", "
                 "\"speed_split\": %.9g, ",
                 json_string(a.positional[0]).c_str(), version, d.dim,
-                actionmatch::flow_histogram_name(d.flow), d.speed_split);
+                stip::flow_histogram_name(d.flow), d.speed_split);
     print_params_json(p);
     std::printf(", \"models\": [");
     for (size_t i = 0; i < d.models.size(); ++i) {
@@ -152,9 +152,9 @@ int cmd_inspect(int argc, char** argv) {
   }
   std::printf("dictionary %s: version %u, %zu models, descriptor dim %d\n", a.positional[0].c_str(),
               version, d.models.size(), d.dim);
-  if (d.flow != actionmatch::FlowHistogram::kPaper)
+  if (d.flow != stip::FlowHistogram::kPaper)
     std::printf("descriptor: %s flow histogram, speed split %g pixels/frame\n",
-                actionmatch::flow_histogram_name(d.flow), d.speed_split);
+                stip::flow_histogram_name(d.flow), d.speed_split);
   std::printf("parameters: lambda1 %g, lambda2 %g, lambda3 %g, T %d%s, causality %s, dummies %s, "
               "W_d %g\n",
               p.lambda1, p.lambda2, p.lambda3, p.T, p.T == 0 ? " (no limit)" : "",
@@ -188,11 +188,11 @@ int cmd_match(int argc, char** argv) {
     return usage("bad thread count '" + a.threads + "'");
   }
   Dictionary d;
-  Status s = actionmatch::load_dictionary(a.positional[0], &d);
+  Status s = actionlearn::load_dictionary(a.positional[0], &d);
   if (!s.ok())
     return fail(s.message());
   std::vector<Graph> blocks;
-  s = actionmatch::load_scene_file(a.positional[1], &blocks);
+  s = actionlearn::load_scene_file(a.positional[1], &blocks);
   if (!s.ok())
     return fail(s.message());
   if (blocks[0].dim != d.dim) {

@@ -27,6 +27,8 @@ namespace cvis::action_tool {
 namespace {
 
 using namespace actionmatch;
+using namespace actionlearn;
+using namespace stip;
 
 int fail(const std::string& why) {
   std::fprintf(stderr, "cvis-action: %s\n", why.c_str());
