@@ -7,7 +7,9 @@
  * frames (a block starts every block-frames - overlap frames), and each block is matched exactly
  * (dynamic programming over the hypergraph of point triples) against every model of a dictionary
  * made by `cvis-action train`. The nearest model, by its distance per model node, names the
- * block's action.
+ * block's action; with a ridge dictionary (`cvis-action train --classifier ridge`) the tool's
+ * ridge classifier over the distances to every model, averaged over the block and the two before
+ * it, names it (and the model is the nearest of that class).
  *
  * [1] O. Celiktutan, C. Wolf, B. Sankur, E. Lombardi, "Fast exact hyper-graph matching with
  *     dynamic programming for spatio-temporal data", J. Math. Imaging Vis. 2015.
@@ -20,7 +22,7 @@
  * "model-id", "score", "distance"), and an element message "cvis-action" with the meta's fields
  * and "running-time", "x", "y", "width", "height" (for `gst-launch-1.0 -m`). The score is the
  * margin to the nearest model of another class, (d_other - d) / d_other: 0 is a tie, 1 an
- * unopposed match.
+ * unopposed match (ridge dictionaries: half the difference of the two best class scores).
  *
  * Timing: a frame's points are final `lag` frames after it (the detector's temporal support, the
  * descriptors' cells ahead: 6 frames with the defaults), so frames leave `lag` frames late; the
@@ -84,8 +86,9 @@ gst_cuda_action_match_start (GstBaseTransform * trans)
             location.c_str (), s.message ().c_str ()), ("%s", s.to_string ().c_str ()));
     return FALSE;
   }
-  GST_INFO_OBJECT (self, "dictionary %s: %zu models of dimension %d", location.c_str (),
-      st.dict.models.size (), st.dict.dim);
+  GST_INFO_OBJECT (self, "dictionary %s: %zu models of dimension %d, %s", location.c_str (),
+      st.dict.models.size (), st.dict.dim, st.dict.has_ridge ()? "ridge classifier" :
+      "nearest model");
   return GST_BASE_TRANSFORM_CLASS (gst_cuda_action_match_parent_class)->start (trans);
 }
 
