@@ -141,4 +141,84 @@ TEST_F(ActionMatchRidge, BlocksEqualTheToolsRidgeClassifier) {
   EXPECT_EQ(got[2].label, d.classes[al::ridge_class(d.ridge, mean_of(b, 0, 3))]);
 }
 
+// The ridge classifier weighs all-dummy optima too (the tool does), so a class none of whose models
+// matches a scene point still names the block: "walking" models are "boxing" models with negated
+// descriptors (every node then costs more than the dummy), and a classifier whose bias alone picks
+// walking (constant features) must report walking, with its nearest model and no points, not "no
+// action". Every block also matches some boxing model, so it is no block without evidence.
+TEST_F(ActionMatchRidge, ClassWithoutMatchesStillNamesTheBlock) {
+  const stip::FrontEndParams fp;
+  al::Dictionary d;
+  al::describe(fp, &d);
+  d.params.dummy_cost = 0.6;
+  const std::vector<Gray> frames = clip(1, 0, 100, 11);
+  al::ClipPoints cp = points(frames, fp);
+  cp.frames = static_cast<int>(frames.size());
+  for (am::Model& m : al::cut_models(cp, al::LearnParams(), 2)) {
+    m.label = "boxing";
+    d.models.push_back(std::move(m));
+  }
+  const size_t B = d.models.size();
+  ASSERT_GE(B, 1u);
+  for (size_t k = 0; k < B; ++k) {
+    am::Model m = d.models[k];
+    for (float& v : m.graph.desc)
+      v = -v;
+    m.label = "walking";
+    d.models.push_back(std::move(m));
+  }
+  const size_t M = d.models.size();
+  d.classes = {"boxing", "walking"};
+  al::RidgeClassifier& r = d.ridge;
+  r.classes = 2;
+  for (size_t m = 0; m < M; ++m) {
+    r.cands.push_back(static_cast<int>(m));
+    r.fill.push_back(1.0);
+    r.mean.push_back(0.0);
+    r.inv_sd.push_back(0.0); // constant features: the bias decides
+    r.weights.insert(r.weights.end(), {0.0, 0.0});
+  }
+  r.bias = {0.0, 1.0};
+  d.ridge_alpha = 1.0;
+  d.prototypes = {0};
+  cvis::Status st;
+  auto matcher = am::make_matcher(cvis::Backend::kCpu, &st);
+  ASSERT_TRUE(matcher && matcher->configure(d.params, d.models).ok());
+  std::vector<std::vector<bool>> matched;
+  const auto b = block_distances(*matcher, cp, d.models, &matched);
+  ASSERT_EQ(b.size(), 3u);
+  for (size_t k = 0; k < b.size(); ++k) {
+    bool boxing = false;
+    for (size_t m = 0; m < M; ++m) {
+      if (m < B)
+        boxing = boxing || matched[k][m];
+      else
+        ASSERT_FALSE(matched[k][m]) << "block " << k << ": walking model " << m << " matched";
+    }
+    ASSERT_TRUE(boxing) << "block " << k << ": no boxing model matched";
+  }
+  const std::string path =
+      std::string(g_get_tmp_dir()) + "/cvis-test-ridge-dummy-" + std::to_string(getpid()) + ".cvad";
+  ASSERT_TRUE(al::save_dictionary(path, d).ok());
+  GstHarness* hs =
+      gst_harness_new_parse(("cudaactionmatch backend=cpu model-location=" + path).c_str());
+  gst_harness_set_caps_str(hs, caps(GST_VIDEO_FORMAT_GRAY8).c_str(),
+                           caps(GST_VIDEO_FORMAT_GRAY8).c_str());
+  const std::vector<Got> got = run(hs, frames, true);
+  gst_harness_teardown(hs);
+  std::remove(path.c_str());
+  ASSERT_EQ(got.size(), 3u) << "a block reported no action";
+  for (size_t k = 0; k < got.size(); ++k) {
+    SCOPED_TRACE("block " + std::to_string(k));
+    int model = -1; // the nearest walking model (all of them all-dummy)
+    for (size_t m = B; m < M; ++m)
+      if (model < 0 || b[k][m] < b[k][model])
+        model = static_cast<int>(m);
+    EXPECT_EQ(got[k].label, "walking");
+    EXPECT_EQ(got[k].info.model_id, model);
+    EXPECT_TRUE(got[k].pts.empty());
+    EXPECT_EQ(got[k].info.score, 0.5); // half the bias difference, exactly
+  }
+}
+
 } // namespace
