@@ -9,30 +9,49 @@
 #include <string>
 #include <vector>
 
+#include "actionlearn_ridge.hpp"
 #include "actionmatch.hpp"
 #include "stip.hpp"
 
-namespace cvis::actionmatch {
+namespace cvis::actionlearn {
 
 // A dictionary: the models to recognise and the parameters they were made for.
 struct Dictionary {
-  int dim = kPaperDescriptorDim;
-  Params params;
-  std::vector<Model> models;
+  int dim = actionmatch::kPaperDescriptorDim;
+  actionmatch::Params params;
+  std::vector<actionmatch::Model> models;
   // The descriptors' flow histogram and its speed split (pixels/frame; 0 with kPaper).
-  FlowHistogram flow = FlowHistogram::kPaper;
+  stip::FlowHistogram flow = stip::FlowHistogram::kPaper;
   double speed_split = 0;
+  // The ridge classifier over the distances to every model (version 3; actionlearn_ridge.hpp):
+  // ridge.classes == 0 without one (the nearest model decides). With one, the models are every
+  // training candidate, ridge.cands is 0..models-1, `classes` names the classes in the order of
+  // the weights, `ridge_distance` is the distance its features were computed with, and
+  // `prototypes` lists the models the nearest-prototype rule would use (sorted, not empty).
+  RidgeClassifier ridge;
+  std::vector<std::string> classes;
+  actionmatch::Distance ridge_distance = actionmatch::Distance::kAppearance;
+  double ridge_alpha = 0; // the strength it was trained with (for inspection)
+  std::vector<int> prototypes;
+
+  bool has_ridge() const { return ridge.classes > 0; }
 };
 // Every model valid and of dimension `dim`, params valid; with FlowHistogram::kSpeed, dim
-// kSpeedDescriptorDim and speed_split in kMinSpeedSplit..kMaxSpeedSplit, with kPaper speed_split 0.
+// kSpeedDescriptorDim and speed_split in kMinSpeedSplit..kMaxSpeedSplit, with kPaper speed_split 0;
+// a ridge classifier with 1..255 distinct classes naming every model's label, one feature per
+// model (cands 0..models-1), finite values, prototypes sorted and in range.
 Status validate(const Dictionary& d);
 // The flow histogram fields alone (flow, speed_split, and dim against them).
 Status validate_descriptor_kind(const Dictionary& d);
 
 // The binary dictionary file (FORMAT.md): little-endian, CRC-32 protected. Version 2 adds the flow
-// histogram to the header; the writer writes version 1 when the flow histogram is the paper's (so
-// older builds read those files), the reader reads both.
-inline constexpr uint32_t kDictionaryVersion = 2;
+// histogram to the header, version 3 the ridge classifier after the models. The writer writes the
+// lowest version that holds the content (1: the paper's flow histogram and no classifier; 2: the
+// speed split; 3: a ridge classifier), so older builds read what they can use; the reader reads
+// all three (a version 1 or 2 file is a nearest-prototype dictionary).
+inline constexpr uint32_t kDictionaryVersion = 3;
+// The version serialize_dictionary() writes for `d`.
+uint32_t dictionary_version(const Dictionary& d);
 // Serialises a valid dictionary. Errors: those of validate().
 Status serialize_dictionary(const Dictionary& d, std::vector<uint8_t>* out);
 // Parses and validates a whole file image. On error *out is left empty and the message names what
@@ -47,12 +66,12 @@ Status load_dictionary(const std::string& path, Dictionary* out);
 // "frame x y d_0 .. d_{N-1}" sorted by frame, "block" lines separating scene blocks, '#' comments.
 // Errors: kInvalidArgument with the line number ("line 7: ..."), kIoError; file versions prefix
 // the path. The writer prints floats with 9 significant digits (exact round trip).
-Status parse_scene_text(const std::string& text, std::vector<Graph>* blocks);
-Status load_scene_file(const std::string& path, std::vector<Graph>* blocks);
-Status save_scene_file(const std::string& path, const std::vector<Graph>& blocks);
+Status parse_scene_text(const std::string& text, std::vector<actionmatch::Graph>* blocks);
+Status load_scene_file(const std::string& path, std::vector<actionmatch::Graph>* blocks);
+Status save_scene_file(const std::string& path, const std::vector<actionmatch::Graph>& blocks);
 
 // The flow histogram fields of a dictionary made with these front-end parameters (dim, flow;
 // speed_split 0 for kPaper).
-void describe(const FrontEndParams& p, Dictionary* d);
+void describe(const stip::FrontEndParams& p, Dictionary* d);
 
-} // namespace cvis::actionmatch
+} // namespace cvis::actionlearn

@@ -1,13 +1,21 @@
-// The binary dictionary file, versions 1 and 2 (FORMAT.md): writer, and a reader that checks every field
-// before it uses it, so a truncated, corrupt or foreign file is an error naming what is wrong.
+// The binary dictionary file, versions 1 to 3 (FORMAT.md): writer, and a reader that checks every
+// field before it uses it, so a truncated, corrupt or foreign file is an error naming what is
+// wrong.
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <string>
 
 #include "actionlearn.hpp"
+#include "actionlearn_dict_ridge.hpp"
+#include "actionlearn_io.hpp"
 
-namespace cvis::actionmatch {
+namespace cvis::actionlearn {
+
+using namespace actionmatch;
+using namespace stip;
+using io::Reader;
+using io::Writer;
 
 namespace {
 
@@ -44,82 +52,6 @@ uint32_t file_crc(const uint8_t* data, size_t size) {
   crc = crc32_update(crc, data + kCrcOffset + 4, size - kCrcOffset - 4);
   return crc ^ 0xFFFFFFFFu;
 }
-
-class Writer {
-public:
-  explicit Writer(std::vector<uint8_t>* out) : out_(out) {}
-  void u32(uint32_t v) {
-    for (int i = 0; i < 4; ++i)
-      out_->push_back(static_cast<uint8_t>(v >> (8 * i)));
-  }
-  void u64(uint64_t v) {
-    for (int i = 0; i < 8; ++i)
-      out_->push_back(static_cast<uint8_t>(v >> (8 * i)));
-  }
-  void f32(float v) {
-    uint32_t b;
-    std::memcpy(&b, &v, 4);
-    u32(b);
-  }
-  void f64(double v) {
-    uint64_t b;
-    std::memcpy(&b, &v, 8);
-    u64(b);
-  }
-  void bytes(const std::string& s) { out_->insert(out_->end(), s.begin(), s.end()); }
-
-private:
-  std::vector<uint8_t>* out_;
-};
-
-class Reader {
-public:
-  Reader(const uint8_t* p, size_t n) : p_(p), n_(n) {}
-  size_t pos() const { return pos_; }
-  size_t left() const { return n_ - pos_; }
-  // A truncation error for `what` when fewer than `k` bytes are left.
-  Status need(size_t k, const std::string& what) const {
-    if (k <= left())
-      return Status::Ok();
-    return io_error("truncated: " + what + " needs " + std::to_string(k) + " bytes at offset " +
-                    std::to_string(pos_) + ", " + std::to_string(left()) + " left");
-  }
-  uint32_t u32() {
-    uint32_t v = 0;
-    for (int i = 0; i < 4; ++i)
-      v |= static_cast<uint32_t>(p_[pos_ + i]) << (8 * i);
-    pos_ += 4;
-    return v;
-  }
-  uint64_t u64() {
-    uint64_t v = 0;
-    for (int i = 0; i < 8; ++i)
-      v |= static_cast<uint64_t>(p_[pos_ + i]) << (8 * i);
-    pos_ += 8;
-    return v;
-  }
-  float f32() {
-    const uint32_t b = u32();
-    float v;
-    std::memcpy(&v, &b, 4);
-    return v;
-  }
-  double f64() {
-    const uint64_t b = u64();
-    double v;
-    std::memcpy(&v, &b, 8);
-    return v;
-  }
-  std::string str(size_t k) {
-    std::string s(reinterpret_cast<const char*>(p_ + pos_), k);
-    pos_ += k;
-    return s;
-  }
-
-private:
-  const uint8_t* p_;
-  size_t n_, pos_ = 0;
-};
 
 Status parse_model(Reader* rd, int index, int dim, Model* m) {
   const std::string who = "model " + std::to_string(index);
@@ -178,7 +110,7 @@ Status parse(const uint8_t* data, size_t size, Dictionary* out) {
     return io_error("unsupported dictionary version " + std::to_string(version) +
                     " (this build reads versions 1.." + std::to_string(kDictionaryVersion) + ")");
   }
-  const size_t header_expected = version == 1 ? kHeaderBytes : kHeaderBytesV2;
+  const size_t header_expected = version == 1 ? kHeaderBytes : kHeaderBytesV2; // v3: as v2
   if (size < header_expected) {
     return io_error("truncated header: " + std::to_string(size) + " of " +
                     std::to_string(header_expected) + " bytes");
@@ -254,9 +186,12 @@ Status parse(const uint8_t* data, size_t size, Dictionary* out) {
   for (uint32_t i = 0; i < models; ++i) {
     CVIS_RETURN_IF_ERROR(parse_model(&rd, static_cast<int>(i), d.dim, &d.models[i]));
   }
+  if (version >= 3)
+    CVIS_RETURN_IF_ERROR(detail::parse_ridge(&rd, &d));
   if (rd.left() != 0) {
-    return io_error(std::to_string(rd.left()) + " bytes after the last model (of " +
-                    std::to_string(models) + ")");
+    return io_error(
+        std::to_string(rd.left()) + " bytes after the last " +
+        (version >= 3 ? std::string("section") : "model (of " + std::to_string(models) + ")"));
   }
   const uint32_t computed = file_crc(data, size);
   if (computed != crc) {
@@ -316,7 +251,13 @@ Status validate(const Dictionary& d) {
                               " differs from the dictionary's " + std::to_string(d.dim));
     }
   }
-  return Status::Ok();
+  return detail::validate_ridge(d);
+}
+
+uint32_t dictionary_version(const Dictionary& d) {
+  if (d.has_ridge())
+    return 3;
+  return d.flow == FlowHistogram::kPaper ? 1 : 2;
 }
 
 void describe(const FrontEndParams& p, Dictionary* d) {
@@ -328,11 +269,13 @@ void describe(const FrontEndParams& p, Dictionary* d) {
 Status serialize_dictionary(const Dictionary& d, std::vector<uint8_t>* out) {
   CVIS_RETURN_IF_ERROR(validate(d));
   std::vector<uint8_t> buf;
+  buf.reserve(4096);
   Writer w(&buf);
-  buf.insert(buf.end(), kMagic, kMagic + 8);
-  // Version 1 where it says everything (the paper's flow histogram): older builds read those.
-  const bool v1 = d.flow == FlowHistogram::kPaper;
-  w.u32(v1 ? 1u : 2u);
+  w.bytes(std::string(kMagic, sizeof kMagic));
+  // The lowest version that says everything: older builds read those files.
+  const uint32_t version = dictionary_version(d);
+  const bool v1 = version == 1;
+  w.u32(version);
   w.u32(static_cast<uint32_t>(v1 ? kHeaderBytes : kHeaderBytesV2));
   w.u64(0); // file size, set below
   w.u32(0); // checksum, set below
@@ -365,6 +308,8 @@ Status serialize_dictionary(const Dictionary& d, std::vector<uint8_t>* out) {
     for (float v : g.desc)
       w.f32(v);
   }
+  if (d.has_ridge())
+    detail::write_ridge(d, &w);
   const uint64_t size = buf.size();
   for (int i = 0; i < 8; ++i)
     buf[16 + i] = static_cast<uint8_t>(size >> (8 * i));
@@ -421,4 +366,4 @@ Status load_dictionary(const std::string& path, Dictionary* out) {
   return Status::Ok();
 }
 
-} // namespace cvis::actionmatch
+} // namespace cvis::actionlearn

@@ -6,7 +6,10 @@
 #include <cmath>
 #include <limits>
 
-namespace cvis::actionmatch {
+namespace cvis::actionlearn {
+
+using namespace actionmatch;
+using namespace stip;
 
 void append_points(const std::vector<FramePoints>& frames, ClipPoints* clip) {
   if (!frames.empty())
@@ -297,4 +300,4 @@ std::vector<int> select_prototypes(const std::vector<std::vector<double>>& D,
   return set;
 }
 
-} // namespace cvis::actionmatch
+} // namespace cvis::actionlearn

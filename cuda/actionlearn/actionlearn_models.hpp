@@ -11,7 +11,7 @@
 
 #include "actionlearn.hpp"
 
-namespace cvis::actionmatch {
+namespace cvis::actionlearn {
 
 // The interest points of a whole clip: a scene graph (sorted by frame) with each node's detector
 // response, and the labels of the clip.
@@ -21,13 +21,13 @@ struct ClipPoints {
   int subject = 0;    // person number
   int scenario = 0;   // d number
   int frames = 0;     // frames in the clip
-  Graph graph;        // all points (the front end's descriptor_dim())
+  actionmatch::Graph graph; // all points (the front end's descriptor_dim())
   std::vector<float> response;
 };
 
 // Appends the points of final frames (FrontEnd output) to a clip; the clip's graph takes the
 // frames' descriptor dimension.
-void append_points(const std::vector<FramePoints>& frames, ClipPoints* clip);
+void append_points(const std::vector<stip::FramePoints>& frames, ClipPoints* clip);
 
 // Model-making and block parameters.
 struct LearnParams {
@@ -42,15 +42,16 @@ struct LearnParams {
 // Model windows of a clip: the `count` windows of `model_frames` frames with the highest summed
 // best-point response, not overlapping by more than half, each giving one node (the most salient
 // point) per frame that has points. Windows with fewer than min_model_nodes nodes are skipped.
-std::vector<Model> cut_models(const ClipPoints& clip, const LearnParams& lp, int count);
+std::vector<actionmatch::Model> cut_models(const ClipPoints& clip, const LearnParams& lp,
+                                           int count);
 
 // Scene blocks of a clip: frames [s, s + block_frames) for s = 0, step, 2 step, ... (the last block
 // ends at the clip's end; a clip shorter than a block is one block).
-std::vector<Graph> cut_blocks(const ClipPoints& clip, const LearnParams& lp);
+std::vector<actionmatch::Graph> cut_blocks(const ClipPoints& clip, const LearnParams& lp);
 
 // The distance used for classification: distance(result, d) divided by the model's node count (so
 // that models of different lengths compare), +infinity when infeasible.
-double node_distance(const MatchResult& r, Distance d, int model_nodes);
+double node_distance(const actionmatch::MatchResult& r, actionmatch::Distance d, int model_nodes);
 
 // Nearest prototype (Sect. 4): the class of the allowed candidate with the smallest distance
 // (ties: the lower candidate index); -1 when none is allowed or all are infinite.
@@ -88,4 +89,4 @@ std::vector<int> select_prototypes(const std::vector<std::vector<double>>& clip_
                                    const std::vector<int>& cand_subject, int classes,
                                    int per_class);
 
-} // namespace cvis::actionmatch
+} // namespace cvis::actionlearn

@@ -8,7 +8,10 @@
 #include "stip_internal.hpp"
 #include "actionlearn_models.hpp"
 
-namespace cvis::actionmatch {
+namespace cvis::actionlearn {
+
+using namespace actionmatch;
+using namespace stip;
 
 Status validate(const RecogniserParams& p) {
   CVIS_RETURN_IF_ERROR(validate(p.frontend));
@@ -20,6 +23,9 @@ Status validate(const RecogniserParams& p) {
                             std::to_string(p.block_frames - 1) + " (block-frames - 1)");
   if (p.min_nodes < 1 || p.min_nodes > kMaxSceneNodes)
     return invalid_argument("min-nodes out of range");
+  if (p.ridge_blocks < 1 || p.ridge_blocks > 1000)
+    return invalid_argument("ridge-blocks " + std::to_string(p.ridge_blocks) +
+                            " out of range 1..1000");
   CVIS_RETURN_IF_ERROR(validate(p.matcher_options));
   if (static_cast<int64_t>(p.block_frames) * p.frontend.max_points > kMaxSceneNodes)
     return invalid_argument("block-frames " + std::to_string(p.block_frames) + " x max-points " +
@@ -46,6 +52,10 @@ Status Recogniser::configure(Backend frontend_backend, Backend matcher_backend, 
   if (dict.dim != made.dim)
     return invalid_argument("dictionary: descriptors of dimension " + std::to_string(dict.dim) +
                             ", the front end computes " + std::to_string(made.dim));
+  if (dict.has_ridge() && dict.ridge_distance != p.distance)
+    return invalid_argument(std::string("dictionary: ridge classifier of the ") +
+                            distance_name(dict.ridge_distance) + " distance, the recogniser uses " +
+                            distance_name(p.distance));
   Status st;
   if (!fe_ || fe_backend_ != frontend_backend) {
     fe_ = make_frontend(frontend_backend, &st);
@@ -73,7 +83,7 @@ Status Recogniser::configure(Backend frontend_backend, Backend matcher_backend, 
 int Recogniser::lag() const { return fe_ ? fe_->lag() : lag_of(p_); }
 
 int Recogniser::lag_of(const RecogniserParams& p) {
-  return detail::frontend_geometry(p.frontend).lag;
+  return stip::detail::frontend_geometry(p.frontend).lag;
 }
 
 void Recogniser::reset() {
@@ -83,6 +93,7 @@ void Recogniser::reset() {
   final_ = 0;
   next_start_ = 0;
   last_end_ = -1;
+  ridge_history_.clear();
 }
 
 Status Recogniser::push(const ImageView& frame, StreamHandle stream,
@@ -160,30 +171,28 @@ Status Recogniser::block(int64_t first, int64_t end, bool complete, StreamHandle
   CVIS_RETURN_IF_ERROR(matcher_->match(&g, 1, &results_, nullptr, stream));
   const int M = static_cast<int>(dict_.models.size());
   std::vector<double> d(M);
-  int best = -1;
-  for (int m = 0; m < M; ++m) {
+  for (int m = 0; m < M; ++m)
     d[m] = node_distance(results_[m], p_.distance, dict_.models[m].graph.size());
-    if (std::isfinite(d[m]) && (best < 0 || d[m] < d[best]))
-      best = m;
-  }
+  double score = 0;
+  int best = choose(d, &score);
   // An optimum that assigns every model node the dummy is no evidence of any class (all models
-  // then cost the same per node): no action.
-  if (best >= 0 && results_[best].dummies >= static_cast<int>(results_[best].assignment.size()))
+  // then cost the same per node): no action. The ridge classifier weighs every model's distance,
+  // all-dummy ones too (as the tool's does), so only a block that matched no model at all is none.
+  bool any_matched = false;
+  for (int m = 0; m < M && !any_matched; ++m)
+    any_matched = matched_any(results_[m]);
+  if (best >= 0 && (dict_.has_ridge() ? !any_matched : !matched_any(results_[best])))
     best = -1;
   if (best >= 0) {
     const Model& bm = dict_.models[best];
     const MatchResult& res = results_[best];
-    double other = std::numeric_limits<double>::infinity();
-    for (int m = 0; m < M; ++m)
-      if (dict_.models[m].label != bm.label)
-        other = std::min(other, d[m]);
     r.model = best;
     r.label = bm.label;
     r.distance = d[best];
     r.energy = res.energy();
     r.appearance = res.appearance();
     r.dummies = res.dummies;
-    r.score = !std::isfinite(other) ? 1.0 : other > 0 ? (other - d[best]) / other : 0.0;
+    r.score = score;
     for (int32_t n : res.assignment)
       if (n >= 0)
         r.points.push_back(MatchedPoint{node_frame[n], g.x[n], g.y[n]});
@@ -192,4 +201,54 @@ Status Recogniser::block(int64_t first, int64_t end, bool complete, StreamHandle
   return Status::Ok();
 }
 
-} // namespace cvis::actionmatch
+bool Recogniser::matched_any(const MatchResult& r) {
+  return r.dummies < static_cast<int>(r.assignment.size());
+}
+
+int Recogniser::choose(const std::vector<double>& d, double* score) {
+  const int M = static_cast<int>(d.size());
+  if (!dict_.has_ridge()) {
+    int best = -1;
+    for (int m = 0; m < M; ++m)
+      if (std::isfinite(d[m]) && (best < 0 || d[m] < d[best]))
+        best = m;
+    if (best < 0)
+      return -1;
+    double other = std::numeric_limits<double>::infinity();
+    for (int m = 0; m < M; ++m)
+      if (dict_.models[m].label != dict_.models[best].label)
+        other = std::min(other, d[m]);
+    *score = !std::isfinite(other) ? 1.0 : other > 0 ? (other - d[best]) / other : 0.0;
+    return best;
+  }
+  // The mean over the window in block order, as the tool's clip distance (sum, then divide; an
+  // infinite distance stays infinite and the classifier takes its fill value).
+  ridge_history_.push_back(d);
+  while (static_cast<int>(ridge_history_.size()) > p_.ridge_blocks)
+    ridge_history_.pop_front();
+  std::vector<double> mean(M, 0.0);
+  for (const std::vector<double>& h : ridge_history_)
+    for (int m = 0; m < M; ++m)
+      mean[m] += h[m];
+  for (int m = 0; m < M; ++m)
+    mean[m] /= static_cast<double>(ridge_history_.size());
+  std::vector<double> s;
+  const int q = ridge_class(dict_.ridge, mean, &s);
+  if (q < 0)
+    return -1;
+  double second = -std::numeric_limits<double>::infinity();
+  for (int k = 0; k < static_cast<int>(s.size()); ++k)
+    if (k != q)
+      second = std::max(second, s[k]);
+  *score = std::isfinite(second) ? std::min(1.0, 0.5 * (s[q] - second)) : 1.0;
+  // The nearest model of that class among those matching a scene point, else the nearest of all.
+  int best = -1;
+  for (int pass = 0; pass < 2 && best < 0; ++pass)
+    for (int m = 0; m < M; ++m)
+      if (dict_.models[m].label == dict_.classes[q] && std::isfinite(d[m]) &&
+          (pass == 1 || matched_any(results_[m])) && (best < 0 || d[m] < d[best]))
+        best = m;
+  return best;
+}
+
+} // namespace cvis::actionlearn

@@ -6,7 +6,7 @@
 #include <cmath>
 #include <limits>
 
-namespace cvis::actionmatch {
+namespace cvis::actionlearn {
 
 namespace {
 
@@ -220,4 +220,4 @@ double choose_ridge_alpha(const std::vector<std::vector<double>>& clip_dist,
   return alphas[best];
 }
 
-} // namespace cvis::actionmatch
+} // namespace cvis::actionlearn

@@ -9,7 +9,7 @@
 
 #include <vector>
 
-namespace cvis::actionmatch {
+namespace cvis::actionlearn {
 
 struct RidgeClassifier {
   int classes = 0;
@@ -46,4 +46,4 @@ double choose_ridge_alpha(const std::vector<std::vector<double>>& clip_dist,
                           const std::vector<int>& cand_subject, int classes,
                           const std::vector<double>& alphas, int groups);
 
-} // namespace cvis::actionmatch
+} // namespace cvis::actionlearn

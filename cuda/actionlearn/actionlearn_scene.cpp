@@ -10,7 +10,10 @@
 
 #include "actionlearn.hpp"
 
-namespace cvis::actionmatch {
+namespace cvis::actionlearn {
+
+using namespace actionmatch;
+using namespace stip;
 
 namespace {
 
@@ -169,4 +172,4 @@ Status save_scene_file(const std::string& path, const std::vector<Graph>& blocks
   return Status::Ok();
 }
 
-} // namespace cvis::actionmatch
+} // namespace cvis::actionlearn

@@ -5,7 +5,7 @@
 
 #include "stip_internal.hpp"
 
-namespace cvis::actionmatch {
+namespace cvis::stip {
 
 int FrontEndParams::temporal_radius() const { return static_cast<int>(std::ceil(2.0 * tau)); }
 
@@ -67,7 +67,8 @@ Status validate(const FrontEndParams& p) {
 }
 
 int descriptor_dim(const FrontEndParams& p) {
-  return p.flow_histogram == FlowHistogram::kSpeed ? kSpeedDescriptorDim : kPaperDescriptorDim;
+  return p.flow_histogram == FlowHistogram::kSpeed ? kSpeedDescriptorDim
+                                                   : actionmatch::kPaperDescriptorDim;
 }
 
 const char* flow_histogram_name(FlowHistogram h) {
@@ -211,4 +212,4 @@ void pyramid_sizes(int width, int height, int levels, int* w, int* h) {
 
 } // namespace detail
 
-} // namespace cvis::actionmatch
+} // namespace cvis::stip

@@ -31,7 +31,7 @@
 #include "common/image.hpp"
 #include "common/status.hpp"
 
-namespace cvis::actionmatch {
+namespace cvis::stip {
 
 // HoG (72) + speed-split HoF (18 cells x 9 bins = 162): FlowHistogram::kSpeed.
 inline constexpr int kSpeedDescriptorDim = 234;
@@ -114,7 +114,7 @@ struct InterestPoint {
 // The points of one frame, strongest first, with their descriptors (`dim` values each).
 struct FramePoints {
   int64_t frame = 0;
-  int dim = kPaperDescriptorDim; // descriptor_dim() of the front end's parameters
+  int dim = actionmatch::kPaperDescriptorDim; // descriptor_dim() of the front end's parameters
   std::vector<InterestPoint> points;
   std::vector<float> desc; // points.size() * dim
 };
@@ -160,4 +160,4 @@ void gabor_taps(const FrontEndParams& p, std::vector<float>* even, std::vector<f
 void harris_taps(const FrontEndParams& p, std::vector<float>* smooth, std::vector<float>* deriv,
                  std::vector<float>* space, std::vector<float>* time);
 
-} // namespace cvis::actionmatch
+} // namespace cvis::stip

@@ -9,7 +9,7 @@
 #include "stip_ops.hpp"
 #include "stip_ref.hpp"
 
-namespace cvis::actionmatch {
+namespace cvis::stip {
 namespace detail {
 
 namespace {
@@ -139,4 +139,4 @@ private:
 std::unique_ptr<FrontEnd> make_cpu_frontend() { return std::make_unique<CpuFrontEnd>(); }
 
 } // namespace detail
-} // namespace cvis::actionmatch
+} // namespace cvis::stip

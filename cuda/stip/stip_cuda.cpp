@@ -14,7 +14,7 @@
 #include "common/cuda/device_buffer.hpp"
 #include "common/cuda/upload.hpp"
 
-namespace cvis::actionmatch::detail {
+namespace cvis::stip::detail {
 
 namespace {
 
@@ -348,4 +348,4 @@ private:
 
 std::unique_ptr<FrontEnd> make_cuda_frontend() { return std::make_unique<CudaFrontEnd>(); }
 
-} // namespace cvis::actionmatch::detail
+} // namespace cvis::stip::detail

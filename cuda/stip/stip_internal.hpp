@@ -5,7 +5,7 @@
 
 #include "stip.hpp"
 
-namespace cvis::actionmatch::detail {
+namespace cvis::stip::detail {
 
 // Sizes derived from the parameters, the same for both backends.
 struct FrontEndGeometry {
@@ -33,4 +33,4 @@ void pyramid_sizes(int width, int height, int levels, int* w, int* h);
 std::unique_ptr<FrontEnd> make_cpu_frontend();
 std::unique_ptr<FrontEnd> make_cuda_frontend();
 
-} // namespace cvis::actionmatch::detail
+} // namespace cvis::stip::detail

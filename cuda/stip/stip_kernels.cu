@@ -14,7 +14,7 @@
 #include "common/cuda/tiles.hpp"
 #include "common/cuda/preload.hpp"
 
-namespace cvis::actionmatch::kernels {
+namespace cvis::stip::kernels {
 
 namespace {
 
@@ -296,4 +296,4 @@ Status launch_votes(const float* S, const float* u, const float* v, int w, int h
   return Status::Ok();
 }
 
-} // namespace cvis::actionmatch::kernels
+} // namespace cvis::stip::kernels

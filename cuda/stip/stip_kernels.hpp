@@ -13,7 +13,7 @@
 
 #include "common/status.hpp"
 
-namespace cvis::actionmatch::kernels {
+namespace cvis::stip::kernels {
 
 // Longest filters: the Gaussian of sigma 8 (2 ceil(24) + 1 taps), the Gabor pair of tau 8
 // (2 ceil(16) + 1 taps).
@@ -139,4 +139,4 @@ struct DescArgs {
 };
 Status launch_descriptors(const DescArgs& a, FrameResult* out, cudaStream_t stream);
 
-} // namespace cvis::actionmatch::kernels
+} // namespace cvis::stip::kernels

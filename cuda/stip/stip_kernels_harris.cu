@@ -8,7 +8,7 @@
 #include "common/cuda/tiles.hpp"
 #include "common/cuda/preload.hpp"
 
-namespace cvis::actionmatch::kernels {
+namespace cvis::stip::kernels {
 
 namespace {
 
@@ -97,4 +97,4 @@ Status launch_harris_response(const HarrisSum& a, int w, int h, float* R, cudaSt
   return Status::Ok();
 }
 
-} // namespace cvis::actionmatch::kernels
+} // namespace cvis::stip::kernels

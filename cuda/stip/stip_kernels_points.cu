@@ -11,7 +11,7 @@
 #include "common/cuda/tiles.hpp"
 #include "common/cuda/preload.hpp"
 
-namespace cvis::actionmatch::kernels {
+namespace cvis::stip::kernels {
 
 namespace {
 
@@ -201,4 +201,4 @@ Status launch_descriptors(const DescArgs& a, FrameResult* out, cudaStream_t stre
   return Status::Ok();
 }
 
-} // namespace cvis::actionmatch::kernels
+} // namespace cvis::stip::kernels

@@ -9,7 +9,7 @@
 
 #include "common/hd.hpp"
 
-namespace cvis::actionmatch::fe {
+namespace cvis::stip::fe {
 
 CVIS_HD int clampi(int v, int lo, int hi) { return v < lo ? lo : (v > hi ? hi : v); }
 
@@ -135,4 +135,4 @@ CVIS_HD bool point_before(float ra, int ya, int xa, float rb, int yb, int xb) {
   return xa < xb;
 }
 
-} // namespace cvis::actionmatch::fe
+} // namespace cvis::stip::fe

@@ -6,7 +6,7 @@
 
 #include "stip_ops.hpp"
 
-namespace cvis::actionmatch::detail::ref {
+namespace cvis::stip::detail::ref {
 
 using fe::clampi;
 
@@ -252,4 +252,4 @@ void descriptor(const std::vector<Votes>& ring, const FrontEndGeometry& g, int64
   }
 }
 
-} // namespace cvis::actionmatch::detail::ref
+} // namespace cvis::stip::detail::ref

@@ -8,7 +8,7 @@
 #include "stip.hpp"
 #include "stip_internal.hpp"
 
-namespace cvis::actionmatch::detail::ref {
+namespace cvis::stip::detail::ref {
 
 // A float image, rows packed (pitch = width).
 struct Image {
@@ -72,4 +72,4 @@ void select_points(const Image* prev, const Image& cur, const Image* next,
 void descriptor(const std::vector<Votes>& ring, const FrontEndGeometry& g, int64_t f, int x, int y,
                 int64_t first, int64_t last, float* out);
 
-} // namespace cvis::actionmatch::detail::ref
+} // namespace cvis::stip::detail::ref

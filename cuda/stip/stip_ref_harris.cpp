@@ -4,7 +4,7 @@
 #include "stip_ops.hpp"
 #include "stip_ref.hpp"
 
-namespace cvis::actionmatch::detail::ref {
+namespace cvis::stip::detail::ref {
 
 using fe::clampi;
 
@@ -59,4 +59,4 @@ void harris_response(const std::vector<Products>& ring, int64_t m, const std::ve
   }
 }
 
-} // namespace cvis::actionmatch::detail::ref
+} // namespace cvis::stip::detail::ref

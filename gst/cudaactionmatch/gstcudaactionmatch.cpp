@@ -7,7 +7,9 @@
  * frames (a block starts every block-frames - overlap frames), and each block is matched exactly
  * (dynamic programming over the hypergraph of point triples) against every model of a dictionary
  * made by `cvis-action train`. The nearest model, by its distance per model node, names the
- * block's action.
+ * block's action; with a ridge dictionary (`cvis-action train --classifier ridge`) the tool's
+ * ridge classifier over the distances to every model, averaged over the block and the two before
+ * it, names it (and the model is the nearest of that class).
  *
  * [1] O. Celiktutan, C. Wolf, B. Sankur, E. Lombardi, "Fast exact hyper-graph matching with
  *     dynamic programming for spatio-temporal data", J. Math. Imaging Vis. 2015.
@@ -20,7 +22,7 @@
  * "model-id", "score", "distance"), and an element message "cvis-action" with the meta's fields
  * and "running-time", "x", "y", "width", "height" (for `gst-launch-1.0 -m`). The score is the
  * margin to the nearest model of another class, (d_other - d) / d_other: 0 is a tie, 1 an
- * unopposed match.
+ * unopposed match (ridge dictionaries: half the difference of the two best class scores).
  *
  * Timing: a frame's points are final `lag` frames after it (the detector's temporal support, the
  * descriptors' cells ahead: 6 frames with the defaults), so frames leave `lag` frames late; the
@@ -57,7 +59,7 @@
 GST_DEBUG_CATEGORY (gst_cuda_action_match_debug);
 #define GST_CAT_DEFAULT gst_cuda_action_match_debug
 
-namespace am = cvis::actionmatch;
+namespace al = cvis::actionlearn;
 
 G_DEFINE_TYPE (GstCudaActionMatch, gst_cuda_action_match, GST_TYPE_CVIS_TEMPORAL_FILTER);
 
@@ -72,20 +74,21 @@ gst_cuda_action_match_start (GstBaseTransform * trans)
     location = self->settings->model_location;
   }
   GstCudaActionMatchState & st = *self->state;
-  st.dict = am::Dictionary ();
+  st.dict = al::Dictionary ();
   if (location.empty ()) {
     GST_ELEMENT_ERROR (self, RESOURCE, NOT_FOUND, ("No dictionary: set model-location"),
         ("cvis-action train DIR -o FILE makes one"));
     return FALSE;
   }
-  const cvis::Status s = am::load_dictionary (location, &st.dict);
+  const cvis::Status s = al::load_dictionary (location, &st.dict);
   if (!s.ok ()) {
     GST_ELEMENT_ERROR (self, RESOURCE, READ, ("Cannot use model-location \"%s\": %s",
             location.c_str (), s.message ().c_str ()), ("%s", s.to_string ().c_str ()));
     return FALSE;
   }
-  GST_INFO_OBJECT (self, "dictionary %s: %zu models of dimension %d", location.c_str (),
-      st.dict.models.size (), st.dict.dim);
+  GST_INFO_OBJECT (self, "dictionary %s: %zu models of dimension %d, %s", location.c_str (),
+      st.dict.models.size (), st.dict.dim, st.dict.has_ridge ()? "ridge classifier" :
+      "nearest model");
   return GST_BASE_TRANSFORM_CLASS (gst_cuda_action_match_parent_class)->start (trans);
 }
 
@@ -110,7 +113,7 @@ gst_cuda_action_match_configure (GstCvisFilter * filter, const GstVideoInfo * in
 {
   GstCudaActionMatch *self = GST_CUDA_ACTION_MATCH (filter);
   GstCudaActionMatchState & st = *self->state;
-  am::RecogniserParams p;
+  al::RecogniserParams p;
   {
     std::lock_guard < std::mutex > lk (*self->lock);
     p = self->settings->params;
@@ -137,7 +140,7 @@ static void
 gst_cuda_action_match_release (GstCvisFilter * filter)
 {
   GstCudaActionMatchState & st = *GST_CUDA_ACTION_MATCH (filter)->state;
-  st.rec = am::Recogniser ();
+  st.rec = al::Recogniser ();
   st.configured = false;
   st.pending.clear ();
   st.stamps.clear ();
@@ -148,7 +151,7 @@ gst_cuda_action_match_get_lag (GstCvisTemporalFilter * filter)
 {
   GstCudaActionMatch *self = GST_CUDA_ACTION_MATCH (filter);
   std::lock_guard < std::mutex > lk (*self->lock);
-  return (guint) am::Recogniser::lag_of (self->settings->params);
+  return (guint) al::Recogniser::lag_of (self->settings->params);
 }
 
 /* --------------------------------------------------------------------------------------------- */

@@ -20,7 +20,7 @@ typedef enum {
 
 GType gst_cuda_action_match_distance_get_type (void);
 
-/* How the descriptors bin the optical flow (values follow cvis::actionmatch::FlowHistogram). */
+/* How the descriptors bin the optical flow (values follow cvis::stip::FlowHistogram). */
 typedef enum {
   GST_CUDA_ACTION_MATCH_FLOW_HISTOGRAM_PAPER = 0, /* 4 directions + no motion (162 values) */
   GST_CUDA_ACTION_MATCH_FLOW_HISTOGRAM_SPEED = 1, /* directions split by speed (234 values) */
@@ -28,7 +28,7 @@ typedef enum {
 
 GType gst_cuda_action_match_flow_histogram_get_type (void);
 
-/* The interest point detector (values follow cvis::actionmatch::Detector). */
+/* The interest point detector (values follow cvis::stip::Detector). */
 typedef enum {
   GST_CUDA_ACTION_MATCH_DETECTOR_PERIODIC = 0, /* Dollar et al.: Gaussian x temporal Gabor pair */
   GST_CUDA_ACTION_MATCH_DETECTOR_HARRIS = 1,   /* Laptev: space-time Harris corners */

@@ -16,6 +16,7 @@ GST_DEBUG_CATEGORY_EXTERN (gst_cuda_action_match_debug);
 #define GST_CAT_DEFAULT gst_cuda_action_match_debug
 
 namespace am = cvis::actionmatch;
+namespace al = cvis::actionlearn;
 
 cvis::Status
 gst_cuda_action_match_push (GstCvisTemporalFilter * filter, GstBuffer * inbuf,
@@ -37,7 +38,7 @@ gst_cuda_action_match_push (GstCvisTemporalFilter * filter, GstBuffer * inbuf,
   }
   st.out.clear ();
   CVIS_RETURN_IF_ERROR (st.rec.push (in, stream, &st.out));
-  for (am::BlockResult & r : st.out)
+  for (al::BlockResult & r : st.out)
     st.pending.push_back (std::move (r));
   return cvis::Status::Ok ();
 }
@@ -56,7 +57,7 @@ gst_cuda_action_match_ready (GstCvisTemporalFilter * filter, gboolean draining,
         &st.out);
     st.finished = true;
     CVIS_RETURN_IF_ERROR (s);
-    for (am::BlockResult & r : st.out)
+    for (al::BlockResult & r : st.out)
       st.pending.push_back (std::move (r));
   }
   const guint64 final_frames = st.finished ? st.pushed : (guint64) st.rec.final_frames ();
@@ -74,11 +75,11 @@ stamp_pts (const GstCudaActionMatchState & st, guint64 frame)
 
 /* The box of the matched points, widened by half a descriptor patch (1.5 cells) and clipped. */
 static void
-points_box (const GstCudaActionMatchState & st, const am::BlockResult & r, guint * x, guint * y,
+points_box (const GstCudaActionMatchState & st, const al::BlockResult & r, guint * x, guint * y,
     guint * w, guint * h)
 {
   float x0 = r.points[0].x, x1 = x0, y0 = r.points[0].y, y1 = y0;
-  for (const am::MatchedPoint & p : r.points) {
+  for (const al::MatchedPoint & p : r.points) {
     x0 = std::min (x0, p.x);
     x1 = std::max (x1, p.x);
     y0 = std::min (y0, p.y);
@@ -96,7 +97,7 @@ points_box (const GstCudaActionMatchState & st, const am::BlockResult & r, guint
 
 /* Meta, ROI and message of one recognised block, on `buf` (the block's last frame). */
 static void
-attach_result (GstCudaActionMatch * self, GstBuffer * buf, const am::BlockResult & r)
+attach_result (GstCudaActionMatch * self, GstBuffer * buf, const al::BlockResult & r)
 {
   GstCudaActionMatchState & st = *self->state;
   const am::Model & m = st.dict.models[r.model];
@@ -119,7 +120,7 @@ attach_result (GstCudaActionMatch * self, GstBuffer * buf, const am::BlockResult
   GstCustomMeta *meta = gst_buffer_add_cvis_action_meta (buf, &info);
   GValue points = G_VALUE_INIT;
   g_value_init (&points, GST_TYPE_ARRAY);
-  for (const am::MatchedPoint & p : r.points) {
+  for (const al::MatchedPoint & p : r.points) {
     if (meta)
       gst_cvis_action_meta_add_point (meta, (guint64) p.frame, p.x, p.y);
     GValue v = G_VALUE_INIT;
@@ -173,7 +174,7 @@ gst_cuda_action_match_produce (GstCvisTemporalFilter * filter, GstBuffer * outbu
     min_score = self->settings->min_score;  /* mutable while playing */
   }
   while (!st.pending.empty () && (guint64) st.pending.front ().last_frame <= frame) {
-    const am::BlockResult & r = st.pending.front ();
+    const al::BlockResult & r = st.pending.front ();
     if (r.model >= 0 && r.score >= min_score)
       attach_result (self, outbuf, r);
     else

@@ -11,7 +11,7 @@
 /* Properties (under `lock`); they take effect at the next start (model-location) or configure. */
 struct GstCudaActionMatchSettings {
   std::string model_location;
-  cvis::actionmatch::RecogniserParams params;
+  cvis::actionlearn::RecogniserParams params;
   gdouble min_score = 0.0;
 };
 
@@ -23,17 +23,17 @@ struct GstCudaActionMatchStamp {
 
 /* Streaming state (streaming thread, start, set_caps, state changes). */
 struct GstCudaActionMatchState {
-  cvis::actionmatch::Dictionary dict;  /* loaded at start */
-  cvis::actionmatch::Recogniser rec;
+  cvis::actionlearn::Dictionary dict;  /* loaded at start */
+  cvis::actionlearn::Recogniser rec;
   bool configured = false;
   gdouble cell_size = 6.0;             /* of the configured front end: the points' box margin */
   gint width = 0, height = 0, block_frames = 0;
   guint64 pushed = 0, produced = 0;    /* frames entered / left since the last reset */
   bool finished = false;               /* the stream's end was drained into `pending` */
-  std::deque<cvis::actionmatch::BlockResult> pending;  /* by last_frame */
+  std::deque<cvis::actionlearn::BlockResult> pending;  /* by last_frame */
   std::deque<GstCudaActionMatchStamp> stamps;  /* of frames produced - stamps_base.. pushed - 1 */
   guint64 stamps_base = 0;
-  std::vector<cvis::actionmatch::BlockResult> out;  /* scratch */
+  std::vector<cvis::actionlearn::BlockResult> out;  /* scratch */
 };
 
 struct _GstCudaActionMatch {

@@ -9,6 +9,8 @@
 #include "gstcvisutils.h"
 
 namespace am = cvis::actionmatch;
+namespace al = cvis::actionlearn;
+namespace stip = cvis::stip;
 
 enum {
   PROP_0,
@@ -75,7 +77,7 @@ gst_cuda_action_match_set_property (GObject * object, guint prop_id, const GValu
     return;
   std::lock_guard < std::mutex > lk (*self->lock);
   GstCudaActionMatchSettings & s = *self->settings;
-  am::RecogniserParams & p = s.params;
+  al::RecogniserParams & p = s.params;
   switch (prop_id) {
     case PROP_MODEL_LOCATION:{
       const gchar *v = g_value_get_string (value);
@@ -116,13 +118,13 @@ gst_cuda_action_match_set_property (GObject * object, guint prop_id, const GValu
       p.frontend.cell_frames = (int) g_value_get_uint (value);
       break;
     case PROP_FLOW_HISTOGRAM:
-      p.frontend.flow_histogram = (am::FlowHistogram) g_value_get_enum (value);
+      p.frontend.flow_histogram = (stip::FlowHistogram) g_value_get_enum (value);
       break;
     case PROP_SPEED_SPLIT:
       p.frontend.speed_split = g_value_get_double (value);
       break;
     case PROP_DETECTOR:
-      p.frontend.detector = (am::Detector) g_value_get_enum (value);
+      p.frontend.detector = (stip::Detector) g_value_get_enum (value);
       break;
     case PROP_HARRIS_K:
       p.frontend.harris_k = g_value_get_double (value);
@@ -143,7 +145,7 @@ gst_cuda_action_match_get_property (GObject * object, guint prop_id, GValue * va
   GstCudaActionMatch *self = GST_CUDA_ACTION_MATCH (object);
   std::lock_guard < std::mutex > lk (*self->lock);
   const GstCudaActionMatchSettings & s = *self->settings;
-  const am::RecogniserParams & p = s.params;
+  const al::RecogniserParams & p = s.params;
   switch (prop_id) {
     case PROP_MODEL_LOCATION:
       g_value_set_string (value, s.model_location.c_str ());
@@ -207,7 +209,7 @@ gst_cuda_action_match_install_properties (GObjectClass * klass)
 {
   const GParamFlags rw = (GParamFlags) (G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS);
   const GParamFlags ready = (GParamFlags) (rw | GST_PARAM_MUTABLE_READY);
-  const am::RecogniserParams d;
+  const al::RecogniserParams d;
   klass->set_property = gst_cuda_action_match_set_property;
   klass->get_property = gst_cuda_action_match_get_property;
   GST_CVIS_FILTER_CLASS (klass)->check_settings = gst_cuda_action_match_check_settings;
@@ -267,8 +269,8 @@ gst_cuda_action_match_install_properties (GObjectClass * klass)
   g_object_class_install_property (klass, PROP_SPEED_SPLIT,
       g_param_spec_double ("speed-split", "Speed split",
           "Descriptor: flow speed (pixels/frame) between the slow and fast bins of "
-          "flow-histogram=speed; must be the dictionary's", am::kMinSpeedSplit,
-          am::kMaxSpeedSplit, d.frontend.speed_split, ready));
+          "flow-histogram=speed; must be the dictionary's", stip::kMinSpeedSplit,
+          stip::kMaxSpeedSplit, d.frontend.speed_split, ready));
   g_object_class_install_property (klass, PROP_DETECTOR,
       g_param_spec_enum ("detector", "Detector",
           "Detector: the interest point detector; as the dictionary's training",

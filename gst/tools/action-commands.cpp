@@ -15,7 +15,7 @@ namespace cvis::action_tool {
 
 namespace {
 
-using actionmatch::Dictionary;
+using actionlearn::Dictionary;
 using actionmatch::Graph;
 using actionmatch::MatchResult;
 
@@ -127,18 +127,31 @@ int cmd_inspect(int argc, char** argv) {
   if (a.positional.size() != 1)
     return usage("inspect takes one dictionary file");
   Dictionary d;
-  const Status s = actionmatch::load_dictionary(a.positional[0], &d);
+  const Status s = actionlearn::load_dictionary(a.positional[0], &d);
   if (!s.ok())
     return fail(s.message());
   const actionmatch::Params& p = d.params;
-  // The version the writer uses for this content (version 2 only for what version 1 cannot say).
-  const unsigned version = d.flow == actionmatch::FlowHistogram::kPaper ? 1u : 2u;
+  // The version the writer uses for this content (the lowest that says it).
+  const unsigned version = actionlearn::dictionary_version(d);
   if (a.json) {
     std::printf("{\"dictionary\": %s, \"version\": %u, \"dim\": %d, \"flow_histogram\": \"%s\", "
                 "\"speed_split\": %.9g, ",
                 json_string(a.positional[0]).c_str(), version, d.dim,
-                actionmatch::flow_histogram_name(d.flow), d.speed_split);
+                stip::flow_histogram_name(d.flow), d.speed_split);
     print_params_json(p);
+    if (d.has_ridge()) {
+      std::printf(", \"classifier\": {\"kind\": \"ridge\", \"distance\": \"%s\", \"alpha\": %s, "
+                  "\"classes\": [",
+                  actionmatch::distance_name(d.ridge_distance), num(d.ridge_alpha).c_str());
+      for (size_t q = 0; q < d.classes.size(); ++q)
+        std::printf("%s%s", q ? ", " : "", json_string(d.classes[q]).c_str());
+      std::printf("], \"prototypes\": [");
+      for (size_t i = 0; i < d.prototypes.size(); ++i)
+        std::printf("%s%d", i ? ", " : "", d.prototypes[i]);
+      std::printf("]}");
+    } else {
+      std::printf(", \"classifier\": {\"kind\": \"prototypes\"}");
+    }
     std::printf(", \"models\": [");
     for (size_t i = 0; i < d.models.size(); ++i) {
       const actionmatch::Model& m = d.models[i];
@@ -152,13 +165,20 @@ int cmd_inspect(int argc, char** argv) {
   }
   std::printf("dictionary %s: version %u, %zu models, descriptor dim %d\n", a.positional[0].c_str(),
               version, d.models.size(), d.dim);
-  if (d.flow != actionmatch::FlowHistogram::kPaper)
+  if (d.flow != stip::FlowHistogram::kPaper)
     std::printf("descriptor: %s flow histogram, speed split %g pixels/frame\n",
-                actionmatch::flow_histogram_name(d.flow), d.speed_split);
+                stip::flow_histogram_name(d.flow), d.speed_split);
   std::printf("parameters: lambda1 %g, lambda2 %g, lambda3 %g, T %d%s, causality %s, dummies %s, "
               "W_d %g\n",
               p.lambda1, p.lambda2, p.lambda3, p.T, p.T == 0 ? " (no limit)" : "",
               actionmatch::causality_name(p.causality), onoff(p.dummies), p.dummy_cost);
+  if (d.has_ridge())
+    std::printf("classifier: ridge over the %s distances to all %zu models, %zu classes, alpha %g; "
+                "%zu of the models are prototypes\n",
+                actionmatch::distance_name(d.ridge_distance), d.models.size(), d.classes.size(),
+                d.ridge_alpha, d.prototypes.size());
+  else
+    std::printf("classifier: nearest model (prototypes)\n");
   std::printf("%5s  %-20s %5s  %-13s %s\n", "model", "label", "nodes", "frames", "source");
   for (size_t i = 0; i < d.models.size(); ++i) {
     const actionmatch::Model& m = d.models[i];
@@ -188,11 +208,11 @@ int cmd_match(int argc, char** argv) {
     return usage("bad thread count '" + a.threads + "'");
   }
   Dictionary d;
-  Status s = actionmatch::load_dictionary(a.positional[0], &d);
+  Status s = actionlearn::load_dictionary(a.positional[0], &d);
   if (!s.ok())
     return fail(s.message());
   std::vector<Graph> blocks;
-  s = actionmatch::load_scene_file(a.positional[1], &blocks);
+  s = actionlearn::load_scene_file(a.positional[1], &blocks);
   if (!s.ok())
     return fail(s.message());
   if (blocks[0].dim != d.dim) {

@@ -19,9 +19,9 @@ namespace fs = std::filesystem;
 
 namespace cvis::action_tool {
 
-using actionmatch::ClipPoints;
-using actionmatch::FramePoints;
-using actionmatch::FrontEndParams;
+using actionlearn::ClipPoints;
+using stip::FramePoints;
+using stip::FrontEndParams;
 
 namespace {
 
@@ -135,13 +135,13 @@ std::string cache_key(const FrontEndParams& p) {
                 p.flow_iterations, p.flow_radius, p.flow_min);
   std::string key = b;
   // Appended only for non-default kinds, so that existing caches of the paper's front end hit.
-  if (p.flow_histogram != actionmatch::FlowHistogram::kPaper) {
-    std::snprintf(b, sizeof b, " hof %s %.9g", actionmatch::flow_histogram_name(p.flow_histogram),
+  if (p.flow_histogram != stip::FlowHistogram::kPaper) {
+    std::snprintf(b, sizeof b, " hof %s %.9g", stip::flow_histogram_name(p.flow_histogram),
                   p.speed_split);
     key += b;
   }
-  if (p.detector != actionmatch::Detector::kPeriodic) {
-    std::snprintf(b, sizeof b, " detector %s %.9g %.9g", actionmatch::detector_name(p.detector),
+  if (p.detector != stip::Detector::kPeriodic) {
+    std::snprintf(b, sizeof b, " detector %s %.9g %.9g", stip::detector_name(p.detector),
                   p.harris_k, p.harris_scale);
     key += b;
   }
@@ -213,12 +213,12 @@ bool clip_points(const ClipFile& clip, const FrontEndParams& fp, Backend backend
   out->label = clip.label;
   out->subject = clip.subject;
   out->scenario = clip.scenario;
-  out->graph.dim = actionmatch::descriptor_dim(fp);
+  out->graph.dim = stip::descriptor_dim(fp);
   const std::string key = cache_key(fp);
   if (!cache_dir.empty() && read_cache(cache_path(cache_dir, clip), key, out))
     return true;
   out->graph = actionmatch::Graph();
-  out->graph.dim = actionmatch::descriptor_dim(fp);
+  out->graph.dim = stip::descriptor_dim(fp);
   out->response.clear();
 
   gchar* uri = gst_filename_to_uri(clip.path.c_str(), nullptr);
@@ -242,7 +242,7 @@ bool clip_points(const ClipFile& clip, const FrontEndParams& fp, Backend backend
   GstElement* sink = gst_bin_get_by_name(GST_BIN(pipe), "sink");
   gst_element_set_state(pipe, GST_STATE_PLAYING);
   Status st;
-  auto fe = actionmatch::make_frontend(backend, &st);
+  auto fe = stip::make_frontend(backend, &st);
   std::vector<FramePoints> ready;
   bool configured = false, ok = true;
   int frames = 0;
@@ -279,7 +279,7 @@ bool clip_points(const ClipFile& clip, const FrontEndParams& fp, Backend backend
       break;
     }
     ++frames;
-    actionmatch::append_points(ready, out);
+    actionlearn::append_points(ready, out);
     ready.clear();
   }
   GstBus* bus = gst_element_get_bus(pipe);
@@ -304,7 +304,7 @@ bool clip_points(const ClipFile& clip, const FrontEndParams& fp, Backend backend
   if (!ok)
     return false;
   st = fe->finish(nullptr, &ready);
-  actionmatch::append_points(ready, out);
+  actionlearn::append_points(ready, out);
   out->frames = frames;
   if (!cache_dir.empty()) {
     std::error_code ec;

@@ -33,12 +33,12 @@ bool read_clip_list(const std::string& list, std::vector<ClipFile>* clips,
 /* Decodes `clip` (any container/codec GStreamer reads, converted to GRAY8 at its own size) and
  * runs the front end over it; with `cache_dir`, points are read from / written to a cache file
  * keyed by the front-end parameters. */
-bool clip_points(const ClipFile& clip, const actionmatch::FrontEndParams& fp, Backend backend,
-                 const std::string& cache_dir, actionmatch::ClipPoints* out, std::string* err);
+bool clip_points(const ClipFile& clip, const stip::FrontEndParams& fp, Backend backend,
+                 const std::string& cache_dir, actionlearn::ClipPoints* out, std::string* err);
 
 /* clip_points for every clip on `threads` threads; progress on stderr. */
-bool all_clip_points(const std::vector<ClipFile>& clips, const actionmatch::FrontEndParams& fp,
+bool all_clip_points(const std::vector<ClipFile>& clips, const stip::FrontEndParams& fp,
                      Backend backend, const std::string& cache_dir, int threads,
-                     std::vector<actionmatch::ClipPoints>* out, std::string* err);
+                     std::vector<actionlearn::ClipPoints>* out, std::string* err);
 
 } // namespace cvis::action_tool

@@ -1,6 +1,7 @@
 /* cvis-action train and eval: clips -> points -> candidate models and scene blocks -> the distance
- * of every clip to every candidate (the exact matcher) -> prototype selection and the
- * nearest-prototype classifier; eval does it leave-one-subject-out. */
+ * of every clip to every candidate (the exact matcher) -> a classifier (prototype selection and
+ * the nearest prototype, the k-nearest class mean or ridge); eval does it leave-one-subject-out, or
+ * trains on one dataset and tests on another (--test). */
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -18,6 +19,7 @@
 
 #include "action-commands.h"
 #include "action-dataset.h"
+#include "action-options.h"
 #include "actionlearn.hpp"
 #include "actionlearn_models.hpp"
 #include "actionlearn_ridge.hpp"
@@ -27,6 +29,8 @@ namespace cvis::action_tool {
 namespace {
 
 using namespace actionmatch;
+using namespace actionlearn;
+using namespace stip;
 
 int fail(const std::string& why) {
   std::fprintf(stderr, "cvis-action: %s\n", why.c_str());
@@ -36,216 +40,6 @@ int fail(const std::string& why) {
 int usage(const std::string& why) {
   std::fprintf(stderr, "cvis-action: %s; try --help\n", why.c_str());
   return kExitUsage;
-}
-
-struct Options {
-  std::vector<std::string> positional;
-  std::string output, cache, distances;
-  std::string clip_list; // eval: clips named in a file, distances from --distances (no decoding)
-  Backend backend = Backend::kAuto;
-  Distance distance = Distance::kAppearance;
-  int threads = 0;
-  bool verbose = false;
-  bool block_min = false; // clip distance: the best block (min) or the mean over blocks
-  bool knn = false;       // eval: k-nearest class mean over all training candidates
-  int knn_k = 0;          // its k; 0 = chosen per fold on the training subjects
-  bool ridge = false;     // eval: ridge regression over the distances to all training candidates
-  double ridge_alpha = 0; // its strength; 0 = chosen per fold on the training subjects
-  FrontEndParams fp;
-  LearnParams lp;
-  Params mp;
-};
-
-bool parse_number(const std::string& s, double lo, double hi, double* out) {
-  char* end = nullptr;
-  const double v = std::strtod(s.c_str(), &end);
-  if (s.empty() || *end || !(v >= lo && v <= hi))
-    return false;
-  *out = v;
-  return true;
-}
-
-// Every option takes a value (--name VALUE or --name=VALUE) except --verbose.
-bool parse_options(int argc, char** argv, bool train, Options* o, std::string* err) {
-  o->mp.dummy_cost = 0.6;
-  for (int i = 1; i < argc; ++i) {
-    std::string s = argv[i], value;
-    if (s.rfind("-", 0) != 0 || s == "-") {
-      o->positional.push_back(s);
-      continue;
-    }
-    if (s == "--verbose") {
-      o->verbose = true;
-      continue;
-    }
-    const size_t eq = s.find('=');
-    if (eq != std::string::npos) {
-      value = s.substr(eq + 1);
-      s = s.substr(0, eq);
-    } else {
-      if (i + 1 >= argc) {
-        *err = "option " + s + " needs a value";
-        return false;
-      }
-      value = argv[++i];
-    }
-    double v = 0;
-    auto num = [&](double lo, double hi) {
-      if (parse_number(value, lo, hi, &v))
-        return true;
-      *err = "option " + s + ": '" + value + "' is not a number in " + std::to_string(lo) + ".." +
-             std::to_string(hi);
-      return false;
-    };
-    if ((s == "-o" || s == "--output") && train) {
-      o->output = value;
-    } else if (s == "--cache") {
-      o->cache = value;
-    } else if (s == "--backend") {
-      if (!parse_backend(value, &o->backend)) {
-        *err = "--backend: auto, cpu or cuda";
-        return false;
-      }
-    } else if (s == "--distance") {
-      if (!parse_distance(value, &o->distance)) {
-        *err = "--distance: energy or appearance";
-        return false;
-      }
-    } else if (s == "--threads") {
-      if (!num(0, 256))
-        return false;
-      o->threads = static_cast<int>(v);
-    } else if (s == "--sigma") {
-      if (!num(0.5, 8))
-        return false;
-      o->fp.sigma = v;
-    } else if (s == "--tau") {
-      if (!num(0.5, 8))
-        return false;
-      o->fp.tau = v;
-    } else if (s == "--threshold") {
-      if (!num(0, 1e6))
-        return false;
-      o->fp.threshold = v;
-    } else if (s == "--max-points") {
-      if (!num(1, 64))
-        return false;
-      o->fp.max_points = static_cast<int>(v);
-    } else if (s == "--cell-size") {
-      if (!num(2, 64))
-        return false;
-      o->fp.cell_size = v;
-    } else if (s == "--cell-frames") {
-      if (!num(1, 16))
-        return false;
-      o->fp.cell_frames = static_cast<int>(v);
-    } else if (s == "--flow-histogram") {
-      if (!parse_flow_histogram(value, &o->fp.flow_histogram)) {
-        *err = "--flow-histogram: paper or speed";
-        return false;
-      }
-    } else if (s == "--speed-split") {
-      if (!num(kMinSpeedSplit, kMaxSpeedSplit))
-        return false;
-      o->fp.speed_split = v;
-    } else if (s == "--detector") {
-      if (!parse_detector(value, &o->fp.detector)) {
-        *err = "--detector: periodic or harris";
-        return false;
-      }
-    } else if (s == "--harris-k") {
-      if (!num(0, 0.1))
-        return false;
-      o->fp.harris_k = v;
-    } else if (s == "--harris-scale") {
-      if (!num(1, 4))
-        return false;
-      o->fp.harris_scale = v;
-    } else if (s == "--model-frames") {
-      if (!num(3, 200))
-        return false;
-      o->lp.model_frames = static_cast<int>(v);
-    } else if (s == "--windows") {
-      if (!num(1, 16))
-        return false;
-      o->lp.windows_per_clip = static_cast<int>(v);
-    } else if (s == "--block-frames") {
-      if (!num(10, 10000))
-        return false;
-      o->lp.block_frames = static_cast<int>(v);
-    } else if (s == "--overlap") {
-      if (!num(0, 9999))
-        return false;
-      o->lp.block_step = std::max(1, o->lp.block_frames - static_cast<int>(v));
-    } else if (s == "--prototypes") {
-      if (!num(1, 1000))
-        return false;
-      o->lp.prototypes_per_class = static_cast<int>(v);
-    } else if (s == "--aggregate") {
-      if (value != "mean" && value != "min") {
-        *err = "--aggregate: mean or min";
-        return false;
-      }
-      o->block_min = value == "min";
-    } else if (s == "--distances") {
-      o->distances = value;
-    } else if (s == "--classifier") {
-      if (value != "prototypes" && value != "knn" && value != "ridge") {
-        *err = "--classifier: prototypes, knn or ridge";
-        return false;
-      }
-      if (train && value != "prototypes") {
-        *err = "--classifier " + value +
-               " is for eval only (dictionaries and the element use the nearest prototype)";
-        return false;
-      }
-      o->knn = value == "knn";
-      o->ridge = value == "ridge";
-    } else if (s == "--knn") {
-      if (!num(0, 1000))
-        return false;
-      o->knn_k = static_cast<int>(v);
-    } else if (s == "--ridge") {
-      if (!num(0, 1e6))
-        return false;
-      o->ridge_alpha = v;
-    } else if (s == "--clip-list" && !train) {
-      o->clip_list = value;
-    } else if (s == "--dummy-cost") {
-      if (!num(0, 1e6))
-        return false;
-      o->mp.dummy_cost = v;
-    } else if (s == "--lambda2") {
-      if (!num(0, 100))
-        return false;
-      o->mp.lambda2 = v;
-    } else if (s == "--T") {
-      if (!num(0, 1 << 20))
-        return false;
-      o->mp.T = static_cast<int>(v);
-    } else {
-      *err = "unknown option " + s;
-      return false;
-    }
-  }
-  if (!o->clip_list.empty()) {
-    if (!o->positional.empty()) {
-      *err = "--clip-list replaces the dataset folder";
-      return false;
-    }
-    if (o->distances.empty()) {
-      *err = "--clip-list needs --distances (a table computed from the clips)";
-      return false;
-    }
-  } else if (o->positional.size() != 1) {
-    *err = "expected one dataset folder";
-    return false;
-  }
-  if (train && o->output.empty()) {
-    *err = "train needs -o DICT";
-    return false;
-  }
-  return validate(o->fp).ok() && validate(o->mp).ok();
 }
 
 // Everything both commands compute: points, candidates, blocks and the clip x candidate distances.
@@ -307,7 +101,9 @@ std::string distances_key(const Options& o, const Work& w) {
 // windows_per_clip per clip, in clip order, the only way their count can be clips x windows).
 bool read_distances(const std::string& path, const std::string& key, size_t clips, size_t cands,
                     int windows_per_clip, std::vector<std::vector<double>>* dist,
-                    std::vector<int>* cand_clip) {
+                    std::vector<int>* cand_clip, size_t cand_clips = 0) {
+  if (cand_clips == 0)
+    cand_clips = clips; // the candidates' clips are the rows'; else another clip list's
   std::ifstream in(path, std::ios::binary);
   std::string line;
   if (!in || !std::getline(in, line) || line != key)
@@ -329,7 +125,7 @@ bool read_distances(const std::string& path, const std::string& key, size_t clip
     if (!in)
       return false;
     for (int k : *cand_clip)
-      if (k < 0 || static_cast<uint64_t>(k) >= n)
+      if (k < 0 || static_cast<uint64_t>(k) >= cand_clips)
         return false;
     return true;
   }
@@ -388,6 +184,46 @@ bool prepare_from_list(const Options& o, Work* w, std::string* err) {
   return true;
 }
 
+// dist[clip][candidate]: the mean (or --aggregate min) over the clip's blocks of node_distance.
+bool match_table(const Options& o, Backend backend, int threads, const std::vector<Model>& cands,
+                 const std::vector<ClipPoints>& clips,
+                 const std::vector<std::vector<Graph>>& blocks,
+                 std::vector<std::vector<double>>* dist, std::string* err) {
+  const auto t1 = std::chrono::steady_clock::now();
+  Status st;
+  auto matcher = make_matcher(backend, &st, threads);
+  if (st.ok())
+    st = matcher->configure(o.mp, cands);
+  if (!st.ok()) {
+    *err = st.to_string();
+    return false;
+  }
+  const size_t C = cands.size();
+  dist->assign(clips.size(), std::vector<double>(C, 0.0));
+  std::vector<MatchResult> res;
+  for (size_t i = 0; i < clips.size(); ++i) {
+    const std::vector<Graph>& b = blocks[i];
+    st = matcher->match(b.data(), static_cast<int>(b.size()), &res, nullptr, nullptr);
+    if (!st.ok()) {
+      *err = clips[i].name + ": " + st.to_string();
+      return false;
+    }
+    for (size_t k = 0; k < C; ++k) {
+      double sum = 0, best = std::numeric_limits<double>::infinity();
+      for (size_t j = 0; j < b.size(); ++j) {
+        const double d = node_distance(res[j * C + k], o.distance, cands[k].graph.size());
+        sum += d;
+        best = std::min(best, d);
+      }
+      (*dist)[i][k] = o.block_min ? best : sum / static_cast<double>(b.size());
+    }
+    if ((i + 1) % 50 == 0 || i + 1 == clips.size())
+      std::fprintf(stderr, "cvis-action: matched %zu/%zu clips (%.1f s)\n", i + 1, clips.size(),
+                   std::chrono::duration<double>(std::chrono::steady_clock::now() - t1).count());
+  }
+  return true;
+}
+
 bool prepare(const Options& o, Work* w, std::string* err) {
   if (!o.clip_list.empty())
     return prepare_from_list(o, w, err);
@@ -435,38 +271,50 @@ bool prepare(const Options& o, Work* w, std::string* err) {
     std::fprintf(stderr, "cvis-action: distances read from %s\n", o.distances.c_str());
     return true;
   }
-  auto matcher = make_matcher(backend, &st, threads);
-  if (st.ok())
-    st = matcher->configure(o.mp, w->cands);
+  if (!match_table(o, backend, threads, w->cands, w->clips, blocks, &w->dist, err))
+    return false;
+  if (!o.distances.empty())
+    write_distances(o.distances, dkey, w->dist, w->cand_clip);
+  return true;
+}
+
+// --test DIR: the clips of another dataset (t) against every candidate of the training set w:
+// t->dist[clip][candidate]; t->clip_class in w's class order (w's class count for a class w lacks).
+bool prepare_test(const Options& o, const Work& w, Work* t, std::string* err) {
+  if (!scan_dataset(o.test, &t->files, &t->classes, err))
+    return false;
+  Backend backend = Backend::kCpu;
+  const Status st = resolve_backend(o.backend, &backend);
   if (!st.ok()) {
     *err = st.to_string();
     return false;
   }
-  const size_t C = w->cands.size();
-  w->dist.assign(w->clips.size(), std::vector<double>(C, 0.0));
-  std::vector<MatchResult> res;
-  for (size_t i = 0; i < w->clips.size(); ++i) {
-    const std::vector<Graph>& b = blocks[i];
-    st = matcher->match(b.data(), static_cast<int>(b.size()), &res, nullptr, nullptr);
-    if (!st.ok()) {
-      *err = w->clips[i].name + ": " + st.to_string();
-      return false;
-    }
-    for (size_t k = 0; k < C; ++k) {
-      double sum = 0, best = std::numeric_limits<double>::infinity();
-      for (size_t j = 0; j < b.size(); ++j) {
-        const double d = node_distance(res[j * C + k], o.distance, w->cands[k].graph.size());
-        sum += d;
-        best = std::min(best, d);
-      }
-      w->dist[i][k] = o.block_min ? best : sum / static_cast<double>(b.size());
-    }
-    if ((i + 1) % 50 == 0 || i + 1 == w->clips.size())
-      std::fprintf(stderr, "cvis-action: matched %zu/%zu clips (%.1f s)\n", i + 1, w->clips.size(),
-                   std::chrono::duration<double>(std::chrono::steady_clock::now() - t1).count());
+  const int threads = o.threads > 0 ? o.threads : std::max(1u, std::thread::hardware_concurrency());
+  if (!all_clip_points(t->files, o.fp, backend, o.test_cache, threads, &t->clips, err))
+    return false;
+  std::vector<std::vector<Graph>> blocks;
+  for (const ClipPoints& c : t->clips) {
+    t->clip_class.push_back(class_index(w.classes, c.label));
+    t->clip_subject.push_back(c.subject);
+    blocks.push_back(cut_blocks(c, o.lp));
   }
-  if (!o.distances.empty())
-    write_distances(o.distances, dkey, w->dist, w->cand_clip);
+  std::string train_names;
+  for (const ClipFile& c : w.files)
+    train_names += c.label + "/" + c.name + ";";
+  const std::string key =
+      distances_key(o, *t) + " against " + std::to_string(std::hash<std::string>()(train_names));
+  std::vector<int> file_cand_clip;
+  if (!o.test_distances.empty() &&
+      read_distances(o.test_distances, key, t->clips.size(), w.cands.size(), 0, &t->dist,
+                     &file_cand_clip, w.clips.size()) &&
+      file_cand_clip == w.cand_clip) {
+    std::fprintf(stderr, "cvis-action: test distances read from %s\n", o.test_distances.c_str());
+    return true;
+  }
+  if (!match_table(o, backend, threads, w.cands, t->clips, blocks, &t->dist, err))
+    return false;
+  if (!o.test_distances.empty())
+    write_distances(o.test_distances, key, t->dist, w.cand_clip);
   return true;
 }
 
@@ -532,6 +380,69 @@ RidgeClassifier ridge_fold(const Work& w, int held_out, double given_alpha, doub
   return rc;
 }
 
+void print_confusion(const std::vector<std::string>& classes,
+                     const std::vector<std::vector<int>>& confusion, int correct, int total) {
+  const int K = static_cast<int>(classes.size());
+  std::printf("confusion (rows: true class, columns: recognised; '-': none)\n%14s", "");
+  for (int k = 0; k < K; ++k)
+    std::printf(" %6.6s", classes[k].c_str());
+  std::printf(" %6s\n", "-");
+  for (int r = 0; r < K; ++r) {
+    std::printf("%14.14s", classes[r].c_str());
+    for (int c = 0; c <= K; ++c)
+      std::printf(" %6d", confusion[r][c]);
+    std::printf("\n");
+  }
+  std::printf("accuracy: %d/%d (%.1f%%)\n", correct, total, total ? 100.0 * correct / total : 0.0);
+}
+
+// eval --test DIR: the classifier trained on every subject of w, applied to the clips of DIR.
+int run_test(const Options& o, const Work& w) {
+  Work t;
+  std::string err;
+  if (!prepare_test(o, w, &t, &err))
+    return fail(err);
+  const int K = static_cast<int>(w.classes.size());
+  std::vector<int> chosen;
+  int k = 0;
+  double alpha = 0;
+  RidgeClassifier rc;
+  if (o.ridge)
+    rc = ridge_fold(w, -1, o.ridge_alpha, &alpha);
+  else if (o.knn)
+    k = knn_fold(w, -1, o.knn_k, &chosen);
+  else
+    chosen = select_without(w, -1, o.lp);
+  std::vector<std::vector<int>> confusion(K, std::vector<int>(K + 1, 0));
+  std::map<int, std::pair<int, int>> per_subject;
+  int correct = 0, total = 0;
+  for (size_t i = 0; i < t.num_clips(); ++i) {
+    const int truth = t.clip_class[i];
+    if (truth >= K)
+      return fail("--test: clip " + t.files[i].name + " is of a class the training set lacks");
+    const int pred = o.ridge ? ridge_class(rc, t.dist[i])
+                     : o.knn ? knn_class(t.dist[i], chosen, w.cand_class, K, k)
+                             : nearest_class(t.dist[i], chosen, w.cand_class);
+    ++confusion[truth][pred < 0 ? K : pred];
+    correct += pred == truth;
+    ++total;
+    auto& ps = per_subject[t.clip_subject[i]];
+    ps.first += pred == truth;
+    ++ps.second;
+  }
+  if (o.verbose) {
+    const std::string how = o.ridge ? "ridge, alpha " + std::to_string(alpha)
+                            : o.knn ? "k-nearest class mean, k " + std::to_string(k)
+                                    : std::to_string(chosen.size()) + " prototypes";
+    std::printf("trained on %zu clips (%zu candidates; %s)\n", w.num_clips(), w.num_cands(),
+                how.c_str());
+    for (const auto& [s, ps] : per_subject)
+      std::printf("test subject %02d: %d/%d\n", s, ps.first, ps.second);
+  }
+  print_confusion(w.classes, confusion, correct, total);
+  return kExitOk;
+}
+
 } // namespace
 
 int cmd_train(int argc, char** argv) {
@@ -542,10 +453,40 @@ int cmd_train(int argc, char** argv) {
   Work w;
   if (!prepare(o, &w, &err))
     return fail(err);
-  const std::vector<int> chosen = select_without(w, -1, o.lp);
+  std::vector<int> rows, cands; // the training clips and candidates (all but --hold-out's)
+  fold_rows(w, o.hold_out, &rows, &cands);
+  if (rows.size() == w.num_clips() && o.hold_out >= 0)
+    return fail("--hold-out " + std::to_string(o.hold_out) + ": no clip of that subject");
+  std::vector<int> chosen = select_without(w, o.hold_out, o.lp);
   Dictionary d;
   describe(o.fp, &d);
   d.params = o.mp;
+  if (o.ridge) {
+    // Every training candidate is a model (the classifier's features, in candidate order), the
+    // prototypes a subset of them (model indices, sorted).
+    double alpha = 0;
+    d.ridge = ridge_fold(w, o.hold_out, o.ridge_alpha, &alpha);
+    std::vector<int> model_of(w.num_cands(), -1);
+    for (size_t m = 0; m < cands.size(); ++m) {
+      model_of[cands[m]] = static_cast<int>(m);
+      d.models.push_back(w.cands[cands[m]]);
+      d.ridge.cands[m] = static_cast<int>(m);
+    }
+    for (int& k : chosen)
+      k = model_of[k];
+    std::sort(chosen.begin(), chosen.end());
+    d.classes = w.classes;
+    d.ridge_distance = o.distance;
+    d.ridge_alpha = alpha;
+    d.prototypes = chosen;
+    const Status st = save_dictionary(o.output, d);
+    if (!st.ok())
+      return fail(st.to_string());
+    std::printf("ridge classifier (alpha %g) over %zu candidate models, %zu prototypes, for %zu "
+                "classes written to %s\n",
+                alpha, d.models.size(), chosen.size(), w.classes.size(), o.output.c_str());
+    return kExitOk;
+  }
   for (int k : chosen)
     d.models.push_back(w.cands[k]);
   const Status st = save_dictionary(o.output, d);
@@ -564,6 +505,8 @@ int cmd_eval(int argc, char** argv) {
   Work w;
   if (!prepare(o, &w, &err))
     return fail(err);
+  if (!o.test.empty())
+    return run_test(o, w);
   std::vector<int> subjects = w.clip_subject;
   std::sort(subjects.begin(), subjects.end());
   subjects.erase(std::unique(subjects.begin(), subjects.end()), subjects.end());
@@ -605,17 +548,7 @@ int cmd_eval(int argc, char** argv) {
     else if (o.verbose)
       std::printf("subject %02d: %d/%d (%zu prototypes)\n", s, fold_ok, fold_n, chosen.size());
   }
-  std::printf("confusion (rows: true class, columns: recognised; '-': none)\n%14s", "");
-  for (int k = 0; k < K; ++k)
-    std::printf(" %6.6s", w.classes[k].c_str());
-  std::printf(" %6s\n", "-");
-  for (int r = 0; r < K; ++r) {
-    std::printf("%14.14s", w.classes[r].c_str());
-    for (int c = 0; c <= K; ++c)
-      std::printf(" %6d", confusion[r][c]);
-    std::printf("\n");
-  }
-  std::printf("accuracy: %d/%d (%.1f%%)\n", correct, total, total ? 100.0 * correct / total : 0.0);
+  print_confusion(w.classes, confusion, correct, total);
   return kExitOk;
 }
 

@@ -55,22 +55,22 @@ std::string element_args(const std::string& e, std::string* format) {
   *format = "RGBA";
   if (e != "cudaactionmatch")
     return "";
-  namespace am = cvis::actionmatch;
+  namespace al = cvis::actionlearn;
   static struct Temp {
     std::string path;
     ~Temp() { std::remove(path.c_str()); }
   } temp;
   std::string& path = temp.path;
   if (path.empty()) {
-    am::Dictionary d;
-    am::Model m;
+    al::Dictionary d;
+    cvis::actionmatch::Model m;
     m.label = "wave";
     std::vector<float> desc(d.dim, 0.1f);
     for (int n = 0; n < 3; ++n)
       m.graph.add(n, 10.0f + n, 12.0f, desc.data());
     d.models.push_back(m);
     path = std::string(g_get_tmp_dir()) + "/cvis-fallback-" + std::to_string(getpid()) + ".cvad";
-    EXPECT_TRUE(am::save_dictionary(path, d).ok());
+    EXPECT_TRUE(al::save_dictionary(path, d).ok());
   }
   *format = "GRAY8";
   return " model-location=" + path;

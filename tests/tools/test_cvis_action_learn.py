@@ -4,7 +4,9 @@
 Usage: test_cvis_action_learn.py CVIS_ACTION_EXE GEN_ACTIONS_EXE
 Renders 3 subjects x 6 actions x 1 scenario of 40 frames at 96x72 with gen_actions (tests/actiongen),
 then: eval prints a 6x6 confusion matrix whose cells add up to the 18 clips and ends with the
-line "accuracy: N/18 (P%)"; train writes a dictionary that inspect reads back with the six labels;
+line "accuracy: N/18 (P%)"; train writes a dictionary that inspect reads back with the six labels,
+with --classifier ridge a version-3 dictionary of every candidate (--hold-out S: the other
+subjects' candidates); eval --test classifies another folder's clips;
 a second eval with the point cache gives the same output; an eval that reads the distances file of
 the first gives its output again, one with --classifier knn and one with --classifier ridge their
 own accuracy lines; --clip-list (the clips' names in a file, no folder) gives the same outputs from
@@ -12,6 +14,7 @@ the distances file alone, also from a table written without the candidates' clip
 lines and a folder without clips fail with one line on stderr. Accuracy itself is measured on the full generated set (README),
 not here: 3 subjects are too few for a meaningful number.
 """
+import json
 import os
 import re
 import shutil
@@ -153,6 +156,52 @@ def main():
     case("inspect reads it: every class has a prototype", rc == 0 and labels == set(ACTIONS),
          out + err)
 
+    # A ridge dictionary (version 3): every candidate a model, the classifier over all of them.
+    ridge = os.path.join(TMP, "ridge.bin")
+    rc, out, err = run(EXE, "train", data, "-o", ridge, "--cache", cache, "--distances", dists,
+                       "--classifier", "ridge", *common)
+    rc2, out2, err2 = run(EXE, "inspect", "--json", ridge)
+    j = json.loads(out2) if rc2 == 0 else {}
+    c = j.get("classifier", {})
+    protos = c.get("prototypes", [])
+    case("train --classifier ridge: version 3, every candidate a model, six classes, prototypes "
+         "a sorted subset", rc == 0 and "matched" not in err and j.get("version") == 3 and
+         c.get("kind") == "ridge" and c.get("distance") == "appearance" and
+         len(j.get("models", [])) == n_cands and sorted(c.get("classes", [])) == ACTIONS and
+         0 < len(protos) < n_cands and protos == sorted(set(protos)) and
+         all(0 <= p < n_cands for p in protos), out + err + out2 + err2)
+    held = os.path.join(TMP, "ridge-2.bin")
+    rc, out, err = run(EXE, "train", data, "-o", held, "--cache", cache, "--distances", dists,
+                       "--classifier", "ridge", "--hold-out", 2, *common)
+    rc2, out2, err2 = run(EXE, "inspect", "--json", held)
+    j2 = json.loads(out2) if rc2 == 0 else {}
+    sources = [m["source"] for m in j2.get("models", [])]
+    own = [m["source"] for m in j.get("models", []) if "person02" in m["source"]]
+    case("train --hold-out 2: the models are the other subjects' candidates, from the same table",
+         rc == 0 and "matched" not in err and len(own) > 0 and
+         len(sources) == n_cands - len(own) and not any("person02" in s for s in sources) and
+         j2.get("classifier", {}).get("kind") == "ridge", out + err + out2 + err2)
+
+    rc, out, err = run(EXE, "train", data, "-o", held, "--cache", cache, "--distances", dists,
+                       "--classifier", "ridge", "--hold-out", 7, *common)
+    case("train --hold-out of a subject without clips: exit 1, the reason last on stderr",
+         rc == 1 and err.strip().split("\n")[-1] ==
+         "cvis-action: --hold-out 7: no clip of that subject", err)
+
+    # eval --test: trained on every subject of one folder, tested on another's clips (here the
+    # same clips under another name: the test table is the training table's rows).
+    test_dists = os.path.join(TMP, "test-distances.bin")
+    rc, out, err = run(EXE, "eval", data, "--cache", cache, "--distances", dists, "--test", data,
+                       "--test-cache", cache, "--test-distances", test_dists, "--classifier",
+                       "ridge", *common)
+    rc2, out2, err2 = run(EXE, "eval", data, "--cache", cache, "--distances", dists, "--test",
+                          data, "--test-cache", cache, "--test-distances", test_dists,
+                          "--classifier", "ridge", *common)
+    case("eval --test: the accuracy line over the test clips; its table read back",
+         rc == 0 and re.search(r"^accuracy: \d+/18 \(", out, re.M) and "matched 18/18" in err and
+         rc2 == 0 and out2 == out and "test distances read" in err2 and "matched" not in err2,
+         out + err + out2 + err2)
+
     empty = os.path.join(TMP, "empty")
     os.makedirs(empty)
     for name, args, want in [
@@ -161,7 +210,7 @@ def main():
         ("train without -o", ["train", data], 2),
         ("train --classifier knn", ["train", data, "-o", dic, "--classifier", "knn"], 2),
         ("bad classifier", ["eval", data, "--classifier", "svm"], 2),
-        ("train --classifier ridge", ["train", data, "-o", dic, "--classifier", "ridge"], 2),
+        ("eval --hold-out", ["eval", data, "--hold-out", 2], 2),
         ("--clip-list without --distances", ["eval", "--clip-list", listing], 2),
         ("--clip-list and a folder", ["eval", data, "--clip-list", listing, "--distances", dists],
          2),

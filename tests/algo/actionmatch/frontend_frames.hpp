@@ -9,7 +9,7 @@
 #include "stip.hpp"
 #include "common/image.hpp"
 
-namespace cvis::actionmatch::test {
+namespace cvis::stip::test {
 
 // A GRAY8 frame with row padding.
 struct Frame {
@@ -68,4 +68,4 @@ inline std::vector<FramePoints> run_cpu(std::vector<Frame>& frames, const FrontE
   return out;
 }
 
-} // namespace cvis::actionmatch::test
+} // namespace cvis::stip::test

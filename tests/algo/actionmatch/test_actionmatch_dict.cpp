@@ -13,6 +13,9 @@
 namespace cvis::actionmatch {
 namespace {
 
+using namespace cvis::actionlearn;
+using namespace cvis::stip;
+
 using test::Rng;
 
 Dictionary small_dictionary(Rng& rng, int models, int dim) {

@@ -15,9 +15,10 @@
 #include "frontend_frames.hpp"
 
 using namespace cvis;
-using namespace cvis::actionmatch;
-using cvis::actionmatch::test::Frame;
-using cvis::actionmatch::test::texture;
+using namespace cvis::stip;
+using cvis::actionmatch::kPaperDescriptorDim;
+using cvis::stip::test::Frame;
+using cvis::stip::test::texture;
 
 namespace {
 

@@ -18,7 +18,7 @@
 #include "common/backend.hpp"
 #include "test_images.hpp"
 
-namespace cvis::actionmatch {
+namespace cvis::stip {
 namespace {
 
 constexpr double kPi = 3.14159265358979323846;
@@ -196,7 +196,9 @@ struct Backends {
   ~Backends() { stream_destroy(stream); }
 };
 
-bool small() { return test::sanitizer_run(); }
+bool small() {
+  return cvis::test::sanitizer_run();
+}
 
 struct Named {
   std::string name;
@@ -363,4 +365,4 @@ TEST(ActionFrontEndGpu, WrongSizeLeavesStreamUsable) {
 }
 
 } // namespace
-} // namespace cvis::actionmatch
+} // namespace cvis::stip

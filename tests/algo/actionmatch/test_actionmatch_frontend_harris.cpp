@@ -12,7 +12,7 @@
 #include "frontend_frames.hpp"
 
 using namespace cvis;
-using namespace cvis::actionmatch;
+using namespace cvis::stip;
 using test::Frame;
 
 namespace {

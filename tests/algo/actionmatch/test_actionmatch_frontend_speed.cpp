@@ -16,8 +16,11 @@
 #include "frontend_frames.hpp"
 
 using namespace cvis;
-using namespace cvis::actionmatch;
-namespace ref = cvis::actionmatch::detail::ref;
+using namespace cvis::stip;
+using namespace cvis::actionlearn;
+using cvis::actionmatch::kPaperDescriptorDim;
+using cvis::actionmatch::Model;
+namespace ref = cvis::stip::detail::ref;
 
 namespace {
 

@@ -10,7 +10,7 @@
 
 namespace {
 
-namespace am = cvis::actionmatch;
+namespace al = cvis::actionlearn;
 const double kInf = std::numeric_limits<double>::infinity();
 
 std::vector<int> all(size_t n) {
@@ -23,37 +23,37 @@ std::vector<int> all(size_t n) {
 TEST(ActionMatchKnn, KOneIsTheNearestNeighbour) {
   const std::vector<double> dist = {0.7, 0.3, 0.5, 0.2, 0.9, 0.25};
   const std::vector<int> cls = {0, 1, 2, 1, 0, 2};
-  EXPECT_EQ(am::knn_class(dist, all(6), cls, 3, 1), 1);
-  EXPECT_EQ(am::knn_class(dist, all(6), cls, 3, 1), am::nearest_class(dist, all(6), cls));
+  EXPECT_EQ(al::knn_class(dist, all(6), cls, 3, 1), 1);
+  EXPECT_EQ(al::knn_class(dist, all(6), cls, 3, 1), al::nearest_class(dist, all(6), cls));
   // Only some candidates allowed: the nearest among them.
   const std::vector<int> some = {0, 2, 4, 5};
-  EXPECT_EQ(am::knn_class(dist, some, cls, 3, 1), 2);
-  EXPECT_EQ(am::knn_class(dist, some, cls, 3, 1), am::nearest_class(dist, some, cls));
+  EXPECT_EQ(al::knn_class(dist, some, cls, 3, 1), 2);
+  EXPECT_EQ(al::knn_class(dist, some, cls, 3, 1), al::nearest_class(dist, some, cls));
 }
 
 TEST(ActionMatchKnn, OneChanceMatchIsOutvoted) {
   // Class 0 has one very near candidate and far ones; class 1 three fairly near ones.
   const std::vector<double> dist = {0.10, 0.90, 0.95, 0.20, 0.25, 0.30};
   const std::vector<int> cls = {0, 0, 0, 1, 1, 1};
-  EXPECT_EQ(am::knn_class(dist, all(6), cls, 2, 1), 0);
-  EXPECT_EQ(am::knn_class(dist, all(6), cls, 2, 2), 1);  // 0.50 against 0.225
-  EXPECT_EQ(am::knn_class(dist, all(6), cls, 2, 3), 1);
+  EXPECT_EQ(al::knn_class(dist, all(6), cls, 2, 1), 0);
+  EXPECT_EQ(al::knn_class(dist, all(6), cls, 2, 2), 1); // 0.50 against 0.225
+  EXPECT_EQ(al::knn_class(dist, all(6), cls, 2, 3), 1);
 }
 
 TEST(ActionMatchKnn, FewCandidatesInfinityAndTies) {
   // Class 1 has one candidate: its mean is that one (not penalised for having fewer than k).
   const std::vector<double> dist = {0.4, 0.6, 0.45};
   const std::vector<int> cls = {0, 0, 1};
-  EXPECT_EQ(am::knn_class(dist, all(3), cls, 2, 2), 1);  // 0.5 against 0.45
+  EXPECT_EQ(al::knn_class(dist, all(3), cls, 2, 2), 1); // 0.5 against 0.45
   // Infinite distances (infeasible matches) do not count; a class with only those has no score.
   const std::vector<double> inf_dist = {kInf, 0.6, kInf};
-  EXPECT_EQ(am::knn_class(inf_dist, all(3), cls, 2, 2), 0);
-  EXPECT_EQ(am::knn_class({kInf, kInf, kInf}, all(3), cls, 2, 1), -1);
-  EXPECT_EQ(am::knn_class(dist, {}, cls, 2, 1), -1);
+  EXPECT_EQ(al::knn_class(inf_dist, all(3), cls, 2, 2), 0);
+  EXPECT_EQ(al::knn_class({kInf, kInf, kInf}, all(3), cls, 2, 1), -1);
+  EXPECT_EQ(al::knn_class(dist, {}, cls, 2, 1), -1);
   // A tie goes to the lower class, whatever the candidates' order.
   const std::vector<double> tie = {0.3, 0.3};
-  EXPECT_EQ(am::knn_class(tie, {1, 0}, {1, 0}, 2, 1), 0);
-  EXPECT_EQ(am::knn_class(tie, {0, 1}, {1, 0}, 2, 1), 0);
+  EXPECT_EQ(al::knn_class(tie, {1, 0}, {1, 0}, 2, 1), 0);
+  EXPECT_EQ(al::knn_class(tie, {0, 1}, {1, 0}, 2, 1), 0);
 }
 
 TEST(ActionMatchKnn, CandidateOrderDoesNotMatter) {
@@ -61,12 +61,12 @@ TEST(ActionMatchKnn, CandidateOrderDoesNotMatter) {
   const std::vector<int> cls = {0, 1, 2, 0, 1, 2, 0, 1, 2};
   std::vector<int> order = all(9);
   for (int k = 1; k <= 4; ++k) {
-    const int want = am::knn_class(dist, order, cls, 3, k);
+    const int want = al::knn_class(dist, order, cls, 3, k);
     std::vector<int> perm = order;
     std::reverse(perm.begin(), perm.end());
-    EXPECT_EQ(am::knn_class(dist, perm, cls, 3, k), want) << k;
+    EXPECT_EQ(al::knn_class(dist, perm, cls, 3, k), want) << k;
     std::rotate(perm.begin(), perm.begin() + 4, perm.end());
-    EXPECT_EQ(am::knn_class(dist, perm, cls, 3, k), want) << k;
+    EXPECT_EQ(al::knn_class(dist, perm, cls, 3, k), want) << k;
   }
 }
 
@@ -102,17 +102,17 @@ TEST(ActionMatchKnn, ChoosesKByLeaveOneSubjectOut) {
       clip_class.push_back(c);
       clip_subject.push_back(s);
     }
-  EXPECT_EQ(am::choose_knn_k(D, clip_class, clip_subject, cand_class, cand_subject, 2, {1, 2, 3}),
-            2);  // 2 and 3 both get all right: the earlier
-  EXPECT_EQ(am::choose_knn_k(D, clip_class, clip_subject, cand_class, cand_subject, 2, {3, 1, 2}),
+  EXPECT_EQ(al::choose_knn_k(D, clip_class, clip_subject, cand_class, cand_subject, 2, {1, 2, 3}),
+            2); // 2 and 3 both get all right: the earlier
+  EXPECT_EQ(al::choose_knn_k(D, clip_class, clip_subject, cand_class, cand_subject, 2, {3, 1, 2}),
             3);
-  EXPECT_EQ(am::choose_knn_k(D, clip_class, clip_subject, cand_class, cand_subject, 2, {1}), 1);
+  EXPECT_EQ(al::choose_knn_k(D, clip_class, clip_subject, cand_class, cand_subject, 2, {1}), 1);
   // The clip's own subject is never used: with the chance matches in its own subject only,
   // k = 1 is right everywhere and is chosen.
   for (size_t v = 0; v < D.size(); ++v)
     for (size_t k = 0; k < cand_class.size(); ++k)
       D[v][k] = cand_class[k] == clip_class[v] ? 0.3 : (cand_subject[k] == clip_subject[v] ? 0.0 : 0.9);
-  EXPECT_EQ(am::choose_knn_k(D, clip_class, clip_subject, cand_class, cand_subject, 2, {1, 2, 3}),
+  EXPECT_EQ(al::choose_knn_k(D, clip_class, clip_subject, cand_class, cand_subject, 2, {1, 2, 3}),
             1);
 }
 

@@ -13,7 +13,7 @@
 
 namespace {
 
-namespace am = cvis::actionmatch;
+namespace al = cvis::actionlearn;
 const double kInf = std::numeric_limits<double>::infinity();
 
 // Six subjects, two classes, two clips per (subject, class), one candidate of each class per
@@ -66,19 +66,19 @@ TEST(ActionMatchRidge, LearnsWhatTheNearestCandidateMisses) {
   for (int held_out = 0; held_out < 6; ++held_out) {
     std::vector<int> rows, cands;
     split(t, held_out, &rows, &cands);
-    am::RidgeClassifier rc;
-    ASSERT_TRUE(am::train_ridge(t.D, rows, t.clip_class, t.clip_subject, cands, t.cand_subject, 2,
+    al::RidgeClassifier rc;
+    ASSERT_TRUE(al::train_ridge(t.D, rows, t.clip_class, t.clip_subject, cands, t.cand_subject, 2,
                                 1.0, &rc));
     EXPECT_EQ(rc.cands, cands);
     for (size_t i = 0; i < t.D.size(); ++i) {
       if (t.clip_subject[i] != held_out)
         continue;
       std::vector<double> scores;
-      EXPECT_EQ(am::ridge_class(rc, t.D[i], &scores), t.clip_class[i]) << held_out << " " << i;
+      EXPECT_EQ(al::ridge_class(rc, t.D[i], &scores), t.clip_class[i]) << held_out << " " << i;
       ASSERT_EQ(scores.size(), 2u);
       // The nearest candidate and the k-nearest class mean call every clip class 1.
-      EXPECT_EQ(am::nearest_class(t.D[i], cands, t.cand_class), 1);
-      EXPECT_EQ(am::knn_class(t.D[i], cands, t.cand_class, 2, 3), 1);
+      EXPECT_EQ(al::nearest_class(t.D[i], cands, t.cand_class), 1);
+      EXPECT_EQ(al::knn_class(t.D[i], cands, t.cand_class, 2, 3), 1);
     }
   }
 }
@@ -89,15 +89,15 @@ TEST(ActionMatchRidge, OwnSubjectDistancesAreIgnored) {
   Table t = misleading_nearest();
   std::vector<int> rows, cands;
   split(t, 5, &rows, &cands);
-  am::RidgeClassifier a, b;
+  al::RidgeClassifier a, b;
   ASSERT_TRUE(
-      am::train_ridge(t.D, rows, t.clip_class, t.clip_subject, cands, t.cand_subject, 2, 1.0, &a));
+      al::train_ridge(t.D, rows, t.clip_class, t.clip_subject, cands, t.cand_subject, 2, 1.0, &a));
   for (size_t i = 0; i < t.D.size(); ++i)
     for (size_t k = 0; k < t.cand_class.size(); ++k)
       if (t.cand_subject[k] == t.clip_subject[i])
         t.D[i][k] = (i % 2) ? 0.0 : kInf;
   ASSERT_TRUE(
-      am::train_ridge(t.D, rows, t.clip_class, t.clip_subject, cands, t.cand_subject, 2, 1.0, &b));
+      al::train_ridge(t.D, rows, t.clip_class, t.clip_subject, cands, t.cand_subject, 2, 1.0, &b));
   EXPECT_EQ(a.weights, b.weights);
   EXPECT_EQ(a.mean, b.mean);
   EXPECT_EQ(a.fill, b.fill);
@@ -109,9 +109,9 @@ TEST(ActionMatchRidge, InfeasibleMatchesTakeTheLargestTrainingDistance) {
   std::vector<int> rows, cands;
   split(t, 5, &rows, &cands);
   t.D[rows[3]][cands[2]] = kInf; // an infeasible match in training
-  am::RidgeClassifier rc;
+  al::RidgeClassifier rc;
   ASSERT_TRUE(
-      am::train_ridge(t.D, rows, t.clip_class, t.clip_subject, cands, t.cand_subject, 2, 1.0, &rc));
+      al::train_ridge(t.D, rows, t.clip_class, t.clip_subject, cands, t.cand_subject, 2, 1.0, &rc));
   double largest = 0;
   for (int r : rows)
     if (t.clip_subject[r] != t.cand_subject[cands[2]] && std::isfinite(t.D[r][cands[2]]))
@@ -120,7 +120,7 @@ TEST(ActionMatchRidge, InfeasibleMatchesTakeTheLargestTrainingDistance) {
   std::vector<double> row = t.D.back(), same = row, s1, s2;
   row[cands[2]] = kInf;
   same[cands[2]] = largest;
-  EXPECT_EQ(am::ridge_class(rc, row, &s1), am::ridge_class(rc, same, &s2));
+  EXPECT_EQ(al::ridge_class(rc, row, &s1), al::ridge_class(rc, same, &s2));
   EXPECT_EQ(s1, s2);
   for (double v : s1)
     EXPECT_TRUE(std::isfinite(v));
@@ -130,14 +130,14 @@ TEST(ActionMatchRidge, BadInputsAndUntrained) {
   const Table t = misleading_nearest();
   std::vector<int> rows, cands;
   split(t, 5, &rows, &cands);
-  am::RidgeClassifier rc;
+  al::RidgeClassifier rc;
   EXPECT_FALSE(
-      am::train_ridge(t.D, {}, t.clip_class, t.clip_subject, cands, t.cand_subject, 2, 1.0, &rc));
+      al::train_ridge(t.D, {}, t.clip_class, t.clip_subject, cands, t.cand_subject, 2, 1.0, &rc));
   EXPECT_FALSE(
-      am::train_ridge(t.D, rows, t.clip_class, t.clip_subject, {}, t.cand_subject, 2, 1.0, &rc));
+      al::train_ridge(t.D, rows, t.clip_class, t.clip_subject, {}, t.cand_subject, 2, 1.0, &rc));
   EXPECT_FALSE(
-      am::train_ridge(t.D, rows, t.clip_class, t.clip_subject, cands, t.cand_subject, 2, 0.0, &rc));
-  EXPECT_EQ(am::ridge_class(am::RidgeClassifier{}, t.D[0]), -1);
+      al::train_ridge(t.D, rows, t.clip_class, t.clip_subject, cands, t.cand_subject, 2, 0.0, &rc));
+  EXPECT_EQ(al::ridge_class(al::RidgeClassifier{}, t.D[0]), -1);
 }
 
 TEST(ActionMatchRidge, ChoosesAlphaOnTheTrainingSubjectsOnly) {
@@ -145,20 +145,20 @@ TEST(ActionMatchRidge, ChoosesAlphaOnTheTrainingSubjectsOnly) {
   std::vector<int> rows, cands;
   split(t, 5, &rows, &cands);
   // Every alpha separates this table: the tie goes to the largest.
-  EXPECT_EQ(am::choose_ridge_alpha(t.D, rows, t.clip_class, t.clip_subject, cands, t.cand_subject,
+  EXPECT_EQ(al::choose_ridge_alpha(t.D, rows, t.clip_class, t.clip_subject, cands, t.cand_subject,
                                    2, {0.1, 1, 10}, 5),
             10);
-  EXPECT_EQ(am::choose_ridge_alpha(t.D, rows, t.clip_class, t.clip_subject, cands, t.cand_subject,
+  EXPECT_EQ(al::choose_ridge_alpha(t.D, rows, t.clip_class, t.clip_subject, cands, t.cand_subject,
                                    2, {3}, 5),
             3);
   // Whatever the held-out subject's clips say, the choice is the same: they are not used.
-  const double before = am::choose_ridge_alpha(t.D, rows, t.clip_class, t.clip_subject, cands,
+  const double before = al::choose_ridge_alpha(t.D, rows, t.clip_class, t.clip_subject, cands,
                                                t.cand_subject, 2, {0.01, 0.1, 1, 10, 100}, 5);
   for (size_t i = 0; i < t.D.size(); ++i)
     if (t.clip_subject[i] == 5)
       for (double& v : t.D[i])
         v = 1.0 - v;
-  EXPECT_EQ(am::choose_ridge_alpha(t.D, rows, t.clip_class, t.clip_subject, cands, t.cand_subject,
+  EXPECT_EQ(al::choose_ridge_alpha(t.D, rows, t.clip_class, t.clip_subject, cands, t.cand_subject,
                                    2, {0.01, 0.1, 1, 10, 100}, 5),
             before);
 }

@@ -30,6 +30,8 @@
 namespace {
 
 namespace am = cvis::actionmatch;
+namespace al = cvis::actionlearn;
+namespace stip = cvis::stip;
 
 std::vector<std::vector<uint8_t>> gray_clip(int subject, int action, int w, int h, int frames) {
   actiongen::ClipSpec c;
@@ -57,16 +59,16 @@ void must(const cvis::Status& st) {
 }
 
 std::string make_dictionary(const char* keep) {
-  am::Dictionary d;
+  al::Dictionary d;
   d.params.dummy_cost = 0.6;  // as cvis-action train
-  am::LearnParams lp;
+  al::LearnParams lp;
   cvis::Status st;
-  auto fe = am::make_frontend(cvis::Backend::kCpu, &st);
+  auto fe = stip::make_frontend(cvis::Backend::kCpu, &st);
   for (int k = 0; k < 25 && d.models.size() < 50; ++k) {
     const int action = k % 6;
     const auto frames = gray_clip(1 + k / 6, action, 160, 120, 60);
-    must(fe->configure(160, 120, am::FrontEndParams()));
-    std::vector<am::FramePoints> ready;
+    must(fe->configure(160, 120, stip::FrontEndParams()));
+    std::vector<stip::FramePoints> ready;
     for (const auto& g : frames) {
       cvis::ImageView v;
       v.format = cvis::PixelFormat::kGRAY8;
@@ -77,9 +79,9 @@ std::string make_dictionary(const char* keep) {
       must(fe->push(v, nullptr, &ready));
     }
     must(fe->finish(nullptr, &ready));
-    am::ClipPoints cp;
-    am::append_points(ready, &cp);
-    for (am::Model& m : am::cut_models(cp, lp, 2)) {
+    al::ClipPoints cp;
+    al::append_points(ready, &cp);
+    for (am::Model& m : al::cut_models(cp, lp, 2)) {
       m.label = actiongen::kActions[action];
       if (d.models.size() < 50)
         d.models.push_back(std::move(m));
@@ -87,7 +89,7 @@ std::string make_dictionary(const char* keep) {
   }
   const std::string path =
       keep ? keep : "/tmp/bench-actions-" + std::to_string(getpid()) + ".cvad";
-  st = am::save_dictionary(path, d);
+  st = al::save_dictionary(path, d);
   fprintf(stderr, "dictionary: %zu models (%s)\n", d.models.size(), st.to_string().c_str());
   return path;
 }

@@ -27,7 +27,7 @@
 #include "common/backend.hpp"
 
 using namespace cvis;
-using namespace cvis::actionmatch;
+using namespace cvis::stip;
 
 namespace {
 

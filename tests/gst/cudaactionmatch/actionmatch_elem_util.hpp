@@ -29,6 +29,8 @@
 namespace am_elem {
 
 namespace am = cvis::actionmatch;
+namespace al = cvis::actionlearn;
+namespace stip = cvis::stip;
 
 inline const GstClockTime kDur = GST_SECOND / 25;
 inline const int kW = 96, kH = 72;
@@ -64,16 +66,16 @@ inline cvis::ImageView view(const Gray& g) {
 }
 
 // All interest points of a clip by the library's CPU front end.
-inline am::ClipPoints points(const std::vector<Gray>& frames, const am::FrontEndParams& fp) {
+inline al::ClipPoints points(const std::vector<Gray>& frames, const stip::FrontEndParams& fp) {
   cvis::Status st;
-  auto fe = am::make_frontend(cvis::Backend::kCpu, &st);
+  auto fe = stip::make_frontend(cvis::Backend::kCpu, &st);
   EXPECT_TRUE(fe && fe->configure(kW, kH, fp).ok());
-  am::ClipPoints cp;
-  std::vector<am::FramePoints> ready;
+  al::ClipPoints cp;
+  std::vector<stip::FramePoints> ready;
   for (const Gray& g : frames)
     EXPECT_TRUE(fe->push(view(g), nullptr, &ready).ok());
   EXPECT_TRUE(fe->finish(nullptr, &ready).ok());
-  am::append_points(ready, &cp);
+  al::append_points(ready, &cp);
   return cp;
 }
 
@@ -89,7 +91,7 @@ struct TempFile {
 };
 
 // The front-end settings a dictionary depends on, as a file-name key.
-inline std::string frontend_key(const am::FrontEndParams& fp) {
+inline std::string frontend_key(const stip::FrontEndParams& fp) {
   char buf[256];
   std::snprintf(buf, sizeof buf, "d%d-f%d-s%g-t%g-tau%g-k%g-h%g-m%d", static_cast<int>(fp.detector),
                 static_cast<int>(fp.flow_histogram), fp.speed_split, fp.threshold, fp.tau,
@@ -97,20 +99,20 @@ inline std::string frontend_key(const am::FrontEndParams& fp) {
   return buf;
 }
 
-inline const std::string& dictionary_path(const am::FrontEndParams& fp = am::FrontEndParams()) {
+inline const std::string& dictionary_path(const stip::FrontEndParams& fp = stip::FrontEndParams()) {
   static std::map<std::string, TempFile> files;
   const std::string key = frontend_key(fp);
   std::string& path = files[key].path;
   if (!path.empty())
     return path;
-  am::Dictionary d;
-  am::describe(fp, &d);
+  al::Dictionary d;
+  al::describe(fp, &d);
   d.params.dummy_cost = 0.6;  // as cvis-action train
-  am::LearnParams lp;
+  al::LearnParams lp;
   for (int action : {0, 5}) {  // boxing, walking
-    am::ClipPoints cp = points(clip(1, action, 70, 100 + action), fp);
+    al::ClipPoints cp = points(clip(1, action, 70, 100 + action), fp);
     cp.label = actiongen::kActions[action];
-    for (am::Model& m : am::cut_models(cp, lp, 2)) {
+    for (am::Model& m : al::cut_models(cp, lp, 2)) {
       m.label = cp.label;
       d.models.push_back(std::move(m));
     }
@@ -118,7 +120,7 @@ inline const std::string& dictionary_path(const am::FrontEndParams& fp = am::Fro
   path = std::string(g_get_tmp_dir()) + "/cvis-test-actions-" + std::to_string(getpid()) + "-" +
          key + ".cvad";
   EXPECT_GE(d.models.size(), 2u);
-  EXPECT_TRUE(am::save_dictionary(path, d).ok());
+  EXPECT_TRUE(al::save_dictionary(path, d).ok());
   return path;
 }
 
@@ -128,15 +130,15 @@ struct Expected {
   bool complete;
   int model;
   double distance, score;
-  std::vector<am::MatchedPoint> pts;
+  std::vector<al::MatchedPoint> pts;
 };
 inline std::vector<Expected> expected(const std::vector<Gray>& frames, int block, int overlap,
-                                      const am::FrontEndParams& fp = am::FrontEndParams()) {
-  am::Dictionary d;
-  EXPECT_TRUE(am::load_dictionary(dictionary_path(fp), &d).ok());
-  am::ClipPoints cp = points(frames, fp);
+                                      const stip::FrontEndParams& fp = stip::FrontEndParams()) {
+  al::Dictionary d;
+  EXPECT_TRUE(al::load_dictionary(dictionary_path(fp), &d).ok());
+  al::ClipPoints cp = points(frames, fp);
   cp.frames = static_cast<int>(frames.size());
-  am::LearnParams lp;
+  al::LearnParams lp;
   lp.block_frames = block;
   lp.block_step = block - overlap;
   cvis::Status st;
@@ -153,7 +155,7 @@ inline std::vector<Expected> expected(const std::vector<Gray>& frames, int block
     if (firsts.back() + block < F)
       firsts.push_back(F - block);
   }
-  const std::vector<am::Graph> blocks = am::cut_blocks(cp, lp);
+  const std::vector<am::Graph> blocks = al::cut_blocks(cp, lp);
   EXPECT_EQ(blocks.size(), firsts.size());
   for (size_t b = 0; b < blocks.size(); ++b) {
     if (blocks[b].size() < 3)
@@ -163,8 +165,8 @@ inline std::vector<Expected> expected(const std::vector<Gray>& frames, int block
     Expected e{firsts[b], std::min<int64_t>(firsts[b] + block, F) - 1, F >= block, -1, 0, 0, {}};
     double best = std::numeric_limits<double>::infinity();
     for (size_t m = 0; m < d.models.size(); ++m) {
-      const double v = am::node_distance(res[m], am::Distance::kAppearance,
-                                         d.models[m].graph.size());
+      const double v =
+          al::node_distance(res[m], am::Distance::kAppearance, d.models[m].graph.size());
       if (v < best) {
         best = v;
         e.model = static_cast<int>(m);
@@ -175,8 +177,8 @@ inline std::vector<Expected> expected(const std::vector<Gray>& frames, int block
     double other = std::numeric_limits<double>::infinity();
     for (size_t m = 0; m < d.models.size(); ++m)
       if (d.models[m].label != d.models[e.model].label)
-        other = std::min(other, am::node_distance(res[m], am::Distance::kAppearance,
-                                                  d.models[m].graph.size()));
+        other = std::min(
+            other, al::node_distance(res[m], am::Distance::kAppearance, d.models[m].graph.size()));
     e.distance = best;
     e.score = std::isfinite(other) ? (other > 0 ? (other - best) / other : 0.0) : 1.0;
     for (int32_t n : res[e.model].assignment)
@@ -195,7 +197,7 @@ inline std::string caps(GstVideoFormat f) {
 // The element on the CPU backend with the dictionary of front end `fp` (the element's own front-end
 // properties are in `props`).
 inline GstHarness* harness(const std::string& props, GstVideoFormat f = GST_VIDEO_FORMAT_GRAY8,
-                           const am::FrontEndParams& fp = am::FrontEndParams()) {
+                           const stip::FrontEndParams& fp = stip::FrontEndParams()) {
   GstHarness* hs = gst_harness_new_parse(
       ("cudaactionmatch backend=cpu model-location=" + dictionary_path(fp) + " " + props).c_str());
   gst_harness_set_caps_str(hs, caps(f).c_str(), caps(f).c_str());
@@ -228,7 +230,7 @@ struct Got {
   guint64 frame;  // index of the output buffer carrying the meta
   GstCvisActionInfo info;
   std::string label;
-  std::vector<am::MatchedPoint> pts;
+  std::vector<al::MatchedPoint> pts;
   int rois;
   GstClockTime pts_of_buffer;
 };
@@ -274,7 +276,7 @@ inline std::vector<Got> run(GstHarness* hs, const std::vector<Gray>& frames, boo
                  b, &it, GST_VIDEO_REGION_OF_INTEREST_META_API_TYPE)) {
         auto* roi = reinterpret_cast<GstVideoRegionOfInterestMeta*>(rm);
         EXPECT_STREQ(g_quark_to_string(roi->roi_type), GST_CVIS_ACTION_ROI_TYPE);
-        for (const am::MatchedPoint& p : g.pts) {  // the box holds the matched points
+        for (const al::MatchedPoint& p : g.pts) { // the box holds the matched points
           EXPECT_GE(p.x, roi->x);
           EXPECT_LT(p.x, roi->x + roi->w);
           EXPECT_GE(p.y, roi->y);
@@ -294,9 +296,9 @@ inline std::vector<Got> run(GstHarness* hs, const std::vector<Gray>& frames, boo
 }
 
 inline void compare(const std::vector<Got>& got, const std::vector<Expected>& exp,
-                    const am::FrontEndParams& fp = am::FrontEndParams()) {
-  am::Dictionary d;
-  ASSERT_TRUE(am::load_dictionary(dictionary_path(fp), &d).ok());
+                    const stip::FrontEndParams& fp = stip::FrontEndParams()) {
+  al::Dictionary d;
+  ASSERT_TRUE(al::load_dictionary(dictionary_path(fp), &d).ok());
   ASSERT_EQ(got.size(), exp.size());
   for (size_t i = 0; i < got.size(); ++i) {
     SCOPED_TRACE("block " + std::to_string(i));

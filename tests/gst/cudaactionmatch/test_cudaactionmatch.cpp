@@ -136,10 +136,10 @@ TEST_F(ActionMatchElement, LatencyIsTheFrontEndsLag) {
     int cell_frames, lag;
   } cases[] = {{"", 2.5, 4, 6}, {"tau=1.5 cell-frames=8", 1.5, 8, 7}, {"tau=4", 4, 4, 9}};
   for (const auto& c : cases) {
-    am::RecogniserParams p;
+    al::RecogniserParams p;
     p.frontend.tau = c.tau;
     p.frontend.cell_frames = c.cell_frames;
-    EXPECT_EQ(am::Recogniser::lag_of(p), c.lag) << c.props;
+    EXPECT_EQ(al::Recogniser::lag_of(p), c.lag) << c.props;
     GstHarness* hs = harness(c.props);
     gst_harness_set_upstream_latency(hs, 5 * GST_MSECOND);
     ASSERT_EQ(gst_harness_push(hs, buffer(Gray(kW * kH, 90), 0)), GST_FLOW_OK);
@@ -320,12 +320,12 @@ TEST_F(ActionMatchElement, FrontEndOptionDefaults) {
   g_object_get(e, "flow-histogram", &flow, "speed-split", &split, "detector", &det, "harris-k",
                &hk, "harris-scale", &hs, NULL);
   // The documented defaults (docs/elements/cudaactionmatch.md), which are the library's.
-  const am::FrontEndParams fp;
-  EXPECT_EQ(flow, static_cast<gint>(am::FlowHistogram::kPaper));
+  const stip::FrontEndParams fp;
+  EXPECT_EQ(flow, static_cast<gint>(stip::FlowHistogram::kPaper));
   EXPECT_EQ(flow, static_cast<gint>(fp.flow_histogram));
   EXPECT_EQ(split, 2.0);
   EXPECT_EQ(split, fp.speed_split);
-  EXPECT_EQ(det, static_cast<gint>(am::Detector::kPeriodic));
+  EXPECT_EQ(det, static_cast<gint>(stip::Detector::kPeriodic));
   EXPECT_EQ(det, static_cast<gint>(fp.detector));
   EXPECT_EQ(hk, 0.005);
   EXPECT_EQ(hk, fp.harris_k);
@@ -338,7 +338,7 @@ TEST_F(ActionMatchElement, FrontEndOptionDefaults) {
   EXPECT_STREQ(g_enum_get_value(ec, flow)->value_nick, "paper");
   ASSERT_NE(g_enum_get_value_by_nick(ec, "speed"), nullptr);
   EXPECT_EQ(g_enum_get_value_by_nick(ec, "speed")->value,
-            static_cast<gint>(am::FlowHistogram::kSpeed));
+            static_cast<gint>(stip::FlowHistogram::kSpeed));
   g_type_class_unref(ec);
   ps = g_object_class_find_property(G_OBJECT_GET_CLASS(e), "detector");
   ASSERT_NE(ps, nullptr);
@@ -346,7 +346,7 @@ TEST_F(ActionMatchElement, FrontEndOptionDefaults) {
   EXPECT_STREQ(g_enum_get_value(ec, det)->value_nick, "periodic");
   ASSERT_NE(g_enum_get_value_by_nick(ec, "harris"), nullptr);
   EXPECT_EQ(g_enum_get_value_by_nick(ec, "harris")->value,
-            static_cast<gint>(am::Detector::kHarris));
+            static_cast<gint>(stip::Detector::kHarris));
   g_type_class_unref(ec);
   gst_object_unref(e);
 }
@@ -364,17 +364,17 @@ TEST_F(ActionMatchElement, FrontEndOptionsRoundTrip) {
   gdouble split = 0, hk = 0, hs = 0;
   g_object_get(e, "flow-histogram", &flow, "speed-split", &split, "detector", &det, "harris-k",
                &hk, "harris-scale", &hs, NULL);
-  EXPECT_EQ(flow, static_cast<gint>(am::FlowHistogram::kSpeed));
+  EXPECT_EQ(flow, static_cast<gint>(stip::FlowHistogram::kSpeed));
   EXPECT_EQ(split, 1.25);
-  EXPECT_EQ(det, static_cast<gint>(am::Detector::kHarris));
+  EXPECT_EQ(det, static_cast<gint>(stip::Detector::kHarris));
   EXPECT_EQ(hk, 0.04);
   EXPECT_EQ(hs, 1.5);
   // And back to the defaults by value.
-  g_object_set(e, "flow-histogram", static_cast<gint>(am::FlowHistogram::kPaper), "detector",
-               static_cast<gint>(am::Detector::kPeriodic), NULL);
+  g_object_set(e, "flow-histogram", static_cast<gint>(stip::FlowHistogram::kPaper), "detector",
+               static_cast<gint>(stip::Detector::kPeriodic), NULL);
   g_object_get(e, "flow-histogram", &flow, "detector", &det, NULL);
-  EXPECT_EQ(flow, static_cast<gint>(am::FlowHistogram::kPaper));
-  EXPECT_EQ(det, static_cast<gint>(am::Detector::kPeriodic));
+  EXPECT_EQ(flow, static_cast<gint>(stip::FlowHistogram::kPaper));
+  EXPECT_EQ(det, static_cast<gint>(stip::Detector::kPeriodic));
   gst_object_unref(e);
 }
 
@@ -415,8 +415,8 @@ TEST_F(ActionMatchElement, BadFrontEndValuesAreRefused) {
   struct {
     const char* name;
     double bad;
-  } doubles[] = {{"speed-split", am::kMinSpeedSplit / 2},
-                 {"speed-split", am::kMaxSpeedSplit * 2},
+  } doubles[] = {{"speed-split", stip::kMinSpeedSplit / 2},
+                 {"speed-split", stip::kMaxSpeedSplit * 2},
                  {"harris-k", -0.001},
                  {"harris-k", 0.5},
                  {"harris-scale", 0.5},
@@ -451,8 +451,8 @@ TEST_F(ActionMatchElement, BadFrontEndValuesAreRefused) {
   }
   gint flow = -1, det = -1;
   g_object_get(e, "flow-histogram", &flow, "detector", &det, NULL);
-  EXPECT_EQ(flow, static_cast<gint>(am::FlowHistogram::kSpeed));
-  EXPECT_EQ(det, static_cast<gint>(am::Detector::kHarris));
+  EXPECT_EQ(flow, static_cast<gint>(stip::FlowHistogram::kSpeed));
+  EXPECT_EQ(det, static_cast<gint>(stip::Detector::kHarris));
   gst_object_unref(e);
 }
 
@@ -521,15 +521,15 @@ TEST_F(ActionMatchElement, HarrisScaleTooLargeForSigmaIsAnElementError) {
 // The dictionary records its flow histogram and speed split (FORMAT.md version 2); an element set
 // to another one refuses it with a settings error naming both (docs/elements/cudaactionmatch.md).
 TEST_F(ActionMatchElement, DictionaryOfAnotherFlowHistogramIsRefused) {
-  am::FrontEndParams speed2;
-  speed2.flow_histogram = am::FlowHistogram::kSpeed;
+  stip::FrontEndParams speed2;
+  speed2.flow_histogram = stip::FlowHistogram::kSpeed;
   speed2.speed_split = 2.0;
   struct {
     const char* props;
-    am::FrontEndParams dict;
+    stip::FrontEndParams dict;
     const char* says;
   } cases[] = {
-      {"flow-histogram=speed", am::FrontEndParams(), "paper flow histogram"},
+      {"flow-histogram=speed", stip::FrontEndParams(), "paper flow histogram"},
       {"", speed2, "speed flow histogram"},
       {"flow-histogram=speed speed-split=3", speed2, "speed split 3"},
   };
@@ -553,14 +553,14 @@ TEST_F(ActionMatchElement, DictionaryOfAnotherFlowHistogramIsRefused) {
 struct OptionCase {
   const char* name;
   const char* props;
-  am::FrontEndParams fp;
+  stip::FrontEndParams fp;
 };
 OptionCase option_case(int i) {
-  OptionCase c{"", "", am::FrontEndParams()};
+  OptionCase c{"", "", stip::FrontEndParams()};
   if (i == 0) {
     c.name = "speed";
     c.props = "flow-histogram=speed speed-split=1.5";
-    c.fp.flow_histogram = am::FlowHistogram::kSpeed;
+    c.fp.flow_histogram = stip::FlowHistogram::kSpeed;
     c.fp.speed_split = 1.5;
   } else {
     c.name = "harris";
@@ -568,7 +568,7 @@ OptionCase option_case(int i) {
     // 70-frame clip, too few for a model window (measured); not the default, so an element that
     // ignored harris-k would differ from the library.
     c.props = "detector=harris tau=1.5 threshold=0 harris-k=0 harris-scale=2";
-    c.fp.detector = am::Detector::kHarris;
+    c.fp.detector = stip::Detector::kHarris;
     c.fp.tau = 1.5;
     c.fp.threshold = 0;
     c.fp.harris_k = 0;
@@ -584,10 +584,10 @@ protected:
 TEST_P(ActionMatchOptionBlocks, EqualTheLibrarys) {
   const OptionCase c = option_case(GetParam());
   SCOPED_TRACE(c.name);
-  am::Dictionary d;
-  ASSERT_TRUE(am::load_dictionary(dictionary_path(c.fp), &d).ok());
-  am::Dictionary want;
-  am::describe(c.fp, &want);
+  al::Dictionary d;
+  ASSERT_TRUE(al::load_dictionary(dictionary_path(c.fp), &d).ok());
+  al::Dictionary want;
+  al::describe(c.fp, &want);
   EXPECT_EQ(d.dim, want.dim);  // 234 with the speed split, 162 otherwise
   EXPECT_EQ(d.flow, c.fp.flow_histogram);
   // The clip boxing models 0 and 1 were cut from, then another subject's walking. On the own clip the block holding a model window matches its points (distance 0, so the
