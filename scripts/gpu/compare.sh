@@ -17,7 +17,8 @@ rm -rf /tmp/base && tar -xJf "$ROOT/.device-base/base.tar.xz" -C /tmp
 export GST_BUNDLE_NO_NVENC=1
 . /tmp/gstbundle/gst-env.sh
 export CVIS_TESTDATA=$D/testdata CVIS_REQUIRE_GPU=1 CVIS_TEST_H264=$D/media/test-1080p.mp4
-NEW_LD=$D/lib:$LD_LIBRARY_PATH BASE_LD=/tmp/base/lib:$LD_LIBRARY_PATH
+# The base build's libraries first; test-only ones (libgstcheck) from the new staging.
+NEW_LD=$D/lib:$LD_LIBRARY_PATH BASE_LD=/tmp/base/lib:$D/lib:$LD_LIBRARY_PATH
 # The base build's element tests load the base plugin (its own registry), the new ones the bundle's.
 base_env() { env LD_LIBRARY_PATH="$BASE_LD" GST_PLUGIN_SYSTEM_PATH_1_0="$GST_BUNDLE/lib/gstreamer-1.0:/tmp/base/plugin" \
   GST_REGISTRY_1_0=/tmp/gst-registry-base.bin "$@"; }
