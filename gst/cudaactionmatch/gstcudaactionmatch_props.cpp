@@ -57,7 +57,7 @@ static cvis::Status
 gst_cuda_action_match_check_settings (GstCvisFilter * filter)
 {
   GstCudaActionMatch *self = GST_CUDA_ACTION_MATCH (filter);
-  am::RecogniserParams p;
+  al::RecogniserParams p;
   {
     std::lock_guard < std::mutex > lk (*self->lock);
     p = self->settings->params;
@@ -65,7 +65,7 @@ gst_cuda_action_match_check_settings (GstCvisFilter * filter)
   if (p.overlap >= p.block_frames)
     return cvis::invalid_argument ("overlap " + std::to_string (p.overlap) +
         " must be less than block-frames " + std::to_string (p.block_frames));
-  return am::validate (p);
+  return al::validate (p);
 }
 
 static void

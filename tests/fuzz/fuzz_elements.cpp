@@ -212,8 +212,9 @@ GstBusSyncReply on_message(GstBus*, GstMessage* msg, gpointer data) {
 // A valid dictionary for the element's default front end: two models of random nodes.
 std::string write_dictionary() {
   namespace am = cvis::actionmatch;
-  am::Dictionary d;
-  am::describe(am::FrontEndParams(), &d);
+  namespace al = cvis::actionlearn;
+  al::Dictionary d;
+  al::describe(cvis::stip::FrontEndParams(), &d);
   Rng r(7);
   for (const char* label : {"walking", "boxing"}) {
     am::Model m;
@@ -230,7 +231,7 @@ std::string write_dictionary() {
   }
   const std::string path =
       std::string(g_get_tmp_dir()) + "/cvis-fuzz-dict-" + std::to_string(getpid()) + ".cvad";
-  const cvis::Status st = am::save_dictionary(path, d);
+  const cvis::Status st = al::save_dictionary(path, d);
   if (!st.ok()) {
     std::fprintf(stderr, "fuzz_elements: %s\n", st.to_string().c_str());
     std::exit(1);

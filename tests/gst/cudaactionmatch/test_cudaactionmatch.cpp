@@ -459,7 +459,7 @@ TEST_F(ActionMatchElement, BadFrontEndValuesAreRefused) {
 // The caps configure the element: a setting the front end or the dictionary refuses with the
 // stream's caps is an element error there (LIBRARY/SETTINGS, the library's message), posted once
 // (the bus is set before the caps), and nothing flows.
-std::string configure_error(const std::string& props, const am::FrontEndParams& dict,
+std::string configure_error(const std::string& props, const stip::FrontEndParams& dict,
                             GError** out) {
   GstHarness* hs = gst_harness_new_parse(
       ("cudaactionmatch backend=cpu model-location=" + dictionary_path(dict) + " " + props).c_str());
