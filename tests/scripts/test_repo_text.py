@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """The repository's text speaks of the project only: no file may tell how the work was organised
-(work sessions, numbered rounds, lettered calls, engineers' branch names, the people involved) or
-point outside the repository (a `shared/` folder beside the clone, absolute paths of one machine).
+(the work's periods and their numbered iterations, lettered device runs, engineers' branch names,
+the people involved) or point outside the repository (a `shared/` folder beside the clone,
+absolute paths of one machine).
 Such history belongs in commit messages; a clone must build, test and read without anything
 beside it.
 
@@ -19,13 +20,13 @@ import sys
 
 # Built from pieces so that this file does not match its own rules.
 RULES = [
-    ("work session", re.compile(r"\b" + "sess" + r"ions?\b", re.I)),
+    ("work period", re.compile(r"\b" + "sess" + r"ions?\b", re.I)),
     ("numbered round", re.compile(
         r"\b(first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|eleventh|twelfth|"
         r"\d+(st|nd|rd|th)) " + "rou" + r"nds?\b", re.I)),
     ("lettered call", re.compile(r"\b[Cc]" + "alls? " + r"[A-Z][0-9]?\b(?![-\w])")),
     ("branch name", re.compile(r"\bs\d{2}-[a-z]{2,}[a-z0-9]*\b")),
-    ("engineer", re.compile(r"\bhelpers?'?s? (branch|branches|worktree|session)\b|"
+    ("engineer", re.compile(r"\bhelpers?'?s? (branch|branches|worktree|" + "sess" + r"ion)\b|"
                             r"\bhelper [a-z]{2}\d+\b|\bthe " + "le" + r"ad\b(?! time)", re.I)),
     ("path outside the repository", re.compile(
         r"\.\./" + "shared" + r"\b|(?<![\w.-])" + "shared" +
