@@ -233,6 +233,8 @@ private:
     const bool shadows = p_.shadows && p_.color == ColorSpace::kRgb;
     const int lo16 = shadow_lo16(p_), hi16 = shadow_hi16(p_);
     const int need = std::min(p_.shadow_samples, p_.num_samples);
+    // The density output needs the whole sum; the classification does not.
+    const bool early = !density && kernel_terms_nonnegative(static_cast<int>(p_.kernel));
     for (int y = y0; y < y1; ++y) {
       for (int x = 0; x < w_; ++x) {
         const size_t i = static_cast<size_t>(y) * w_ + x;
@@ -242,7 +244,12 @@ private:
           scale[c] = mul_rn(inv_sigma[c], m.arg_scale);
         }
         float total, wsum;
-        kde_sums(cur_[i], x, y, m, scale, at, prod, &total, &wsum);
+        if (early) {
+          const EarlyCut cut = early_cut(kde_weight_sum(x, y, m), inv_sigma, m);
+          kde_sums(cur_[i], x, y, m, scale, at, prod, &total, &wsum, &cut);
+        } else {
+          kde_sums(cur_[i], x, y, m, scale, at, prod, &total, &wsum);
+        }
         const float d = kde_density(total, wsum, inv_sigma, m);
         uint8_t r = classify_density(d, m);
         if (r == kRawForeground && shadows &&

@@ -3,8 +3,8 @@
 // reference flushes denormals too.
 #include "bgsub_kernels.hpp"
 #include "common/cuda/check.hpp"
-#include "common/cuda/tiles.hpp"
 #include "common/cuda/preload.hpp"
+#include "common/cuda/tiles.hpp"
 #include "cpwl/cpwl_device.cuh"
 
 namespace cvis::bgsub::kernels {
@@ -116,12 +116,15 @@ inline constexpr bool kUsesTable = E != cpwl::dev::kExact&& E != cpwl::dev::kFas
 
 // kde_sums for radius 1 and a pixel with all 8 neighbours inside: per neighbour row, one pass over
 // the samples with the three columns' sums side by side (three loads from one pointer, immediate
-// offsets), then the same (dy, dx) order of weighted sums as kde_sums: the same bits.
+// offsets), then the same (dy, dx) order of weighted sums as kde_sums: the same bits. With
+// `early`, every kGroup samples of each column the row is finished with the partial sums (the
+// rows below taken as 0) and the sum stops once that bound decides background (early_cut).
 template <typename Prod>
-__device__ __forceinline__ void kde_sums_r1(const uint32_t* __restrict__ row0, size_t stride,
-                                            size_t plane, int L, uint32_t feat,
-                                            const ModelConsts& c, const float scale[3], Prod prod,
-                                            float* total, float* weight_sum) {
+__device__ __forceinline__ void
+kde_sums_r1(const uint32_t* __restrict__ row0, size_t stride, size_t plane, int L, uint32_t feat,
+            const ModelConsts& c, const float scale[3], Prod prod, const EarlyCut* early,
+            float* total, float* weight_sum) {
+  constexpr int kGroup = 4;
   const float fb[3] = {biased_channel(feat, 0), biased_channel(feat, 1), biased_channel(feat, 2)};
   auto term = [&](uint32_t ref) {
     return prod(kernel_arg(ref, fb, scale, 0), kernel_arg(ref, fb, scale, 1),
@@ -131,22 +134,39 @@ __device__ __forceinline__ void kde_sums_r1(const uint32_t* __restrict__ row0, s
 #pragma unroll
   for (int dy = 0; dy < 3; ++dy) {
     const uint32_t* p = row0 + dy * stride; // row y - 1 + dy, column x
+    const float w0 = c.weights[dy * 3], w1 = c.weights[dy * 3 + 1], w2 = c.weights[dy * 3 + 2];
+    auto finish = [&](float s0, float s1, float s2) {
+      return add_rn(add_rn(add_rn(acc, mul_rn(w0, s0)), mul_rn(w1, s1)), mul_rn(w2, s2));
+    };
     float s0 = 0.0f, s1 = 0.0f, s2 = 0.0f;
-#pragma unroll 4
-    for (int k = 0; k < L; ++k) {
+    int k = 0;
+    for (; k + kGroup <= L; k += kGroup) {
+#pragma unroll
+      for (int u = 0; u < kGroup; ++u) {
+        const uint32_t a = __ldg(p - 1), b = __ldg(p), d = __ldg(p + 1);
+        s0 = add_rn(s0, term(a));
+        s1 = add_rn(s1, term(b));
+        s2 = add_rn(s2, term(d));
+        p += plane;
+      }
+      if (early) {
+        const float bound = finish(s0, s1, s2);
+        if (decided_background(bound, *early)) {
+          *total = bound;
+          *weight_sum = early->weight_sum;
+          return;
+        }
+      }
+    }
+    for (; k < L; ++k) {
       const uint32_t a = __ldg(p - 1), b = __ldg(p), d = __ldg(p + 1);
       s0 = add_rn(s0, term(a));
       s1 = add_rn(s1, term(b));
       s2 = add_rn(s2, term(d));
       p += plane;
     }
-    const float w0 = c.weights[dy * 3], w1 = c.weights[dy * 3 + 1], w2 = c.weights[dy * 3 + 2];
-    acc = add_rn(acc, mul_rn(w0, s0));
-    wsum = add_rn(wsum, w0);
-    acc = add_rn(acc, mul_rn(w1, s1));
-    wsum = add_rn(wsum, w1);
-    acc = add_rn(acc, mul_rn(w2, s2));
-    wsum = add_rn(wsum, w2);
+    acc = finish(s0, s1, s2);
+    wsum = add_rn(add_rn(add_rn(wsum, w0), w1), w2);
   }
   *total = acc;
   *weight_sum = wsum;
@@ -189,15 +209,23 @@ __global__ void __launch_bounds__(kBx* kBy)
                     kernel_1d<E, P>(st, t2));
     }
   };
+  // The density output needs the whole sum; the classification does not (early_cut).
+  constexpr bool kNonnegative = E == cpwl::dev::kExact || E == cpwl::dev::kFast || E == kFused;
+  EarlyCut cut;
+  const EarlyCut* early = nullptr;
+  if (kNonnegative && m.density == nullptr) {
+    cut = early_cut(kde_weight_sum(x, y, c), inv_sigma, c);
+    early = &cut;
+  }
   float total, wsum;
   if (c.radius == 1 && x > 0 && y > 0 && x + 1 < m.width && y + 1 < m.height) {
-    kde_sums_r1(samples + i - stride, stride, plane, c.num_samples, feat, c, scale, prod, &total,
-                &wsum);
+    kde_sums_r1(samples + i - stride, stride, plane, c.num_samples, feat, c, scale, prod, early,
+                &total, &wsum);
   } else {
     auto sample = [samples, plane, stride](int k, int xx, int yy) {
       return __ldg(samples + k * plane + static_cast<size_t>(yy) * stride + xx);
     };
-    kde_sums(feat, x, y, c, scale, sample, prod, &total, &wsum);
+    kde_sums(feat, x, y, c, scale, sample, prod, &total, &wsum, early);
   }
   const float d = kde_density(total, wsum, inv_sigma, c);
   uint8_t r = classify_density(d, c);

@@ -174,13 +174,91 @@ CVIS_HD uint32_t median3(const uint32_t* diffs, int count, int bits = 8, int str
   return prefix;
 }
 
+// The factors that turn a neighbourhood sum into a density: density = (total * inv) * q, with
+// q = norm / weight_sum and inv = n0 n1 n2, n_c = 1/sigma_c times norm_scale[c].
+struct DensityFactors {
+  float inv = 0.f, q = 0.f;
+};
+CVIS_HD DensityFactors density_factors(float weight_sum, const float inv_sigma[3],
+                                       const ModelConsts& m) {
+  DensityFactors f;
+  f.q = div_rn(m.norm, weight_sum);
+  const float n0 = mul_rn(inv_sigma[0], m.norm_scale[0]);
+  const float n1 = mul_rn(inv_sigma[1], m.norm_scale[1]);
+  const float n2 = mul_rn(inv_sigma[2], m.norm_scale[2]);
+  f.inv = mul_rn(mul_rn(n0, n1), n2);
+  return f;
+}
+
+CVIS_HD float density_of(float total, const DensityFactors& f) {
+  return mul_rn(mul_rn(total, f.inv), f.q);
+}
+
+// The density from the sums: total * n0 n1 n2 * (2 pi)^(-3/2) / (L wsum).
+CVIS_HD float kde_density(float total, float weight_sum, const float inv_sigma[3],
+                          const ModelConsts& m) {
+  return density_of(total, density_factors(weight_sum, inv_sigma, m));
+}
+
+// The sum of the positional weights of the neighbours inside the image, in kde_sums' order (the
+// same bits as its weight_sum).
+CVIS_HD float kde_weight_sum(int px, int py, const ModelConsts& m) {
+  float wsum = 0.0f;
+  const int r = m.radius, side = 2 * r + 1;
+  for (int dy = -r; dy <= r; ++dy) {
+    if (py + dy < 0 || py + dy >= m.height)
+      continue;
+    for (int dx = -r; dx <= r; ++dx) {
+      if (px + dx >= 0 && px + dx < m.width)
+        wsum = add_rn(wsum, m.weights[(dy + r) * side + (dx + r)]);
+    }
+  }
+  return wsum;
+}
+
+// Early decision of the density sum (README "Early exit"). With kernels whose terms are never
+// negative (the analytic ones: kernel_terms_nonnegative), a partial sum, finished with the
+// remaining terms taken as 0 in the same operations and order, is a lower bound of the full sum:
+// round-to-nearest addition and multiplication are monotone in each operand. So is the density
+// of that bound. Once it reaches `cut` (the larger of threshold and update_threshold),
+// classify_density() of the full density is 0, whatever the remaining terms are: the sum can stop
+// with the same raw classification. The density it then reports is the bound, not the density.
+struct EarlyCut {
+  DensityFactors f;
+  float weight_sum = 0.f; // the full sum of the weights (kde_weight_sum)
+  float cut = 0.f;
+};
+CVIS_HD EarlyCut early_cut(float weight_sum, const float inv_sigma[3], const ModelConsts& m) {
+  EarlyCut e;
+  e.f = density_factors(weight_sum, inv_sigma, m);
+  e.weight_sum = weight_sum;
+  e.cut = m.threshold > m.update_threshold ? m.threshold : m.update_threshold;
+  return e;
+}
+CVIS_HD bool decided_background(float bound, const EarlyCut& e) {
+  return density_of(bound, e.f) >= e.cut;
+}
+
+// Whether every term of the density sum is >= 0 for a kernel (bgsub::Kernel as int): the analytic
+// ones (exp of a real number). CPWL tables fitted by projection may dip below 0 near the cut-off.
+CVIS_HD bool kernel_terms_nonnegative(int kernel) {
+  return kernel == static_cast<int>(Kernel::kExact) || kernel == static_cast<int>(Kernel::kFast) ||
+         kernel == static_cast<int>(Kernel::kFastFused);
+}
+
+// Samples summed between two early-decision checks of kde_sums.
+inline constexpr int kEarlyCheckEvery = 8;
+
 // Sum over the neighbourhood of w_q * sum_k K(x - s_qk), and the sum of the weights used (Eq. of
 // README "density"). Neighbours outside the image are skipped. `sample(k, x, y)` returns sample k
 // of pixel (x, y); `prod(t0, t1, t2)` the kernel product for the three scaled differences
 // t_c = |x_c - s_c| * scale[c]. The summation order (dy, dx, k) is fixed: both backends use it.
+// With `early` (kernels with nonnegative terms only), the sum stops once decided_background() holds
+// for the bound, every kEarlyCheckEvery samples; *total is then that bound.
 template <typename SampleFn, typename ProdFn>
 CVIS_HD void kde_sums(uint32_t feat, int px, int py, const ModelConsts& m, const float scale[3],
-                      SampleFn sample, ProdFn prod, float* total, float* weight_sum) {
+                      SampleFn sample, ProdFn prod, float* total, float* weight_sum,
+                      const EarlyCut* early = nullptr) {
   float acc = 0.0f, wsum = 0.0f;
   const int r = m.radius, side = 2 * r + 1;
   const float fb[3] = {biased_channel(feat, 0), biased_channel(feat, 1), biased_channel(feat, 2)};
@@ -192,31 +270,27 @@ CVIS_HD void kde_sums(uint32_t feat, int px, int py, const ModelConsts& m, const
       const int x = px + dx;
       if (x < 0 || x >= m.width)
         continue;
+      const float w = m.weights[(dy + r) * side + (dx + r)];
       float s = 0.0f;
       for (int k = 0; k < m.num_samples; ++k) {
         const uint32_t ref = sample(k, x, y);
         s = add_rn(s, prod(kernel_arg(ref, fb, scale, 0), kernel_arg(ref, fb, scale, 1),
                            kernel_arg(ref, fb, scale, 2)));
+        if (early && k % kEarlyCheckEvery == kEarlyCheckEvery - 1) {
+          const float bound = add_rn(acc, mul_rn(w, s));
+          if (decided_background(bound, *early)) {
+            *total = bound;
+            *weight_sum = early->weight_sum;
+            return;
+          }
+        }
       }
-      const float w = m.weights[(dy + r) * side + (dx + r)];
       acc = add_rn(acc, mul_rn(w, s));
       wsum = add_rn(wsum, w);
     }
   }
   *total = acc;
   *weight_sum = wsum;
-}
-
-// The density from the sums: total * n0 n1 n2 * (2 pi)^(-3/2) / (L wsum), with n_c = 1/sigma_c
-// times norm_scale[c].
-CVIS_HD float kde_density(float total, float weight_sum, const float inv_sigma[3],
-                          const ModelConsts& m) {
-  const float q = div_rn(m.norm, weight_sum);
-  const float n0 = mul_rn(inv_sigma[0], m.norm_scale[0]);
-  const float n1 = mul_rn(inv_sigma[1], m.norm_scale[1]);
-  const float n2 = mul_rn(inv_sigma[2], m.norm_scale[2]);
-  const float inv = mul_rn(mul_rn(n0, n1), n2);
-  return mul_rn(mul_rn(total, inv), q);
 }
 
 // Raw classification of a density: foreground, weak background (below update_threshold: kept out

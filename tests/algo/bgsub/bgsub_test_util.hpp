@@ -13,7 +13,6 @@
 #include "synth_sequence.hpp"
 #include "test_images.hpp"
 
-
 namespace cvis::bgsub::test {
 
 struct SeqRun {
@@ -45,11 +44,13 @@ inline cvis::test::SequenceSpec small_spec(int w, int h, int frames, uint32_t se
 }
 
 // Runs `frames` frames; `make_frame(t, rgb)` returns the view to feed (it may convert / pad).
-// `stream`: the CUDA stream of every process() call (the CPU backend ignores it).
+// `stream`: the CUDA stream of every process() call (the CPU backend ignores it). `density`:
+// whether to ask for the density (the whole KDE sum) or only the mask (the sum may stop early).
 inline SeqRun run_sequence(Subtractor& s, const cvis::test::SyntheticSequence& seq, int frames,
                            const std::function<ImageView(int, const cvis::test::HostImage&,
                                                          cvis::test::HostImage*)>& convert,
-                           size_t mask_pad = 0, StreamHandle stream = nullptr) {
+                           size_t mask_pad = 0, StreamHandle stream = nullptr,
+                           bool density = true) {
   SeqRun run;
   const int w = seq.spec().width, h = seq.spec().height;
   cvis::test::HostImage mask(PixelFormat::kGRAY8, w, h, mask_pad);
@@ -59,8 +60,8 @@ inline SeqRun run_sequence(Subtractor& s, const cvis::test::SyntheticSequence& s
     seq.render(t, &rgb, &truth);
     const ImageView v = convert ? convert(t, rgb, &conv) : rgb.view();
     FrameResult r;
-    std::vector<float> dens(static_cast<size_t>(w) * h);
-    const Status st = s.process(v, mask.view(), &r, stream, dens.data());
+    std::vector<float> dens(density ? static_cast<size_t>(w) * h : 0);
+    const Status st = s.process(v, mask.view(), &r, stream, density ? dens.data() : nullptr);
     EXPECT_TRUE(st.ok()) << st.to_string();
     if (!st.ok())
       break;

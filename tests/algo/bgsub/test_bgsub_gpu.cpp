@@ -109,6 +109,44 @@ INSTANTIATE_TEST_SUITE_P(Kernels, BgsubGpuParity, ::testing::Range(0, kKernelCou
                            return n;
                          });
 
+// Without a density output the sum stops early (early_cut, kde_sums_r1 and kde_sums): every mask
+// must be the full sum's on the GPU itself (bit for bit: the same device, the same operations), and
+// the early-stopping CPU reference must stay within the parity tolerance above (0.1% of
+// pixel-frames: the kernels' expf / ex2 differences, not the stop, which changes no bit).
+TEST(BgsubGpu, StoppingTheSumEarlyChangesNoMask) {
+  CVIS_REQUIRE_GPU();
+  const int frames = cvis::test::sanitizer_run() ? 20 : 40;
+  for (Kernel k : {Kernel::kExact, Kernel::kFast, Kernel::kFastFused}) {
+    for (int radius : {1, 2}) {
+      auto spec = small_spec(67, 45, frames, 300 + radius);
+      spec.illumination_drift = 0.2f;
+      SyntheticSequence seq(spec);
+      Params p = small_params(k);
+      p.neighborhood = radius;
+      auto full = make(Backend::kCuda, p), early = make(Backend::kCuda, p);
+      auto cpu = make(Backend::kCpu, p);
+      ASSERT_TRUE(full && early && cpu);
+      const SeqRun a = run_sequence(*full, seq, frames, nullptr);
+      const SeqRun b = run_sequence(*early, seq, frames, nullptr, 0, nullptr, false);
+      const SeqRun c = run_sequence(*cpu, seq, frames, nullptr, 0, nullptr, false);
+      ASSERT_EQ(a.masks.size(), b.masks.size());
+      ASSERT_EQ(a.masks.size(), c.masks.size());
+      size_t differ = 0, total = 0;
+      int64_t fg = 0;
+      for (size_t t = 0; t < a.masks.size(); ++t) {
+        EXPECT_EQ(a.masks[t], b.masks[t]) << kernel_name(k) << " r " << radius << " frame " << t;
+        EXPECT_EQ(a.results[t].blobs, b.results[t].blobs) << t;
+        for (size_t i = 0; i < b.masks[t].size(); ++i)
+          differ += b.masks[t][i] != c.masks[t][i];
+        total += b.masks[t].size();
+        fg += a.results[t].foreground_pixels;
+      }
+      EXPECT_GT(fg, 0);
+      EXPECT_LE(static_cast<double>(differ) / total, 1e-3) << kernel_name(k) << " r " << radius;
+    }
+  }
+}
+
 // Device frames and device masks (the element's CUDA-memory path) give the same results as host
 // ones: the same kernels run on the same bytes.
 struct DeviceImage {

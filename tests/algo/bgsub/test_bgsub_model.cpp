@@ -238,6 +238,39 @@ TEST(BgsubModel, ThreadCountDoesNotChangeAnyBit) {
   }
 }
 
+// Without a density output the KDE sum stops once a lower bound decides background (early_cut):
+// the raw classification, hence every mask, blob and model update, must be the full sum's. The
+// sequences have moving objects, a waving region and a drift (scene extensions at their defaults,
+// update_margin 1 and 3), so a wrong stop would change a mask and then the model's samples.
+TEST(BgsubModel, StoppingTheSumEarlyChangesNoMask) {
+  for (Kernel k : {Kernel::kExact, Kernel::kFast, Kernel::kFastFused}) {
+    for (float margin : {1.0f, 3.0f}) {
+      for (int radius : {1, 2}) {
+        SequenceSpec spec = small_spec(41, 29, 44, 11 + radius);
+        spec.illumination_drift = 0.2f;
+        SyntheticSequence seq(spec);
+        Params p = small_params(k);
+        p.update_margin = margin;
+        p.neighborhood = radius;
+        auto full = make(Backend::kCpu, p), early = make(Backend::kCpu, p);
+        const SeqRun a = run_sequence(*full, seq, spec.frames, nullptr);
+        const SeqRun b =
+            run_sequence(*early, seq, spec.frames, nullptr, 0, nullptr, /*density=*/false);
+        ASSERT_EQ(a.masks.size(), b.masks.size());
+        int64_t fg = 0;
+        for (size_t t = 0; t < a.masks.size(); ++t) {
+          EXPECT_EQ(a.masks[t], b.masks[t])
+              << kernel_name(k) << " margin " << margin << " r " << radius << " frame " << t;
+          EXPECT_EQ(a.results[t].blobs, b.results[t].blobs) << t;
+          EXPECT_EQ(a.results[t].shadow_pixels, b.results[t].shadow_pixels) << t;
+          fg += a.results[t].foreground_pixels;
+        }
+        EXPECT_GT(fg, 0) << "the sequence must have foreground to compare";
+      }
+    }
+  }
+}
+
 TEST(BgsubModel, ResetAndSizeChangeRestartTheWarmUp) {
   SyntheticSequence seq(small_spec(20, 14, 20, 8));
   auto s = make(Backend::kCpu, small_params());

@@ -10,7 +10,9 @@
 // CUDA-memory path). Each kernel: a fresh model, num_samples warm-up frames, then --frames timed
 // process() calls (steady clock around each call, which ends with a stream sync), median reported.
 // A separate untimed run of the same frames downloads the masks to compare with the exact kernel.
-// Stage costs of the default kernel: the same run without blobs, and without model updates.
+// Stage costs of the default kernel: the same run without blobs, and without model updates. The
+// default kernel's masks with early-stopped density sums (no density output, as timed) against the
+// full sums (density asked for): they must be identical (exit 1 otherwise).
 // Compute ceiling: README.md (cuda/bgsub) derives per-sample instruction counts from the PTX; the
 // bench prints the measured rate against that ceiling with this device's SM count and clock.
 // Exit status 1 on any error.
@@ -194,14 +196,18 @@ std::unique_ptr<bgsub::Subtractor> make(Backend b, const bgsub::Params& p) {
   return s;
 }
 
-// Masks of `checked` frames after the warm-up (host copies), GPU.
-std::vector<std::vector<uint8_t>> masks_of(const bgsub::Params& p, const Frames& f, int checked) {
+// Masks of `checked` frames after the warm-up (host copies), GPU. `full_sum`: ask for the density
+// too, so that every pixel's KDE sum runs to the end (without it the sum may stop early).
+std::vector<std::vector<uint8_t>> masks_of(const bgsub::Params& p, const Frames& f, int checked,
+                                           bool full_sum = false) {
   auto s = make(Backend::kCuda, p);
   DeviceMask m(f.w, f.h);
   std::vector<std::vector<uint8_t>> out;
+  std::vector<float> density(full_sum ? static_cast<size_t>(f.w) * f.h : 0);
   bgsub::FrameResult r;
   for (int i = 0; i < p.num_samples + checked; ++i) {
-    check(s->process(f.device_view(i), m.view, &r, nullptr), "process");
+    check(s->process(f.device_view(i), m.view, &r, nullptr, full_sum ? density.data() : nullptr),
+          "process");
     if (i < p.num_samples)
       continue;
     std::vector<uint8_t> host(static_cast<size_t>(f.w) * f.h);
@@ -301,6 +307,7 @@ int main(int argc, char** argv) {
   std::string extra;
   char line[512];
   double fps_default_1080 = -1;
+  bool early_stop_exact = true;
 
   for (size_t si = 0; si < o.sizes.size(); ++si) {
     const auto [w, h] = o.sizes[si];
@@ -337,6 +344,22 @@ int main(int argc, char** argv) {
       md += line;
       if (p.kernel == defaults.kernel && w == 1920 && h == 1080)
         fps_default_1080 = 1e3 / ms;
+    }
+    // The early stop of the density sum must not change a mask: the default kernel's masks
+    // without the density output against the full sums' (density asked for).
+    {
+      size_t differ = 0;
+      const auto early = masks_of(defaults, f, checked);
+      const auto full = masks_of(defaults, f, checked, true);
+      for (size_t t = 0; t < early.size(); ++t)
+        for (size_t i = 0; i < early[t].size(); ++i)
+          differ += early[t][i] != full[t][i];
+      std::snprintf(line, sizeof line,
+                    "%dx%d %s: early-stopped sums against full sums: %zu of %.0f mask pixels "
+                    "differ (must be 0)\n",
+                    w, h, bgsub::kernel_name(defaults.kernel), differ, px * checked);
+      extra += line;
+      early_stop_exact = early_stop_exact && differ == 0;
     }
     // Stage costs of the default kernel.
     bgsub::Params nb = defaults, nu = defaults;
@@ -427,5 +450,9 @@ int main(int argc, char** argv) {
     std::fclose(fo);
   }
   std::fputs(md.c_str(), stdout);
+  if (!early_stop_exact) {
+    std::fprintf(stderr, "bench_bgsub: the early-stopped density sums changed a mask\n");
+    return 1;
+  }
   return 0;
 }
