@@ -14,12 +14,14 @@ constexpr double kSameBoxIou = 0.5;
 // centre lies inside one: the object is tracked already.
 constexpr double kTakenIou = 0.2;
 
-// Whether kDuplicateOverlap of the smaller of `a` and `b` lies inside the other: one object.
+// Whether `a` and `b` are one object: kDuplicateOverlap of the smaller inside the other, and at
+// least half the other's area (a box around a group of people holds each of them).
 bool duplicates(const Box& a, const Box& b) {
   const int64_t iw = std::min<int64_t>(int64_t{a.x} + a.w, int64_t{b.x} + b.w) - std::max(a.x, b.x);
   const int64_t ih = std::min<int64_t>(int64_t{a.y} + a.h, int64_t{b.y} + b.h) - std::max(a.y, b.y);
   const int64_t small = std::min(int64_t{a.w} * a.h, int64_t{b.w} * b.h);
-  return iw > 0 && ih > 0 && small > 0 &&
+  const int64_t large = std::max(int64_t{a.w} * a.h, int64_t{b.w} * b.h);
+  return iw > 0 && ih > 0 && small > 0 && 2 * small >= large &&
          static_cast<double>(iw * ih) >= kDuplicateOverlap * static_cast<double>(small);
 }
 
@@ -240,7 +242,7 @@ std::vector<Box> Lifecycle::ready_boxes(const InitBoxes& init, uint32_t persiste
     const double cx = c.box.x + 0.5 * c.box.w, cy = c.box.y + 0.5 * c.box.h;
     auto covers = [&](const Box& t) {
       return iou(t, c.box) > kTakenIou ||
-             (cx >= t.x && cx < t.x + t.w && cy >= t.y && cy < t.y + t.h) || duplicates(t, c.box);
+             (cx >= t.x && cx < t.x + t.w && cy >= t.y && cy < t.y + t.h);
     };
     bool taken = false;
     for (const Box& t : last_boxes_)

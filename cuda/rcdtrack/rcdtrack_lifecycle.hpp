@@ -7,14 +7,13 @@
 //    frame;
 //  * boxes that arrive with the frames (InitBoxes, e.g. a background subtractor's foreground
 //    boxes): a box seen on `persistence` frames in a row (overlapping itself by half), of at least
-//    `min_area` pixels and covering no current target (nor lying around one: kDuplicateOverlap),
-//    starts a target;
+//    `min_area` pixels and covering no current target, starts a target;
 //  * nothing else: a target ends when it is untracked or, for targets started from boxes, when it
 //    has been lost for `lost_timeout` frames in a row, has overlapped no box of `min_area` pixels
 //    for `static_timeout` frames in a row (its object stopped, or the target stayed on the
 //    background its object left), or has been a duplicate of an older target for
-//    `duplicate_timeout` frames in a row (both tracked, the smaller of their boxes lying by
-//    kDuplicateOverlap inside the other: two targets on one object).
+//    `duplicate_timeout` frames in a row (both tracked, the smaller of their boxes at least half
+//    the other's area and lying by kDuplicateOverlap inside it: two targets on one object).
 //
 // Per frame: begin_frame() before Tracker::process(), end_frame() after it; both report what
 // happened as TargetEvent values (started, lost, re-acquired, removed, refused) for the caller to
@@ -50,7 +49,8 @@ struct LifecycleParams {
   uint32_t duplicate_timeout = 10;
 };
 
-// Two tracked targets are on one object when this share of the smaller box lies inside the other.
+// Two tracked targets are on one object when this share of the smaller box lies inside the other
+// (and the smaller has at least half the other's area).
 inline constexpr double kDuplicateOverlap = 0.7;
 
 // min_area 0: 1/5000 of the frame's area, at least 64 pixels (414 at 1920x1080). Compression

@@ -460,7 +460,8 @@ gst_cuda_rcd_track_install_properties (GObjectClass * gobject_class)
   g_object_class_install_property (gobject_class, PROP_DUPLICATE_TIMEOUT,
       g_param_spec_uint ("duplicate-timeout", "Duplicate timeout",
           "Frames a target started from an init-roi-type box may be a duplicate of an older "
-          "target (both tracked, 70% of the smaller box inside the other: one object) before it "
+          "target (both tracked, the smaller box at least half the other's area and 70% inside "
+          "it: one object) before it "
           "is removed (a cvis-rcdtrack-removed message); 0: never", 0, G_MAXUINT, 10, playing));
   g_object_class_install_property (gobject_class, PROP_INIT_ALIGNED_STEPS,
       g_param_spec_boolean ("init-aligned-steps", "Aligned steps of init-roi-type targets",

@@ -181,8 +181,9 @@ TEST(Lifecycle, StaticTimeout) {
 
 // Two targets on one object: the tracker's results are edited so that from frame 2 on target 1's
 // box lies on target 0's (90% of it inside). With duplicate_timeout 4 the younger, target 1, is
-// removed on the fourth such frame (5); 0 keeps both. A box around target 0 (its box 70% inside,
-// the centre off it, IoU 0.19) starts no target.
+// removed on the fourth such frame (5); 0 keeps both. A box three times the area of target 0's
+// around it (target 0's box inside, its centre off it, IoU 0.19; a group around one person) is
+// no duplicate: it starts a target on frame 1 and keeps it.
 TEST(Lifecycle, DuplicateTimeoutRemovesTheYounger) {
   for (uint32_t timeout : {4u, 0u}) {
     Rig rig;
@@ -215,12 +216,14 @@ TEST(Lifecycle, DuplicateTimeoutRemovesTheYounger) {
       ev.push_back(names(e));
     }
     if (timeout) {
-      EXPECT_EQ(ev, (std::vector<Names>{
-                        {"started:0", "started:1"}, {}, {}, {}, {}, {"removed:1"}, {}, {}}));
-      EXPECT_EQ(rig.life.ids(), (std::vector<int>{0}));
+      EXPECT_EQ(ev,
+                (std::vector<Names>{
+                    {"started:0", "started:1"}, {"started:2"}, {}, {}, {}, {"removed:1"}, {}, {}}));
+      EXPECT_EQ(rig.life.ids(), (std::vector<int>{0, 2}));
     } else {
-      EXPECT_EQ(ev, (std::vector<Names>{{"started:0", "started:1"}, {}, {}, {}, {}, {}, {}, {}}));
-      EXPECT_EQ(rig.life.ids(), (std::vector<int>{0, 1}));
+      EXPECT_EQ(ev, (std::vector<Names>{
+                        {"started:0", "started:1"}, {"started:2"}, {}, {}, {}, {}, {}, {}}));
+      EXPECT_EQ(rig.life.ids(), (std::vector<int>{0, 1, 2}));
     }
   }
 }
