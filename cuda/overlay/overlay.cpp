@@ -23,16 +23,6 @@ int text_width(size_t n, int s) {
   return n == 0 ? 0 : static_cast<int>(n) * 6 * s - s;
 }
 
-std::string printable(const std::string& text) {
-  std::string out = text.substr(0, kMaxLabelChars);
-  for (char& c : out) {
-    const unsigned char u = static_cast<unsigned char>(c);
-    if (u < 32 || u > 126)
-      c = '?';
-  }
-  return out;
-}
-
 bool outside(const Prim& p, int width, int height) {
   int x0, y0, x1, y1;
   prim_bounds(p, &x0, &y0, &x1, &y1);
@@ -99,6 +89,16 @@ private:
 
 } // namespace
 
+std::string printable(const std::string& text) {
+  std::string out = text.substr(0, kMaxLabelChars);
+  for (char& c : out) {
+    const unsigned char u = static_cast<unsigned char>(c);
+    if (u < 32 || u > 126)
+      c = '?';
+  }
+  return out;
+}
+
 Status validate(const Params& p) {
   if (p.line_width < 1 || p.line_width > 64)
     return invalid_argument("overlay: line_width " + std::to_string(p.line_width) +
@@ -109,6 +109,13 @@ Status validate(const Params& p) {
   if (p.mask_alpha < 0 || p.mask_alpha > 255)
     return invalid_argument("overlay: mask_alpha " + std::to_string(p.mask_alpha) +
                             " outside 0..255");
+  // Written as negations so that NaN is refused too.
+  if (!(p.label_full_area >= 0 && p.label_full_area <= 1))
+    return invalid_argument("overlay: label_full_area " + std::to_string(p.label_full_area) +
+                            " outside 0..1");
+  if (!(p.label_min_area >= 0 && p.label_min_area <= p.label_full_area))
+    return invalid_argument("overlay: label_min_area " + std::to_string(p.label_min_area) +
+                            " outside 0..label_full_area");
   return Status::Ok();
 }
 
@@ -216,34 +223,28 @@ Status build_primitives(const Scene& scene, const Params& params, const ImageVie
   }
   if (!params.labels)
     return Status::Ok();
-  for (const Box& box : scene.boxes) {
-    if (box.w <= 0 || box.h <= 0 || box.label.empty())
+  std::vector<LabelPlacement> labels;
+  CVIS_RETURN_IF_ERROR(layout_labels(scene.boxes, frame.width, frame.height, params, &labels));
+  for (size_t k = 0; k < labels.size(); ++k) {
+    const LabelPlacement& l = labels[k];
+    if (l.text.empty())
       continue;
-    const std::string text = printable(box.label);
-    int w, h;
-    label_size(text, s, &w, &h);
-    // Above the box, inside its top edge when there is no room above; kept inside the frame
-    // horizontally when it fits.
-    int64_t lx = std::max<int64_t>(0, std::min<int64_t>(box.x, frame.width - w));
-    int64_t ly = static_cast<int64_t>(box.y) - h;
-    if (ly < 0)
-      ly = std::max(0, box.y);
-    if (lx >= frame.width || ly >= frame.height)
-      continue;
+    const Box& box = scene.boxes[k];
     color_channels(box.color, frame.format, frame.yuv, c);
-    CVIS_RETURN_IF_ERROR(b.rect(lx, ly, lx + w, ly + h, c));
+    CVIS_RETURN_IF_ERROR(
+        b.rect(l.x, l.y, static_cast<int64_t>(l.x) + l.w, static_cast<int64_t>(l.y) + l.h, c));
     // Dark text on light boxes, white on dark ones (BT.601 luma of the box colour).
     const int luma = (299 * box.color.r + 587 * box.color.g + 114 * box.color.b) / 1000;
     uint8_t ink[3];
     color_channels(luma > 140 ? Rgb{0, 0, 0} : Rgb{255, 255, 255}, frame.format, frame.yuv, ink);
-    for (size_t i = 0; i < text.size(); ++i) {
-      if (text[i] == ' ')
+    for (size_t i = 0; i < l.text.size(); ++i) {
+      if (l.text[i] == ' ')
         continue;
-      const int64_t gx = lx + s + static_cast<int64_t>(i) * 6 * s;
+      const int64_t gx = l.x + s + static_cast<int64_t>(i) * 6 * s;
       if (gx >= frame.width)
         break;
       CVIS_RETURN_IF_ERROR(
-          b.glyph(static_cast<int>(gx), static_cast<int>(ly + s), s, text[i], ink));
+          b.glyph(static_cast<int>(gx), static_cast<int>(l.y + s), s, l.text[i], ink));
     }
   }
   return Status::Ok();

@@ -35,11 +35,15 @@ struct Point {
 };
 
 // A box outline (x, y, w, h in pixels; may extend past the frame: it is clipped) and its label
-// (printable ASCII; other bytes are drawn as '?'; empty: no label).
+// (printable ASCII; other bytes are drawn as '?'; empty: no label). With the label layout
+// (Params::label_layout) `short_label` is drawn where the full label does not fit or the box is
+// small (empty: none), and labels of higher `priority` are placed first.
 struct Box {
   int x = 0, y = 0, w = 0, h = 0;
   Rgb color;
   std::string label;
+  std::string short_label;
+  int priority = 0;
 };
 
 // Connected line segments through `points` (a track's trail), `color`.
@@ -60,6 +64,13 @@ struct Params {
   int line_width = 2; // box outlines and trails, pixels (1..64)
   int font_scale = 1; // glyph pixels per font pixel (1..16): a glyph is 5x7 * scale
   bool labels = true; // draw the boxes' labels
+  // Label layout (layout_labels): labels never overlap each other and stay inside the frame;
+  // boxes smaller than `label_full_area` of the frame's area get the short label only, those
+  // smaller than `label_min_area` none. false: every label above its box (inside its top edge
+  // when there is no room above), overlapping or not.
+  bool label_layout = true;
+  double label_full_area = 1.0 / 400; // share of the frame (0..1): 5,184 pixels at 1920x1080
+  double label_min_area = 1.0 / 5000; // share of the frame (0..label_full_area): 414 at 1080p
   Rgb mask_color{255, 0, 255};
   int mask_alpha = 96; // mask tint strength, 0 (none) .. 255 (opaque)
 };
@@ -100,5 +111,25 @@ std::unique_ptr<Drawer> make_drawer(Backend backend, Status* status);
 // Size of a label's background box for `text` at `font_scale` (pixels), for callers laying
 // labels out.
 void label_size(const std::string& text, int font_scale, int* width, int* height);
+
+// Where a box's label is drawn: the background rectangle (x, y, w, h; label_size of `text`) and
+// the text (printable, possibly the short label or cut to the frame's width); empty text: none.
+struct LabelPlacement {
+  int x = 0, y = 0, w = 0, h = 0;
+  std::string text;
+};
+
+// The labels of `boxes` on a `width` x `height` frame, one placement per box (what both backends
+// draw; deterministic). With params.label_layout, boxes are taken by priority (higher first), then
+// area (larger first), then index; each label (the full one, unless the box is under
+// label_full_area; then the short one) goes to the first of these positions, shifted into the
+// frame, where it overlaps no label placed before: above the box at its left edge, inside its top
+// edge, below it, inside its bottom edge, above / inside the top / below at its right edge, left
+// of it and right of it, at its top. No free position: the short label is tried the same way,
+// then the box stays unlabelled. Boxes entirely outside the frame, of zero size, or under
+// label_min_area get none. Without label_layout: the full label above every box as described at
+// Params. Errors: kInvalidArgument (validate(), a frame size outside 1..16384).
+Status layout_labels(const std::vector<Box>& boxes, int width, int height, const Params& params,
+                     std::vector<LabelPlacement>* out);
 
 } // namespace cvis::overlay

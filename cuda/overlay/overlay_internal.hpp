@@ -3,12 +3,16 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "overlay.hpp"
 #include "overlay_raster.hpp"
 
 namespace cvis::overlay {
+
+// `text` cut to kMaxLabelChars, bytes outside printable ASCII as '?'.
+std::string printable(const std::string& text);
 
 // The 7 bit rows of printable ASCII `c` (others: '?'); bit 4 is the leftmost column.
 void glyph_rows(char c, uint8_t rows[7]);

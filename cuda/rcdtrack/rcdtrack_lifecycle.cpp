@@ -1,6 +1,8 @@
 #include "rcdtrack_lifecycle.hpp"
 
 #include <algorithm>
+#include <cstdint>
+#include <string>
 
 namespace cvis::rcdtrack {
 
@@ -11,6 +13,28 @@ constexpr double kSameBoxIou = 0.5;
 // A ready box starts no target when it overlaps a target's box by more than this, or when its
 // centre lies inside one: the object is tracked already.
 constexpr double kTakenIou = 0.2;
+
+// Whether `a` and `b` are one object: kDuplicateOverlap of the smaller inside the other, and at
+// least half the other's area (a box around a group of people holds each of them).
+bool duplicates(const Box& a, const Box& b) {
+  const int64_t iw = std::min<int64_t>(int64_t{a.x} + a.w, int64_t{b.x} + b.w) - std::max(a.x, b.x);
+  const int64_t ih = std::min<int64_t>(int64_t{a.y} + a.h, int64_t{b.y} + b.h) - std::max(a.y, b.y);
+  const int64_t small = std::min(int64_t{a.w} * a.h, int64_t{b.w} * b.h);
+  const int64_t large = std::max(int64_t{a.w} * a.h, int64_t{b.w} * b.h);
+  return iw > 0 && ih > 0 && small > 0 && 2 * small >= large &&
+         static_cast<double>(iw * ih) >= kDuplicateOverlap * static_cast<double>(small);
+}
+
+// The older target (smaller id: ids are handed out in increasing order) that `r` duplicates, or
+// -1; both tracked.
+int duplicate_of(const TargetResult& r, const std::vector<TargetResult>& results) {
+  if (r.lost)
+    return -1;
+  for (const TargetResult& o : results)
+    if (o.id < r.id && !o.lost && duplicates(r.box, o.box))
+      return o.id;
+  return -1;
+}
 
 TargetEvent event_of(TargetEvent::Kind kind, const TargetResult& r, std::string detail = {}) {
   TargetEvent e;
@@ -261,12 +285,18 @@ void Lifecycle::end_frame(Tracker* tracker, const std::vector<TargetResult>& res
     Counters& c = it->second;
     c.lost = r.lost ? c.lost + 1 : 0;
     c.off = on ? 0 : c.off + 1;
+    const int older = duplicate_of(r, results);
+    c.dup = older >= 0 ? c.dup + 1 : 0;
     const bool lost_out = params.lost_timeout > 0 && c.lost >= params.lost_timeout;
     const bool static_out = params.static_timeout > 0 && c.off >= params.static_timeout;
-    if (!lost_out && !static_out)
+    const bool dup_out = params.duplicate_timeout > 0 && c.dup >= params.duplicate_timeout;
+    if (!lost_out && !static_out && !dup_out)
       continue;
     const std::string detail = lost_out ? "lost for " + std::to_string(c.lost) + " frames"
-                                        : "off the boxes for " + std::to_string(c.off) + " frames";
+                               : static_out
+                                   ? "off the boxes for " + std::to_string(c.off) + " frames"
+                                   : "duplicate of target " + std::to_string(older) + " for " +
+                                         std::to_string(c.dup) + " frames";
     tracker->remove_target(r.id);
     from_boxes_.erase(it);
     {

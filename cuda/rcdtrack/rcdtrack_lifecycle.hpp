@@ -9,9 +9,11 @@
 //    boxes): a box seen on `persistence` frames in a row (overlapping itself by half), of at least
 //    `min_area` pixels and covering no current target, starts a target;
 //  * nothing else: a target ends when it is untracked or, for targets started from boxes, when it
-//    has been lost for `lost_timeout` frames in a row or has overlapped no box of `min_area` pixels
+//    has been lost for `lost_timeout` frames in a row, has overlapped no box of `min_area` pixels
 //    for `static_timeout` frames in a row (its object stopped, or the target stayed on the
-//    background its object left).
+//    background its object left), or has been a duplicate of an older target for
+//    `duplicate_timeout` frames in a row (both tracked, the smaller of their boxes at least half
+//    the other's area and lying by kDuplicateOverlap inside it: two targets on one object).
 //
 // Per frame: begin_frame() before Tracker::process(), end_frame() after it; both report what
 // happened as TargetEvent values (started, lost, re-acquired, removed, refused) for the caller to
@@ -43,7 +45,13 @@ struct LifecycleParams {
                                 // target is removed; 0: never
   double lost_radius = 3.0;     // Tracker::add_target's lost_radius for these targets
   bool aligned_steps = true;    // Tracker::add_target's aligned_steps for these targets
+  // Frames in a row a duplicate of an older target (above) before the target is removed; 0: never.
+  uint32_t duplicate_timeout = 10;
 };
+
+// Two tracked targets are on one object when this share of the smaller box lies inside the other
+// (and the smaller has at least half the other's area).
+inline constexpr double kDuplicateOverlap = 0.7;
 
 // min_area 0: 1/5000 of the frame's area, at least 64 pixels (414 at 1920x1080). Compression
 // noise and slivers of a background subtractor's foreground are mostly smaller.
@@ -130,9 +138,10 @@ private:
     uint32_t frames = 0;
     bool seen = false;
   };
-  // A target started from boxes: frames in a row lost, and off every box of min_area.
+  // A target started from boxes: frames in a row lost, off every box of min_area, and a
+  // duplicate of an older target.
   struct Counters {
-    uint32_t lost = 0, off = 0;
+    uint32_t lost = 0, off = 0, dup = 0;
   };
 
   int take_id(int first_id); // under mutex_

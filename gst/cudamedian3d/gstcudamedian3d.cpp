@@ -107,6 +107,8 @@ gst_cuda_median3d_configure (GstCvisFilter * filter, const GstVideoInfo * in_inf
   if (!gst_cvis_pixel_format_from_video (GST_VIDEO_INFO_FORMAT (in_info), &pf))
     return cvis::unsupported_format ("input format");
   const gint w = GST_VIDEO_INFO_WIDTH (in_info), h = GST_VIDEO_INFO_HEIGHT (in_info);
+  st.width = w;
+  st.height = h;
   const bool frames = st.output == GST_CUDA_MEDIAN3D_OUTPUT_FRAME;
   if (st.motion_mode) {
     st.est.reset ();

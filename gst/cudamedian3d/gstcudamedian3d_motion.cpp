@@ -14,6 +14,13 @@ GST_DEBUG_CATEGORY_EXTERN (gst_cuda_median3d_debug);
 
 namespace m3d = cvis::median3d;
 
+guint
+gst_cuda_median3d_min_blob_area (const GstCudaMedian3dSettings & s,
+    const GstCudaMedian3dState & st)
+{
+  return s.min_blob_area ? s.min_blob_area : m3d::auto_min_blob_area (st.width, st.height);
+}
+
 cvis::Status
 gst_cuda_median3d_motion_configure (GstCudaMedian3d * self, cvis::Backend backend)
 {
@@ -22,7 +29,8 @@ gst_cuda_median3d_motion_configure (GstCudaMedian3d * self, cvis::Backend backen
   {
     std::lock_guard < std::mutex > lk (*self->lock);
     p = self->settings->motion;
-    p.min_blob_area = (int) MIN (self->settings->min_blob_area, (guint) G_MAXINT);
+    p.min_blob_area =
+        (int) MIN (gst_cuda_median3d_min_blob_area (*self->settings, st), (guint) G_MAXINT);
     p.max_blobs = self->settings->max_blobs;
   }
   p.blobs = st.output != GST_CUDA_MEDIAN3D_OUTPUT_BACKGROUND;

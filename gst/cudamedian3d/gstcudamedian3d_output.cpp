@@ -52,7 +52,7 @@ gst_cuda_median3d_produce (GstCvisTemporalFilter * filter, GstBuffer * outbuf,
   {
     std::lock_guard < std::mutex > lk (*self->lock);
     rq.threshold = self->settings->threshold;
-    rq.blobs.min_area = self->settings->min_blob_area;
+    rq.blobs.min_area = gst_cuda_median3d_min_blob_area (*self->settings, st);
     rq.blobs.max_blobs = self->settings->max_blobs;
   }
   rq.blobs.enabled = st.output != GST_CUDA_MEDIAN3D_OUTPUT_BACKGROUND;

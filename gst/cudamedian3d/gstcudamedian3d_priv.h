@@ -20,7 +20,7 @@ struct GstCudaMedian3dSettings {
   GstCudaMedian3dWindow window = GST_CUDA_MEDIAN3D_WINDOW_CENTERED;
   GstCudaMedian3dOutput output = GST_CUDA_MEDIAN3D_OUTPUT_BACKGROUND;
   gint threshold = -1;
-  guint min_blob_area = 25;
+  guint min_blob_area = 0;  /* 0: cvis::median3d::auto_min_blob_area of the frame */
   guint max_blobs = 64;
 };
 
@@ -30,6 +30,7 @@ struct GstCudaMedian3dState {
   std::unique_ptr<cvis::median3d::Estimator> est;
   cvis::Backend backend = cvis::Backend::kCpu;
   bool configured = false;
+  gint width = 0, height = 0;  /* of the frames, at configure */
   cvis::median3d::Params params;
   GstCudaMedian3dOutput output = GST_CUDA_MEDIAN3D_OUTPUT_BACKGROUND;
   cvis::median3d::WindowTracker tracker;
@@ -60,6 +61,9 @@ void gst_cuda_median3d_install_properties (GObjectClass * gobject_class);
 
 /* gstcudamedian3d_motion.cpp: the same vfuncs in mode=motion (called by those below). */
 cvis::Status gst_cuda_median3d_motion_configure (GstCudaMedian3d * self, cvis::Backend backend);
+/* The min-blob-area setting for the configured frame size (0: automatic). */
+guint gst_cuda_median3d_min_blob_area (const GstCudaMedian3dSettings & s,
+    const GstCudaMedian3dState & st);
 cvis::Status gst_cuda_median3d_motion_push (GstCudaMedian3d * self, GstBuffer * inbuf,
     const cvis::ImageView & in, cvis::StreamHandle stream);
 cvis::Status gst_cuda_median3d_motion_produce (GstCudaMedian3d * self, GstBuffer * outbuf,

@@ -259,8 +259,8 @@ gst_cuda_median3d_install_properties (GObjectClass * gobject_class)
           -1, playing));
   g_object_class_install_property (gobject_class, PROP_MIN_BLOB_AREA,
       g_param_spec_uint ("min-blob-area", "Minimum blob area",
-          "output=frame/mask: foreground blobs smaller than this (pixels) get no box", 1,
-          G_MAXUINT, 25, playing));
+          "output=frame/mask: foreground blobs smaller than this (pixels) get no box; 0: 1/3000 "
+          "of the frame's area, at least 25 (691 at 1920x1080)", 0, G_MAXUINT, 0, playing));
   g_object_class_install_property (gobject_class, PROP_MAX_BLOBS,
       g_param_spec_uint ("max-blobs", "Maximum blobs",
           "output=frame/mask: boxes per frame at most (the largest blobs)", 0, 100000, 64,

@@ -45,6 +45,7 @@ enum {
   PROP_THRESHOLD,
   PROP_NMS_OVERLAP,
   PROP_MAX_DETECTIONS,
+  PROP_DUPLICATE_TIMEOUT,
 };
 
 #define DEFINE_ENUM(fn, name, ...)                                       \
@@ -168,6 +169,9 @@ gst_cuda_rcd_track_set_property (GObject * object, guint prop_id, const GValue *
       break;
     case PROP_STATIC_TIMEOUT:
       s.static_timeout = g_value_get_uint (value);
+      break;
+    case PROP_DUPLICATE_TIMEOUT:
+      s.duplicate_timeout = g_value_get_uint (value);
       break;
     case PROP_INIT_ALIGNED_STEPS:
       s.init_aligned_steps = g_value_get_boolean (value);
@@ -310,6 +314,9 @@ gst_cuda_rcd_track_get_property (GObject * object, guint prop_id, GValue * value
     case PROP_STATIC_TIMEOUT:
       g_value_set_uint (value, s.static_timeout);
       break;
+    case PROP_DUPLICATE_TIMEOUT:
+      g_value_set_uint (value, s.duplicate_timeout);
+      break;
     case PROP_INIT_ALIGNED_STEPS:
       g_value_set_boolean (value, s.init_aligned_steps);
       break;
@@ -450,6 +457,12 @@ gst_cuda_rcd_track_install_properties (GObjectClass * gobject_class)
           "boxes of init-min-area pixels before it is removed (a cvis-rcdtrack-removed message): its object stopped "
           "moving, or the target stayed on the background the object left; 0: never",
           0, G_MAXUINT, 60, playing));
+  g_object_class_install_property (gobject_class, PROP_DUPLICATE_TIMEOUT,
+      g_param_spec_uint ("duplicate-timeout", "Duplicate timeout",
+          "Frames a target started from an init-roi-type box may be a duplicate of an older "
+          "target (both tracked, the smaller box at least half the other's area and 70% inside "
+          "it: one object) before it "
+          "is removed (a cvis-rcdtrack-removed message); 0: never", 0, G_MAXUINT, 10, playing));
   g_object_class_install_property (gobject_class, PROP_INIT_ALIGNED_STEPS,
       g_param_spec_boolean ("init-aligned-steps", "Aligned steps of init-roi-type targets",
           "Targets started from init-roi-type boxes (with step 0) round their search steps down "

@@ -56,6 +56,9 @@ enum {
   PROP_LINE_WIDTH,
   PROP_FONT_SCALE,
   PROP_COLOR_BY,
+  PROP_LABEL_LAYOUT,
+  PROP_LABEL_FULL_AREA,
+  PROP_LABEL_MIN_AREA,
 };
 
 G_DEFINE_TYPE (GstCudaRoiOverlay, gst_cuda_roi_overlay, GST_TYPE_CVIS_FILTER);
@@ -121,6 +124,15 @@ gst_cuda_roi_overlay_set_property (GObject * object, guint prop_id, const GValue
     case PROP_COLOR_BY:
       s.color_by = (GstCudaRoiOverlayColorBy) g_value_get_enum (value);
       break;
+    case PROP_LABEL_LAYOUT:
+      s.label_layout = g_value_get_boolean (value);
+      break;
+    case PROP_LABEL_FULL_AREA:
+      s.label_full_area = g_value_get_double (value);
+      break;
+    case PROP_LABEL_MIN_AREA:
+      s.label_min_area = g_value_get_double (value);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
@@ -161,6 +173,15 @@ gst_cuda_roi_overlay_get_property (GObject * object, guint prop_id, GValue * val
       break;
     case PROP_COLOR_BY:
       g_value_set_enum (value, s.color_by);
+      break;
+    case PROP_LABEL_LAYOUT:
+      g_value_set_boolean (value, s.label_layout);
+      break;
+    case PROP_LABEL_FULL_AREA:
+      g_value_set_double (value, s.label_full_area);
+      break;
+    case PROP_LABEL_MIN_AREA:
+      g_value_set_double (value, s.label_min_area);
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -271,6 +292,10 @@ gst_cuda_roi_overlay_analyse (GstCvisFilter * filter, GstBuffer * buf,
   p.line_width = (int) s.line_width;
   p.font_scale = s.font_scale ? (int) s.font_scale : MAX (1, frame.height / 360);
   p.labels = s.labels;
+  p.label_layout = s.label_layout;
+  p.label_full_area = s.label_full_area;
+  /* A minimum above the full-label size: small boxes get no label (validate() refuses it). */
+  p.label_min_area = MIN (s.label_min_area, s.label_full_area);
   p.mask_alpha = (int) (s.mask_color >> 24);
   p.mask_color = {(guint8) (s.mask_color >> 16), (guint8) (s.mask_color >> 8),
     (guint8) s.mask_color};
@@ -313,8 +338,22 @@ gst_cuda_roi_overlay_class_init (GstCudaRoiOverlayClass * klass)
           rw));
   g_object_class_install_property (gobject_class, PROP_LABELS,
       g_param_spec_boolean ("labels", "Labels",
-          "Draw a label above every box (label or roi_type, id, score / distance / area / lost "
+          "Draw a label by every box (label or roi_type, id, score / distance / area / lost "
           "from the ROI's param structures)", DEFAULT_LABELS, rw));
+  g_object_class_install_property (gobject_class, PROP_LABEL_LAYOUT,
+      g_param_spec_boolean ("label-layout", "Label layout",
+          "Lay labels out so that none overlaps another and all stay inside the frame (tracks "
+          "first, then larger boxes; a label that finds no free place around its box is "
+          "shortened, then dropped); false: every label above its box", DEFAULT_LABEL_LAYOUT,
+          rw));
+  g_object_class_install_property (gobject_class, PROP_LABEL_FULL_AREA,
+      g_param_spec_double ("label-full-area", "Full label area",
+          "With label-layout: boxes smaller than this share of the frame's area get the short "
+          "label \"<name> <id>\" only", 0.0, 1.0, DEFAULT_LABEL_FULL_AREA, rw));
+  g_object_class_install_property (gobject_class, PROP_LABEL_MIN_AREA,
+      g_param_spec_double ("label-min-area", "Minimum label area",
+          "With label-layout: boxes smaller than this share of the frame's area get no label",
+          0.0, 1.0, DEFAULT_LABEL_MIN_AREA, rw));
   g_object_class_install_property (gobject_class, PROP_MASK,
       g_param_spec_boolean ("mask", "Mask",
           "Tint the foreground mask of the GstCvisForegroundMeta over the frame", DEFAULT_MASK,

@@ -13,6 +13,9 @@
 #include "overlay/overlay.hpp"
 
 #define DEFAULT_LABELS TRUE
+#define DEFAULT_LABEL_LAYOUT TRUE
+#define DEFAULT_LABEL_FULL_AREA (1.0 / 400)
+#define DEFAULT_LABEL_MIN_AREA (1.0 / 5000)
 #define DEFAULT_MASK TRUE
 #define DEFAULT_MASK_COLOR 0x60ff00ffu   /* ARGB: alpha = tint strength (96), magenta */
 #define DEFAULT_TRAILS TRUE
@@ -29,6 +32,9 @@ struct Settings {
   std::set<std::string> types;  /* empty: every roi_type */
   std::string types_text;       /* as set */
   gboolean labels = DEFAULT_LABELS;
+  gboolean label_layout = DEFAULT_LABEL_LAYOUT;
+  gdouble label_full_area = DEFAULT_LABEL_FULL_AREA;
+  gdouble label_min_area = DEFAULT_LABEL_MIN_AREA;
   gboolean mask = DEFAULT_MASK;
   guint mask_color = DEFAULT_MASK_COLOR;
   gboolean trails = DEFAULT_TRAILS;
@@ -73,3 +79,5 @@ void gst_cuda_roi_overlay_build_scene (GstCudaRoiOverlay * self, const Settings 
 /* The colour of a box (palette entry of its id or roi_type). */
 cvis::overlay::Rgb gst_cuda_roi_overlay_color (const Settings & s, const gchar * roi_type,
     gint id, gboolean is_track);
+/* Label layout priority of a box: tracks 3 (lost ones 1), other roi_types 2, foreground 0. */
+gint gst_cuda_roi_overlay_priority (const gchar * roi_type, gboolean is_track, gboolean lost);

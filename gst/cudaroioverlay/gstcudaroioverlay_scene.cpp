@@ -51,10 +51,12 @@ append_number (std::string * text, const gchar * prefix, gdouble v)
 }
 
 /* "<label or roi_type> <id> <score> d<distance> <area>px lost", from the ROI's param structures
- * (fields "label", "id", "score", "distance", "area", "lost"; those present). The track id comes
- * from the "id" field when there is one. Foreground blobs are "fg" (they are many and small). */
+ * (fields "label", "id", "score", "distance", "area", "lost"; those present), and its short form
+ * "<label or roi_type> <id>". The track id comes from the "id" field when there is one.
+ * Foreground blobs are "fg" (they are many and small). */
 static std::string
-make_label (GstVideoRegionOfInterestMeta * roi, const gchar * type, gint * id)
+make_label (GstVideoRegionOfInterestMeta * roi, const gchar * type, gint * id,
+    std::string * short_label, gboolean * lost)
 {
   std::string name = !type ? "roi" : g_strcmp0 (type, "foreground") == 0 ? "fg" : type, extra;
   for (GList * l = roi->params; l; l = l->next) {
@@ -76,12 +78,23 @@ make_label (GstVideoRegionOfInterestMeta * roi, const gchar * type, gint * id)
       append_number (&extra, " d", d);
     if (gst_structure_get_uint (p, "area", &u))
       extra += " " + std::to_string (u) + "px";
-    if (gst_structure_get_boolean (p, "lost", &b) && b)
+    if (gst_structure_get_boolean (p, "lost", &b) && b) {
       extra += " lost";
+      *lost = TRUE;
+    }
   }
   if (*id >= 0)
     name += " " + std::to_string (*id);
+  *short_label = name;
   return name + extra;
+}
+
+gint
+gst_cuda_roi_overlay_priority (const gchar * roi_type, gboolean is_track, gboolean lost)
+{
+  if (is_track)
+    return lost ? 1 : 3;
+  return g_strcmp0 (roi_type, "foreground") == 0 ? 0 : 2;
 }
 
 static gint
@@ -111,7 +124,9 @@ gst_cuda_roi_overlay_build_scene (GstCudaRoiOverlay * self, const Settings & s, 
       continue;
     const gboolean is_track = g_strcmp0 (type, GST_CUDA_ROI_OVERLAY_TRACK_TYPE) == 0;
     gint id = roi->id;
-    std::string label = make_label (roi, type, &id);
+    std::string short_label;
+    gboolean lost = FALSE;
+    std::string label = make_label (roi, type, &id, &short_label, &lost);
     if (nboxes == sc.boxes.size ())
       sc.boxes.emplace_back ();
     cvis::overlay::Box & b = sc.boxes[nboxes++];
@@ -120,10 +135,14 @@ gst_cuda_roi_overlay_build_scene (GstCudaRoiOverlay * self, const Settings & s, 
     b.w = to_int (roi->w);
     b.h = to_int (roi->h);
     b.color = gst_cuda_roi_overlay_color (s, type, id, is_track);
-    if (s.labels)
+    if (s.labels) {
       b.label.swap (label);
-    else
+      b.short_label.swap (short_label);
+    } else {
       b.label.clear ();
+      b.short_label.clear ();
+    }
+    b.priority = gst_cuda_roi_overlay_priority (type, is_track, lost);
     if (!s.trails || !is_track || s.trail_length < 2)
       continue;
     /* Trails: the box centre appended to the track's history; a track back after more than

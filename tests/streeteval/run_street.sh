@@ -29,4 +29,4 @@ for d in "$OUT"/street/*/; do
     --png "$((n / 4)),$((n / 2)),$((3 * n / 4))" "${lim[@]}"
 done
 "$PY" "$HERE/score_street.py" "$OUT/street" "$R" --split "$SPLIT" --markdown "$R/score-$SPLIT.md" \
-  --json "$R/score-$SPLIT.json"
+  --json "$R/score-$SPLIT.json" --layout "$BUILD/tests/streeteval/overlay_layout"

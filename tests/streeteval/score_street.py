@@ -14,18 +14,20 @@ Per sequence, over the frames from --skip on (default 20: the background model's
   bg tracks    share of track boxes (not lost) on background: no person and no unknown region
                (the footage's own movers) overlaps them by 30% of the track box or IoU 0.1
   lost/frame   mean lost track boxes per frame (drawn where last seen)
-  label overlap share of the overlay's labels that overlap another label (the label geometry of
-               cuda/overlay: 9*s high, (6n+1)*s wide, above the box or inside its top edge, s =
-               max(1, height/360); texts rebuilt as gst/cudaroioverlay's make_label does)
+  labels/frame  labels the overlay draws per frame at its defaults
+  label overlap share of those labels that overlap another label: the placements of
+               cvis::overlay::layout_labels (the overlay_layout tool of the build, --layout), s =
+               max(1, height/360); texts, short texts and priorities rebuilt as
+               gst/cudaroioverlay's make_label does
 
 Usage: score_street.py STREETDIR RESULTSDIR [--split dev|eval|all] [--markdown FILE] [--json FILE]
+                       [--layout BUILD/tests/streeteval/overlay_layout] [--label-layout on|off]
 RESULTSDIR/<sequence>/rois.jsonl as run_chain.py writes them.
 """
 import argparse
 import json
 import os
-
-import numpy as np
+import subprocess
 
 
 def inter(a, b):
@@ -50,11 +52,12 @@ def params(roi):
     return [v for v in roi.values() if isinstance(v, dict)]
 
 
-def label_text(roi):
-    """gst/cudaroioverlay's make_label: "<label or type> <id> <score> d<distance> <area>px lost"."""
+def label_texts(roi):
+    """gst/cudaroioverlay's make_label: "<label or type> <id> <score> d<distance> <area>px lost"
+    and its short form "<label or type> <id>"; and the element's layout priority."""
     t = roi.get("roi-type")
     name = "roi" if not t else ("fg" if t == "foreground" else t)
-    extra, ident = "", -1
+    extra, ident, lost = "", roi.get("id", -1), False
     for p in params(roi):
         if p.get("label"):
             name = p["label"]
@@ -68,20 +71,40 @@ def label_text(roi):
             extra += " %dpx" % p["area"]
         if p.get("lost") is True:
             extra += " lost"
+            lost = True
     if ident >= 0:
         name += " %d" % ident
-    return (name + extra)[:64]
+    priority = (1 if lost else 3) if t == "track" else (0 if t == "foreground" else 2)
+    return name + extra, name, priority
 
 
-def label_rect(roi, W, H):
+def clean(text):
+    return "".join(c if 32 <= ord(c) <= 126 else "?" for c in text)
+
+
+def layout_labels(tool, frames, W, H, label_layout=True):
+    """Label rectangles (x, y, w, h) the overlay draws for each frame's ROIs at its defaults (or
+    label-layout=false), by cvis::overlay::layout_labels (the overlay_layout tool of the build):
+    one list per frame."""
     s = max(1, H // 360)
-    text = label_text(roi)
-    w = (6 * len(text) - 1) * s + 2 * s if text else 0
-    h = 9 * s
-    x, y = roi["x"], roi["y"]
-    lx = max(0, min(x, W - w))
-    ly = y - h if y - h >= 0 else max(0, y)
-    return (lx, ly, w, h)
+    lines = []
+    for rois in frames:
+        lines.append("%d %d %d %d" % (W, H, s, 1 if label_layout else 0))
+        for r in rois:
+            full, short, prio = label_texts(r)
+            lines.append("\t".join([str(r["x"]), str(r["y"]), str(r["width"]), str(r["height"]), str(prio),
+                                    clean(full), clean(short)]))
+        lines.append("end")
+    out = subprocess.run([tool], input="\n".join(lines) + "\n", capture_output=True, text=True, check=True).stdout
+    rects, cur = [], []
+    for line in out.splitlines():
+        if line == "end":
+            rects.append(cur)
+            cur = []
+        elif line != "-":
+            x, y, w, h = (int(v) for v in line.split(" ", 4)[:4])
+            cur.append((x, y, w, h))
+    return rects
 
 
 def is_lost(roi):
@@ -99,11 +122,13 @@ def box(r):
     return (r["x"], r["y"], r["width"], r["height"])
 
 
-def score(truth, dumps, W, H, skip):
+def score(truth, dumps, W, H, skip, layout_tool, label_layout):
     acc = dict(people=[], fg=[], fg_hit=0, tracks=[], trk_hit=0, present=0, bg=0, trk_total=0, lost=[],
                labels=0, labels_over=0, idsw=0)
     last = {}
     ids_per_person = {}
+    scored = [f for f in range(len(truth)) if f >= skip and f in dumps]
+    labels_of = dict(zip(scored, layout_labels(layout_tool, [dumps[f] for f in scored], W, H, label_layout)))
     for f, t in enumerate(truth):
         if f < skip or f not in dumps:
             continue
@@ -137,16 +162,16 @@ def score(truth, dumps, W, H, skip):
             acc["trk_total"] += 1
             on = any(inter(tb, o) >= 0.3 * tb[2] * tb[3] or iou(tb, o) >= 0.1 for o in [p for _, p in people] + unknown)
             acc["bg"] += 0 if on else 1
-        labels = [label_rect(r, W, H) for r in rois]
+        labels = labels_of[f]
         for i, a in enumerate(labels):
             acc["labels"] += 1
             if any(inter(a, b) > 0 for j, b in enumerate(labels) if j != i):
                 acc["labels_over"] += 1
     pf = max(1, len(acc["people"]))
-    return dict(frames=len(acc["people"]), people=float(np.mean(acc["people"])) if acc["people"] else 0.0,
+    return dict(frames=len(acc["people"]), people=sum(acc["people"]) / len(acc["people"]) if acc["people"] else 0.0,
                 fg_per_frame=sum(acc["fg"]) / pf, fg_recall=acc["fg_hit"] / max(1, acc["present"]),
                 tracks_per_frame=sum(acc["tracks"]) / pf, track_recall=acc["trk_hit"] / max(1, acc["present"]),
-                idsw=acc["idsw"], ids_per_person=float(np.mean([len(v) for v in ids_per_person.values()]))
+                idsw=acc["idsw"], ids_per_person=sum(len(v) for v in ids_per_person.values()) / len(ids_per_person)
                 if ids_per_person else 0.0,
                 bg_track_share=acc["bg"] / max(1, acc["trk_total"]), lost_per_frame=sum(acc["lost"]) / pf,
                 label_overlap_share=acc["labels_over"] / max(1, acc["labels"]), labels_per_frame=acc["labels"] / pf)
@@ -160,6 +185,10 @@ def main():
     ap.add_argument("--skip", type=int, default=20)
     ap.add_argument("--markdown")
     ap.add_argument("--json")
+    ap.add_argument("--layout", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..",
+                                                     "build", "tests", "streeteval", "overlay_layout"))
+    ap.add_argument("--label-layout", default="on", choices=["on", "off"],
+                    help="the overlay's label-layout property (off: every label above its box)")
     a = ap.parse_args()
     res = {}
     for name in sorted(os.listdir(a.street)):
@@ -175,7 +204,7 @@ def main():
         for line in open(dp):
             d = json.loads(line)
             dumps[d["frame"]] = d["rois"]
-        r = score(truth, dumps, meta["width"], meta["height"], a.skip)
+        r = score(truth, dumps, meta["width"], meta["height"], a.skip, a.layout, a.label_layout == "on")
         run = os.path.join(a.results, name, "run.json")
         if os.path.isfile(run):
             rj = json.load(open(run))
@@ -187,7 +216,8 @@ def main():
             ("fg_recall", "fg recall", "%.2f"), ("tracks_per_frame", "tracks/frame", "%.2f"),
             ("track_recall", "track recall", "%.2f"), ("idsw", "ID switches", "%d"),
             ("ids_per_person", "track ids per person", "%.2f"), ("bg_track_share", "tracks on background", "%.2f"),
-            ("lost_per_frame", "lost tracks/frame", "%.2f"), ("label_overlap_share", "labels overlapping", "%.2f"),
+            ("lost_per_frame", "lost tracks/frame", "%.2f"), ("labels_per_frame", "labels/frame", "%.2f"),
+            ("label_overlap_share", "labels overlapping", "%.2f"),
             ("s_per_frame", "s/frame", "%.2f")]
     lines = ["| sequence | " + " | ".join(c[1] for c in cols) + " |", "| --- |" + " ---: |" * len(cols)]
     for name, r in res.items():

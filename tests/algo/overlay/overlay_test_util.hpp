@@ -71,6 +71,13 @@ inline Scene random_scene(int w, int h, int n, uint32_t seed) {
       b.label += static_cast<char>(rng() % 16 == 0 ? 128 + rng() % 128 : 32 + rng() % 95);
     s.boxes.push_back(b);
   }
+  // Short labels and priorities for the label layout, from their own generator (the boxes above
+  // stay those of the seed).
+  std::mt19937 lrng(seed ^ 0x9e3779b9u);
+  for (Box& b : s.boxes) {
+    b.short_label = b.label.substr(0, lrng() % 4);
+    b.priority = static_cast<int>(lrng() % 3);
+  }
   for (int i = 0; i < (n + 2) / 3; ++i) {
     Polyline p;
     p.color = color();
@@ -91,6 +98,9 @@ inline Params random_params(uint32_t seed) {
   p.mask_color = {static_cast<uint8_t>(rng()), static_cast<uint8_t>(rng()),
                   static_cast<uint8_t>(rng())};
   p.mask_alpha = static_cast<int>(rng() % 256);
+  p.label_layout = rng() % 3 != 0;
+  p.label_full_area = (rng() % 3) / 50.0; // 0, 2% or 4% of the frame: every label form
+  p.label_min_area = p.label_full_area / (1 + rng() % 4);
   return p;
 }
 

@@ -70,8 +70,8 @@ TEST(OverlayCpu, BoxOutlineExact) {
   const int W = 37, H = 23;
   for (int lw : {1, 2, 3}) {
     for (const Box& box :
-         {Box{3, 4, 20, 12, {200, 10, 30}, ""}, Box{-5, -2, 15, 10, {1, 2, 3}, ""},
-          Box{30, 15, 20, 20, {9, 99, 199}, ""}, Box{10, 10, 4, 3, {5, 5, 5}, ""}}) {
+         {Box{3, 4, 20, 12, {200, 10, 30}, "", "", 0}, Box{-5, -2, 15, 10, {1, 2, 3}, "", "", 0},
+          Box{30, 15, 20, 20, {9, 99, 199}, "", "", 0}, Box{10, 10, 4, 3, {5, 5, 5}, "", "", 0}}) {
       HostImage img = black_rgba(W, H, 5);
       Params p;
       p.line_width = lw;
@@ -114,7 +114,7 @@ TEST(OverlayCpu, LabelGlyphsAndPlacement) {
     p.font_scale = s;
     p.line_width = 1;
     Scene sc;
-    sc.boxes.push_back({10, 40, 50, 30, {0, 0, 200}, "Hi 7"});
+    sc.boxes.push_back({10, 40, 50, 30, {0, 0, 200}, "Hi 7", "", 0});
     ASSERT_TRUE(cpu_drawer(p)->draw(sc, img.view(), nullptr).ok());
     int lw, lh;
     label_size("Hi 7", s, &lw, &lh);
@@ -152,7 +152,7 @@ TEST(OverlayCpu, LabelInsideWhenNoRoomAboveAndKeptInFrame) {
   Params p;
   p.line_width = 1;
   Scene sc;
-  sc.boxes.push_back({50, 2, 8, 20, {250, 250, 250}, "AB"}); // light box: black ink
+  sc.boxes.push_back({50, 2, 8, 20, {250, 250, 250}, "AB", "", 0}); // light box: black ink
   ASSERT_TRUE(cpu_drawer(p)->draw(sc, img.view(), nullptr).ok());
   int lw, lh;
   label_size("AB", 1, &lw, &lh);
@@ -229,7 +229,7 @@ TEST(OverlayCpu, YuvChromaOfAnyCoveredQuadPixel) {
     p.line_width = 1;
     p.labels = false;
     Scene sc;
-    sc.boxes.push_back({3, 3, 1, 1, {255, 0, 0}, ""}); // one pixel at (3, 3): quad (2, 2)
+    sc.boxes.push_back({3, 3, 1, 1, {255, 0, 0}, "", "", 0}); // one pixel at (3, 3): quad (2, 2)
     ASSERT_TRUE(cpu_drawer(p)->draw(sc, img.view(), nullptr).ok());
     uint8_t c[3];
     color_channels({255, 0, 0}, f, img.view().yuv, c);

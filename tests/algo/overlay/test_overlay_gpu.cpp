@@ -139,9 +139,12 @@ TEST_F(OverlayGpu, DenseTilesChunked) {
                           10 + static_cast<int>(rng() % 40),
                           10 + static_cast<int>(rng() % 40),
                           {static_cast<uint8_t>(rng()), static_cast<uint8_t>(rng()), 7},
-                          std::to_string(i)});
+                          std::to_string(i),
+                          "",
+                          0});
     Params p;
     p.line_width = 3;
+    p.label_layout = false; // every label drawn: the most primitives per tile
     check(frame, sc, p, false, std::string("dense ") + pixel_format_name(f));
   }
 }

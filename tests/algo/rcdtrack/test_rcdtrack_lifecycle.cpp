@@ -179,6 +179,55 @@ TEST(Lifecycle, StaticTimeout) {
   }
 }
 
+// Two targets on one object: the tracker's results are edited so that from frame 2 on target 1's
+// box lies on target 0's (90% of it inside). With duplicate_timeout 4 the younger, target 1, is
+// removed on the fourth such frame (5); 0 keeps both. A box three times the area of target 0's
+// around it (target 0's box inside, its centre off it, IoU 0.19; a group around one person) is
+// no duplicate: it starts a target on frame 1 and keeps it.
+TEST(Lifecycle, DuplicateTimeoutRemovesTheYounger) {
+  for (uint32_t timeout : {4u, 0u}) {
+    Rig rig;
+    rig.params.persistence = 1;
+    rig.params.static_timeout = 0;
+    rig.params.lost_timeout = 0;
+    rig.params.duplicate_timeout = timeout;
+    Box obj;
+    const HostImage img = rig.image(60, 55, &obj);
+    const Box far{110, 10, 30, 30};
+    const Box around{obj.x - 2, obj.y - 7, 70, 32};
+    ASSERT_LE(iou(around, obj), 0.2);
+    ASSERT_GE(around.x + around.w / 2, obj.x + obj.w);
+    std::vector<Names> ev;
+    for (int t = 0; t < 8; ++t) {
+      std::vector<Box> b{obj};
+      if (t == 0)
+        b.push_back(far);
+      if (t == 1)
+        b.push_back(around);
+      std::vector<TargetEvent> e;
+      ASSERT_TRUE(rig.life.begin_frame(rig.tracker.get(), rig.params, 0, boxes(b), &e).ok());
+      ASSERT_TRUE(rig.tracker->process(img.view(), nullptr, &rig.results).ok());
+      for (TargetResult& r : rig.results) {
+        EXPECT_FALSE(r.lost) << t << " " << r.id;
+        if (r.id == 1 && t >= 2)
+          r.box = {obj.x + 1, obj.y + 1, obj.w, obj.h}; // (23 x 17) / (24 x 18) inside
+      }
+      rig.life.end_frame(rig.tracker.get(), rig.results, rig.params, boxes(b), &e);
+      ev.push_back(names(e));
+    }
+    if (timeout) {
+      EXPECT_EQ(ev,
+                (std::vector<Names>{
+                    {"started:0", "started:1"}, {"started:2"}, {}, {}, {}, {"removed:1"}, {}, {}}));
+      EXPECT_EQ(rig.life.ids(), (std::vector<int>{0, 2}));
+    } else {
+      EXPECT_EQ(ev, (std::vector<Names>{
+                        {"started:0", "started:1"}, {"started:2"}, {}, {}, {}, {}, {}, {}}));
+      EXPECT_EQ(rig.life.ids(), (std::vector<int>{0, 1, 2}));
+    }
+  }
+}
+
 // A target from boxes lost lost_timeout frames in a row is removed; a requested target on the same
 // object is kept, lost.
 TEST(Lifecycle, LostTimeoutRemovesOnlyTargetsFromBoxes) {
