@@ -51,7 +51,8 @@ TEST_F(RoiOverlayCuda, CudaMemoryEveryFormatMatchesCpuLibrary) {
   for (GstVideoFormat f : kCudaFormats) {
     // GstCudaMemory lays out I420 with an odd height so that the V plane's rows run past the
     // width its host transfers copy (V begins half a pitch into a row): the host copy loses V
-    // bytes whatever draws them, so I420 takes an even height here (docs/elements/cudaroioverlay.md).
+    // bytes whatever draws them, so I420 takes an even height here
+    // (docs/elements/cudaroioverlay.md).
     const int odd_h = f == GST_VIDEO_FORMAT_I420 ? 210 : 211;
     std::vector<std::pair<int, int>> sizes{{1920, 1080}, {333, odd_h}};
     if (cvis::test::sanitizer_run()) // compute-sanitizer: the odd size only
@@ -77,8 +78,9 @@ TEST_F(RoiOverlayCuda, CudaMemoryEveryFormatMatchesCpuLibrary) {
         Scene sc;
         if (i == 1)
           sc.trails = {cvis::overlay::Polyline{trail, color_of_id(6)}};
-        sc.boxes = {Box{w / 10, h / 5, w / 3, h / 2, color_of_type("foreground"), "fg 2 1234px"},
-                    Box{w / 2, h / 3, w / 4, h / 4, color_of_id(6), "track 6 d0.75"}};
+        sc.boxes = {
+            Box{w / 10, h / 5, w / 3, h / 2, color_of_type("foreground"), "fg 2 1234px", "fg 2", 0},
+            Box{w / 2, h / 3, w / 4, h / 4, color_of_id(6), "track 6 d0.75", "track 6", 3}};
         Params p;
         p.font_scale = std::max(1, h / 360);
         p.mask_alpha = 0x60;
@@ -127,9 +129,15 @@ GstPadProbeReturn capture(GstPad*, GstPadProbeInfo* info, gpointer data) {
     const GstStructure* s = gst_video_region_of_interest_meta_get_param(roi, "foreground");
     if (s)
       gst_structure_get_uint(s, "area", &area);
-    c->scene.boxes.push_back({(int)roi->x, (int)roi->y, (int)roi->w, (int)roi->h,
-                              color_of_type("foreground"),
-                              "fg " + std::to_string(roi->id) + " " + std::to_string(area) + "px"});
+    // The element's labels of a foreground blob: "fg <id> <area>px", short form "fg <id>"
+    // (placed by the label layout, foreground at the lowest priority).
+    cvis::overlay::Box box;
+    box.x = (int)roi->x, box.y = (int)roi->y, box.w = (int)roi->w, box.h = (int)roi->h;
+    box.color = color_of_type("foreground");
+    box.short_label = "fg " + std::to_string(roi->id);
+    box.label = box.short_label + " " + std::to_string(area) + "px";
+    box.priority = 0;
+    c->scene.boxes.push_back(box);
   }
   return GST_PAD_PROBE_OK;
 }
@@ -188,7 +196,7 @@ TEST_F(RoiOverlayCuda, SystemMemoryWithCudaBackend) {
   GstBuffer* in = make_frame(GST_VIDEO_FORMAT_xRGB, w, h, 8);
   gst_buffer_add_cvis_foreground_box(in, 20, 30, 50, 40, 0, 9);
   Scene sc;
-  sc.boxes = {Box{20, 30, 50, 40, color_of_type("foreground"), "fg 0 9px"}};
+  sc.boxes = {Box{20, 30, 50, 40, color_of_type("foreground"), "fg 0 9px", "fg 0", 0}};
   GstBuffer* want = expected_frame(in, GST_VIDEO_FORMAT_xRGB, w, h, sc, Params());
   ASSERT_EQ(gst_harness_push(hs, in), GST_FLOW_OK);
   GstBuffer* out = gst_harness_pull(hs);
