@@ -129,14 +129,18 @@ struct Params {
   // revealed background is foreground for the model. A ghost has no edge in the frame across its
   // contour but one in the model: a raw-foreground pixel of the cleaned mask that has stayed within
   // ghost_levels of the previous frame for ghost_still frames, with a 4-neighbour (left, right,
-  // up, down: the first that qualifies) that is background in the mask, as still, and explains
-  // the pixel's current value (ghost_matches of its samples within ghost_levels in every channel)
-  // is a ghost pixel: it leaves the mask and takes over that neighbour's samples, ring position
-  // and bandwidths. ghost_passes passes per frame, after the 3x3 clean-up and before the area
-  // filter: a ghost shrinks by up to ghost_passes pixels per frame from its contour. A stopped
-  // object has an edge against the background at its contour (its colour is not the
-  // neighbours'), so it stays foreground. 0: off (>= 0).
-  int ghost_passes = 4;
+  // up, down: the first that qualifies) that is background in the mask, as still, raw background
+  // (its own model explains it in this frame's density test), within ghost_levels of the pixel in
+  // the frame, and explains the pixel's current value (ghost_matches of its samples within
+  // ghost_levels in every channel) is a ghost pixel: it leaves the mask and takes over that
+  // neighbour's samples, ring position and bandwidths. ghost_passes passes per frame, after the
+  // 3x3 clean-up and before the area filter. A pixel taken over stays raw foreground in its frame,
+  // so it is no source before the next frame: a ghost shrinks by about a layer per frame from its
+  // contour, and passes after the first find no new source (1 and 4 give the same masks). A
+  // stopped object has an edge against the background at its contour (its colour is not the
+  // neighbours'), and a flat one a little off its background is not peeled through copied
+  // samples, so it stays foreground. 0: off (>= 0).
+  int ghost_passes = 1;
   int ghost_levels = 10; // >= 0
   int ghost_matches = 1; // samples of the neighbour that must match (1..num_samples)
   int ghost_still = 8;   // frames pixel and neighbour must have stayed within ghost_levels (0..255)

@@ -330,6 +330,8 @@ private:
     auto quiet = [&](int x, int y) {
       return still_[static_cast<size_t>(y) * w_ + x] >= p_.ghost_still;
     };
+    auto raw = [&](int x, int y) { return raw_[static_cast<size_t>(y) * w_ + x]; };
+    auto cur = [&](int x, int y) { return cur_[static_cast<size_t>(y) * w_ + x]; };
     auto smp = [&](int k, int x, int y) {
       return samples_[static_cast<size_t>(k) * npix + static_cast<size_t>(y) * w_ + x];
     };
@@ -337,7 +339,7 @@ private:
       for (int x = 0; x < w_; ++x) {
         const size_t i = static_cast<size_t>(y) * w_ + x;
         ghost_src_[i] = static_cast<uint8_t>(
-            ghost_source(m, quiet, ghost_candidate(raw_[i], still_[i], p_.ghost_still), cur_[i],
+            ghost_source(m, quiet, raw, cur, ghost_candidate(raw_[i], still_[i], p_.ghost_still),
                          smp, x, y, w_, h_, L, p_.ghost_levels, p_.ghost_matches));
       }
     }

@@ -4,8 +4,8 @@
 #include "bgsub_kernels.hpp"
 #include "bgsub_scene.hpp"
 #include "common/cuda/check.hpp"
-#include "common/cuda/tiles.hpp"
 #include "common/cuda/preload.hpp"
+#include "common/cuda/tiles.hpp"
 
 namespace cvis::bgsub::kernels {
 
@@ -128,8 +128,10 @@ __global__ void ghost_mark_kernel(DeviceModel m, int levels, int need, int frame
   auto quiet = [&](int xx, int yy) {
     return m.still[static_cast<size_t>(yy) * m.stride + xx] >= frames;
   };
+  auto raw = [&](int xx, int yy) { return m.raw[static_cast<size_t>(yy) * m.stride + xx]; };
+  auto cur = [&](int xx, int yy) { return m.cur[static_cast<size_t>(yy) * m.stride + xx]; };
   m.tmp[i] = static_cast<uint8_t>(
-      ghost_source(mask, quiet, ghost_candidate(m.raw[i], m.still[i], frames), m.cur[i], smp, x, y,
+      ghost_source(mask, quiet, raw, cur, ghost_candidate(m.raw[i], m.still[i], frames), smp, x, y,
                    m.width, m.height, m.num_samples, levels, need));
 }
 

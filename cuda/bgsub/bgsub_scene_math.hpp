@@ -115,25 +115,40 @@ CVIS_HD int ghost_dy(int n) {
   return n == 2 ? -1 : (n == 3 ? 1 : 0);
 }
 
+// Whether raw classification `raw` says the pixel's own model explains its value (background or
+// weak background; not foreground, not a shadow).
+CVIS_HD bool raw_explained(uint8_t raw) {
+  return raw != kRawForeground && raw != kRawShadow;
+}
+
 // The ghost test of pixel (x, y) in one pass: 0 when it is not a ghost pixel, else 1 + the index
 // n (ghost_dx/ghost_dy) of the first 4-neighbour whose model explains the pixel's current value.
-// A candidate (`candidate`: ghost_candidate()) is foreground in the pass's mask `mask(x, y)`; the
-// neighbour is background in that mask and still too (`still(x, y)`: still_frames() reached the
-// candidate's bound; a pixel that a moving object covers changes, so a moving object's model does
-// not spread into it).
-// `sample(k, x, y)`: sample k of pixel (x, y).
-template <typename MaskFn, typename StillFn, typename SampleFn>
-CVIS_HD int ghost_source(MaskFn mask, StillFn still, bool candidate, uint32_t cur, SampleFn sample,
-                         int x, int y, int w, int h, int count, int levels, int need) {
+// A candidate (`candidate`: ghost_candidate()) is foreground in the pass's mask `mask(x, y)`. The
+// neighbour (the source) is background in that mask, still too (`still(x, y)`: still_frames()
+// reached the candidate's bound; a pixel that a moving object covers changes, so a moving
+// object's model does not spread into it), and its own model explains its own value in this
+// frame's density test (`raw(x, y)`: raw_explained()): a pixel that a pass took over in this frame
+// is raw foreground, so it is no source before the next frame's classification has tested its new
+// model, and a still object's interior is not peeled a layer per pass through copies of one
+// contour pixel's samples. The candidate's value lies within `levels` of the source's value in
+// every channel (`cur(x, y)`: no edge in the frame across the contour, as at a ghost's) and of
+// `need` of the source's samples (`sample(k, x, y)`: sample k of pixel (x, y)).
+template <typename MaskFn, typename StillFn, typename RawFn, typename CurFn, typename SampleFn>
+CVIS_HD int ghost_source(MaskFn mask, StillFn still, RawFn raw, CurFn cur, bool candidate,
+                         SampleFn sample, int x, int y, int w, int h, int count, int levels,
+                         int need) {
   if (!candidate || !mask(x, y))
     return 0;
   need = need < count ? need : count;
+  const uint32_t v = cur(x, y);
   for (int n = 0; n < 4; ++n) {
     const int xx = x + ghost_dx(n), yy = y + ghost_dy(n);
     if (xx < 0 || yy < 0 || xx >= w || yy >= h || mask(xx, yy) || !still(xx, yy))
       continue;
+    if (!raw_explained(raw(xx, yy)) || changed_since(v, cur(xx, yy), levels))
+      continue;
     if (ghost_match(
-            cur, [&](int k) { return sample(k, xx, yy); }, count, levels, need))
+            v, [&](int k) { return sample(k, xx, yy); }, count, levels, need))
       return 1 + n;
   }
   return 0;

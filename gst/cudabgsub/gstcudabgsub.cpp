@@ -36,11 +36,13 @@
  * warm-up; then, for `cut-refill` frames, every pixel refreshes its samples, so what moved during
  * the short warm-up leaves no ghost. Stopped objects stay foreground (only background pixels
  * refresh their samples; after a cut, once the refill is over). A ghost (background uncovered
- * by an object that was in the samples) is taken in from its contour, `ghost-passes` pixels per
- * frame: a raw-foreground pixel that has stayed within `ghost-levels` for `ghost-still` frames
- * and whose current value `ghost-matches` samples of an equally still background 4-neighbour
- * explain takes over that neighbour's samples (no edge in the frame across the contour, one in
- * the model);
+ * by an object that was in the samples) is taken in from its contour, about a layer per frame:
+ * a raw-foreground pixel that has stayed within `ghost-levels` for `ghost-still` frames and whose
+ * current value `ghost-matches` samples of an equally still background 4-neighbour explain takes
+ * over that neighbour's samples, when the neighbour's own model explains the neighbour (raw
+ * background: a pixel taken over in this frame is no source before the next) and the two differ
+ * by at most `ghost-levels` in the frame (no edge in the frame across the contour, one in the
+ * model; a still flat object a little off its background keeps its interior);
  * `ghost-passes=0` leaves ghosts to the neighbourhood's samples (1 pixel per frame at most).
  *
  * Warm-up: the first `num-samples` frames after start, a flush, a caps change or a change of

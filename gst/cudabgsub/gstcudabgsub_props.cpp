@@ -328,8 +328,8 @@ gst_cuda_bg_sub_install_properties (GObjectClass * c)
           "cleared from the mask (0: none)", 0, G_MAXINT, d.min_mask_area, playing));
   g_object_class_install_property (c, PROP_GHOST_PASSES, g_param_spec_int ("ghost-passes",
           "Ghost passes", "Ghosts (background revealed by an object that was in the samples): "
-          "passes per frame of the contour test; a ghost shrinks by this many pixels per frame "
-          "(0: off)", 0, 64, d.ghost_passes, playing));
+          "passes per frame of the contour test (a ghost shrinks by about a pixel per frame; "
+          "passes after the first find no new source); 0: off", 0, 64, d.ghost_passes, playing));
   g_object_class_install_property (c, PROP_GHOST_LEVELS, g_param_spec_int ("ghost-levels",
           "Ghost levels", "ghost-passes: a neighbour's sample matches a pixel within this many "
           "levels per channel; also the stillness tolerance between frames", 0, 255,

@@ -212,7 +212,7 @@ TEST(BgsubScene, RefillAfterACutRemovesWarmUpGhosts) {
 // A large object stands in the scene during the warm-up (it is in the samples) and leaves at frame
 // 30; another stops at frame 20 and stays. With the ghost passes the revealed background (no edge
 // in the frame at the ghost's contour, the neighbours' samples explain it) is taken in from the
-// contour, ghost_passes pixels per frame once it has been still for ghost_still frames; without
+// contour, about a layer per frame once it has been still for ghost_still frames; without
 // them it only erodes through the neighbourhood's samples, about a pixel per frame. The stopped
 // object (its colour is not its neighbours') stays foreground either way. ghost_still = 2 here
 // (the default 8 only delays the start).
@@ -231,16 +231,17 @@ TEST(BgsubScene, GhostPassesTakeInARevealedBackgroundNotAStoppedObject) {
   Params off = on;
   off.ghost_passes = 0;
   const Masks a = run(on, 60, frame), b = run(off, 60, frame);
-  // Measured (780 ghost pixels at frame 30): on 545 / 266 / 36 / 0 at frames 32 / 36 / 42 / 44,
-  // off 606 / 366 / 114 / 67. The copies come from further away with every pass, so on this
-  // textured background a pass takes in less than a full ring.
-  int64_t sum_on = 0, sum_off = 0;
-  for (int t = 31; t <= 44; ++t) {
-    sum_on += count(a, t, 4, 3, 30, 26);
-    sum_off += count(b, t, 4, 3, 30, 26);
-  }
-  EXPECT_LT(sum_on, 0.8 * sum_off);
-  for (int t = 44; t < 60; ++t)
+  // Measured (780 ghost pixels at frame 30): on 591 / 351 / 105 / 54 / 26 / 0 at frames 32 / 36 /
+  // 42 / 44 / 46 / 48, off 606 / 366 / 114 / 67 / 31 / 0. On this textured background the
+  // neighbourhood's samples take in most of the ghost; a pass adds a layer only where its source's
+  // own density test explains the source's value (ghost_source), so a layer taken over in a frame
+  // is a source from the next frame on: about one layer per frame besides the neighbourhood's. What
+  // is kept: the passes only remove ghost pixels (fewer left on every frame), and the ghost is gone
+  // 18 frames after the object left.
+  for (int t = 31; t < 48; ++t)
+    EXPECT_LE(count(a, t, 4, 3, 30, 26), count(b, t, 4, 3, 30, 26)) << t;
+  EXPECT_LT(count(a, 44, 4, 3, 30, 26), count(b, 44, 4, 3, 30, 26));
+  for (int t = 48; t < 60; ++t)
     EXPECT_EQ(count(a, t, 4, 3, 30, 26), 0) << t;
   EXPECT_GE(count(b, 44, 4, 3, 30, 26), 40);
   for (int t = 22; t < 60; ++t) {

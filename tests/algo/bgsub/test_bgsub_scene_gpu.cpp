@@ -9,6 +9,7 @@
 #include <cstring>
 
 #include "bgsub_test_util.hpp"
+#include "slow_scene.hpp"
 
 namespace cvis::bgsub::test {
 namespace {
@@ -132,6 +133,47 @@ TEST(BgsubSceneGpu, GhostPassesMatchTheCpuBitForBit) {
   stream_destroy(stream);
   std::printf("[ghost parity] %d frames differ from the CPU without ghost passes\n", differ);
   EXPECT_GT(differ, 0);
+}
+
+// Ghost passes' source test (ghost_source: the source's raw class and frame value) on a slow,
+// low-contrast flat object (slow_scene.hpp, as in test_bgsub_slow.cpp) that moves at 1 px/frame and
+// stops: masks and counts equal.
+TEST(BgsubSceneGpu, SlowObjectGhostTestMatchesTheCpuBitForBit) {
+  CVIS_REQUIRE_GPU();
+  Params p = small_params(Kernel::kManualUniform);
+  const int w = 96, h = 48, frames = cvis::test::sanitizer_run() ? 40 : 70;
+  const SlowScene s(w, h, 73, 2.0f, 120.f, 0.f);
+  SlowObject o;
+  o.first = 14;
+  o.x0 = 6.f;
+  o.y0 = 10.f;
+  o.w = 30;
+  o.h = 24;
+  o.speed = 1.f;
+  o.stop_after = 16;
+  for (int k = 0; k < 3; ++k)
+    o.rgb[k] = 132;
+  auto cpu = make(Backend::kCpu, p), gpu = make(Backend::kCuda, p);
+  ASSERT_TRUE(cpu && gpu);
+  StreamHandle stream = nullptr;
+  ASSERT_TRUE(stream_create(&stream).ok());
+  HostImage mc(PixelFormat::kGRAY8, w, h, 3), mg(PixelFormat::kGRAY8, w, h, 5);
+  int64_t fg = 0;
+  for (int t = 0; t < frames; ++t) {
+    const HostImage f = s.frame(o, t);
+    FrameResult rc, rg;
+    ASSERT_TRUE(cpu->process(f.view(), mc.view(), &rc, nullptr).ok());
+    ASSERT_TRUE(gpu->process(f.view(), mg.view(), &rg, stream).ok());
+    for (int y = 0; y < h; ++y)
+      ASSERT_EQ(0, std::memcmp(mc.plane(0) + y * mc.pitch(0), mg.plane(0) + y * mg.pitch(0), w))
+          << "frame " << t << " row " << y;
+    EXPECT_EQ(rc.foreground_pixels, rg.foreground_pixels) << t;
+    EXPECT_EQ(rc.blobs, rg.blobs) << t;
+    fg += rc.foreground_pixels;
+  }
+  gpu.reset();
+  stream_destroy(stream);
+  EXPECT_GT(fg, 0); // the object was seen
 }
 
 } // namespace
