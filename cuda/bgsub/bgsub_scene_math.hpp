@@ -24,13 +24,17 @@ CVIS_HD Gains unit_gains() {
   return Gains{{1.f, 1.f, 1.f}, {1.f, 1.f, 1.f}, {1.f, 1.f, 1.f}};
 }
 
-// Channel c of the gains from its votes (seg::gain_median; `count(k)` reads bin k, n votes).
-template <typename CountFn> CVIS_HD void solve_gain(CountFn count, uint32_t n, int c, Gains* out) {
-  const float g = seg::gain_median(count, n);
+// Channel c of the gains from the median g of its votes.
+CVIS_HD void set_gain(float g, int c, Gains* out) {
   const bool apply = seg::gain_applies(g);
   out->g[c] = apply ? g : 1.0f;
   out->inv[c] = apply ? 1.0f / g : 1.0f;
   out->widen[c] = (apply && g < 1.0f) ? g : 1.0f;
+}
+
+// Channel c of the gains from its votes (seg::gain_median; `count(k)` reads bin k, n votes).
+template <typename CountFn> CVIS_HD void solve_gain(CountFn count, uint32_t n, int c, Gains* out) {
+  set_gain(seg::gain_median(count, n), c, out);
 }
 
 // Whether pixel votes for the gains: background in the previous frame's final mask and not a

@@ -2,9 +2,10 @@
 // update one per group of sample_period pixels), the passes of motion_cpu.cpp in its order, several
 // fused (README.md, "Motion detector: the CUDA backend"). Counts are reduced per block before one
 // global atomic.
+#include "common/cuda/block_median.cuh"
 #include "common/cuda/check.hpp"
-#include "common/cuda/tiles.hpp"
 #include "common/cuda/preload.hpp"
+#include "common/cuda/tiles.hpp"
 #include "common/segmentation.hpp"
 #include "motion.hpp"
 #include "motion_kernels.hpp"
@@ -310,7 +311,6 @@ __device__ __forceinline__ PixelModel model_at(const MotionState& m, size_t i, u
   return p;
 }
 
-
 template <int NW> __global__ void fill_kernel(MotionState m, MotionConsts k, int slot, bool last) {
   const int x = blockIdx.x * kTileW + threadIdx.x, y = blockIdx.y * kTileH + threadIdx.y;
   if (x >= m.w || y >= m.h)
@@ -416,64 +416,20 @@ __global__ void __launch_bounds__(kTileW* kTileH) offset_votes_kernel(MotionStat
   flush_bins(hist, m.off_hist, 2 * seg::kOffsetBins);
 }
 
-// Inclusive prefix sum over the block (blockDim.x threads, a multiple of 32, at most 1024) of one
-// value per thread; *total gets the sum. `warp_sums`: 32 words of shared memory. Every thread of
-// the block calls it.
-__device__ uint32_t block_inclusive_scan(uint32_t v, uint32_t* warp_sums, uint32_t* total) {
-  const int lane = threadIdx.x & 31, wid = threadIdx.x >> 5, nw = blockDim.x >> 5;
-  for (int off = 1; off < 32; off <<= 1) {
-    const uint32_t n = __shfl_up_sync(kFull, v, off);
-    if (lane >= off)
-      v += n;
-  }
-  if (lane == 31)
-    warp_sums[wid] = v;
-  __syncthreads();
-  if (wid == 0) {
-    uint32_t s = lane < nw ? warp_sums[lane] : 0u;
-    for (int off = 1; off < 32; off <<= 1) {
-      const uint32_t n = __shfl_up_sync(kFull, s, off);
-      if (lane >= off)
-        s += n;
-    }
-    warp_sums[lane] = s;
-  }
-  __syncthreads();
-  const uint32_t r = v + (wid > 0 ? warp_sums[wid - 1] : 0u);
-  *total = warp_sums[nw - 1];
-  __syncthreads(); // warp_sums may be reused by the caller's next scan
-  return r;
-}
-
-// seg::gain_median() in parallel, one thread per bin (kGainBins threads): its serial walk stops at
-// the first bin k with count > 0 and (votes before k) + count >= half; that bin is the one whose
-// inclusive prefix reaches half while its exclusive one does not (the count > 0 follows: half > 0),
-// and its thread evaluates the same expression in the same double arithmetic. The vote count is
-// the histogram's total (every vote lands in one bin).
-__global__ void __launch_bounds__(seg::kGainBins) gain_solve_kernel(MotionState m, bool illumination) {
+// seg::gain_median() in parallel (cuda::block_gain_median), one thread per bin.
+__global__ void __launch_bounds__(seg::kGainBins)
+    gain_solve_kernel(MotionState m, bool illumination) {
   __shared__ uint32_t warp_sums[32];
-  __shared__ float gain;
+  __shared__ float gain_shared;
   MotionFigures& f = *m.fig;
   const int k = threadIdx.x;
   // The first pass of a frame to write figures: they start from zero here (the host reads them
   // after the frame; no pass before this one writes them).
   if (k == 0)
     f = MotionFigures{};
-  const uint32_t c = illumination ? m.gain_hist[k] : 0u;
   uint32_t n = 0;
-  const uint32_t incl = block_inclusive_scan(c, warp_sums, &n);
-  if (k == 0)
-    gain = 1.0f;
-  __syncthreads();
-  if (illumination && n >= seg::kGainMinVotes) {
-    const double half = 0.5 * static_cast<double>(n);
-    const uint32_t cum = incl - c;
-    if (c > 0 && static_cast<double>(incl) >= half && static_cast<double>(cum) < half) {
-      const double frac = (half - static_cast<double>(cum)) / static_cast<double>(c);
-      gain = seg::gain_in_bin(k, frac);
-    }
-  }
-  __syncthreads();
+  const float gain =
+      cuda::block_gain_median(illumination ? m.gain_hist[k] : 0u, warp_sums, &gain_shared, &n);
   if (k == 0) {
     f.gain_votes = n;
     f.gain = gain;
@@ -487,9 +443,8 @@ __global__ void __launch_bounds__(seg::kGainBins) gain_solve_kernel(MotionState 
 constexpr int kOffsetThreads = 512;
 static_assert(kOffsetThreads >= seg::kOffsetBins, "one thread per offset bin");
 
-__global__ void __launch_bounds__(kOffsetThreads) offset_solve_kernel(MotionState m,
-                                                                      MotionConsts kc,
-                                                                      bool illumination) {
+__global__ void __launch_bounds__(kOffsetThreads)
+    offset_solve_kernel(MotionState m, MotionConsts kc, bool illumination) {
   __shared__ uint32_t warp_sums[32];
   MotionFigures& f = *m.fig;
   const int k = threadIdx.x;
@@ -497,11 +452,12 @@ __global__ void __launch_bounds__(kOffsetThreads) offset_solve_kernel(MotionStat
     const uint32_t* h = m.off_hist + (c - 1) * seg::kOffsetBins;
     const uint32_t count = k < seg::kOffsetBins ? h[k] : 0u;
     uint32_t n = 0;
-    const uint32_t incl = block_inclusive_scan(count, warp_sums, &n);
+    const uint32_t incl = cuda::block_inclusive_scan(count, warp_sums, &n);
     // n: the pixels that voted (each voted once per channel).
     if (c == 1 && k == 0)
       f.offset_votes = n;
-    if (n >= seg::kGainMinVotes && k < seg::kOffsetBins && 2 * incl >= n && 2 * (incl - count) < n) {
+    if (n >= seg::kGainMinVotes && k < seg::kOffsetBins && 2 * incl >= n &&
+        2 * (incl - count) < n) {
       const int o = k - 255;
       f.offset[c - 1] = (o >= -1 && o <= 1) ? 0 : o;
     }
@@ -516,8 +472,8 @@ __global__ void __launch_bounds__(kOffsetThreads) offset_solve_kernel(MotionStat
   const uint32_t g16 = f.g16;
   for (int j = k; j < m.nc * 256; j += kOffsetThreads) {
     const int c = j >> 8, v = j & 255;
-    m.lut[j] = static_cast<uint8_t>(
-        c == 0 ? compensate(v, kc.black, 0, g16) : compensate(v, 128, f.offset[c - 1], g16));
+    m.lut[j] = static_cast<uint8_t>(c == 0 ? compensate(v, kc.black, 0, g16)
+                                           : compensate(v, 128, f.offset[c - 1], g16));
   }
   // The histograms are read (gain_solve_kernel, the scans above: each ends at a barrier): they
   // start the next frame at zero (allocation clears them the first time).
@@ -538,9 +494,9 @@ constexpr int kHaloW = kTileW + 2 * kMaxMotionRadius, kHaloH = kTileH + 2 * kMax
 // multiplications and the neighbour loops unroll.
 template <int R>
 __global__ void __launch_bounds__(kTileW* kTileH) test_kernel(MotionState m, MotionConsts k) {
-  __shared__ uint32_t s_val[kHaloW * kHaloH];    // v0 | v1 << 8 | v2 << 16
-  __shared__ uint32_t s_bg[kHaloW * kHaloH];     // b0 | b1 << 8 | b2 << 16 | own << 24
-  __shared__ int s_tau[3][kHaloW * kHaloH];      // thresholds widened by 1/g (may pass 255)
+  __shared__ uint32_t s_val[kHaloW * kHaloH]; // v0 | v1 << 8 | v2 << 16
+  __shared__ uint32_t s_bg[kHaloW * kHaloH];  // b0 | b1 << 8 | b2 << 16 | own << 24
+  __shared__ int s_tau[3][kHaloW * kHaloH];   // thresholds widened by 1/g (may pass 255)
   constexpr int r = R, hw = kTileW + 2 * r, hh = kTileH + 2 * r;
   const int x0 = blockIdx.x * kTileW - r, y0 = blockIdx.y * kTileH - r;
   const uint32_t scale = m.fig->tau_scale16;

@@ -5,6 +5,8 @@
 //
 //   bench_bgsub [--quick] [--out FILE] [--device N] [--sizes 352x288,1920x1080] [--frames N]
 //               [--kernels fast-fused,exact]   (the evaluators timed; default all)
+//               [--preset static]   (the synthetic sequence: static, waving, illumination,
+//                                    combined (default), dynamic)
 //
 // Frames: 8 distinct RGBA frames of the "combined" synthetic sequence (moving objects, waving
 // region, noise), resident in device memory, cycled; masks go to device memory (the element's
@@ -41,6 +43,7 @@ struct Options {
   std::string out;
   int device = 0;
   int frames = 100;
+  int preset = 3; // test::quality_presets index of the timed frames: "combined"
   std::vector<std::pair<int, int>> sizes = {{352, 288}, {1280, 720}, {1920, 1080}};
   std::vector<bool> kernels = std::vector<bool>(bgsub::kKernelCount, true); // evaluators timed
 };
@@ -274,6 +277,15 @@ int main(int argc, char** argv) {
         o.sizes.emplace_back(w, h);
         pos = end == std::string::npos ? list.size() : end + 1;
       }
+    } else if (a == "--preset" && i + 1 < argc) {
+      const std::string name = argv[++i];
+      const auto presets = test::quality_presets(64, 48, 8);
+      o.preset = -1;
+      for (size_t k = 0; k < presets.size(); ++k)
+        if (presets[k].name == name)
+          o.preset = static_cast<int>(k);
+      if (o.preset < 0)
+        die("unknown preset " + name + " (static, waving, illumination, combined, dynamic)");
     } else if (a == "--kernels" && i + 1 < argc) {
       o.kernels.assign(bgsub::kKernelCount, false);
       std::string list = argv[++i];
@@ -329,7 +341,7 @@ int main(int argc, char** argv) {
   for (size_t si = 0; si < o.sizes.size(); ++si) {
     const auto [w, h] = o.sizes[si];
     Frames f;
-    make_frames(w, h, &f);
+    make_frames(w, h, &f, o.preset);
     const double px = double(w) * h;
     bgsub::Params ex = defaults;
     ex.kernel = Kernel::kExact;
