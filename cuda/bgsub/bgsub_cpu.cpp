@@ -174,7 +174,7 @@ private:
       std::fill(head_.begin(), head_.end(), 0);
       parallel_rows(h_, threads, [&](int y0, int y1) {
         for (size_t i = static_cast<size_t>(y0) * w_; i < static_cast<size_t>(y1) * w_; ++i)
-          refresh_median(i, false);
+          refresh_median(i);
       });
     }
     std::copy(feat_.begin(), feat_.end(), prev_.begin());
@@ -209,9 +209,7 @@ private:
   uint32_t sample(int k, size_t i) const { return samples_[static_cast<size_t>(k) * w_ * h_ + i]; }
 
   // Bandwidth medians of pixel i from its samples in time order (the oldest is at head).
-  // `from_previous`: the samples changed by one (a selective update), so the previous medians are
-  // a close guess for median3_search.
-  void refresh_median(size_t i, bool from_previous) {
+  void refresh_median(size_t i) {
     const int L = p_.num_samples;
     const int bits = median_bits(p_), sat = (1 << bits) - 1;
     uint32_t diffs[kMaxSamples];
@@ -222,8 +220,7 @@ private:
       diffs[j - 1] = absdiff3(cur, prev, sat);
       prev = cur;
     }
-    medians_[i] = from_previous && bits <= 7 ? median3_search(diffs, L - 1, bits, 1, medians_[i])
-                                             : median3(diffs, L - 1, bits);
+    medians_[i] = median3(diffs, L - 1, bits);
   }
 
   template <typename Prod>
@@ -395,7 +392,7 @@ private:
           continue;
         samples_[static_cast<size_t>(head_[i]) * npix + i] = cur_[i];
         head_[i] = static_cast<uint8_t>((head_[i] + 1) % L);
-        refresh_median(i, true);
+        refresh_median(i);
       }
     }
   }

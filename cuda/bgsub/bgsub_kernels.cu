@@ -60,26 +60,19 @@ __global__ void __launch_bounds__(kBx* kBy)
     stride = kBx * kBy;
   }
   // The samples in time order, oldest (slot h) first, loaded kBatch at a time ahead of their use
-  // (one load in flight per thread left the kernel waiting on DRAM latency), by an offset that
-  // steps one plane and wraps at the ring's end (the slot index times the plane cost ~27
-  // instructions per sample). Differences saturate at 127 (bits <= 7: what median3's counting
-  // path needs; its median is capped at 2^bits - 1 anyway) or at 2^bits - 1 = 255 (bits = 8, the
-  // radix path).
+  // (one load in flight per thread left the kernel waiting on DRAM latency). Differences saturate
+  // at 127 (bits <= 7: what median3's counting path needs; its median is capped at 2^bits - 1
+  // anyway) or at 2^bits - 1 = 255 (bits = 8, the radix path).
   constexpr int kBatch = 8;
   const uint32_t* base = m.samples + i;
-  const size_t ring = plane * static_cast<size_t>(L);
-  size_t off = static_cast<size_t>(h) * plane;
-  uint32_t prev = base[off];
+  uint32_t prev = base[h * plane];
   auto walk = [&](auto diff) {
     for (int j = 1; j < L; j += kBatch) {
       uint32_t cur[kBatch];
 #pragma unroll
       for (int u = 0; u < kBatch; ++u) {
-        if (j + u < L) {
-          off += plane;
-          off = off >= ring ? off - ring : off;
-          cur[u] = base[off];
-        }
+        const int s = h + j + u < L ? h + j + u : h + j + u - L;
+        cur[u] = j + u < L ? base[s * plane] : 0u;
       }
 #pragma unroll
       for (int u = 0; u < kBatch; ++u) {
@@ -92,14 +85,10 @@ __global__ void __launch_bounds__(kBx* kBy)
   };
   if (m.median_bits <= 7) {
     walk([](uint32_t a, uint32_t b) { return absdiff3_sat127(a, b); });
-    // After a selective update one difference left and one came in: the previous medians are a
-    // close guess (median3_search gives median3's result from any guess).
-    m.medians[i] = update ? median3_search(diffs, L - 1, m.median_bits, stride, m.medians[i])
-                          : median3(diffs, L - 1, m.median_bits, stride);
   } else {
     walk([](uint32_t a, uint32_t b) { return absdiff3(a, b, 255); });
-    m.medians[i] = median3(diffs, L - 1, m.median_bits, stride);
   }
+  m.medians[i] = median3(diffs, L - 1, m.median_bits, stride);
 }
 
 // The 1-D kernel value for a scaled difference t (an index into a uniform table for the uniform

@@ -174,55 +174,6 @@ CVIS_HD uint32_t median3(const uint32_t* diffs, int count, int bits = 8, int str
   return prefix;
 }
 
-// median3's counting path (bits <= 7: every difference <= 127) checked around a guess: per
-// channel the largest v <= 2^bits - 1 with #(d < v) <= (count - 1) / 2, i.e. min(lower median,
-// 2^bits - 1). A pass counts #(d <= v) and #(d <= v - 1) of the three channels at once and settles
-// the channels whose v is the answer; the others move one level towards it and get one more pass,
-// and a channel still unsettled after that takes median3. With the pixel's previous median as the
-// guess (a selective update changes one difference in and one out), most pixels settle in one or
-// two passes instead of `bits`; the result is median3's for every guess.
-CVIS_HD uint32_t median3_search(const uint32_t* diffs, int count, int bits, int stride,
-                                uint32_t guess) {
-  constexpr int kPasses = 2;
-  const int rank = (count - 1) / 2;
-  const int cap = (1 << bits) - 1;
-  int v[3];
-  for (int c = 0; c < 3; ++c) {
-    const int g = static_cast<int>((guess >> (8 * c)) & 0xffu);
-    v[c] = g < cap ? g : cap;
-  }
-  for (int pass = 0; pass < kPasses; ++pass) {
-    // Per byte, (0x80 | u) - d keeps its high bit iff d <= u (u, d <= 127: no borrow).
-    uint32_t u_le = 0x80808080u, u_lt = 0x80808080u;
-    for (int c = 0; c < 3; ++c) {
-      u_le |= static_cast<uint32_t>(v[c]) << (8 * c);
-      u_lt |= static_cast<uint32_t>(v[c] > 0 ? v[c] - 1 : 0) << (8 * c);
-    }
-    uint32_t acc_le = 0, acc_lt = 0;
-    for (int k = 0; k < count; ++k) {
-      const uint32_t d = diffs[k * stride];
-      acc_le += (u_le - d) & 0x00808080u;
-      acc_lt += (u_lt - d) & 0x00808080u;
-    }
-    bool settled = true;
-    for (int c = 0; c < 3; ++c) {
-      const int le = static_cast<int>((acc_le >> (8 * c + 7)) & 0xffu);
-      const int lt = v[c] > 0 ? static_cast<int>((acc_lt >> (8 * c + 7)) & 0xffu) : 0;
-      if (lt > rank) {
-        --v[c]; // the answer is below v (lt(0) = 0 never moves down)
-        settled = false;
-      } else if (v[c] < cap && le <= rank) {
-        ++v[c]; // #(d < v + 1) <= rank: v + 1 qualifies too
-        settled = false;
-      }
-    }
-    if (settled)
-      return static_cast<uint32_t>(v[0]) | (static_cast<uint32_t>(v[1]) << 8) |
-             (static_cast<uint32_t>(v[2]) << 16);
-  }
-  return median3(diffs, count, bits, stride);
-}
-
 // The factors that turn a neighbourhood sum into a density: density = (total * inv) * q, with
 // q = norm / weight_sum and inv = n0 n1 n2, n_c = 1/sigma_c times norm_scale[c].
 struct DensityFactors {

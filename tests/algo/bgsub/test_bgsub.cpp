@@ -120,44 +120,6 @@ TEST(BgsubMath, Median3IsTheLowerMedianOfEachChannel) {
   }
 }
 
-// median3_search (the selective update's median, searched from the previous one) must give
-// median3's counting result from any guess: random differences with many ties and wide spreads,
-// guesses near and far (including 0, the cap and values above it), one difference replaced as a
-// selective update does.
-TEST(BgsubMath, Median3SearchEqualsMedian3FromAnyGuess) {
-  std::mt19937 rng(21);
-  int checked = 0;
-  for (int count : {1, 2, 3, 11, 47, 127}) {
-    for (int bits = 1; bits <= 7; ++bits) {
-      const int sat = (1 << bits) - 1;
-      for (int rep = 0; rep < 40; ++rep) {
-        std::uniform_int_distribution<int> v(0, rep % 3 == 0 ? 127 : (rep % 3 == 1 ? 6 : 40));
-        std::vector<uint32_t> d(count);
-        auto draw = [&] {
-          const uint32_t raw = v(rng) | (v(rng) << 8) | (v(rng) << 16);
-          return rep % 2 ? absdiff3(raw, 0u, sat) : absdiff3_sat127(raw, 0u);
-        };
-        for (auto& x : d)
-          x = draw();
-        const uint32_t want = median3(d.data(), count, bits);
-        std::uniform_int_distribution<int> g(0, 255);
-        const uint32_t guesses[] = {0u, 0x7f7f7fu, 0xffffffu, want,
-                                    static_cast<uint32_t>(g(rng) | (g(rng) << 8) | (g(rng) << 16))};
-        for (uint32_t guess : guesses) {
-          EXPECT_EQ(median3_search(d.data(), count, bits, 1, guess), want)
-              << "count " << count << " bits " << bits << " guess " << guess;
-          ++checked;
-        }
-        // One difference out, one in, guessed from the previous median.
-        d[rng() % count] = draw();
-        EXPECT_EQ(median3_search(d.data(), count, bits, 1, want), median3(d.data(), count, bits))
-            << "count " << count << " bits " << bits;
-      }
-    }
-  }
-  EXPECT_EQ(checked, 6 * 7 * 40 * 5);
-}
-
 TEST(BgsubMath, SaturatedDifferencesGiveTheSameBandwidths) {
   // median_bits() saturates the differences where sigma_max clamps the bandwidth anyway.
   std::mt19937 rng(8);
