@@ -95,7 +95,10 @@ def layout_labels(tool, frames, W, H, label_layout=True):
             lines.append("\t".join([str(r["x"]), str(r["y"]), str(r["width"]), str(r["height"]), str(prio),
                                     clean(full), clean(short)]))
         lines.append("end")
-    out = subprocess.run([tool], input="\n".join(lines) + "\n", capture_output=True, text=True, check=True).stdout
+    # Cross builds run the tool through Meson's exe_wrapper (e.g. qemu-aarch64).
+    wrapper = os.environ.get("CVIS_EXE_WRAPPER", "").split()
+    out = subprocess.run(wrapper + [tool], input="\n".join(lines) + "\n", capture_output=True, text=True,
+                         check=True).stdout
     rects, cur = [], []
     for line in out.splitlines():
         if line == "end":
