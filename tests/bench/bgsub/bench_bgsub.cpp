@@ -193,6 +193,19 @@ struct DeviceMask {
   ~DeviceMask() { cudaFree(view.data[0]); }
 };
 
+// The items of a comma-separated command-line list (empty items skipped).
+std::vector<std::string> split_list(const std::string& list) {
+  std::vector<std::string> out;
+  size_t pos = 0;
+  while (pos <= list.size()) {
+    const size_t end = std::min(list.find(',', pos), list.size());
+    if (end > pos)
+      out.push_back(list.substr(pos, end - pos));
+    pos = end + 1;
+  }
+  return out;
+}
+
 std::unique_ptr<bgsub::Subtractor> make(Backend b, const bgsub::Params& p) {
   Status st;
   auto s = bgsub::make_subtractor(b, &st);
@@ -265,17 +278,11 @@ int main(int argc, char** argv) {
       o.frames = std::max(1, std::atoi(argv[++i]));
     } else if (a == "--sizes" && i + 1 < argc) {
       o.sizes.clear();
-      std::string list = argv[++i];
-      size_t pos = 0;
-      while (pos < list.size()) {
-        const size_t end = list.find(',', pos);
-        const std::string item =
-            list.substr(pos, end == std::string::npos ? std::string::npos : end - pos);
+      for (const std::string& item : split_list(argv[++i])) {
         int w = 0, h = 0;
         if (std::sscanf(item.c_str(), "%dx%d", &w, &h) != 2 || w < 8 || h < 8)
           die("bad size " + item);
         o.sizes.emplace_back(w, h);
-        pos = end == std::string::npos ? list.size() : end + 1;
       }
     } else if (a == "--preset" && i + 1 < argc) {
       const std::string name = argv[++i];
@@ -288,17 +295,11 @@ int main(int argc, char** argv) {
         die("unknown preset " + name + " (static, waving, illumination, combined, dynamic)");
     } else if (a == "--kernels" && i + 1 < argc) {
       o.kernels.assign(bgsub::kKernelCount, false);
-      std::string list = argv[++i];
-      size_t pos = 0;
-      while (pos < list.size()) {
-        const size_t end = list.find(',', pos);
-        const std::string item =
-            list.substr(pos, end == std::string::npos ? std::string::npos : end - pos);
+      for (const std::string& item : split_list(argv[++i])) {
         Kernel k;
         if (!bgsub::parse_kernel(item, &k))
           die("unknown kernel " + item);
         o.kernels[static_cast<int>(k)] = true;
-        pos = end == std::string::npos ? list.size() : end + 1;
       }
     } else {
       die("usage: bench_bgsub [--quick] [--out FILE] [--device N] [--sizes WxH,...] [--frames N] "
