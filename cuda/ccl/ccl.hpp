@@ -39,6 +39,11 @@ void connected_blobs(const uint8_t* mask, size_t pitch, int width, int height, i
 // in their original (raster) order. Nothing changes when there are at most max_blobs.
 void keep_largest(std::vector<Blob>* blobs, size_t max_blobs);
 
+// A minimum blob area relative to the frame: 1/3000 of its area, at least 25 pixels (76 at
+// 640x360, 691 at 1920x1080). Smaller blobs of a compressed street video are mostly coding noise;
+// a pedestrian 25 pixels tall at 640x360 has more pixels. The elements' `min-blob-area` 0.
+uint32_t auto_min_area(int width, int height);
+
 #if defined(CVIS_HAVE_CUDA)
 
 // What the kernels write for one component (root = its first pixel's index y * width + x; the

@@ -90,6 +90,11 @@ void connected_blobs(const uint8_t* mask, size_t pitch, int width, int height, i
   }
 }
 
+uint32_t auto_min_area(int width, int height) {
+  const uint64_t area = static_cast<uint64_t>(std::max(width, 0)) * std::max(height, 0);
+  return std::max<uint32_t>(25, static_cast<uint32_t>(std::min<uint64_t>(area / 3000, UINT32_MAX)));
+}
+
 void keep_largest(std::vector<Blob>* blobs, size_t max_blobs) {
   if (blobs->size() <= max_blobs)
     return;

@@ -240,11 +240,6 @@ Status find_blobs(const ImageView& mask, uint32_t min_area, size_t max_blobs,
   return Status::Ok();
 }
 
-uint32_t auto_min_blob_area(int width, int height) {
-  const uint64_t area = static_cast<uint64_t>(std::max(width, 0)) * std::max(height, 0);
-  return std::max<uint32_t>(25, static_cast<uint32_t>(std::min<uint64_t>(area / 3000, UINT32_MAX)));
-}
-
 int ccl_min_area(uint32_t min_area) {
   return static_cast<int>(std::min<uint32_t>(min_area, static_cast<uint32_t>(INT32_MAX)));
 }

@@ -183,9 +183,4 @@ Status separable_reference(const std::vector<ImageView>& window, const Params& p
 Status find_blobs(const ImageView& mask, uint32_t min_area, size_t max_blobs,
                   std::vector<Blob>* blobs);
 
-// A minimum blob area relative to the frame: 1/3000 of its area, at least 25 pixels (76 at
-// 640x360, 691 at 1920x1080). Smaller blobs of a compressed street video are mostly coding noise;
-// a pedestrian 25 pixels tall at 640x360 has more pixels (the elements' min-blob-area 0).
-uint32_t auto_min_blob_area(int width, int height);
-
 } // namespace cvis::median3d

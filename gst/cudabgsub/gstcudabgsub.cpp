@@ -120,6 +120,9 @@ gst_cuda_bg_sub_apply_settings (GstCudaBgSub * self)
       return cvis::Status::Ok ();
     p = self->settings->params;
     st.max_blobs = self->settings->max_blobs;
+    const guint area = self->settings->min_blob_area ? self->settings->min_blob_area :
+        cvis::ccl::auto_min_area (st.width, st.height);
+    p.min_blob_area = (int) MIN (area, (guint) G_MAXINT);
     self->settings->dirty = false;
   }
   if (!st.sub) {
@@ -146,10 +149,12 @@ gst_cuda_bg_sub_configure (GstCvisFilter * filter, const GstVideoInfo * in_info,
     st.output = self->settings->output;
     self->settings->dirty = true;
   }
+  st.width = GST_VIDEO_INFO_WIDTH (in_info);
+  st.height = GST_VIDEO_INFO_HEIGHT (in_info);
   CVIS_RETURN_IF_ERROR (gst_cuda_bg_sub_apply_settings (self));
   st.sub->reset ();
   st.frames = 0;
-  const gint w = GST_VIDEO_INFO_WIDTH (in_info), h = GST_VIDEO_INFO_HEIGHT (in_info);
+  const gint w = st.width, h = st.height;
   /* output=frame analyses in place: the frames pass without a copy. */
   gst_base_transform_set_in_place (GST_BASE_TRANSFORM (self),
       st.output == GST_CUDA_BG_SUB_OUTPUT_FRAME);

@@ -5,6 +5,7 @@
 #include <mutex>
 
 #include "bgsub/bgsub.hpp"
+#include "ccl/ccl.hpp"
 #include "gstcudabgsub.h"
 #include "gstcvismask.h"
 
@@ -13,6 +14,7 @@ struct GstCudaBgSubSettings {
   cvis::bgsub::Params params;
   GstCudaBgSubOutput output = GST_CUDA_BG_SUB_OUTPUT_MASK;
   guint max_blobs = 64;
+  guint min_blob_area = 0;  /* 0: cvis::ccl::auto_min_area of the frame */
   bool dirty = true;  /* params changed since the streaming thread last applied them */
 };
 
@@ -22,6 +24,7 @@ struct GstCudaBgSubState {
   cvis::Backend backend = cvis::Backend::kCpu;
   GstCudaBgSubOutput output = GST_CUDA_BG_SUB_OUTPUT_MASK;
   guint max_blobs = 64;
+  gint width = 0, height = 0;  /* of the configured input (the relative min-blob-area) */
   GstCvisMasks masks;  /* side masks (output=frame), CUDA-memory mask outputs (output=mask) */
   guint64 frames = 0;  /* frames processed since start (the shot-change message's "frame") */
 };

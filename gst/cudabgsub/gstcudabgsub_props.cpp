@@ -126,6 +126,10 @@ gst_cuda_bg_sub_set_property (GObject * object, guint prop_id, const GValue * va
     case PROP_MAX_BLOBS:
       s.max_blobs = g_value_get_uint (value);
       return;
+    case PROP_MIN_BLOB_AREA:
+      s.min_blob_area = g_value_get_uint (value);
+      s.dirty = true;
+      return;
     case PROP_KERNEL: p.kernel = (bg::Kernel) g_value_get_enum (value); break;
     case PROP_NUM_SAMPLES: p.num_samples = g_value_get_int (value); break;
     case PROP_NEIGHBORHOOD: p.neighborhood = g_value_get_int (value); break;
@@ -135,7 +139,6 @@ gst_cuda_bg_sub_set_property (GObject * object, guint prop_id, const GValue * va
     case PROP_CPWL_FIT: p.cpwl_fit = (cvis::cpwl::Fit) g_value_get_enum (value); break;
     case PROP_COLOR_SPACE: p.color = (bg::ColorSpace) g_value_get_enum (value); break;
     case PROP_CLEANUP: p.cleanup = (bg::Cleanup) g_value_get_enum (value); break;
-    case PROP_MIN_BLOB_AREA: p.min_blob_area = (int) g_value_get_uint (value); break;
     case PROP_SIGMA_MIN: p.sigma_min = g_value_get_float (value); break;
     case PROP_SIGMA_MAX: p.sigma_max = g_value_get_float (value); break;
     case PROP_SPATIAL_SIGMA: p.spatial_sigma = g_value_get_float (value); break;
@@ -188,7 +191,7 @@ gst_cuda_bg_sub_get_property (GObject * object, guint prop_id, GValue * value,
     case PROP_CPWL_FIT: g_value_set_enum (value, (gint) p.cpwl_fit); break;
     case PROP_COLOR_SPACE: g_value_set_enum (value, (gint) p.color); break;
     case PROP_CLEANUP: g_value_set_enum (value, (gint) p.cleanup); break;
-    case PROP_MIN_BLOB_AREA: g_value_set_uint (value, (guint) p.min_blob_area); break;
+    case PROP_MIN_BLOB_AREA: g_value_set_uint (value, s.min_blob_area); break;
     case PROP_SIGMA_MIN: g_value_set_float (value, p.sigma_min); break;
     case PROP_SIGMA_MAX: g_value_set_float (value, p.sigma_max); break;
     case PROP_SPATIAL_SIGMA: g_value_set_float (value, p.spatial_sigma); break;
@@ -258,8 +261,8 @@ gst_cuda_bg_sub_install_properties (GObjectClass * c)
           "Mask clean-up before the output and the blobs", gst_cuda_bg_sub_cleanup_get_type (),
           (gint) d.cleanup, playing));
   g_object_class_install_property (c, PROP_MIN_BLOB_AREA, g_param_spec_uint ("min-blob-area",
-          "Minimum blob area", "Foreground blobs smaller than this (pixels) get no box", 1,
-          G_MAXINT, (guint) d.min_blob_area, playing));
+          "Minimum blob area", "Foreground blobs smaller than this (pixels) get no box; 0: "
+          "1/3000 of the frame's area, at least 25", 0, G_MAXINT, 0, playing));
   g_object_class_install_property (c, PROP_MAX_BLOBS, g_param_spec_uint ("max-blobs",
           "Maximum blobs", "Boxes per frame at most (the largest blobs)", 0, 100000, 64, playing));
   g_object_class_install_property (c, PROP_SIGMA_MIN, g_param_spec_float ("sigma-min",

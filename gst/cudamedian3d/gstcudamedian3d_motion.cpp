@@ -6,6 +6,7 @@
 #include "config.h"
 #endif
 
+#include "ccl/ccl.hpp"
 #include "gstcudamedian3d_priv.h"
 #include "gstcvisutils.h"
 
@@ -18,7 +19,7 @@ guint
 gst_cuda_median3d_min_blob_area (const GstCudaMedian3dSettings & s,
     const GstCudaMedian3dState & st)
 {
-  return s.min_blob_area ? s.min_blob_area : m3d::auto_min_blob_area (st.width, st.height);
+  return s.min_blob_area ? s.min_blob_area : cvis::ccl::auto_min_area (st.width, st.height);
 }
 
 cvis::Status

@@ -20,7 +20,7 @@ struct GstCudaMedian3dSettings {
   GstCudaMedian3dWindow window = GST_CUDA_MEDIAN3D_WINDOW_CENTERED;
   GstCudaMedian3dOutput output = GST_CUDA_MEDIAN3D_OUTPUT_BACKGROUND;
   gint threshold = -1;
-  guint min_blob_area = 0;  /* 0: cvis::median3d::auto_min_blob_area of the frame */
+  guint min_blob_area = 0;  /* 0: cvis::ccl::auto_min_area of the frame */
   guint max_blobs = 64;
 };
 

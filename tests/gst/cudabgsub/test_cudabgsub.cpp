@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "bgsub_elem_util.hpp"
+#include "ccl/ccl.hpp"
 #include "test_images.hpp"
 
 using namespace bgsub_elem;
@@ -48,7 +49,7 @@ TEST_F(BgSubElement, PropertiesDefaultsRoundTripAndBadValues) {
   EXPECT_DOUBLE_EQ(threshold, d.threshold);
   EXPECT_FLOAT_EQ(smin, d.sigma_min);
   EXPECT_FLOAT_EQ(smax, d.sigma_max);
-  EXPECT_EQ(area, static_cast<guint>(d.min_blob_area));
+  EXPECT_EQ(area, 0u); // relative to the frame (ccl::auto_min_area)
   EXPECT_EQ(maxb, 64u);
   for (const char* k : {"exact", "fast", "cpwl-texture", "cpwl-manual", "cpwl-opt-texture",
                         "cpwl-opt-manual", "cpwl-slope", "fast-fused"}) {
@@ -199,6 +200,68 @@ TEST_F(BgSubElement, MaxBlobsKeepsTheLargest) {
 }
 
 // A flush, a caps change and READY->PAUSED each restart the warm-up.
+// min-blob-area 0 (the default) is 1/3000 of the frame (cvis::ccl::auto_min_area): 57 pixels at
+// 480x360. Two squares appear on a still, noisy background after the warm-up: 6x6 (36 pixels)
+// and 12x12 (144). The default boxes only the larger; min-blob-area=25 boxes both.
+TEST_F(BgSubElement, DefaultMinBlobAreaIsRelativeToTheFrame) {
+  const int w = 480, h = 360, frames = 14;
+  ASSERT_EQ(cvis::ccl::auto_min_area(w, h), 57u);
+  ASSERT_EQ(cvis::ccl::auto_min_area(1920, 1080), 691u);
+  ASSERT_EQ(cvis::ccl::auto_min_area(64, 48), 25u);
+  auto frame = [&](int t) {
+    GstBuffer* buf = gst_buffer_new_allocate(nullptr, static_cast<gsize>(w) * h * 4, nullptr);
+    GstMapInfo m;
+    gst_buffer_map(buf, &m, GST_MAP_WRITE);
+    uint32_t state = 12345u + static_cast<uint32_t>(t) * 7919u; // per-frame sensor noise, +-1
+    for (int i = 0; i < w * h; ++i) {
+      state = state * 1664525u + 1013904223u;
+      const uint8_t v = static_cast<uint8_t>(100 + static_cast<int>(state >> 30) - 1);
+      m.data[4 * i] = m.data[4 * i + 1] = m.data[4 * i + 2] = v;
+      m.data[4 * i + 3] = 255;
+    }
+    auto square = [&](int x0, int y0, int side, uint8_t v) {
+      for (int y = y0; y < y0 + side; ++y)
+        for (int x = x0; x < x0 + side; ++x)
+          for (int c = 0; c < 3; ++c)
+            m.data[4 * (y * w + x) + c] = v;
+    };
+    if (t >= 10) {
+      square(50, 50, 6, 230);
+      square(200, 150, 12, 20);
+    }
+    gst_buffer_unmap(buf, &m);
+    return buf;
+  };
+  GstHarness* hd = harness(small_props(Kernel::kFast) + " output=frame", GST_VIDEO_FORMAT_RGBA,
+                           w, h);
+  GstHarness* hf = harness(small_props(Kernel::kFast) + " output=frame min-blob-area=25",
+                           GST_VIDEO_FORMAT_RGBA, w, h);
+  guint area = 1;
+  g_object_get(gst_harness_find_element(hd, "cudabgsub"), "min-blob-area", &area, nullptr);
+  EXPECT_EQ(area, 0u);
+  for (int t = 0; t < frames; ++t) {
+    ASSERT_EQ(gst_harness_push(hd, frame(t)), GST_FLOW_OK);
+    ASSERT_EQ(gst_harness_push(hf, frame(t)), GST_FLOW_OK);
+    GstBuffer* a = gst_harness_pull(hd);
+    GstBuffer* b = gst_harness_pull(hf);
+    std::vector<int> da, db;
+    for (const auto& blob : read_blobs(a))
+      da.push_back(blob.area);
+    for (const auto& blob : read_blobs(b))
+      db.push_back(blob.area);
+    if (t < 10) {
+      EXPECT_TRUE(da.empty() && db.empty()) << t;
+    } else {
+      EXPECT_EQ(da, std::vector<int>({144})) << t;
+      EXPECT_EQ(db, std::vector<int>({36, 144})) << t;
+    }
+    gst_buffer_unref(a);
+    gst_buffer_unref(b);
+  }
+  gst_harness_teardown(hd);
+  gst_harness_teardown(hf);
+}
+
 TEST_F(BgSubElement, FlushCapsChangeAndReadyResetTheModel) {
   const int w = 40, h = 30;
   const Sequence seq(w, h, 40, 100, 3); // no objects: only warm-up state matters here
