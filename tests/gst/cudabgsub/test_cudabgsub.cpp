@@ -232,8 +232,8 @@ TEST_F(BgSubElement, DefaultMinBlobAreaIsRelativeToTheFrame) {
     gst_buffer_unmap(buf, &m);
     return buf;
   };
-  GstHarness* hd = harness(small_props(Kernel::kFast) + " output=frame", GST_VIDEO_FORMAT_RGBA,
-                           w, h);
+  GstHarness* hd =
+      harness(small_props(Kernel::kFast) + " output=frame", GST_VIDEO_FORMAT_RGBA, w, h);
   GstHarness* hf = harness(small_props(Kernel::kFast) + " output=frame min-blob-area=25",
                            GST_VIDEO_FORMAT_RGBA, w, h);
   guint area = 1;
