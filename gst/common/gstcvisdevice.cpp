@@ -4,6 +4,8 @@
 
 #include "gstcvisdevice.h"
 
+#include <gst/cvis/cvisturns.h>
+
 #ifdef CVIS_HAVE_CUDA
 #include <gst/cuda/gstcudacontext.h>
 #include <gst/cuda/gstcudaloader.h>
@@ -105,6 +107,7 @@ gst_cvis_device_open (GstCvisDevice * dev, GstElement * element, cvis::Backend r
     return cvis::Status (cvis::StatusCode::kNoDevice,
         "could not obtain a CUDA context for cuda-device-id=" + std::to_string (device_id));
   }
+  g_object_get (dev->ctx, "cuda-device-id", &dev->cuda_device, NULL);
   cvis::Status st;
   {
     GstCvisContextScope scope (dev);
@@ -136,6 +139,7 @@ gst_cvis_device_close (GstCvisDevice * dev)
 void
 gst_cvis_device_release_context (GstCvisDevice * dev)
 {
+  dev->cuda_device = -1;
 #ifdef CVIS_HAVE_CUDA
   gst_clear_object (&dev->ctx);
 #else
@@ -180,6 +184,7 @@ gst_cvis_device_adopt (GstCvisDevice * dev, GstMemory * mem)
     dev->stream = nullptr;
   }
   gst_object_replace ((GstObject **) & dev->ctx, GST_OBJECT (theirs));
+  g_object_get (dev->ctx, "cuda-device-id", &dev->cuda_device, NULL);
   GstCvisContextScope scope (dev);
   if (!scope.ok ())
     return GstCvisContextScope::push_failed ();
@@ -208,6 +213,20 @@ GstCvisContextScope::~GstCvisContextScope ()
   if (pushed_)
     gst_cuda_context_pop (NULL);
 #endif
+}
+
+GstCvisGpuTurn::GstCvisGpuTurn (const GstCvisDevice * dev)
+{
+  if (dev->backend != cvis::Backend::kCuda || dev->cuda_device < 0)
+    return;
+  device_ = dev->cuda_device;
+  held_ = gst_cvis_gpu_turn_acquire (device_);
+}
+
+GstCvisGpuTurn::~GstCvisGpuTurn ()
+{
+  if (held_)
+    gst_cvis_gpu_turn_release (device_);
 }
 
 cvis::Status

@@ -24,6 +24,7 @@ struct GstCvisDevice {
   cvis::Backend backend = cvis::Backend::kCpu;  /* resolved (kCpu or kCuda) */
   GstCudaContext *ctx = nullptr;                /* a reference; CUDA builds only */
   cvis::StreamHandle stream = nullptr;          /* created in ctx */
+  gint cuda_device = -1;                        /* ctx's device (its turns: cvisturns.h) */
 };
 
 /* set_context vfunc: keeps the pipeline's context (a reference) unless one is held already. */
@@ -70,6 +71,22 @@ class GstCvisContextScope {
  private:
   bool pushed_ = false;
   bool ok_ = true;
+};
+
+/* A turn on the device's GPU (gst/cvis/cvisturns.h) for one frame's work and the wait for it,
+ * held for the object's life; nothing for the CPU backend or a device without a limit. Take it
+ * only around the work itself, never around anything that can block on another element (a pad
+ * push, a buffer pool): that element may be waiting for a turn. */
+class GstCvisGpuTurn {
+ public:
+  explicit GstCvisGpuTurn (const GstCvisDevice * dev);
+  ~GstCvisGpuTurn ();
+  GstCvisGpuTurn (const GstCvisGpuTurn &) = delete;
+  GstCvisGpuTurn & operator= (const GstCvisGpuTurn &) = delete;
+
+ private:
+  gint device_ = -1;
+  bool held_ = false;
 };
 
 /* Runs `fn` and turns any C++ exception into a Status: no exception leaves a GObject callback. */

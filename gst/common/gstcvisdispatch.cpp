@@ -158,6 +158,7 @@ gst_cvis_filter_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
         CVIS_RETURN_IF_ERROR (in.map (self, buf, &priv->in_info, klass->writable ?
                 GST_MAP_READWRITE : GST_MAP_READ));
         const guint first = gst_cvis_filter_roi_count (buf);
+        GstCvisGpuTurn turn (&priv->dev);
         gst_cvis_profile_begin (self, TRUE);
         cvis::Status st = klass->analyse (self, buf, in.view (), priv->dev.stream);
         gst_cvis_profile_end (self);
@@ -185,6 +186,7 @@ gst_cvis_filter_transform (GstBaseTransform * trans, GstBuffer * inbuf, GstBuffe
         CVIS_RETURN_IF_ERROR (in.map (self, inbuf, &priv->in_info, GST_MAP_READ));
         CVIS_RETURN_IF_ERROR (out.map (self, outbuf, &priv->out_info, GST_MAP_WRITE));
         const guint first = gst_cvis_filter_roi_count (outbuf);
+        GstCvisGpuTurn turn (&priv->dev);
         gst_cvis_profile_begin (self, TRUE);
         cvis::Status st = klass->process (self, inbuf, in.view (), outbuf, out.view (),
             priv->dev.stream);

@@ -8,6 +8,7 @@
 #include "gstcvistemporal.h"
 
 #include <deque>
+#include <optional>
 #include <utility>
 #include <vector>
 
@@ -90,6 +91,7 @@ produce_one (GstCvisTemporalFilter * self, gboolean draining, gboolean * produce
     if (!scope.ok ())
       return error_flow (self, GstCvisContextScope::push_failed ());
     st = gst_cvis_guarded ([&] {
+          std::optional < GstCvisGpuTurn > turn;
           gboolean ready = FALSE;
           CVIS_RETURN_IF_ERROR (klass->ready (self, draining, &ready));
           if (!ready)
@@ -102,6 +104,7 @@ produce_one (GstCvisTemporalFilter * self, gboolean draining, gboolean * produce
             out = gst_buffer_make_writable (o.frame);
             o.frame = NULL;
             const guint first = gst_cvis_filter_roi_count (out);
+            turn.emplace (&priv->dev);
             gst_cvis_profile_begin (filter, FALSE);
             cvis::Status ps = klass->produce (self, out, NULL, priv->dev.stream);
             gst_cvis_profile_end (filter);
@@ -120,6 +123,7 @@ produce_one (GstCvisTemporalFilter * self, gboolean draining, gboolean * produce
             GstCvisFrame view;
             CVIS_RETURN_IF_ERROR (view.map (filter, out, &priv->out_info, GST_MAP_WRITE));
             const guint first = gst_cvis_filter_roi_count (out);
+            turn.emplace (&priv->dev);
             gst_cvis_profile_begin (filter, FALSE);
             cvis::Status ps = klass->produce (self, out, &view.view (), priv->dev.stream);
             gst_cvis_profile_end (filter);
@@ -219,6 +223,7 @@ gst_cvis_temporal_filter_generate_output (GstBaseTransform * trans, GstBuffer **
     GstCvisContextScope scope (&priv->dev);
     st = scope.ok ()? gst_cvis_guarded ([&] {
           CVIS_RETURN_IF_ERROR (in.map (filter, inbuf, &priv->in_info, GST_MAP_READ));
+          GstCvisGpuTurn turn (&priv->dev);
           gst_cvis_profile_begin (filter, TRUE);
           cvis::Status ps = klass->push (self, inbuf, in.view (), priv->dev.stream);
           gst_cvis_profile_end (filter);

@@ -11,10 +11,12 @@ namespace bench {
 
 void print_run(const std::string& label, int n, const streams::Config& cfg,
                const streams::Result& r) {
-  printf("%-14s N=%3d %s %8.1f fps  slowest %6.1f  mean %6.1f  GPU %s%%  NVDEC %s%%  mem %s MiB  "
+  printf("%-14s N=%3d %s %8.1f fps  slowest %6.1f  mean %6.1f  (%.2f)  GPU %s%%  NVDEC %s%%  mem "
+         "%s MiB  "
          "host CPU %s cores  (setup %.1f s)%s%s\n",
          label.c_str(), n, r.ok ? "ok  " : "FAIL", r.aggregate_fps, r.min_stream_fps,
-         r.mean_stream_fps, fmt("%.0f", r.gpu_util).c_str(), fmt("%.0f", r.dec_util).c_str(),
+         r.mean_stream_fps, r.mean_stream_fps > 0 ? r.min_stream_fps / r.mean_stream_fps : -1.0,
+         fmt("%.0f", r.gpu_util).c_str(), fmt("%.0f", r.dec_util).c_str(),
          fmt("%.0f",
              (r.mem_used_mib >= 0 && r.mem_base_mib >= 0) ? r.mem_used_mib - r.mem_base_mib : -1)
              .c_str(),

@@ -40,7 +40,17 @@ bool parse_args(int argc, char** argv, Options* o) {
       o->out = next();
     else if (a == "--realtime")
       o->realtime = true;
-    else if (a == "--no-ab")
+    else if (a == "--gpu-slots") {
+      const std::string v = next();
+      char* end = nullptr;
+      const long k = std::strtol(v.c_str(), &end, 10);
+      if (v.empty() || *end || k < 0 || k > 100000) {
+        fprintf(stderr, "bench_streams: --gpu-slots needs a number 0..100000, not '%s'\n",
+                v.c_str());
+        return false;
+      }
+      o->gpu_slots = static_cast<int>(k);
+    } else if (a == "--no-ab")
       o->ab = false;
     else if (a == "--no-profile")
       o->profile = false;

@@ -27,8 +27,11 @@
 // takes only its real-time share, and carried means every stream at >= 29.7 fps in the window.
 // Below-real-time streams are described (buffers per source pad, loops, state) and the streaming
 // threads of stalled ones print their stacks (CVIS_BENCH_STACKS=1: of every slow one): where a
-// stall is. Usage: bench_streams [--clip H264.mp4] [--chains a,b] [--ns 1,4,16] [--gpus 1,2]
-//                      [--warmup S] [--measure S]
+// stall is. --gpu-slots K: at most K frames of the cvis elements in work per GPU at once, served
+// first come, first served (gst/cvis/cvisturns.h; default 0, no limit). Every run reports the
+// fairness: the slowest stream's rate over the mean.
+// Usage: bench_streams [--clip H264.mp4] [--chains a,b] [--ns 1,4,16] [--gpus 1,2]
+//                      [--warmup S] [--measure S] [--gpu-slots K]
 //                      [--budget S] [--no-ab] [--no-profile] [--out FILE.md] [--realtime]
 //                      [--chain "GST-LAUNCH TEXT"]   (one more chain, named custom)
 //                      [--decoder avdec_h264 --element-props backend=cpu]   (the harness on a CPU)
@@ -42,6 +45,7 @@
 // ~8-minute device call (scripts/gpu/run.sh bench bench_streams).
 // The clip defaults to $CVIS_TEST_H264 (scripts/gpu/prepare.sh stages a 1080p one). Without
 // nvh264dec it prints why and exits 0 (1 with CVIS_REQUIRE_GPU=1).
+#include <gst/cvis/cvisturns.h>
 #include <gst/gst.h>
 
 #include <algorithm>
@@ -69,6 +73,8 @@ int main(int argc, char** argv) {
   if (*std::max_element(o.gpus.begin(), o.gpus.end()) > 1)
     setenv("CUDA_DEVICE_ORDER", "PCI_BUS_ID", 0);
   gst_init(&argc, &argv);
+  for (int d = 0; d < 16; ++d)
+    gst_cvis_gpu_turns_set_slots(d, static_cast<guint>(o.gpu_slots));
   const bool required =
       std::getenv("CVIS_REQUIRE_GPU") && std::strcmp(std::getenv("CVIS_REQUIRE_GPU"), "1") == 0;
   if (!has_feature(o.decoder.c_str()) || o.clip.empty()) {
@@ -130,10 +136,13 @@ int main(int argc, char** argv) {
       (multi ? " of each GPU (N: streams in all, spread round-robin over the GPUs)" : "") +
       (o.realtime ? ", each stream paced at the clip's 30 fps (sync=true)" : "") + "; warm-up " +
       fmt("%.1f", o.warmup) + " s, measured " + fmt("%.1f", o.measure) +
-      " s per run. Real time = every stream at >= 30 fps.\n\n"
-      "| chain | N | aggregate fps | slowest stream fps | mean stream fps | "
-      "real-time streams | GPU % | NVDEC % | GPU memory MiB (per stream) |\n"
-      "| --- | --- | --- | --- | --- | --- | --- | --- | --- |\n";
+      " s per run. Real time = every stream at >= 30 fps.\n\n" +
+      (o.gpu_slots > 0 ? "GPU turns: " + std::to_string(o.gpu_slots) +
+                             " slots per GPU (gst_cvis_gpu_turns_set_slots).\n\n"
+                       : std::string()) +
+      "| chain | N | aggregate fps | slowest stream fps | mean stream fps | fairness (slowest / "
+      "mean) | real-time streams | GPU % | NVDEC % | GPU memory MiB (per stream) |\n"
+      "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n";
   std::string summary = "chain            carried  (at N)  max fps\n";
   std::string prof = "\n| chain | N | element | frames | GPU ms / frame | host ms / frame |\n"
                      "| --- | --- | --- | --- | --- | --- |\n";
@@ -176,7 +185,8 @@ int main(int argc, char** argv) {
         md += "| " + label + " | " + std::to_string(n) + " | " +
               (r.ok ? fmt("%.1f", r.aggregate_fps) : "error: " + r.error) + " | " +
               fmt("%.1f", r.min_stream_fps) + " | " + fmt("%.1f", r.mean_stream_fps) + " | " +
-              std::to_string(rt) + " | " + fmt("%.0f", r.gpu_util) + " | " +
+              fmt("%.2f", r.mean_stream_fps > 0 ? r.min_stream_fps / r.mean_stream_fps : -1) +
+              " | " + std::to_string(rt) + " | " + fmt("%.0f", r.gpu_util) + " | " +
               fmt("%.0f", r.dec_util) + " | " + fmt("%.0f", mem) + " (" +
               fmt("%.1f", mem >= 0 ? mem / n : -1) + ") |\n";
         for (const streams::GpuFigures& g : r.per_gpu)

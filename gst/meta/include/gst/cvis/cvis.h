@@ -7,5 +7,6 @@
 #include <gst/cvis/cvisceddmeta.h>
 #include <gst/cvis/cvisforegroundmeta.h>
 #include <gst/cvis/cvisroi.h>
+#include <gst/cvis/cvisturns.h>
 
 #endif /* __GST_CVIS_H__ */
