@@ -11,6 +11,7 @@ typedef struct {
 
 typedef struct {
   GMutex lock;                  /* statically allocated: needs no init */
+  gboolean set;                 /* FALSE: GST_CVIS_GPU_TURNS_DEFAULT_SLOTS */
   guint slots;                  /* 0: no limit */
   guint busy;                   /* slots held (may exceed `slots` after it was lowered) */
   GQueue waiters;               /* Waiter *, oldest first */
@@ -25,10 +26,17 @@ turns_of (gint device)
 }
 
 /* With t->lock held. */
+static guint
+limit (const Turns * t)
+{
+  return t->set ? t->slots : GST_CVIS_GPU_TURNS_DEFAULT_SLOTS;
+}
+
+/* With t->lock held. */
 static void
 admit (Turns * t)
 {
-  while (!g_queue_is_empty (&t->waiters) && (t->slots == 0 || t->busy < t->slots)) {
+  while (!g_queue_is_empty (&t->waiters) && (limit (t) == 0 || t->busy < limit (t))) {
     Waiter *w = (Waiter *) g_queue_pop_head (&t->waiters);
     t->busy++;
     w->go = TRUE;
@@ -43,6 +51,7 @@ gst_cvis_gpu_turns_set_slots (gint device, guint slots)
   if (!t)
     return;
   g_mutex_lock (&t->lock);
+  t->set = TRUE;
   t->slots = slots;
   admit (t);
   g_mutex_unlock (&t->lock);
@@ -56,7 +65,7 @@ gst_cvis_gpu_turns_get_slots (gint device)
   if (!t)
     return 0;
   g_mutex_lock (&t->lock);
-  slots = t->slots;
+  slots = limit (t);
   g_mutex_unlock (&t->lock);
   return slots;
 }
@@ -69,11 +78,11 @@ gst_cvis_gpu_turn_acquire (gint device)
   if (!t)
     return FALSE;
   g_mutex_lock (&t->lock);
-  if (t->slots == 0) {
+  if (limit (t) == 0) {
     g_mutex_unlock (&t->lock);
     return FALSE;
   }
-  if (t->busy < t->slots && g_queue_is_empty (&t->waiters)) {
+  if (t->busy < limit (t) && g_queue_is_empty (&t->waiters)) {
     t->busy++;
     g_mutex_unlock (&t->lock);
     return TRUE;

@@ -1,5 +1,5 @@
-// GPU turns (gst/cvis/cvisturns.h): the slot limit holds, waiting frames get slots in the order
-// they asked, and lifting the limit admits every waiter. Threads only: no GPU.
+// GPU turns (gst/cvis/cvisturns.h): the default limit, the limit holds, waiting frames get slots
+// in the order they asked, and lifting the limit admits every waiter. Threads only: no GPU.
 #include <gst/cvis/cvisturns.h>
 #include <gtest/gtest.h>
 
@@ -26,9 +26,27 @@ template <typename P> bool eventually(P pred) {
   return true;
 }
 
-TEST(GpuTurns, NoLimitByDefaultAndOutOfRangeDevicesIgnored) {
+TEST(GpuTurns, DefaultLimitZeroLiftsItAndOutOfRangeDevicesIgnored) {
+  EXPECT_EQ(gst_cvis_gpu_turns_get_slots(0), GST_CVIS_GPU_TURNS_DEFAULT_SLOTS);
+  EXPECT_EQ(gst_cvis_gpu_turns_get_slots(15), 24u);
+  for (int i = 0; i < 24; ++i)
+    EXPECT_TRUE(gst_cvis_gpu_turn_acquire(0));
+  std::atomic<bool> got{false};
+  std::thread t25([&] {
+    EXPECT_TRUE(gst_cvis_gpu_turn_acquire(0)); // the 25th waits
+    got = true;
+    gst_cvis_gpu_turn_release(0);
+  });
+  std::this_thread::sleep_for(20ms);
+  EXPECT_FALSE(got.load());
+  gst_cvis_gpu_turn_release(0);
+  EXPECT_TRUE(eventually([&] { return got.load(); }));
+  t25.join();
+  for (int i = 0; i < 23; ++i)
+    gst_cvis_gpu_turn_release(0);
+  gst_cvis_gpu_turns_set_slots(0, 0);
   EXPECT_EQ(gst_cvis_gpu_turns_get_slots(0), 0u);
-  EXPECT_FALSE(gst_cvis_gpu_turn_acquire(0)); // nothing to give back
+  EXPECT_FALSE(gst_cvis_gpu_turn_acquire(0)); // no limit: nothing to give back
   gst_cvis_gpu_turns_set_slots(16, 3);
   gst_cvis_gpu_turns_set_slots(-1, 3);
   EXPECT_EQ(gst_cvis_gpu_turns_get_slots(16), 0u);

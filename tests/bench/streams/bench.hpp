@@ -23,7 +23,8 @@ struct Options {
   std::vector<int> gpus = {1};                       // GPU counts to run with
   double warmup = 1.5, measure = 3.0, budget = 300.0, soak = 0.0, sample = 10.0;
   bool ab = true, profile = true, child = false, per_pipeline = false, realtime = false;
-  int gpu_slots = 0; // GPU turns per device (gst_cvis_gpu_turns_set_slots), 0: no limit
+  int gpu_slots = -1; // GPU turns per device (gst_cvis_gpu_turns_set_slots), 0: no limit,
+                      // -1: the library's default
 };
 
 // Where the streams of a run with `gpus` GPUs go: per device, its decoder element (the chain gets

@@ -28,8 +28,8 @@
 // Below-real-time streams are described (buffers per source pad, loops, state) and the streaming
 // threads of stalled ones print their stacks (CVIS_BENCH_STACKS=1: of every slow one): where a
 // stall is. --gpu-slots K: at most K frames of the cvis elements in work per GPU at once, served
-// first come, first served (gst/cvis/cvisturns.h; default 0, no limit). Every run reports the
-// fairness: the slowest stream's rate over the mean.
+// first come, first served (gst/cvis/cvisturns.h; 0: no limit; default: the library's, 24).
+// Every run reports the fairness: the slowest stream's rate over the mean.
 // Usage: bench_streams [--clip H264.mp4] [--chains a,b] [--ns 1,4,16] [--gpus 1,2]
 //                      [--warmup S] [--measure S] [--gpu-slots K]
 //                      [--budget S] [--no-ab] [--no-profile] [--out FILE.md] [--realtime]
@@ -73,8 +73,9 @@ int main(int argc, char** argv) {
   if (*std::max_element(o.gpus.begin(), o.gpus.end()) > 1)
     setenv("CUDA_DEVICE_ORDER", "PCI_BUS_ID", 0);
   gst_init(&argc, &argv);
-  for (int d = 0; d < 16; ++d)
-    gst_cvis_gpu_turns_set_slots(d, static_cast<guint>(o.gpu_slots));
+  if (o.gpu_slots >= 0)
+    for (int d = 0; d < 16; ++d)
+      gst_cvis_gpu_turns_set_slots(d, static_cast<guint>(o.gpu_slots));
   const bool required =
       std::getenv("CVIS_REQUIRE_GPU") && std::strcmp(std::getenv("CVIS_REQUIRE_GPU"), "1") == 0;
   if (!has_feature(o.decoder.c_str()) || o.clip.empty()) {
@@ -137,9 +138,8 @@ int main(int argc, char** argv) {
       (o.realtime ? ", each stream paced at the clip's 30 fps (sync=true)" : "") + "; warm-up " +
       fmt("%.1f", o.warmup) + " s, measured " + fmt("%.1f", o.measure) +
       " s per run. Real time = every stream at >= 30 fps.\n\n" +
-      (o.gpu_slots > 0 ? "GPU turns: " + std::to_string(o.gpu_slots) +
-                             " slots per GPU (gst_cvis_gpu_turns_set_slots).\n\n"
-                       : std::string()) +
+      "GPU turns: " + std::to_string(gst_cvis_gpu_turns_get_slots(0)) +
+      " slots per GPU (0: no limit; gst_cvis_gpu_turns_set_slots).\n\n" +
       "| chain | N | aggregate fps | slowest stream fps | mean stream fps | fairness (slowest / "
       "mean) | real-time streams | GPU % | NVDEC % | GPU memory MiB (per stream) |\n"
       "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n";

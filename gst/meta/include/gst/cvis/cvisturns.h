@@ -8,10 +8,19 @@
 G_BEGIN_DECLS
 
 /**
+ * GST_CVIS_GPU_TURNS_DEFAULT_SLOTS:
+ *
+ * The limit of a device nobody has set one for: 24 frames in work at once (on an H200, 16 to 32
+ * slots kept the slowest of 40-48 streams within 4% of the mean, against 80% without a limit, at
+ * 2-4% less aggregate throughput: docs/benchmarks.md).
+ */
+#define GST_CVIS_GPU_TURNS_DEFAULT_SLOTS 24
+
+/**
  * gst_cvis_gpu_turns_set_slots:
  * @device: a CUDA device index (0 .. 15)
  * @slots: how many frames the cvis elements of this process may have in work on @device at once;
- *     0 (the default) for no limit
+ *     0 for no limit (default: #GST_CVIS_GPU_TURNS_DEFAULT_SLOTS)
  *
  * With a limit, an element's frame (its GPU work and the wait for it) starts only when a slot is
  * free, and waiting frames get slots in the order they asked for one. Pipelines that share one
@@ -26,7 +35,7 @@ void gst_cvis_gpu_turns_set_slots (gint device, guint slots);
  * gst_cvis_gpu_turns_get_slots:
  * @device: a CUDA device index
  *
- * Returns: the limit of @device (0: none, also for devices outside 0 .. 15).
+ * Returns: the limit of @device (0: none; also 0 for devices outside 0 .. 15).
  */
 guint gst_cvis_gpu_turns_get_slots (gint device);
 
