@@ -103,6 +103,15 @@ __device__ void rows_narrow(const PixelSource& src, const Layout& L, const DevIn
     for (int t = tid; t < L.planes * ncells; t += kRowThreads) {
       const int p = t / ncells, i = t - p * ncells;
       const PlaneDesc d = L.plane[p];
+      if (d.kind != kCross) {
+        // At most 64 values below 2040^2 < 2^22 in magnitude: below 2^28, so int suffices.
+        int s32 = 0;
+        for (int dy = 0; dy < c; ++dy)
+          for (int q = i * c; q < i * c + c; ++q)
+            s32 += d.kind == kFirst ? feat[d.a][dy][q] : feat[d.a][dy][q] * feat[d.b][dy][q];
+        cs[p][i] = s32;
+        continue;
+      }
       int64_t s = 0;
       for (int dy = 0; dy < c; ++dy) {
         for (int dx = 0; dx < c; ++dx) {
