@@ -7,7 +7,7 @@
 //        [--motion-weight W] [--scale-weight W] [--top-k K] [--parts 1|5] [--ridge R]
 //        [--scale-min S] [--scale-max S] [--context-weight W] [--scale-prediction G] [--scale-gain
 //        G]
-//        [--model-anchor A] [--local-reacquire 0|1]
+//        [--model-anchor A] [--local-reacquire 0|1] [--occlusion-ratio R]
 //        [--rotation-box 0|1] [--rotation-source 0|1|2|3] [--trace FILE]
 // --trace writes per frame "distance,lost,scale" of the target (where a sequence goes wrong).
 // Prints the mean time per frame. Exit status 1 on any error.
@@ -89,6 +89,8 @@ int main(int argc, char** argv) {
       p.scale_prediction = std::atof(v.c_str());
     } else if (k == "--scale-gain") {
       p.scale_gain = std::atof(v.c_str());
+    } else if (k == "--occlusion-ratio") {
+      p.occlusion_ratio = std::atof(v.c_str());
     } else if (k == "--model-anchor") {
       p.model_anchor = std::atof(v.c_str());
     } else if (k == "--top-k") {
