@@ -167,6 +167,8 @@ Status validate(const Params& p) {
     return invalid_argument("scale_gain not in (0, 1]");
   if (!(p.model_anchor >= 0.0 && p.model_anchor <= 1.0))
     return invalid_argument("model_anchor not in 0..1");
+  if (!(p.occlusion_ratio >= 0.0 && p.occlusion_ratio <= 1e6))
+    return invalid_argument("occlusion_ratio not in 0..1e6");
   if (static_cast<int>(p.rotation_source) < 0 || static_cast<int>(p.rotation_source) > 3)
     return invalid_argument("rotation_source not in 0..3");
   if (p.top_k < 1 || p.top_k > kMaxTopK)

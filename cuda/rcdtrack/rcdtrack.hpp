@@ -124,6 +124,14 @@ struct Params {
   double model_anchor = 0.5;     // 0..1: weight of the first model in the model used for matching,
                                  // exp((1 - a) log(running mean) + a log(first)): bounds how far
                                  // learning (e.g. of occluders or background) can drift it
+  double occlusion_ratio = 4.0;  // a tracking frame is uncertain (e.g. partly occluded) when its
+                                 // best distance is above this many times the target's running
+                                 // distance (the mean over its confident frames), clamped to
+                                 // 1/4..1/2 of lost_threshold, unless a window of another size is
+                                 // clearly nearer than the best one of the predicted size (a size
+                                 // change): it takes that window of the predicted size and keeps
+                                 // the size, velocity, rotation and model. One more fine size per
+                                 // tracked target and frame. 0: off
   bool local_reacquire = true;   // a lost target is also searched near where it was last seen
                                  // (targets whose lost search is the whole frame only)
                                  // (search_radius times up to 2, widening with the frames lost,

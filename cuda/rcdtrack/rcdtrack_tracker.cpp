@@ -41,6 +41,21 @@ constexpr double kVelocityGain = 0.5;
 // The fine pass tries 2 * kFineHalf + 1 sizes spanning two coarse scale steps (one either side of
 // the coarse hit: a coarse hit inside a textured target is often one step too small).
 constexpr int kFineHalf = 4;
+// occlusion_ratio: a frame is uncertain only above this fraction of lost_threshold as well (the
+// running distance of a target that matches almost exactly is near 0, and small changes of its
+// appearance are not occlusions)...
+constexpr double kOcclusionFloor = 0.25;
+// ...and always above this fraction: a target tracked at large distances (a textureless or
+// articulated one, or one already partly lost) would otherwise never be uncertain (DEV sequences:
+// without it the second occlusion of a target whose running distance had risen shrank its box).
+constexpr double kOcclusionCap = 0.5;
+// An uncertain frame whose best window of another size is nearer than (1 - this) times the best
+// window of the predicted size is a size change after all (a target shrinking fast is far from
+// its model at the old size, as an occluded one is; DEV: without it a running distance ratio of 3
+// froze the size of a shrinking target).
+constexpr double kSizeMargin = 0.35;
+// The running distance: d = (1 - a) d + a * distance over the confident tracking frames.
+constexpr double kDistanceGain = 0.1;
 
 } // namespace
 
@@ -66,6 +81,7 @@ struct Tracker::Target {
   bool aligned = false;    // auto coarse steps rounded down to multiples of 4 (2 under 8)
   uint64_t age = 0;
   double distance = 0;
+  double dref = 0; // running distance over the confident tracking frames (0: none yet)
   Box box;
   std::vector<double> cov;      // current model, ridged, n x n
   std::vector<double> log_cov;  // the running mean's matrix logarithm (update_rate > 0)
@@ -74,6 +90,7 @@ struct Tracker::Target {
   // This frame.
   int group = -1; // coarse group (describe group for kPending)
   int fine_first = -1, fine_count = 0;
+  int same_group = -1; // fine group of the predicted size alone (occlusion_ratio)
   int step = 1;
   Prior prior;
   // This frame, a lost target's local search (local_reacquire): coarse group, fine groups.
@@ -312,6 +329,7 @@ Status Tracker::process(const ImageView& frame, StreamHandle stream,
   for (Target& t : im.targets) {
     t.group = -1;
     t.fine_count = 0;
+    t.same_group = -1;
     t.local_group = -1;
     t.local_fine_count = 0;
     if (t.stage == Stage::kPending) {
@@ -452,6 +470,21 @@ Status Tracker::process(const ImageView& frame, StreamHandle stream,
     if (t.group >= 0) {
       t.fine_first = static_cast<int>(fp.groups.size());
       t.fine_count = add_fine(t, im.coarse_out[t.group], t.prior, t.step, model);
+      // The predicted size alone around the coarse hit: the window an uncertain frame takes
+      // (occlusion_ratio).
+      const GroupResult& r = im.coarse_out[t.group];
+      if (!t.lost && params_.occlusion_ratio > 0.0 && !r.top.empty() && r.top[0].grid >= 0) {
+        GroupSpec g;
+        g.model = model;
+        g.prior = t.prior;
+        Area area;
+        area.cx = r.top[0].box.x + 0.5 * r.top[0].box.w;
+        area.cy = r.top[0].box.y + 0.5 * r.top[0].box.h;
+        area.rx = area.ry = t.step;
+        if (add_search(&fp, area, t.bw, t.bh, {1.0}, fine_step(t.step), params_.parts, width_,
+                       height_, g))
+          t.same_group = static_cast<int>(fp.groups.size()) - 1;
+      }
     }
     if (t.local_group >= 0) {
       t.local_fine = static_cast<int>(fp.groups.size());
@@ -524,6 +557,13 @@ Status Tracker::process(const ImageView& frame, StreamHandle stream,
         return b;
       };
       Found found = find(t.fine_first, t.fine_count, t.group);
+      // occlusion_ratio: a tracking match above this distance is uncertain.
+      const double confident =
+          params_.occlusion_ratio > 0.0 && t.dref > 0.0
+              ? params_.lost_threshold *
+                    std::clamp(params_.occlusion_ratio * t.dref / params_.lost_threshold,
+                               kOcclusionFloor, kOcclusionCap)
+              : HUGE_VAL;
       double gate = t.lost ? kReacquireGate * params_.lost_threshold : params_.lost_threshold;
       if (t.local_group >= 0) { // a lost target: near where it was last seen, kLocalGate
         const Found local = find(t.local_fine, t.local_fine_count, t.local_group);
@@ -534,9 +574,22 @@ Status Tracker::process(const ImageView& frame, StreamHandle stream,
       }
       const Hit* best = found.best;
       const GroupResult* from = found.from;
-      const double factor = found.factor;
+      double factor = found.factor;
       t.distance = best ? best->distance : HUGE_VAL;
       const bool match = best && best->distance <= gate;
+      // occlusion_ratio: an uncertain tracking frame takes the best window of the predicted size,
+      // unless a window of another size is clearly nearer (kSizeMargin).
+      bool uncertain = match && !t.lost && best->distance > confident;
+      const GroupResult* same = t.same_group >= 0 && !im.fine_out[t.same_group].top.empty()
+                                    ? &im.fine_out[t.same_group]
+                                    : nullptr;
+      if (uncertain && same && best->distance < (1.0 - kSizeMargin) * same->top[0].distance)
+        uncertain = false;
+      if (uncertain && same) {
+        best = &same->top[0];
+        from = same;
+        factor = fp.grids[best->grid].factor;
+      }
       if (t.lost && !match)
         ++t.lost_frames;
       if (!t.lost && !match) {
@@ -552,7 +605,9 @@ Status Tracker::process(const ImageView& frame, StreamHandle stream,
           t.lost = false;
           t.located = true;
           t.vx = t.vy = t.vs = 0.0;
-        } else {
+        } else if (!uncertain) { // an uncertain frame keeps size, velocity, rotation and model
+          t.dref = t.dref > 0.0 ? (1.0 - kDistanceGain) * t.dref + kDistanceGain * best->distance
+                                : best->distance;
           const double ls = std::log(t.bw * factor / t.w); // this frame's size change
           t.vs = (1.0 - params_.scale_prediction) * t.vs + params_.scale_prediction * ls;
           // At most one fine size step per frame: one noisy size jump must not run away.
@@ -568,12 +623,12 @@ Status Tracker::process(const ImageView& frame, StreamHandle stream,
         // gradient structure tensor (anisotropic textures) and/or the first window's layout.
         double angle = 0.0, an = 0.0, from_tensor = 0.0, from_layout = 0.0;
         const RotationSource src = params_.rotation_source;
-        const bool tensor = params_.rotation_box && src != RotationSource::kLayout && t.oriented &&
-                            gradient_orientation(im.layout, from->cov, &angle, &an) &&
+        const bool tensor = !uncertain && params_.rotation_box && src != RotationSource::kLayout &&
+                            t.oriented && gradient_orientation(im.layout, from->cov, &angle, &an) &&
                             an >= kMinAnisotropy;
         if (tensor)
           from_tensor = wrap_half_turn(angle - t.orient0);
-        const bool layout = params_.rotation_box && src != RotationSource::kTensor &&
+        const bool layout = !uncertain && params_.rotation_box && src != RotationSource::kTensor &&
                             (src != RotationSource::kFallback || !t.oriented) &&
                             estimate_rotation(im.layout, t.rmodels, from->cov, &from_layout);
         if (tensor || layout) {
@@ -583,7 +638,9 @@ Status Tracker::process(const ImageView& frame, StreamHandle stream,
                                     : from_layout;
           t.rot += kRotationGain * wrap_half_turn(wrap_half_turn(m) - t.rot);
         }
-        if (tracking && params_.scale_gain < 1.0) {
+        if (tracking && uncertain) {
+          t.box = rotated_box(ncx, ncy, t.w, t.h, t.rot, width_, height_);
+        } else if (tracking && params_.scale_gain < 1.0) {
           // Part of the measured change only: the box is the best window's centre with the
           // filtered size, clipped to the frame (the window itself is inside it).
           const double g = std::pow(factor, params_.scale_gain);

@@ -37,6 +37,7 @@ enum {
   PROP_SCALE_PREDICTION,
   PROP_SCALE_GAIN,
   PROP_MODEL_ANCHOR,
+  PROP_OCCLUSION_RATIO,
   PROP_LOCAL_REACQUIRE,
   PROP_ROTATION_BOX,
   PROP_ROTATION_SOURCE,
@@ -248,6 +249,9 @@ gst_cuda_rcd_track_set_property (GObject * object, guint prop_id, const GValue *
     case PROP_MODEL_ANCHOR:
       p.model_anchor = g_value_get_double (value);
       break;
+    case PROP_OCCLUSION_RATIO:
+      p.occlusion_ratio = g_value_get_double (value);
+      break;
     case PROP_LOCAL_REACQUIRE:
       p.local_reacquire = g_value_get_boolean (value) != FALSE;
       break;
@@ -373,6 +377,9 @@ gst_cuda_rcd_track_get_property (GObject * object, guint prop_id, GValue * value
       break;
     case PROP_MODEL_ANCHOR:
       g_value_set_double (value, p.model_anchor);
+      break;
+    case PROP_OCCLUSION_RATIO:
+      g_value_set_double (value, p.occlusion_ratio);
       break;
     case PROP_LOCAL_REACQUIRE:
       g_value_set_boolean (value, p.local_reacquire);
@@ -549,6 +556,12 @@ gst_cuda_rcd_track_install_properties (GObjectClass * gobject_class)
           "Weight of the first model in the model matched (log-Euclidean mean with the running "
           "model): bounds how far learning occluders or background drifts it (0: off)", 0.0, 1.0,
           d.model_anchor, playing));
+  g_object_class_install_property (gobject_class, PROP_OCCLUSION_RATIO,
+      g_param_spec_double ("occlusion-ratio", "Occlusion ratio",
+          "A tracking frame whose best distance is above this many times the target's running "
+          "distance (clamped to 1/4..1/2 of lost-threshold) and that no other size explains is "
+          "uncertain (e.g. partly occluded): it keeps the size, velocity, rotation and model "
+          "(0: off)", 0.0, 1e6, d.occlusion_ratio, playing));
   g_object_class_install_property (gobject_class, PROP_LOCAL_REACQUIRE,
       g_param_spec_boolean ("local-reacquire", "Local re-acquisition",
           "A lost target is also searched near where it was last seen (an area widening to twice "

@@ -7,10 +7,11 @@
 //        [--motion-weight W] [--scale-weight W] [--top-k K] [--parts 1|5] [--ridge R]
 //        [--scale-min S] [--scale-max S] [--context-weight W] [--scale-prediction G] [--scale-gain
 //        G]
-//        [--model-anchor A] [--local-reacquire 0|1]
+//        [--model-anchor A] [--local-reacquire 0|1] [--occlusion-ratio R]
 //        [--rotation-box 0|1] [--rotation-source 0|1|2|3] [--trace FILE]
 // --trace writes per frame "distance,lost,scale" of the target (where a sequence goes wrong).
-// Prints the mean time per frame. Exit status 1 on any error.
+// Prints the mean time and the mean windows of the coarse and fine passes per frame (PassStats).
+// Exit status 1 on any error.
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -89,6 +90,8 @@ int main(int argc, char** argv) {
       p.scale_prediction = std::atof(v.c_str());
     } else if (k == "--scale-gain") {
       p.scale_gain = std::atof(v.c_str());
+    } else if (k == "--occlusion-ratio") {
+      p.occlusion_ratio = std::atof(v.c_str());
     } else if (k == "--model-anchor") {
       p.model_anchor = std::atof(v.c_str());
     } else if (k == "--top-k") {
@@ -145,6 +148,7 @@ int main(int argc, char** argv) {
     trace.open(trace_path);
   std::vector<TargetResult> res;
   double seconds = 0;
+  double coarse_windows = 0, fine_windows = 0; // PassStats::windows summed over the frames
   for (int f = 0; f < n; ++f) {
     frames.read(reinterpret_cast<char*>(rgb.data()), static_cast<std::streamsize>(rgb.size()));
     if (!frames) {
@@ -157,6 +161,8 @@ int main(int argc, char** argv) {
       return 1;
     }
     seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    coarse_windows += static_cast<double>(tr->last_stats().coarse.windows);
+    fine_windows += static_cast<double>(tr->last_stats().fine.windows);
     const Box& b = res[0].box;
     out << b.x << "," << b.y << "," << b.w << "," << b.h << "\n";
     if (trace.is_open())
@@ -164,7 +170,8 @@ int main(int argc, char** argv) {
   }
   if (stream)
     stream_destroy(stream);
-  std::printf("%s: %d frames, %.2f ms per frame (%s)\n", dir.c_str(), n, 1e3 * seconds / n,
-              backend_name(backend));
+  std::printf("%s: %d frames, %.2f ms per frame (%s), %.0f coarse + %.0f fine windows per frame\n",
+              dir.c_str(), n, 1e3 * seconds / n, backend_name(backend), coarse_windows / n,
+              fine_windows / n);
   return 0;
 }

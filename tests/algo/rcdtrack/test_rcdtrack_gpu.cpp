@@ -333,6 +333,46 @@ TEST(TrackerParity, SameTracksOnBothBackends) {
   EXPECT_EQ(reacquired, 1);
 }
 
+// occlusion_ratio (default 4): the scene of TrackerOcclusion.BoxDoesNotGrowPastPartlyOccludedTarget
+// (a textured bar sliding over a third of the target), where frames are uncertain and take the
+// extra window of the predicted size: the same boxes and distances on both backends.
+TEST(TrackerParity, UncertainFramesUnderPartialOccluder) {
+  CVIS_REQUIRE_GPU();
+  const int W = 220, H = 150;
+  HostImage bg = test::make_background(W, H, 41);
+  HostImage tex = test::make_texture(40, 30, 43, 0);
+  HostImage bar = test::make_texture(14, 44, 45, 1);
+  Status st;
+  auto cpu = make_tracker(Backend::kCpu, &st);
+  auto gpu = make_tracker(Backend::kCuda, &st);
+  ASSERT_TRUE(gpu) << st.to_string();
+  ASSERT_TRUE(cpu->configure(Params(), W, H, PixelFormat::kRGBA).ok());
+  ASSERT_TRUE(gpu->configure(Params(), W, H, PixelFormat::kRGBA).ok());
+  Stream stream;
+  for (int t = 0; t < 56; ++t) {
+    HostImage f = test::copy_image(bg);
+    const double cx = 60 + 1.5 * t, cy = 72 + 0.3 * t;
+    const Box gt = test::draw_object(&f, tex, cx, cy, 1.0, 0.0);
+    if (t >= 12 && t < 36)
+      test::draw_object(&f, bar, cx - 13, cy, 1.0, 0.0);
+    if (t == 0) {
+      ASSERT_TRUE(cpu->add_target(0, gt).ok());
+      ASSERT_TRUE(gpu->add_target(0, gt).ok());
+    }
+    std::vector<TargetResult> rc, rg;
+    ASSERT_TRUE(cpu->process(f.view(), nullptr, &rc).ok());
+    DeviceImage dev(f.view());
+    st = gpu->process(dev.view(), stream.get(), &rg);
+    ASSERT_TRUE(st.ok()) << st.to_string();
+    ASSERT_EQ(rc.size(), 1u);
+    ASSERT_EQ(rg.size(), 1u);
+    const std::string at = "frame " + std::to_string(t);
+    EXPECT_EQ(rc[0].box, rg[0].box) << at;
+    EXPECT_EQ(rc[0].lost, rg[0].lost) << at;
+    expect_close(rg[0].distance, rc[0].distance, 1e-6, at);
+  }
+}
+
 // rotation_source (default fallback) on a texture without a gradient orientation (grain and an
 // off-centre disc, as Tracker.RotationFromLayout): the first frame describes the cells around the
 // target over one shared integral, and the reported boxes (turned by the layout's estimate) are

@@ -113,6 +113,12 @@ TEST_F(RcdTrackElement, PropertiesRoundTripAndRefusals) {
     g_object_get(e, "scale-prediction", &sp, "model-anchor", &anchor, nullptr);
     EXPECT_EQ(sp, 0.75);
     EXPECT_EQ(anchor, 0.125);
+    gdouble occ = 0.0;
+    g_object_get(e, "occlusion-ratio", &occ, nullptr);
+    EXPECT_EQ(occ, rcd::Params().occlusion_ratio);
+    g_object_set(e, "occlusion-ratio", 2.5, nullptr);
+    g_object_get(e, "occlusion-ratio", &occ, nullptr);
+    EXPECT_EQ(occ, 2.5);
     gboolean local = FALSE;
     g_object_get(e, "local-reacquire", &local, nullptr);
     EXPECT_EQ(local != FALSE, rcd::Params().local_reacquire);

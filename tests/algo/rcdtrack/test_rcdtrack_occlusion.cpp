@@ -1,0 +1,97 @@
+// cpu suite: the tracker's handling of partial occlusion and of large size changes (CPU
+// reference) on seeded synthetic sequences with exact ground truth (rcdtrack_scene.hpp). Each test
+// runs the behaviour off (the settings that turn it off) and on (the defaults), and states what
+// both reach on these seeds, so that the test shows what the behaviour adds.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+#include "rcdtrack_scene.hpp"
+
+namespace cvis::rcdtrack {
+namespace {
+
+using test::HostImage;
+
+std::unique_ptr<Tracker> cpu_tracker(const Params& p, int w, int h) {
+  Status st;
+  auto t = make_tracker(Backend::kCpu, &st);
+  EXPECT_TRUE(t && t->configure(p, w, h, PixelFormat::kRGBA).ok());
+  return t;
+}
+
+struct TrackRun {
+  double mean_iou = 0.0;  // over the frames scored
+  double max_growth = 0;  // largest box area over the truth's area
+  double final_iou = 0.0; // mean over the last 10 frames
+  int lost = 0;           // frames reported lost
+};
+
+// A target moving right at 1.5 px per frame; from frame 12 to 36 a textured bar slides with it
+// over its left half (then leaves). The bar is the kind of occluder that pulls the matched window
+// onto itself and lets it grow (a half occluded window is about as far from the model at many
+// sizes).
+TrackRun partial_occlusion(const Params& p) {
+  const int W = 220, H = 150, N = 56;
+  HostImage bg = test::make_background(W, H, 41);
+  HostImage tex = test::make_texture(40, 30, 43, 0);
+  HostImage bar = test::make_texture(14, 44, 45, 1);
+  auto tr = cpu_tracker(p, W, H);
+  TrackRun run;
+  int scored = 0, last = 0;
+  auto pose = [](int t) { return test::Pose{60 + 1.5 * t, 72 + 0.3 * t, 1.0, 0.0}; };
+  auto overlay = [&](int t, HostImage* f) {
+    if (t >= 12 && t < 36) {
+      const test::Pose q = pose(t);
+      // Covers the left third of the target and a margin above and below.
+      test::draw_object(f, bar, q.cx - 13, q.cy, 1.0, 0.0);
+    }
+  };
+  const Status st = test::run_one_target(
+      tr.get(), bg, tex, N, pose,
+      [&](int t, const Box& gt, const TargetResult& r) {
+        if (t == 0)
+          return;
+        const double o = iou(r.box, gt);
+        run.mean_iou += o;
+        ++scored;
+        run.max_growth = std::max(run.max_growth, static_cast<double>(r.box.w) * r.box.h /
+                                                      (static_cast<double>(gt.w) * gt.h));
+        if (t >= N - 10) {
+          run.final_iou += o;
+          ++last;
+        }
+        run.lost += r.lost ? 1 : 0;
+      },
+      0, overlay);
+  EXPECT_TRUE(st.ok()) << st.to_string();
+  run.mean_iou /= std::max(1, scored);
+  run.final_iou /= std::max(1, last);
+  return run;
+}
+
+// occlusion_ratio: with it off the box follows the window drawn onto the bar and grows past the
+// target; on, the frames the bar covers are uncertain (distance far above the target's running
+// distance), their size and model are kept, and the box stays on the target.
+TEST(TrackerOcclusion, BoxDoesNotGrowPastPartlyOccludedTarget) {
+  Params off;
+  off.occlusion_ratio = 0.0;
+  const TrackRun a = partial_occlusion(off);
+  const TrackRun b = partial_occlusion(Params());
+  std::printf("partial occluder: off mean IoU %.3f, largest box %.2fx the truth, last 10 frames "
+              "IoU %.3f, %d lost; on %.3f, %.2fx, %.3f, %d lost\n",
+              a.mean_iou, a.max_growth, a.final_iou, a.lost, b.mean_iou, b.max_growth, b.final_iou,
+              b.lost);
+  // Measured: off 0.685 mean IoU, largest box 2.25x, 0.875 over the last 10 frames; on 0.729,
+  // 1.21x, 0.911. The growth is what the behaviour prevents (1.6: between the two, with margin
+  // for a box that is a rotated or slightly larger window); the IoU bounds, that it does not lose
+  // the target to do so.
+  EXPECT_LT(b.max_growth, 1.6);
+  EXPECT_GT(b.mean_iou, 0.65);
+  EXPECT_GT(b.final_iou, 0.8);
+}
+
+} // namespace
+} // namespace cvis::rcdtrack
