@@ -8,19 +8,14 @@
 #include <cmath>
 #include <cstdio>
 
+#include "rcdtrack_cpu_tracker.hpp"
 #include "rcdtrack_scene.hpp"
 
 namespace cvis::rcdtrack {
 namespace {
 
+using test::cpu_tracker;
 using test::HostImage;
-
-std::unique_ptr<Tracker> cpu_tracker(const Params& p, int w, int h) {
-  Status st;
-  auto t = make_tracker(Backend::kCpu, &st);
-  EXPECT_TRUE(t && t->configure(p, w, h, PixelFormat::kRGBA).ok());
-  return t;
-}
 
 struct TrackRun {
   double mean_iou = 0.0;  // over the frames scored

@@ -13,19 +13,14 @@
 
 #include "rcdtrack_engine.hpp"
 #include "rcdtrack_plan.hpp"
+#include "rcdtrack_cpu_tracker.hpp"
 #include "rcdtrack_scene.hpp"
 
 namespace cvis::rcdtrack {
 namespace {
 
+using test::cpu_tracker;
 using test::HostImage;
-
-std::unique_ptr<Tracker> cpu_tracker(const Params& p, int w, int h) {
-  Status st;
-  auto t = make_tracker(Backend::kCpu, &st);
-  EXPECT_TRUE(t && t->configure(p, w, h, PixelFormat::kRGBA).ok());
-  return t;
-}
 
 // A target moving right and growing to 1.5x over 40 frames: followed with a mean IoU above 0.6.
 TEST(Tracker, FollowsMovingScalingTarget) {
