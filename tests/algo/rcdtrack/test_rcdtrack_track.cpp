@@ -11,9 +11,9 @@
 #include <string>
 #include <unistd.h>
 
+#include "rcdtrack_cpu_tracker.hpp"
 #include "rcdtrack_engine.hpp"
 #include "rcdtrack_plan.hpp"
-#include "rcdtrack_cpu_tracker.hpp"
 #include "rcdtrack_scene.hpp"
 
 namespace cvis::rcdtrack {
