@@ -139,37 +139,32 @@ protected:
         EXPECT_EQ(runs[i]->frames[f], reference_[f]) << "pipeline " << i << " frame " << f;
     }
   }
+  // Builds `n` pipelines, plays them all at once (with `midway`, as play_all), stops them and
+  // checks every frame against the reference.
+  void run_and_check(int n, const std::function<void()>& midway = {}) {
+    std::vector<std::unique_ptr<PipeRun>> runs;
+    std::vector<PipeRun*> raw;
+    for (int i = 0; i < n; ++i) {
+      runs.push_back(build(5));
+      ASSERT_TRUE(runs.back()->pipeline);
+      raw.push_back(runs.back().get());
+    }
+    play_all(raw, midway);
+    for (auto& r : runs)
+      stop(r.get());
+    check(runs);
+  }
   std::vector<std::string> reference_;
 };
 
 TEST_F(GpuTurns, SixPipelinesOnOneSlotGiveEveryFrameUnchanged) {
   gst_cvis_gpu_turns_set_slots(0, 1);
-  std::vector<std::unique_ptr<PipeRun>> runs;
-  std::vector<PipeRun*> raw;
-  for (int i = 0; i < 6; ++i) {
-    runs.push_back(build(5));
-    ASSERT_TRUE(runs.back()->pipeline);
-    raw.push_back(runs.back().get());
-  }
-  play_all(raw);
-  for (auto& r : runs)
-    stop(r.get());
-  check(runs);
+  run_and_check(6);
 }
 
 TEST_F(GpuTurns, LiftingTheLimitMidRunLosesNothing) {
   gst_cvis_gpu_turns_set_slots(0, 2);
-  std::vector<std::unique_ptr<PipeRun>> runs;
-  std::vector<PipeRun*> raw;
-  for (int i = 0; i < 4; ++i) {
-    runs.push_back(build(5));
-    ASSERT_TRUE(runs.back()->pipeline);
-    raw.push_back(runs.back().get());
-  }
-  play_all(raw, [] { gst_cvis_gpu_turns_set_slots(0, 0); });
-  for (auto& r : runs)
-    stop(r.get());
-  check(runs);
+  run_and_check(4, [] { gst_cvis_gpu_turns_set_slots(0, 0); });
 }
 
 } // namespace
