@@ -1,6 +1,7 @@
 #include "rcdtrack_lifecycle.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <string>
 
@@ -131,6 +132,7 @@ void Lifecycle::reset() {
   candidates_.clear();
   from_boxes_.clear();
   last_boxes_.clear();
+  still_.clear();
   need_initial_ = true;
 }
 
@@ -139,6 +141,15 @@ uint32_t Lifecycle::min_area(const LifecycleParams& params) const {
     return params.min_area;
   std::lock_guard<std::mutex> lk(mutex_);
   return auto_min_area(width_, height_);
+}
+
+bool Lifecycle::has_moved(const Counters& c, const Box& now) {
+  // The geometric mean of the sides: a thin box's short side would count the tracker's jitter
+  // on it as motion.
+  const double size = std::sqrt(static_cast<double>(c.first.w) * c.first.h);
+  const double dx = (now.x + 0.5 * now.w) - (c.first.x + 0.5 * c.first.w);
+  const double dy = (now.y + 0.5 * now.h) - (c.first.y + 0.5 * c.first.h);
+  return std::sqrt(dx * dx + dy * dy) > kStillMove * size;
 }
 
 Status Lifecycle::begin_frame(Tracker* tracker, const LifecycleParams& params, int first_id,
@@ -161,6 +172,7 @@ Status Lifecycle::begin_frame(Tracker* tracker, const LifecycleParams& params, i
   if (need_initial_) {
     tracker->reset();
     from_boxes_.clear();
+    still_.clear();
     for (size_t k = 0; k < initial_.size(); ++k)
       CVIS_RETURN_IF_ERROR(tracker->add_target(static_cast<int>(k), initial_[k]));
     if (have_model_)
@@ -202,7 +214,9 @@ Status Lifecycle::begin_frame(Tracker* tracker, const LifecycleParams& params, i
       forget_id(id);
       continue;
     }
-    from_boxes_[id] = {};
+    Counters c;
+    c.first = b;
+    from_boxes_[id] = c;
   }
   return Status::Ok();
 }
@@ -245,6 +259,8 @@ std::vector<Box> Lifecycle::ready_boxes(const InitBoxes& init, uint32_t persiste
              (cx >= t.x && cx < t.x + t.w && cy >= t.y && cy < t.y + t.h);
     };
     bool taken = false;
+    for (const StillBox& t : still_) // where a target stood still until removed
+      taken = taken || iou(t.box, c.box) >= kSameBoxIou;
     for (const Box& t : last_boxes_)
       taken = taken || covers(t);
     for (const Box& t : ready) // started just now
@@ -262,6 +278,11 @@ void Lifecycle::end_frame(Tracker* tracker, const std::vector<TargetResult>& res
                           const LifecycleParams& params, const InitBoxes& init,
                           std::vector<TargetEvent>* events) {
   last_boxes_.clear();
+  std::vector<StillBox> still;
+  for (StillBox& b : still_)
+    if (--b.frames > 0)
+      still.push_back(b);
+  still_.swap(still);
   for (const TargetResult& r : results) {
     last_boxes_.push_back(r.box);
     if (r.event == Event::kStarted)
@@ -287,16 +308,29 @@ void Lifecycle::end_frame(Tracker* tracker, const std::vector<TargetResult>& res
     c.off = on ? 0 : c.off + 1;
     const int older = duplicate_of(r, results);
     c.dup = older >= 0 ? c.dup + 1 : 0;
+    c.age++;
+    c.moved = c.moved || (!r.lost && has_moved(c, r.box));
     const bool lost_out = params.lost_timeout > 0 && c.lost >= params.lost_timeout;
     const bool static_out = params.static_timeout > 0 && c.off >= params.static_timeout;
     const bool dup_out = params.duplicate_timeout > 0 && c.dup >= params.duplicate_timeout;
-    if (!lost_out && !static_out && !dup_out)
+    const bool still_out = params.still_timeout > 0 && !c.moved && c.age >= params.still_timeout;
+    if (!lost_out && !static_out && !dup_out && !still_out)
       continue;
-    const std::string detail = lost_out ? "lost for " + std::to_string(c.lost) + " frames"
-                               : static_out
-                                   ? "off the boxes for " + std::to_string(c.off) + " frames"
-                                   : "duplicate of target " + std::to_string(older) + " for " +
-                                         std::to_string(c.dup) + " frames";
+    std::string detail;
+    if (lost_out)
+      detail = "lost for " + std::to_string(c.lost) + " frames";
+    else if (static_out)
+      detail = "off the boxes for " + std::to_string(c.off) + " frames";
+    else if (dup_out)
+      detail = "duplicate of target " + std::to_string(older) + " for " + std::to_string(c.dup) +
+               " frames";
+    else
+      detail = "not moved in " + std::to_string(c.age) + " frames";
+    if (still_out && !lost_out && !static_out && !dup_out) {
+      const uint32_t block =
+          params.static_timeout > 0 ? params.static_timeout : params.still_timeout;
+      still_.push_back({c.first, block});
+    }
     tracker->remove_target(r.id);
     from_boxes_.erase(it);
     {

@@ -11,7 +11,9 @@
 //  * nothing else: a target ends when it is untracked or, for targets started from boxes, when it
 //    has been lost for `lost_timeout` frames in a row, has overlapped no box of `min_area` pixels
 //    for `static_timeout` frames in a row (its object stopped, or the target stayed on the
-//    background its object left), or has been a duplicate of an older target for
+//    background its object left), has not moved since it started for `still_timeout` frames
+//    (a change of the background, e.g. of the light, not an object), or has been a duplicate of
+//    an older target for
 //    `duplicate_timeout` frames in a row (both tracked, the smaller of their boxes at least half
 //    the other's area and lying by kDuplicateOverlap inside it: two targets on one object).
 //
@@ -47,7 +49,16 @@ struct LifecycleParams {
   bool aligned_steps = true;    // Tracker::add_target's aligned_steps for these targets
   // Frames in a row a duplicate of an older target (above) before the target is removed; 0: never.
   uint32_t duplicate_timeout = 10;
+  // Frames after its start within which a target must move (its centre by kStillMove of its
+  // first box's size from where it started) or be removed; 0: never. For
+  // static_timeout frames after that (0: still_timeout), a box like the removed target's (IoU of
+  // at least a half) starts no target.
+  uint32_t still_timeout = 20;
 };
+
+// A target has moved once its centre is this share of its first box's size (the geometric mean
+// of its sides) away from where it started.
+inline constexpr double kStillMove = 0.25;
 
 // Two tracked targets are on one object when this share of the smaller box lies inside the other
 // (and the smaller has at least half the other's area).
@@ -142,11 +153,20 @@ private:
   // duplicate of an older target.
   struct Counters {
     uint32_t lost = 0, off = 0, dup = 0;
+    Box first;          // the box it started from
+    uint32_t age = 0;   // frames since it started
+    bool moved = false; // kStillMove from `first` at some frame
+  };
+  // The box of a target removed for not moving, and the frames it still blocks new targets.
+  struct StillBox {
+    Box box;
+    uint32_t frames = 0;
   };
 
   int take_id(int first_id); // under mutex_
   void forget_id(int id);    // under mutex_
   std::vector<Box> ready_boxes(const InitBoxes& init, uint32_t persistence, uint32_t min_area);
+  static bool has_moved(const Counters& c, const Box& now);
   uint32_t min_area(const LifecycleParams& params) const;
 
   // Shared with request_*: under mutex_.
@@ -165,6 +185,7 @@ private:
   std::vector<Candidate> candidates_;
   std::map<int, Counters> from_boxes_;
   std::vector<Box> last_boxes_; // the targets' boxes of the last frame (a box over one starts none)
+  std::vector<StillBox> still_; // removed for not moving: a box like one starts none
 };
 
 } // namespace cvis::rcdtrack

@@ -33,7 +33,7 @@
  * among the buffer's ROI metas, in target order, so the first is the first `roi` box. Detections:
  * roi_type "detection" with "distance" and "scale". Element messages (seen with gst-launch-1.0 -m):
  * "cvis-rcdtrack-started", "cvis-rcdtrack-lost", "cvis-rcdtrack-reacquired",
- * "cvis-rcdtrack-removed" (lost-timeout, static-timeout, duplicate-timeout, or a track signal's
+ * "cvis-rcdtrack-removed" (lost-timeout, static-timeout, duplicate-timeout, still-timeout, or a track signal's
  * box refused at its first frame: distance -1) with "id", "frame", "pts", "running-time", "x",
  * "y", "width", "height", "distance".
  *
@@ -289,6 +289,7 @@ gst_cuda_rcd_track_analyse (GstCvisFilter * filter, GstBuffer * buf, const cvis:
     life.lost_timeout = s.lost_timeout;
     life.static_timeout = s.static_timeout;
     life.duplicate_timeout = s.duplicate_timeout;
+    life.still_timeout = s.still_timeout;
     life.lost_radius = s.lost_radius;
     life.aligned_steps = s.init_aligned_steps;
     init_type = s.init_roi_type;

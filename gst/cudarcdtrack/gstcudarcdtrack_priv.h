@@ -24,6 +24,7 @@ struct GstCudaRcdTrackSettings {
   guint lost_timeout = 30;    /* frames; 0: never */
   guint static_timeout = 60;  /* frames off every init-roi-type box; 0: never */
   guint duplicate_timeout = 10;  /* frames a duplicate of an older target; 0: never */
+  guint still_timeout = 20;      /* frames to move after the start; 0: never */
   bool init_aligned_steps = true;
   gdouble lost_radius = 3.0;  /* target sizes; < 0: the whole frame */
   std::string model_location;

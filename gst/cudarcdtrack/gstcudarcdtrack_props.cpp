@@ -47,6 +47,7 @@ enum {
   PROP_NMS_OVERLAP,
   PROP_MAX_DETECTIONS,
   PROP_DUPLICATE_TIMEOUT,
+  PROP_STILL_TIMEOUT,
 };
 
 #define DEFINE_ENUM(fn, name, ...)                                       \
@@ -173,6 +174,9 @@ gst_cuda_rcd_track_set_property (GObject * object, guint prop_id, const GValue *
       break;
     case PROP_DUPLICATE_TIMEOUT:
       s.duplicate_timeout = g_value_get_uint (value);
+      break;
+    case PROP_STILL_TIMEOUT:
+      s.still_timeout = g_value_get_uint (value);
       break;
     case PROP_INIT_ALIGNED_STEPS:
       s.init_aligned_steps = g_value_get_boolean (value);
@@ -320,6 +324,9 @@ gst_cuda_rcd_track_get_property (GObject * object, guint prop_id, GValue * value
       break;
     case PROP_DUPLICATE_TIMEOUT:
       g_value_set_uint (value, s.duplicate_timeout);
+      break;
+    case PROP_STILL_TIMEOUT:
+      g_value_set_uint (value, s.still_timeout);
       break;
     case PROP_INIT_ALIGNED_STEPS:
       g_value_set_boolean (value, s.init_aligned_steps);
@@ -470,6 +477,13 @@ gst_cuda_rcd_track_install_properties (GObjectClass * gobject_class)
           "target (both tracked, the smaller box at least half the other's area and 70% inside "
           "it: one object) before it "
           "is removed (a cvis-rcdtrack-removed message); 0: never", 0, G_MAXUINT, 10, playing));
+  g_object_class_install_property (gobject_class, PROP_STILL_TIMEOUT,
+      g_param_spec_uint ("still-timeout", "Still timeout",
+          "Frames after its start within which a target started from an init-roi-type box must "
+          "move (its centre by a quarter of its smaller side, or a side by a quarter) or be "
+          "removed (a cvis-rcdtrack-removed message): a change of the background, such as the "
+          "light, not an object; then for static-timeout frames a box like it starts no target; "
+          "0: never", 0, G_MAXUINT, 20, playing));
   g_object_class_install_property (gobject_class, PROP_INIT_ALIGNED_STEPS,
       g_param_spec_boolean ("init-aligned-steps", "Aligned steps of init-roi-type targets",
           "Targets started from init-roi-type boxes (with step 0) round their search steps down "

@@ -10,7 +10,9 @@ buffer's timestamp), plus the overlay's output of a few frames as PNG (OUT/overl
 The ROIs are read with the GstCvis typelib (GstCvis.buffer_list_rois) in a pad probe.
 
 Usage: run_chain.py SEQDIR OUTDIR [--backend cpu|cuda] [--png 40,80,...] [--frames N]
+                    [--tracker 'PROP=VALUE ...']
   --frames N: only the first N frames (identity eos-after=N after the decoder)
+  --tracker: cudarcdtrack properties set besides the defaults (to measure a choice against them)
   cpu:  avdec_h264 ! videoconvert ! NV12 in system memory, every element backend=cpu
   cuda: nvh264dec (CUDA memory), every element backend=cuda, cudadownload before the sink
 Run with GST_PLUGIN_PATH=build/gst GI_TYPELIB_PATH=build/gst LD_LIBRARY_PATH=build/gst.
@@ -53,6 +55,9 @@ def main():
     ap.add_argument("--backend", default="cpu", choices=["cpu", "cuda"])
     ap.add_argument("--png", default="")
     ap.add_argument("--frames", type=int, default=0)
+    ap.add_argument("--tracker", default="",
+                    help="cudarcdtrack properties other than the defaults (to compare a choice), "
+                         "e.g. 'still-timeout=0'")
     a = ap.parse_args()
     meta = json.load(open(os.path.join(a.seq, "meta.json")))
     fps = meta["fps"] if "fps" in meta else 10
@@ -69,10 +74,10 @@ def main():
         dec = "nvh264dec"
         down = "cudadownload ! "
     desc = ("filesrc location=%s ! qtdemux ! h264parse ! %s ! %scudamedian3d backend=%s output=frame "
-            "! cudarcdtrack backend=%s init-roi-type=foreground ! cudacedd backend=%s regions=rois "
+            "! cudarcdtrack backend=%s init-roi-type=foreground %s ! cudacedd backend=%s regions=rois "
             "! cudaroioverlay name=ovl backend=%s ! %svideoconvert ! video/x-raw,format=RGB "
             "! appsink name=sink sync=false emit-signals=false"
-            % (os.path.join(a.seq, "video.mp4"), dec, limit, b, b, b, b, down))
+            % (os.path.join(a.seq, "video.mp4"), dec, limit, b, b, a.tracker, b, b, down))
     pipe = Gst.parse_launch(desc)
     rois_out = open(os.path.join(a.out, "rois.jsonl"), "w")
 

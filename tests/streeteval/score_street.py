@@ -7,10 +7,13 @@ Per sequence, over the frames from --skip on (default 20: the background model's
   fg recall    share of present people covered by a foreground box (IoU >= 0.3, or the box inside
                the person / the person inside the box by 70% of the smaller area)
   tracks/frame mean track boxes (roi_type track, not lost) per frame
-  track recall share of present people matched by a track (same rule; one track per person,
-               greedy by IoU)
+  track recall share of present people matched by a track (same rule; one track per person).
+               --matching clear-mot (default): a person's last matched track is kept while it is
+               present, not lost and passes the rule (CLEAR-MOT's correspondences); the other
+               people and tracks are then matched greedily by IoU. --matching greedy: every frame
+               greedily by IoU alone (an ambiguous group then flips between its tracks)
   IDSW         identity switches: a person matched to a track id other than the one it was last
-               matched to (CLEAR-MOT); also ID changes per person
+               matched to (CLEAR-MOT's mismatches); also ID changes per person
   bg tracks    share of track boxes (not lost) on background: no person and no unknown region
                (the footage's own movers) overlaps them by 30% of the track box or IoU 0.1
   lost/frame   mean lost track boxes per frame (drawn where last seen)
@@ -22,6 +25,7 @@ Per sequence, over the frames from --skip on (default 20: the background model's
 
 Usage: score_street.py STREETDIR RESULTSDIR [--split dev|eval|all] [--markdown FILE] [--json FILE]
                        [--layout BUILD/tests/streeteval/overlay_layout] [--label-layout on|off]
+                       [--matching clear-mot|greedy]
 RESULTSDIR/<sequence>/rois.jsonl as run_chain.py writes them.
 """
 import argparse
@@ -125,7 +129,7 @@ def box(r):
     return (r["x"], r["y"], r["width"], r["height"])
 
 
-def score(truth, dumps, W, H, skip, layout_tool, label_layout):
+def score(truth, dumps, W, H, skip, layout_tool, label_layout, keep_matches=True):
     acc = dict(people=[], fg=[], fg_hit=0, tracks=[], trk_hit=0, present=0, bg=0, trk_total=0, lost=[],
                labels=0, labels_over=0, idsw=0)
     last = {}
@@ -146,9 +150,12 @@ def score(truth, dumps, W, H, skip, layout_tool, label_layout):
         acc["lost"].append(sum(1 for r in rois if r.get("roi-type") == "track" and is_lost(r)))
         acc["present"] += len(people)
         acc["fg_hit"] += sum(1 for _, pb in people if any(covers(b, pb) for b in fg))
-        # Greedy one-to-one matching of tracks to people by IoU (with the cover rule as the gate).
+        # One-to-one matching of tracks to people (the cover rule as the gate): with keep_matches,
+        # first each person's last track where it still passes, then greedily by IoU.
         pairs = sorted(((iou(tb, pb), i, j) for i, (_, tb) in enumerate(tr) for j, (_, pb) in enumerate(people)
                         if covers(tb, pb)), reverse=True)
+        if keep_matches:
+            pairs = [p for p in pairs if last.get(people[p[2]][0]) == tr[p[1]][0]] + pairs
         used_t, used_p = set(), set()
         for _, i, j in pairs:
             if i in used_t or j in used_p:
@@ -192,6 +199,8 @@ def main():
                                                      "build", "tests", "streeteval", "overlay_layout"))
     ap.add_argument("--label-layout", default="on", choices=["on", "off"],
                     help="the overlay's label-layout property (off: every label above its box)")
+    ap.add_argument("--matching", default="clear-mot", choices=["clear-mot", "greedy"],
+                    help="keep last frame's correspondences (CLEAR-MOT) or match greedily every frame")
     a = ap.parse_args()
     res = {}
     for name in sorted(os.listdir(a.street)):
@@ -207,7 +216,8 @@ def main():
         for line in open(dp):
             d = json.loads(line)
             dumps[d["frame"]] = d["rois"]
-        r = score(truth, dumps, meta["width"], meta["height"], a.skip, a.layout, a.label_layout == "on")
+        r = score(truth, dumps, meta["width"], meta["height"], a.skip, a.layout, a.label_layout == "on",
+                  a.matching == "clear-mot")
         run = os.path.join(a.results, name, "run.json")
         if os.path.isfile(run):
             rj = json.load(open(run))

@@ -228,6 +228,37 @@ TEST(Lifecycle, DuplicateTimeoutRemovesTheYounger) {
   }
 }
 
+// A target from boxes that has not moved (centre within a quarter of its smaller side of its
+// first box, sides within a quarter) still_timeout frames after its start is removed: with 6, the
+// still object's target (started on frame 0) goes on frame 5, and a box like its first starts no
+// target for static_timeout (8) frames after that: the next starts on frame 14. An object moving
+// 1.5 px a frame (a quarter of its 24 x 18 box's size, 20.8 px, is 5.2 px: 4 frames) keeps its
+// target; 0 keeps both.
+TEST(Lifecycle, StillTimeoutRemovesATargetThatNeverMoved) {
+  for (uint32_t timeout : {6u, 0u}) {
+    for (double speed : {0.0, 1.5}) {
+      Rig rig;
+      rig.params.persistence = 1;
+      rig.params.lost_timeout = 0;
+      rig.params.static_timeout = 8;
+      rig.params.still_timeout = timeout;
+      std::vector<Names> ev;
+      for (int t = 0; t < 16; ++t) {
+        Box obj;
+        const HostImage img = rig.image(60 + speed * t, 55, &obj);
+        ev.push_back(names(rig.frame(img, boxes({obj}))));
+      }
+      std::vector<Names> want(16);
+      want[0] = {"started:0"};
+      if (timeout && speed == 0.0) {
+        want[5] = {"removed:0"};
+        want[14] = {"started:1"};
+      }
+      EXPECT_EQ(ev, want) << "timeout " << timeout << " speed " << speed;
+    }
+  }
+}
+
 // A target from boxes lost lost_timeout frames in a row is removed; a requested target on the same
 // object is kept, lost.
 TEST(Lifecycle, LostTimeoutRemovesOnlyTargetsFromBoxes) {

@@ -88,6 +88,14 @@ TEST_F(RcdTrackElement, PropertiesRoundTripAndRefusals) {
   EXPECT_EQ(area0, 0u); // automatic
   EXPECT_EQ(static0, 60u);
   EXPECT_TRUE(aligned0);
+  {
+    guint still = 0;
+    g_object_get(e, "still-timeout", &still, nullptr);
+    EXPECT_EQ(still, 20u);
+    g_object_set(e, "still-timeout", 7u, nullptr);
+    g_object_get(e, "still-timeout", &still, nullptr);
+    EXPECT_EQ(still, 7u);
+  }
   g_object_set(e, "features", "x,y,r,g,b", "roi", "1,2,30,40;5,6,7,8", "parts", 1, "scales", 5,
                "step", 3, "scale-min", 0.8, "scale-max", 1.25, "search-radius", -1.0, "update-rate",
                0.2, "lost-threshold", 3.0, "distance", 1, "top-k", 3, "init-roi-type", "foreground",
