@@ -15,7 +15,7 @@
 //   adoption        a pixel whose own test fails while a neighbour's passes, `adopt_frames` frames
 //                   in a row, takes over that neighbour's samples: a revealed background (ghost)
 //                   matches its surroundings and dissolves from its border, ~1 pixel per
-//                   `adopt_frames` frames, while a stopped object does not match them and stays.
+//                   frame, while a stopped object does not match them and stays.
 //                   With `adopt_tight`, the neighbour's median must also lie within tau_min of v
 //                   (every channel): a neighbour whose threshold is wide because its background
 //                   moves (leaves, grass) matches a flat object's colour by chance, and the
@@ -58,7 +58,7 @@ struct MotionParams {
   float shadow_low = 0.4f;   // luma ratio range of a shadow
   float shadow_high = 0.9f;
   int shadow_chroma = 4; // levels: chroma deviation from the dimmed background chroma
-  int adopt_frames = 8;  // 0 = no adoption
+  int adopt_frames = 2;  // 0 = no adoption
   // Adoption also needs |v - B_q| <= tau_min (chroma: tau_min_chroma) in every channel, not only
   // tau_q.
   bool adopt_tight = true;
