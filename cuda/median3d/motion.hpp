@@ -13,10 +13,14 @@
 //                   masks add v to their samples (B and D recomputed): objects never enter the
 //                   history, however long they stop
 //   adoption        a pixel whose own test fails while a neighbour's passes, `adopt_frames` frames
-//   in
-//                   a row, takes over that neighbour's samples: a revealed background (ghost)
-//                   matches its surroundings and dissolves from its border, ~1 pixel per frame,
-//                   while a stopped object does not match them and stays
+//                   in a row, takes over that neighbour's samples: a revealed background (ghost)
+//                   matches its surroundings and dissolves from its border, ~1 pixel per
+//                   frame, while a stopped object does not match them and stays.
+//                   With `adopt_tight`, the neighbour's median must also lie within tau_min of v
+//                   (every channel): a neighbour whose threshold is wide because its background
+//                   moves (leaves, grass) matches a flat object's colour by chance, and the
+//                   adopted model, copied from pixel to pixel, then eats the whole object (a
+//                   chance match within tau_min still does: much rarer)
 //   absorption      optional: a pixel foreground for `absorb_frames` frames in a row restarts its
 //                   samples from its current value (0 = never)
 //   gain            g = median of Y / B_Y over the previous frame's background pixels (and the
@@ -48,13 +52,16 @@ struct MotionParams {
   float noise_factor = 4.0f; // tau = noise_factor * D (D: median absolute deviation of the samples)
   int tau_min = 8;           // levels, 1..255 (luma)
   int tau_min_chroma = 6;    // levels, 1..255 (chroma)
-  int tau_max = 48;          // levels, tau_min..255
+  int tau_max = 80;          // levels, tau_min..255
   bool color = true;         // Y, U, V (a pixel matches when every channel does); false: luma only
   bool shadows = true;       // color: cast shadows (seg::shadow_yuv) are background
   float shadow_low = 0.4f;   // luma ratio range of a shadow
   float shadow_high = 0.9f;
-  int shadow_chroma = 4;    // levels: chroma deviation from the dimmed background chroma
-  int adopt_frames = 2;     // 0 = no adoption
+  int shadow_chroma = 4; // levels: chroma deviation from the dimmed background chroma
+  int adopt_frames = 2;  // 0 = no adoption
+  // Adoption also needs |v - B_q| <= tau_min (chroma: tau_min_chroma) in every channel, not only
+  // tau_q.
+  bool adopt_tight = true;
   int absorb_frames = 0;    // 0 = never (ages count only while on: switched on, from 0)
   bool illumination = true; // global gain compensation
   bool cleanup = true;      // 3x3 majority of the raw mask

@@ -95,6 +95,8 @@ public:
     const uint32_t tau_scale16 =
         g16 < 65536u ? static_cast<uint32_t>((65536ull * 65536ull + g16 / 2) / g16) : 65536u;
     auto model = [&](int x, int y) { return model_at(idx(x, y), tau_scale16); };
+    const int tight_chroma = scale_tau(p_.tau_min_chroma, tau_scale16);
+    const int tight[3] = {scale_tau(p_.tau_min, tau_scale16), tight_chroma, tight_chroma};
     const int lo16 = static_cast<int>(std::lround(p_.shadow_low * 16.0f));
     const int hi16 = static_cast<int>(std::lround(p_.shadow_high * 16.0f));
     auto values = [&](size_t i, int v[3]) {
@@ -127,8 +129,13 @@ public:
         } else {
           cnt_[i] = 0;
         }
-        adopt_[i] = static_cast<int8_t>(
-            (p_.adopt_frames > 0 && cnt_[i] >= p_.adopt_frames) ? t.neighbour : -1);
+        bool adopt = p_.adopt_frames > 0 && cnt_[i] >= p_.adopt_frames;
+        if (adopt && p_.adopt_tight) {
+          int qx, qy;
+          neighbour_xy(x, y, p_.radius, t.neighbour, &qx, &qy);
+          adopt = matches_tightly(v, model(qx, qy), nc_, tight);
+        }
+        adopt_[i] = static_cast<int8_t>(adopt ? t.neighbour : -1);
       }
     }
     for (size_t i = 0; i < npix_; ++i) {
@@ -148,14 +155,14 @@ public:
     seg::remove_small_components(mask_.data(), w_, h_, p_.min_mask_area);
 
     // Adoption (reads neighbours that do not adopt in this frame, so the order does not matter).
-    const int side = 2 * p_.radius + 1;
     std::fill(adopted_.begin(), adopted_.end(), 0);
     for (int y = 0; y < h_; ++y) {
       for (int x = 0; x < w_; ++x) {
         const size_t i = idx(x, y);
         if (adopt_[i] < 0)
           continue;
-        const int qx = x + adopt_[i] % side - p_.radius, qy = y + adopt_[i] / side - p_.radius;
+        int qx, qy;
+        neighbour_xy(x, y, p_.radius, adopt_[i], &qx, &qy);
         const size_t q = idx(qx, qy);
         if (adopt_[q] >= 0)
           continue;

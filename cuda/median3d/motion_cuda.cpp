@@ -141,6 +141,7 @@ private:
     k.hi16 = static_cast<int>(std::lround(p_.shadow_high * 16.0f));
     k.shadow_chroma = p_.shadow_chroma;
     k.adopt_frames = p_.adopt_frames;
+    k.adopt_tight = p_.adopt_tight;
     k.absorb_frames = p_.absorb_frames;
     k.cleanup = p_.cleanup;
     k.sample_period = p_.sample_period;

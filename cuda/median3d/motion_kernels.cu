@@ -569,8 +569,15 @@ __global__ void __launch_bounds__(kTileW* kTileH) test_kernel(MotionState m, Mot
     m.prev[i] = static_cast<uint8_t>(v[0]);
     const int c = (!t.own && t.neighbour >= 0) ? (m.cnt[i] < 255 ? m.cnt[i] + 1 : 255) : 0;
     m.cnt[i] = static_cast<uint8_t>(c);
-    m.adopt[i] =
-        static_cast<int8_t>((k.adopt_frames > 0 && c >= k.adopt_frames) ? t.neighbour : -1);
+    bool adopt = k.adopt_frames > 0 && c >= k.adopt_frames;
+    if (adopt && k.adopt_tight) { // rare: the neighbour's model is in shared memory
+      const int tc = scale_tau(k.tau_min_chroma, scale);
+      const int tight[3] = {scale_tau(k.tau_min, scale), tc, tc};
+      int qx, qy;
+      neighbour_xy(x, y, r, t.neighbour, &qx, &qy);
+      adopt = matches_tightly(v, model(qx, qy), m.nc, tight);
+    }
+    m.adopt[i] = static_cast<int8_t>(adopt ? t.neighbour : -1);
   }
   // Counts per block (one global atomic per figure and block: 8,100 at 1080p, where one per warp
   // made 64,800 on each of three addresses, which the L2 serialises).
@@ -595,8 +602,8 @@ __device__ __forceinline__ bool adopt(const MotionState& m, const MotionConsts& 
                                       size_t i, int a) {
   if (a < 0)
     return false;
-  const int side = 2 * k.radius + 1;
-  const int qx = x + a % side - k.radius, qy = y + a / side - k.radius;
+  int qx, qy;
+  neighbour_xy(x, y, k.radius, a, &qx, &qy);
   const size_t q = static_cast<size_t>(qy) * m.w + qx;
   if (m.adopt[q] >= 0)
     return false;

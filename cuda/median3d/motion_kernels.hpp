@@ -81,6 +81,7 @@ struct MotionConsts {
   bool shadows; // color and shadows
   int lo16, hi16, shadow_chroma;
   int adopt_frames, absorb_frames;
+  bool adopt_tight; // adoption also needs matches_tightly() of the neighbour's model
   bool cleanup;
   int sample_period;
   long long frame; // frames since the reset, this one included

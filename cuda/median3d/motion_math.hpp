@@ -150,6 +150,26 @@ CVIS_HD bool matches(const int v[3], const PixelModel& m, int nc, int* margin) {
   return worst <= 0;
 }
 
+// adopt_tight: whether the values v lie within the minimum thresholds `tau_min[c]` (luma, chroma,
+// chroma: widened by the gain like every threshold) of model m's medians in every channel.
+CVIS_HD bool matches_tightly(const int v[3], const PixelModel& m, int nc, const int tau_min[3]) {
+  for (int c = 0; c < 3; ++c) {
+    if (c >= nc)
+      break;
+    const int d = v[c] > m.b[c] ? v[c] - m.b[c] : m.b[c] - v[c];
+    if (d > tau_min[c])
+      return false;
+  }
+  return true;
+}
+
+// The neighbour `t.neighbour` (index (dy + r) * (2r + 1) + (dx + r)) of pixel (x, y).
+CVIS_HD void neighbour_xy(int x, int y, int r, int n, int* qx, int* qy) {
+  const int side = 2 * r + 1;
+  *qx = x + n % side - r;
+  *qy = y + n / side - r;
+}
+
 // Outcome of the two tests for one pixel.
 struct MotionTest {
   bool own;      // every channel: |v_c - B_pc| <= tau_pc

@@ -23,6 +23,7 @@ enum {
   M_MIN_MASK_AREA,
   M_SHOT_CHANGES,
   M_LIVE_BACKGROUND,
+  M_ADOPT_TIGHT,
   M_COUNT
 };
 static_assert (M_COUNT == GST_CUDA_MEDIAN3D_MOTION_PROPS, "property count");
@@ -32,7 +33,7 @@ gst_cuda_median3d_motion_property_names (void)
 {
   static const gchar *const names[] = { "history", "sample-period", "noise-factor", "tau-min",
     "tau-max", "chroma", "shadows", "illumination", "adopt-frames", "absorb-frames",
-    "min-mask-area", "shot-changes", "live-background", NULL
+    "min-mask-area", "shot-changes", "live-background", "adopt-tight", NULL
   };
   static_assert (G_N_ELEMENTS (names) == M_COUNT + 1, "one name per property");
   return names;
@@ -91,6 +92,9 @@ gst_cuda_median3d_set_motion_property (m3d::MotionParams * m, guint prop_id, con
     case M_LIVE_BACKGROUND:
       m->live_background = g_value_get_boolean (value);
       break;
+    case M_ADOPT_TIGHT:
+      m->adopt_tight = g_value_get_boolean (value);
+      break;
     default:
       break;
   }
@@ -139,6 +143,9 @@ gst_cuda_median3d_get_motion_property (const m3d::MotionParams & m, guint prop_i
     case M_LIVE_BACKGROUND:
       g_value_set_boolean (value, m.live_background);
       return TRUE;
+    case M_ADOPT_TIGHT:
+      g_value_set_boolean (value, m.adopt_tight);
+      return TRUE;
     default:
       return FALSE;
   }
@@ -183,6 +190,11 @@ gst_cuda_median3d_install_motion_properties (GObjectClass * k, guint first)
           "Adopt frames", "mode=motion: a pixel that matches a neighbour's background this many "
           "frames in a row takes over its samples (revealed background, ghosts, dissolve); 0 = "
           "never", 0, 255, d.adopt_frames, ready));
+  g_object_class_install_property (k, first + M_ADOPT_TIGHT, g_param_spec_boolean ("adopt-tight",
+          "Adopt tight", "mode=motion: adoption also needs the neighbour's background within "
+          "tau-min of the pixel (chroma: 6 levels), not within the neighbour's own threshold (wide "
+          "where the background moves: leaves or grass would match a stopped object's colour)",
+          d.adopt_tight, ready));
   g_object_class_install_property (k, first + M_ABSORB_FRAMES, g_param_spec_int ("absorb-frames",
           "Absorb frames", "mode=motion: a pixel foreground this many frames in a row becomes "
           "background (0 = never: stopped objects stay foreground)", 0, 65535, d.absorb_frames,

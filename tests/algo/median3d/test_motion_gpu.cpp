@@ -116,6 +116,7 @@ std::vector<MotionCase> cases() {
   base.sample_period = 2;
   base.min_mask_area = 6;
   base.min_blob_area = 4;
+  base.adopt_frames = 2; // adoptions within these short sequences
   std::vector<MotionCase> v;
   v.push_back({"i420_odd_device", PixelFormat::kI420, 67, 45, 0, true, base});
   v.push_back({"nv12_padded_host", PixelFormat::kNV12, 70, 37, 19, false, base});
@@ -124,6 +125,7 @@ std::vector<MotionCase> cases() {
   luma.radius = 2;
   luma.absorb_frames = 9;
   luma.max_blobs = 1;
+  luma.adopt_tight = false;
   v.push_back({"rgba_luma_r2_absorb_device", PixelFormat::kRGBA, 53, 41, 0, true, luma});
   MotionParams plain = base;
   plain.illumination = false;

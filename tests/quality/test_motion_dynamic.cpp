@@ -1,0 +1,149 @@
+// The motion detector next to a moving background (cpu suite): a flat object that stops beside a
+// region whose background moves (wide thresholds) keeps its mask with `adopt_tight`, and is eaten
+// from that border without it (the adopted wide model is copied across the flat object); the
+// default `tau_max` leaves a background moving by up to 70 levels out of the mask.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <memory>
+#include <random>
+#include <vector>
+
+#include "median3d/motion.hpp"
+#include "test_images.hpp"
+
+namespace cvis {
+namespace {
+
+using test::HostImage;
+
+// Grey frames (R = G = B: the luma is the value): columns x < kBand are a "moving" background of
+// mean 100 with uniform noise of +-40 (its median absolute deviation ~20: thresholds at tau_max),
+// the others a still background of 60 with Gaussian noise of sigma 2; from frame kAppear on, a flat
+// square of 140 (sigma 2) stands at x = kBand.. against the band. 140 is within the band's
+// thresholds (|140 - 100| = 40) but not within tau_min of its median (the median of 15 samples
+// of the band stays within ~25 levels of 100), and far from the still background (80 levels).
+constexpr int kW = 64, kH = 48, kBand = 24, kSide = 16, kTop = 16, kAppear = 30, kFrames = 130;
+
+// `swell` (the other test): the band moves as a whole, one offset in -swell..swell per frame, so
+// that no neighbour explains it and the clean-up keeps it.
+HostImage frame(int t, std::vector<uint8_t>* truth, int swell = 0) {
+  HostImage out(PixelFormat::kRGBA, kW, kH);
+  std::mt19937 rng(7000 + t);
+  std::uniform_int_distribution<int> wave(-40, 40);
+  const int offset = swell ? std::uniform_int_distribution<int>(-swell, swell)(rng) : 0;
+  std::normal_distribution<float> noise(0.f, 2.f);
+  truth->assign(static_cast<size_t>(kW) * kH, 0);
+  for (int y = 0; y < kH; ++y) {
+    for (int x = 0; x < kW; ++x) {
+      const bool object =
+          t >= kAppear && x >= kBand && x < kBand + kSide && y >= kTop && y < kTop + kSide;
+      int v;
+      if (object)
+        v = static_cast<int>(std::lround(140.f + noise(rng)));
+      else if (x < kBand)
+        v = 100 + (swell ? offset : wave(rng));
+      else
+        v = static_cast<int>(std::lround(60.f + noise(rng)));
+      const uint8_t g = static_cast<uint8_t>(std::min(255, std::max(0, v)));
+      out.set_rgb(x, y, g, g, g);
+      (*truth)[static_cast<size_t>(y) * kW + x] = object ? 255 : 0;
+    }
+  }
+  return out;
+}
+
+// Recall of the square over frames kAppear + 20 .. kFrames - 1 (it stands still for 100 frames).
+double stopped_recall(bool tight) {
+  median3d::MotionParams p;
+  p.history = 15;
+  p.sample_period = 2;
+  p.adopt_frames = 2; // the fastest adoption: the flood, if any, crosses the square in ~40 frames
+  p.adopt_tight = tight;
+  p.blobs = false;
+  Status st;
+  auto det = median3d::make_motion_detector(Backend::kCpu, &st);
+  EXPECT_TRUE(det && det->configure(p).ok());
+  if (!det)
+    return -1.0;
+  HostImage mask(PixelFormat::kGRAY8, kW, kH);
+  const ImageView mv = mask.view();
+  std::vector<uint8_t> truth;
+  int64_t hit = 0, total = 0;
+  for (int t = 0; t < kFrames; ++t) {
+    const HostImage f = frame(t, &truth);
+    median3d::MotionResult r;
+    EXPECT_TRUE(det->process(f.view(), &mv, nullptr, &r, nullptr).ok());
+    if (t < kAppear + 20)
+      continue;
+    for (int y = 0; y < kH; ++y) {
+      for (int x = 0; x < kW; ++x) {
+        if (truth[static_cast<size_t>(y) * kW + x]) {
+          ++total;
+          hit += mv.data[0][y * mv.pitch[0] + x] != 0;
+        }
+      }
+    }
+  }
+  return total ? static_cast<double>(hit) / total : 0.0;
+}
+
+TEST(MotionDetector, TightAdoptionKeepsAFlatObjectBesideAMovingBackground) {
+  const double tight = stopped_recall(true), loose = stopped_recall(false);
+  // The square's column next to the band matches the band's models through the neighbour test
+  // (1/16 of it, background either way); the rest stays foreground (measured 0.94): > 0.9 leaves
+  // room for that column and the 3x3 majority's corners.
+  EXPECT_GT(tight, 0.9) << "tight adoption";
+  // Without it the band's wide model walks into the square a column every adopt_frames frames
+  // (measured: nothing left 30 frames after it appeared; 0.02 over the frames): less than half.
+  EXPECT_LT(loose, 0.5) << "loose adoption (the rule's reason; if this passes, the test no longer "
+                           "shows it)";
+}
+
+// The band (the square has not appeared yet) swelling by up to +-70 levels as a whole: its median
+// absolute deviation is ~35, so its thresholds sit at tau_max. At 80 (the default) no frame leaves
+// them; at 48 (the former default) ~30% of the frames do, and the whole band is flagged.
+double band_false_positives(int tau_max) {
+  median3d::MotionParams p;
+  p.history = 15;
+  p.sample_period = 2;
+  p.tau_max = tau_max;
+  p.shadows = false; // grey: the darker half of the swell would pass as a cast shadow
+  p.blobs = false;
+  Status st;
+  auto det = median3d::make_motion_detector(Backend::kCpu, &st);
+  EXPECT_TRUE(det && det->configure(p).ok());
+  if (!det)
+    return -1.0;
+  HostImage mask(PixelFormat::kGRAY8, kW, kH);
+  const ImageView mv = mask.view();
+  std::vector<uint8_t> truth;
+  int64_t fp = 0, total = 0;
+  for (int t = 0; t < kAppear; ++t) {
+    const HostImage f = frame(t, &truth, 70);
+    median3d::MotionResult r;
+    EXPECT_TRUE(det->process(f.view(), &mv, nullptr, &r, nullptr).ok());
+    for (int y = 0; t >= p.history && y < kH; ++y) {
+      for (int x = 0; x < kBand; ++x) {
+        ++total;
+        fp += mv.data[0][y * mv.pitch[0] + x] != 0;
+      }
+    }
+  }
+  return static_cast<double>(fp) / total;
+}
+
+TEST(MotionDetector, DefaultTauMaxKeepsAStronglyMovingBackgroundOut) {
+  const median3d::MotionParams defaults;
+  const double now = band_false_positives(defaults.tau_max), before = band_false_positives(48);
+  // A median of 15 offsets may sit up to ~25 levels off 0, and 70 + 25 > 80: < 5% of the band's
+  // pixel-frames allows for such frames.
+  EXPECT_LT(now, 0.05) << "tau_max " << defaults.tau_max;
+  // The reason for the default (if this fails, the test no longer shows it): measured 0.197 (the
+  // default: 0).
+  EXPECT_GT(before, 0.15) << "tau_max 48";
+}
+
+} // namespace
+} // namespace cvis
