@@ -108,8 +108,9 @@ double median(std::vector<double> v) {
   return v[v.size() / 2];
 }
 
+// `earlier`: tau_max 48 and adopt_tight off, the defaults before tight adoption (their cost).
 Row run(const char* name, int w, int h, bool color, int frames, int cpu_frames,
-        StreamHandle stream) {
+        StreamHandle stream, bool earlier = false) {
   Row row;
   row.name = name;
   row.w = w;
@@ -117,6 +118,10 @@ Row run(const char* name, int w, int h, bool color, int frames, int cpu_frames,
   MotionParams p;
   p.color = color;
   p.shadows = color;
+  if (earlier) {
+    p.tau_max = 48;
+    p.adopt_tight = false;
+  }
   row.mb = model_bytes_per_pixel(color ? 3 : 1, p.history, p.sample_period) * w * h / 1e6;
   auto fail = [&](const std::string& e) {
     row.ok = false;
@@ -258,6 +263,8 @@ int main(int argc, char** argv) {
   rows.push_back(run("defaults (Y,U,V)", 1920, 1080, true, frames, cpu_frames, s));
   rows.push_back(run("chroma=false", 1920, 1080, false, frames, quick ? 0 : cpu_frames, s));
   rows.push_back(run("defaults (Y,U,V)", 768, 576, true, frames, quick ? 0 : cpu_frames, s));
+  if (!quick)
+    rows.push_back(run("tau48, loose adopt", 1920, 1080, true, frames, cpu_frames, s, true));
   bool all_ok = true;
   std::string table;
   char line[512];
