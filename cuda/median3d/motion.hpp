@@ -65,7 +65,7 @@ struct MotionParams {
   int absorb_frames = 0;    // 0 = never (ages count only while on: switched on, from 0)
   bool illumination = true; // global gain compensation
   bool cleanup = true;      // 3x3 majority of the raw mask
-  int min_mask_area = 20;   // components of the cleaned mask below this many pixels are cleared
+  int min_mask_area = 60;   // components of the cleaned mask below this many pixels are cleared
   bool shot_change = true;
   double cut_fraction = 0.5; // seg::ShotChangeRule
   int cut_frames = 2;
