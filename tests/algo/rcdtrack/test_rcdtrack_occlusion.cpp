@@ -103,7 +103,7 @@ TrackRun behind_bar(const Params& p) {
   auto overlay = [&](int, HostImage* f) { test::draw_object(f, bar, bx, 78, 1.0, 0.0); };
   const Status st = test::run_one_target(
       tr.get(), bg, tex, N, pose,
-      [&](int t, const Box& gt, const TargetResult& r) {
+      [&](int, const Box& gt, const TargetResult& r) {
         if (gt.x + gt.w <= bx - bw / 2 || gt.x >= bx + bw / 2)
           return; // the bar does not touch it
         const double o = iou(r.box, gt);
