@@ -169,6 +169,8 @@ Status validate(const Params& p) {
     return invalid_argument("model_anchor not in 0..1");
   if (!(p.occlusion_ratio >= 0.0 && p.occlusion_ratio <= 1e6))
     return invalid_argument("occlusion_ratio not in 0..1e6");
+  if (!(p.coast_frames >= 0 && p.coast_frames <= 100000))
+    return invalid_argument("coast_frames not in 0..100000");
   if (static_cast<int>(p.rotation_source) < 0 || static_cast<int>(p.rotation_source) > 3)
     return invalid_argument("rotation_source not in 0..3");
   if (p.top_k < 1 || p.top_k > kMaxTopK)

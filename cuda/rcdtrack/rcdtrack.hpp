@@ -132,6 +132,13 @@ struct Params {
                                  // change): it takes that window of the predicted size and keeps
                                  // the size, velocity, rotation and model. One more fine size per
                                  // tracked target and frame. 0: off
+  int coast_frames = 20;         // occlusion_ratio > 0: a tracking frame above lost_threshold
+                                 // (at most twice it) that follows an uncertain one, within this
+                                 // many uncertain frames in a row, is uncertain instead of lost,
+                                 // and it and the uncertain frames after it put the box at the
+                                 // centre predicted by the velocity of the confident frames
+                                 // instead of the window's (an occlusion builds up: a target
+                                 // disappearing behind a bar keeps moving). 0: off
   bool local_reacquire = true;   // a lost target is also searched near where it was last seen
                                  // (targets whose lost search is the whole frame only)
                                  // (search_radius times up to 2, widening with the frames lost,

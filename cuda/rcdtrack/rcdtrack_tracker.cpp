@@ -56,6 +56,12 @@ constexpr double kOcclusionCap = 0.5;
 constexpr double kSizeMargin = 0.35;
 // The running distance: d = (1 - a) d + a * distance over the confident tracking frames.
 constexpr double kDistanceGain = 0.1;
+// coast_frames: the velocity an uncertain frame coasts with, smoothed over the confident frames
+// with this gain (the tracking velocity, kVelocityGain, follows the window's jitter).
+constexpr double kCoastGain = 0.1;
+// coast_frames: a tracking frame up to this many times lost_threshold coasts; farther, the target
+// is lost (the search area holds nothing like it: it left, or the prediction is wrong).
+constexpr double kCoastMax = 2.0;
 
 } // namespace
 
@@ -67,21 +73,24 @@ struct Tracker::Target {
   Box init;
   bool located = false;
   double cx = 0, cy = 0, w = 0, h = 0, w0 = 0, h0 = 0, vx = 0, vy = 0;
-  double vs = 0;          // smoothed per-frame change of ln(size) (scale_prediction)
-  double bw = 0, bh = 0;  // this frame's search base size (the predicted size)
-  double orient0 = 0;     // rotation_box: orientation of the first window's gradients (rad)
-  bool oriented = false;  // the first window's gradients have an orientation
-  double rot = 0;         // estimated in-plane rotation since the first frame (rad)
-  std::vector<Box> cells; // rotation_source: cells described around the first box
-  int cell_group = -1;    // this frame (start): the first cell's describe group
-  RotationModels rmodels; // rotation_source: the first window turned by each angle
+  double svx = 0, svy = 0; // slowly smoothed velocity of the confident frames (coast_frames)
+  double vs = 0;           // smoothed per-frame change of ln(size) (scale_prediction)
+  double bw = 0, bh = 0;   // this frame's search base size (the predicted size)
+  double orient0 = 0;      // rotation_box: orientation of the first window's gradients (rad)
+  bool oriented = false;   // the first window's gradients have an orientation
+  double rot = 0;          // estimated in-plane rotation since the first frame (rad)
+  std::vector<Box> cells;  // rotation_source: cells described around the first box
+  int cell_group = -1;     // this frame (start): the first cell's describe group
+  RotationModels rmodels;  // rotation_source: the first window turned by each angle
   bool lost = false;
   int lost_frames = 0;     // frames since it was lost
   double lost_radius = -1; // < 0: a lost target is searched over the whole frame
   bool aligned = false;    // auto coarse steps rounded down to multiples of 4 (2 under 8)
   uint64_t age = 0;
   double distance = 0;
-  double dref = 0; // running distance over the confident tracking frames (0: none yet)
+  double dref = 0;       // running distance over the confident tracking frames (0: none yet)
+  bool coasting = false; // a frame above lost_threshold since the last confident one
+  int uncertain_run = 0; // uncertain tracking frames since the last confident one (coast_frames)
   Box box;
   std::vector<double> cov;      // current model, ridged, n x n
   std::vector<double> log_cov;  // the running mean's matrix logarithm (update_rate > 0)
@@ -576,14 +585,24 @@ Status Tracker::process(const ImageView& frame, StreamHandle stream,
       const GroupResult* from = found.from;
       double factor = found.factor;
       t.distance = best ? best->distance : HUGE_VAL;
-      const bool match = best && best->distance <= gate;
+      // coast_frames: a tracking frame above the gate that follows an uncertain one (an
+      // occlusion building up; a sudden jump, e.g. a camera shake, is lost and searched widely)
+      // is uncertain instead of lost, and coasts at the predicted centre.
+      const bool coast = !t.lost && params_.coast_frames > 0 && confident < HUGE_VAL &&
+                         t.uncertain_run > 0 && t.uncertain_run < params_.coast_frames;
+      const bool over =
+          best && best->distance > gate && best->distance <= kCoastMax * gate && coast;
+      const bool match = best && (best->distance <= gate || over);
       // occlusion_ratio: an uncertain tracking frame takes the best window of the predicted size,
       // unless a window of another size is clearly nearer (kSizeMargin).
       bool uncertain = match && !t.lost && best->distance > confident;
       const GroupResult* same = t.same_group >= 0 && !im.fine_out[t.same_group].top.empty()
                                     ? &im.fine_out[t.same_group]
                                     : nullptr;
-      if (uncertain && same && best->distance < (1.0 - kSizeMargin) * same->top[0].distance)
+      // While coasting a window of another size is no size change (DEV: the size exception took
+      // a window off the half-hidden target).
+      if (uncertain && !over && !t.coasting && same &&
+          best->distance < (1.0 - kSizeMargin) * same->top[0].distance)
         uncertain = false;
       if (uncertain && same) {
         best = &same->top[0];
@@ -595,16 +614,26 @@ Status Tracker::process(const ImageView& frame, StreamHandle stream,
       if (!t.lost && !match) {
         t.lost = true;
         t.lost_frames = 0;
-        t.vx = t.vy = t.vs = 0.0;
+        t.vx = t.vy = t.vs = t.svx = t.svy = 0.0;
         res.event = Event::kLost;
       } else if (match) {
-        const double ncx = best->box.x + 0.5 * best->box.w, ncy = best->box.y + 0.5 * best->box.h;
+        double ncx = best->box.x + 0.5 * best->box.w, ncy = best->box.y + 0.5 * best->box.h;
         const bool tracking = !t.lost; // not a re-acquisition or a first match
+        // Coasting: the window of a target mostly hidden is not where it is (it sticks to the
+        // visible part or the occluder): the centre moves with the confident frames' velocity.
+        if (tracking && uncertain && (over || (t.coasting && coast))) {
+          t.vx = t.svx;
+          t.vy = t.svy;
+          ncx = t.cx + t.vx;
+          ncy = t.cy + t.vy;
+        }
+        t.uncertain_run = tracking && uncertain ? t.uncertain_run + 1 : 0;
+        t.coasting = tracking && uncertain && (over || t.coasting);
         if (t.lost) {
           res.event = t.located ? Event::kReacquired : Event::kStarted;
           t.lost = false;
           t.located = true;
-          t.vx = t.vy = t.vs = 0.0;
+          t.vx = t.vy = t.vs = t.svx = t.svy = 0.0;
         } else if (!uncertain) { // an uncertain frame keeps size, velocity, rotation and model
           t.dref = t.dref > 0.0 ? (1.0 - kDistanceGain) * t.dref + kDistanceGain * best->distance
                                 : best->distance;
@@ -614,6 +643,8 @@ Status Tracker::process(const ImageView& frame, StreamHandle stream,
           t.vs = std::min(std::log(fine_q), std::max(-std::log(fine_q), t.vs));
           t.vx = (1.0 - kVelocityGain) * t.vx + kVelocityGain * (ncx - t.cx);
           t.vy = (1.0 - kVelocityGain) * t.vy + kVelocityGain * (ncy - t.cy);
+          t.svx = (1.0 - kCoastGain) * t.svx + kCoastGain * (ncx - t.cx);
+          t.svy = (1.0 - kCoastGain) * t.svy + kCoastGain * (ncy - t.cy);
           if (params_.update_rate > 0.0 && best->distance < kUpdateGate * params_.lost_threshold)
             update_model(im.layout, params_.update_rate, params_.model_anchor, from->cov, &t);
         }

@@ -38,6 +38,7 @@ enum {
   PROP_SCALE_GAIN,
   PROP_MODEL_ANCHOR,
   PROP_OCCLUSION_RATIO,
+  PROP_COAST_FRAMES,
   PROP_LOCAL_REACQUIRE,
   PROP_ROTATION_BOX,
   PROP_ROTATION_SOURCE,
@@ -256,6 +257,9 @@ gst_cuda_rcd_track_set_property (GObject * object, guint prop_id, const GValue *
     case PROP_OCCLUSION_RATIO:
       p.occlusion_ratio = g_value_get_double (value);
       break;
+    case PROP_COAST_FRAMES:
+      p.coast_frames = g_value_get_int (value);
+      break;
     case PROP_LOCAL_REACQUIRE:
       p.local_reacquire = g_value_get_boolean (value) != FALSE;
       break;
@@ -387,6 +391,9 @@ gst_cuda_rcd_track_get_property (GObject * object, guint prop_id, GValue * value
       break;
     case PROP_OCCLUSION_RATIO:
       g_value_set_double (value, p.occlusion_ratio);
+      break;
+    case PROP_COAST_FRAMES:
+      g_value_set_int (value, p.coast_frames);
       break;
     case PROP_LOCAL_REACQUIRE:
       g_value_set_boolean (value, p.local_reacquire);
@@ -576,6 +583,13 @@ gst_cuda_rcd_track_install_properties (GObjectClass * gobject_class)
           "distance (clamped to 1/4..1/2 of lost-threshold) and that no other size explains is "
           "uncertain (e.g. partly occluded): it keeps the size, velocity, rotation and model "
           "(0: off)", 0.0, 1e6, d.occlusion_ratio, playing));
+  g_object_class_install_property (gobject_class, PROP_COAST_FRAMES,
+      g_param_spec_int ("coast-frames", "Coast frames",
+          "With occlusion-ratio: a tracking frame above lost-threshold (at most twice it) that "
+          "follows an uncertain one, within this many uncertain frames in a row, is uncertain "
+          "instead of lost, and from it on the box moves with the velocity of the confident "
+          "frames (a target disappearing behind an occluder keeps moving) (0: off)", 0, 100000,
+          d.coast_frames, playing));
   g_object_class_install_property (gobject_class, PROP_LOCAL_REACQUIRE,
       g_param_spec_boolean ("local-reacquire", "Local re-acquisition",
           "A lost target is also searched near where it was last seen (an area widening to twice "

@@ -8,6 +8,7 @@
 //        [--scale-min S] [--scale-max S] [--context-weight W] [--scale-prediction G] [--scale-gain
 //        G]
 //        [--model-anchor A] [--local-reacquire 0|1] [--occlusion-ratio R]
+//        [--coast-frames N]
 //        [--rotation-box 0|1] [--rotation-source 0|1|2|3] [--trace FILE]
 // --trace writes per frame "distance,lost,scale" of the target (where a sequence goes wrong).
 // Prints the mean time and the mean windows of the coarse and fine passes per frame (PassStats).
@@ -92,6 +93,8 @@ int main(int argc, char** argv) {
       p.scale_gain = std::atof(v.c_str());
     } else if (k == "--occlusion-ratio") {
       p.occlusion_ratio = std::atof(v.c_str());
+    } else if (k == "--coast-frames") {
+      p.coast_frames = std::atoi(v.c_str());
     } else if (k == "--model-anchor") {
       p.model_anchor = std::atof(v.c_str());
     } else if (k == "--top-k") {

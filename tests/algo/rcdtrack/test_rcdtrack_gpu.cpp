@@ -373,6 +373,47 @@ TEST(TrackerParity, UncertainFramesUnderPartialOccluder) {
   }
 }
 
+// coast_frames (default 20): the scene of TrackerOcclusion.TargetCoastsBehindBar (a target passing
+// behind a bar fixed in the scene), where frames above lost_threshold coast at the predicted
+// centre: the same boxes, states and distances on both backends.
+TEST(TrackerParity, CoastingBehindBar) {
+  CVIS_REQUIRE_GPU();
+  const int W = 280, H = 150;
+  HostImage bg = test::make_background(W, H, 51);
+  HostImage tex = test::make_texture(40, 30, 53, 0);
+  HostImage bar = test::make_texture(24, 50, 55, 1);
+  Status st;
+  auto cpu = make_tracker(Backend::kCpu, &st);
+  auto gpu = make_tracker(Backend::kCuda, &st);
+  ASSERT_TRUE(gpu) << st.to_string();
+  ASSERT_TRUE(cpu->configure(Params(), W, H, PixelFormat::kRGBA).ok());
+  ASSERT_TRUE(gpu->configure(Params(), W, H, PixelFormat::kRGBA).ok());
+  Stream stream;
+  int above = 0; // frames above lost_threshold that stayed tracked (coasting)
+  for (int t = 0; t < 70; ++t) {
+    HostImage f = test::copy_image(bg);
+    const Box gt = test::draw_object(&f, tex, 40 + 2.5 * t, 75 + 0.2 * t, 1.0, 0.0);
+    test::draw_object(&f, bar, 150, 78, 1.0, 0.0);
+    if (t == 0) {
+      ASSERT_TRUE(cpu->add_target(0, gt).ok());
+      ASSERT_TRUE(gpu->add_target(0, gt).ok());
+    }
+    std::vector<TargetResult> rc, rg;
+    ASSERT_TRUE(cpu->process(f.view(), nullptr, &rc).ok());
+    DeviceImage dev(f.view());
+    st = gpu->process(dev.view(), stream.get(), &rg);
+    ASSERT_TRUE(st.ok()) << st.to_string();
+    ASSERT_EQ(rc.size(), 1u);
+    ASSERT_EQ(rg.size(), 1u);
+    const std::string at = "frame " + std::to_string(t);
+    EXPECT_EQ(rc[0].box, rg[0].box) << at;
+    EXPECT_EQ(rc[0].lost, rg[0].lost) << at;
+    expect_close(rg[0].distance, rc[0].distance, 1e-6, at);
+    above += !rc[0].lost && rc[0].distance > Params().lost_threshold;
+  }
+  EXPECT_GT(above, 0); // the scene exercises the coasting
+}
+
 // rotation_source (default fallback) on a texture without a gradient orientation (grain and an
 // off-centre disc, as Tracker.RotationFromLayout): the first frame describes the cells around the
 // target over one shared integral, and the reported boxes (turned by the layout's estimate) are

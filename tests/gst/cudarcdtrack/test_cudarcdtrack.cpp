@@ -127,6 +127,12 @@ TEST_F(RcdTrackElement, PropertiesRoundTripAndRefusals) {
     g_object_set(e, "occlusion-ratio", 2.5, nullptr);
     g_object_get(e, "occlusion-ratio", &occ, nullptr);
     EXPECT_EQ(occ, 2.5);
+    gint coast = -1;
+    g_object_get(e, "coast-frames", &coast, nullptr);
+    EXPECT_EQ(coast, rcd::Params().coast_frames);
+    g_object_set(e, "coast-frames", 7, nullptr);
+    g_object_get(e, "coast-frames", &coast, nullptr);
+    EXPECT_EQ(coast, 7);
     gboolean local = FALSE;
     g_object_get(e, "local-reacquire", &local, nullptr);
     EXPECT_EQ(local != FALSE, rcd::Params().local_reacquire);
