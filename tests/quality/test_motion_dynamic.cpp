@@ -55,38 +55,52 @@ HostImage frame(int t, std::vector<uint8_t>* truth, int swell = 0) {
   return out;
 }
 
-// Recall of the square over frames kAppear + 20 .. kFrames - 1 (it stands still for 100 frames).
-double stopped_recall(bool tight) {
+// The tests' settings: a short history (15 samples every 2 frames), no blobs.
+median3d::MotionParams short_history() {
   median3d::MotionParams p;
   p.history = 15;
   p.sample_period = 2;
-  p.adopt_frames = 2; // the fastest adoption: the flood, if any, crosses the square in ~40 frames
-  p.adopt_tight = tight;
   p.blobs = false;
+  return p;
+}
+
+// The CPU detector of `p` over frames 0..n-1 made by make(t); visit(t, mask) after each.
+template <typename Make, typename Visit>
+void run_frames(const median3d::MotionParams& p, int n, Make make, Visit visit) {
   Status st;
   auto det = median3d::make_motion_detector(Backend::kCpu, &st);
-  EXPECT_TRUE(det && det->configure(p).ok());
-  if (!det)
-    return -1.0;
+  ASSERT_TRUE(det && det->configure(p).ok()) << st.to_string();
   HostImage mask(PixelFormat::kGRAY8, kW, kH);
   const ImageView mv = mask.view();
+  for (int t = 0; t < n; ++t) {
+    const HostImage f = make(t);
+    median3d::MotionResult r;
+    ASSERT_TRUE(det->process(f.view(), &mv, nullptr, &r, nullptr).ok());
+    visit(t, mv);
+  }
+}
+
+// Recall of the square over frames kAppear + 20 .. kFrames - 1 (it stands still for 100 frames).
+double stopped_recall(bool tight) {
+  median3d::MotionParams p = short_history();
+  p.adopt_frames = 2; // the fastest adoption: the flood, if any, crosses the square in ~40 frames
+  p.adopt_tight = tight;
   std::vector<uint8_t> truth;
   int64_t hit = 0, total = 0;
-  for (int t = 0; t < kFrames; ++t) {
-    const HostImage f = frame(t, &truth);
-    median3d::MotionResult r;
-    EXPECT_TRUE(det->process(f.view(), &mv, nullptr, &r, nullptr).ok());
-    if (t < kAppear + 20)
-      continue;
-    for (int y = 0; y < kH; ++y) {
-      for (int x = 0; x < kW; ++x) {
-        if (truth[static_cast<size_t>(y) * kW + x]) {
-          ++total;
-          hit += mv.data[0][y * mv.pitch[0] + x] != 0;
+  run_frames(
+      p, kFrames, [&](int t) { return frame(t, &truth); },
+      [&](int t, const ImageView& mv) {
+        if (t < kAppear + 20)
+          return;
+        for (int y = 0; y < kH; ++y) {
+          for (int x = 0; x < kW; ++x) {
+            if (truth[static_cast<size_t>(y) * kW + x]) {
+              ++total;
+              hit += mv.data[0][y * mv.pitch[0] + x] != 0;
+            }
+          }
         }
-      }
-    }
-  }
+      });
   return total ? static_cast<double>(hit) / total : 0.0;
 }
 
@@ -106,33 +120,22 @@ TEST(MotionDetector, TightAdoptionKeepsAFlatObjectBesideAMovingBackground) {
 // absolute deviation is ~35, so its thresholds sit at tau_max. At 80 (the default) no frame leaves
 // them; at 48 (the former default) ~30% of the frames do, and the whole band is flagged.
 double band_false_positives(int tau_max) {
-  median3d::MotionParams p;
-  p.history = 15;
-  p.sample_period = 2;
+  median3d::MotionParams p = short_history();
   p.tau_max = tau_max;
   p.shadows = false; // grey: the darker half of the swell would pass as a cast shadow
-  p.blobs = false;
-  Status st;
-  auto det = median3d::make_motion_detector(Backend::kCpu, &st);
-  EXPECT_TRUE(det && det->configure(p).ok());
-  if (!det)
-    return -1.0;
-  HostImage mask(PixelFormat::kGRAY8, kW, kH);
-  const ImageView mv = mask.view();
   std::vector<uint8_t> truth;
   int64_t fp = 0, total = 0;
-  for (int t = 0; t < kAppear; ++t) {
-    const HostImage f = frame(t, &truth, 70);
-    median3d::MotionResult r;
-    EXPECT_TRUE(det->process(f.view(), &mv, nullptr, &r, nullptr).ok());
-    for (int y = 0; t >= p.history && y < kH; ++y) {
-      for (int x = 0; x < kBand; ++x) {
-        ++total;
-        fp += mv.data[0][y * mv.pitch[0] + x] != 0;
-      }
-    }
-  }
-  return static_cast<double>(fp) / total;
+  run_frames(
+      p, kAppear, [&](int t) { return frame(t, &truth, 70); },
+      [&](int t, const ImageView& mv) {
+        for (int y = 0; t >= p.history && y < kH; ++y) {
+          for (int x = 0; x < kBand; ++x) {
+            ++total;
+            fp += mv.data[0][y * mv.pitch[0] + x] != 0;
+          }
+        }
+      });
+  return total ? static_cast<double>(fp) / total : -1.0;
 }
 
 TEST(MotionDetector, DefaultTauMaxKeepsAStronglyMovingBackgroundOut) {
@@ -156,22 +159,12 @@ struct GlintScore {
 };
 
 GlintScore glints(int min_mask_area) {
-  median3d::MotionParams p;
-  p.history = 15;
-  p.sample_period = 2;
+  median3d::MotionParams p = short_history();
   p.min_mask_area = min_mask_area;
-  p.blobs = false;
-  Status st;
-  auto det = median3d::make_motion_detector(Backend::kCpu, &st);
-  EXPECT_TRUE(det && det->configure(p).ok());
-  if (!det)
-    return {};
-  HostImage mask(PixelFormat::kGRAY8, kW, kH);
-  const ImageView mv = mask.view();
   std::vector<uint8_t> label(static_cast<size_t>(kW) * kH); // 1 glint, 2 object
   GlintScore score;
   int64_t hit = 0, total = 0;
-  for (int t = 0; t < kFrames; ++t) {
+  auto make = [&](int t) {
     HostImage f(PixelFormat::kRGBA, kW, kH);
     std::mt19937 rng(9100 + t);
     std::normal_distribution<float> noise(0.f, 2.f);
@@ -198,10 +191,11 @@ GlintScore glints(int min_mask_area) {
         f.set_rgb(x, y, gr, gr, gr);
       }
     }
-    median3d::MotionResult r;
-    EXPECT_TRUE(det->process(f.view(), &mv, nullptr, &r, nullptr).ok());
+    return f;
+  };
+  run_frames(p, kFrames, make, [&](int t, const ImageView& mv) {
     if (t < kAppear + 5)
-      continue;
+      return;
     for (int y = 0; y < kH; ++y) {
       for (int x = 0; x < kW; ++x) {
         const uint8_t l = label[static_cast<size_t>(y) * kW + x];
@@ -213,7 +207,7 @@ GlintScore glints(int min_mask_area) {
         }
       }
     }
-  }
+  });
   score.object_recall = total ? static_cast<double>(hit) / total : 0.0;
   return score;
 }

@@ -333,44 +333,64 @@ TEST(TrackerParity, SameTracksOnBothBackends) {
   EXPECT_EQ(reacquired, 1);
 }
 
+// One target on both backends with default Params over `frames` W x H frames, each drawn by
+// draw(t, frame) (which returns the target's box; the target starts from it on frame 0): the same
+// boxes, states and distances on every frame. Returns the CPU's result of every frame.
+template <typename Draw>
+std::vector<TargetResult> expect_same_track(int W, int H, int frames, const HostImage& bg,
+                                            Draw draw) {
+  std::vector<TargetResult> out;
+  Status st;
+  auto cpu = make_tracker(Backend::kCpu, &st);
+  auto gpu = make_tracker(Backend::kCuda, &st);
+  EXPECT_TRUE(gpu) << st.to_string();
+  if (!gpu || !cpu->configure(Params(), W, H, PixelFormat::kRGBA).ok() ||
+      !gpu->configure(Params(), W, H, PixelFormat::kRGBA).ok()) {
+    ADD_FAILURE() << "configure";
+    return out;
+  }
+  Stream stream;
+  for (int t = 0; t < frames; ++t) {
+    HostImage f = test::copy_image(bg);
+    const Box gt = draw(t, &f);
+    if (t == 0 && (!cpu->add_target(0, gt).ok() || !gpu->add_target(0, gt).ok())) {
+      ADD_FAILURE() << "add_target";
+      return out;
+    }
+    std::vector<TargetResult> rc, rg;
+    EXPECT_TRUE(cpu->process(f.view(), nullptr, &rc).ok());
+    DeviceImage dev(f.view());
+    st = gpu->process(dev.view(), stream.get(), &rg);
+    EXPECT_TRUE(st.ok()) << st.to_string();
+    if (rc.size() != 1u || rg.size() != 1u) {
+      ADD_FAILURE() << "frame " << t << ": " << rc.size() << " and " << rg.size() << " results";
+      return out;
+    }
+    const std::string at = "frame " + std::to_string(t);
+    EXPECT_EQ(rc[0].box, rg[0].box) << at;
+    EXPECT_EQ(rc[0].lost, rg[0].lost) << at;
+    expect_close(rg[0].distance, rc[0].distance, 1e-6, at);
+    out.push_back(rc[0]);
+  }
+  return out;
+}
+
 // occlusion_ratio (default 4): the scene of TrackerOcclusion.BoxDoesNotGrowPastPartlyOccludedTarget
 // (a textured bar sliding over a third of the target), where frames are uncertain and take the
 // extra window of the predicted size: the same boxes and distances on both backends.
 TEST(TrackerParity, UncertainFramesUnderPartialOccluder) {
   CVIS_REQUIRE_GPU();
-  const int W = 220, H = 150;
-  HostImage bg = test::make_background(W, H, 41);
+  HostImage bg = test::make_background(220, 150, 41);
   HostImage tex = test::make_texture(40, 30, 43, 0);
   HostImage bar = test::make_texture(14, 44, 45, 1);
-  Status st;
-  auto cpu = make_tracker(Backend::kCpu, &st);
-  auto gpu = make_tracker(Backend::kCuda, &st);
-  ASSERT_TRUE(gpu) << st.to_string();
-  ASSERT_TRUE(cpu->configure(Params(), W, H, PixelFormat::kRGBA).ok());
-  ASSERT_TRUE(gpu->configure(Params(), W, H, PixelFormat::kRGBA).ok());
-  Stream stream;
-  for (int t = 0; t < 56; ++t) {
-    HostImage f = test::copy_image(bg);
+  const auto r = expect_same_track(220, 150, 56, bg, [&](int t, HostImage* f) {
     const double cx = 60 + 1.5 * t, cy = 72 + 0.3 * t;
-    const Box gt = test::draw_object(&f, tex, cx, cy, 1.0, 0.0);
+    const Box gt = test::draw_object(f, tex, cx, cy, 1.0, 0.0);
     if (t >= 12 && t < 36)
-      test::draw_object(&f, bar, cx - 13, cy, 1.0, 0.0);
-    if (t == 0) {
-      ASSERT_TRUE(cpu->add_target(0, gt).ok());
-      ASSERT_TRUE(gpu->add_target(0, gt).ok());
-    }
-    std::vector<TargetResult> rc, rg;
-    ASSERT_TRUE(cpu->process(f.view(), nullptr, &rc).ok());
-    DeviceImage dev(f.view());
-    st = gpu->process(dev.view(), stream.get(), &rg);
-    ASSERT_TRUE(st.ok()) << st.to_string();
-    ASSERT_EQ(rc.size(), 1u);
-    ASSERT_EQ(rg.size(), 1u);
-    const std::string at = "frame " + std::to_string(t);
-    EXPECT_EQ(rc[0].box, rg[0].box) << at;
-    EXPECT_EQ(rc[0].lost, rg[0].lost) << at;
-    expect_close(rg[0].distance, rc[0].distance, 1e-6, at);
-  }
+      test::draw_object(f, bar, cx - 13, cy, 1.0, 0.0);
+    return gt;
+  });
+  EXPECT_EQ(r.size(), 56u);
 }
 
 // coast_frames (default 20): the scene of TrackerOcclusion.TargetCoastsBehindBar (a target passing
@@ -378,39 +398,18 @@ TEST(TrackerParity, UncertainFramesUnderPartialOccluder) {
 // centre: the same boxes, states and distances on both backends.
 TEST(TrackerParity, CoastingBehindBar) {
   CVIS_REQUIRE_GPU();
-  const int W = 280, H = 150;
-  HostImage bg = test::make_background(W, H, 51);
+  HostImage bg = test::make_background(280, 150, 51);
   HostImage tex = test::make_texture(40, 30, 53, 0);
   HostImage bar = test::make_texture(24, 50, 55, 1);
-  Status st;
-  auto cpu = make_tracker(Backend::kCpu, &st);
-  auto gpu = make_tracker(Backend::kCuda, &st);
-  ASSERT_TRUE(gpu) << st.to_string();
-  ASSERT_TRUE(cpu->configure(Params(), W, H, PixelFormat::kRGBA).ok());
-  ASSERT_TRUE(gpu->configure(Params(), W, H, PixelFormat::kRGBA).ok());
-  Stream stream;
+  const auto r = expect_same_track(280, 150, 70, bg, [&](int t, HostImage* f) {
+    const Box gt = test::draw_object(f, tex, 40 + 2.5 * t, 75 + 0.2 * t, 1.0, 0.0);
+    test::draw_object(f, bar, 150, 78, 1.0, 0.0);
+    return gt;
+  });
+  EXPECT_EQ(r.size(), 70u);
   int above = 0; // frames above lost_threshold that stayed tracked (coasting)
-  for (int t = 0; t < 70; ++t) {
-    HostImage f = test::copy_image(bg);
-    const Box gt = test::draw_object(&f, tex, 40 + 2.5 * t, 75 + 0.2 * t, 1.0, 0.0);
-    test::draw_object(&f, bar, 150, 78, 1.0, 0.0);
-    if (t == 0) {
-      ASSERT_TRUE(cpu->add_target(0, gt).ok());
-      ASSERT_TRUE(gpu->add_target(0, gt).ok());
-    }
-    std::vector<TargetResult> rc, rg;
-    ASSERT_TRUE(cpu->process(f.view(), nullptr, &rc).ok());
-    DeviceImage dev(f.view());
-    st = gpu->process(dev.view(), stream.get(), &rg);
-    ASSERT_TRUE(st.ok()) << st.to_string();
-    ASSERT_EQ(rc.size(), 1u);
-    ASSERT_EQ(rg.size(), 1u);
-    const std::string at = "frame " + std::to_string(t);
-    EXPECT_EQ(rc[0].box, rg[0].box) << at;
-    EXPECT_EQ(rc[0].lost, rg[0].lost) << at;
-    expect_close(rg[0].distance, rc[0].distance, 1e-6, at);
-    above += !rc[0].lost && rc[0].distance > Params().lost_threshold;
-  }
+  for (const TargetResult& x : r)
+    above += !x.lost && x.distance > Params().lost_threshold;
   EXPECT_GT(above, 0); // the scene exercises the coasting
 }
 

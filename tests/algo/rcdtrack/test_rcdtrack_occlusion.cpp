@@ -24,18 +24,46 @@ struct TrackRun {
   int lost = 0;           // frames reported lost
 };
 
+// One target from its first box over N W x H frames (`pose`, `overlay` as test::run_one_target):
+// a TrackRun over the frames scored(t, truth) accepts, final_iou over those last(t, truth) accepts.
+template <typename Pose, typename Overlay, typename Scored, typename Last>
+TrackRun run_scene(const Params& p, int W, int H, int N, const HostImage& bg, const HostImage& tex,
+                   Pose pose, Overlay overlay, Scored scored, Last last) {
+  auto tr = cpu_tracker(p, W, H);
+  TrackRun run;
+  int n_scored = 0, n_last = 0;
+  const Status st = test::run_one_target(
+      tr.get(), bg, tex, N, pose,
+      [&](int t, const Box& gt, const TargetResult& r) {
+        if (!scored(t, gt))
+          return;
+        const double o = iou(r.box, gt);
+        run.mean_iou += o;
+        ++n_scored;
+        run.max_growth = std::max(run.max_growth, static_cast<double>(r.box.w) * r.box.h /
+                                                      (static_cast<double>(gt.w) * gt.h));
+        if (last(t, gt)) {
+          run.final_iou += o;
+          ++n_last;
+        }
+        run.lost += r.lost ? 1 : 0;
+      },
+      0, overlay);
+  EXPECT_TRUE(st.ok()) << st.to_string();
+  run.mean_iou /= std::max(1, n_scored);
+  run.final_iou /= std::max(1, n_last);
+  return run;
+}
+
 // A target moving right at 1.5 px per frame; from frame 12 to 36 a textured bar slides with it
 // over its left half (then leaves). The bar is the kind of occluder that pulls the matched window
 // onto itself and lets it grow (a half occluded window is about as far from the model at many
-// sizes).
+// sizes). Scored from frame 1; final_iou over the last 10 frames.
 TrackRun partial_occlusion(const Params& p) {
   const int W = 220, H = 150, N = 56;
   HostImage bg = test::make_background(W, H, 41);
   HostImage tex = test::make_texture(40, 30, 43, 0);
   HostImage bar = test::make_texture(14, 44, 45, 1);
-  auto tr = cpu_tracker(p, W, H);
-  TrackRun run;
-  int scored = 0, last = 0;
   auto pose = [](int t) { return test::Pose{60 + 1.5 * t, 72 + 0.3 * t, 1.0, 0.0}; };
   auto overlay = [&](int t, HostImage* f) {
     if (t >= 12 && t < 36) {
@@ -44,27 +72,9 @@ TrackRun partial_occlusion(const Params& p) {
       test::draw_object(f, bar, q.cx - 13, q.cy, 1.0, 0.0);
     }
   };
-  const Status st = test::run_one_target(
-      tr.get(), bg, tex, N, pose,
-      [&](int t, const Box& gt, const TargetResult& r) {
-        if (t == 0)
-          return;
-        const double o = iou(r.box, gt);
-        run.mean_iou += o;
-        ++scored;
-        run.max_growth = std::max(run.max_growth, static_cast<double>(r.box.w) * r.box.h /
-                                                      (static_cast<double>(gt.w) * gt.h));
-        if (t >= N - 10) {
-          run.final_iou += o;
-          ++last;
-        }
-        run.lost += r.lost ? 1 : 0;
-      },
-      0, overlay);
-  EXPECT_TRUE(st.ok()) << st.to_string();
-  run.mean_iou /= std::max(1, scored);
-  run.final_iou /= std::max(1, last);
-  return run;
+  return run_scene(
+      p, W, H, N, bg, tex, pose, overlay, [](int t, const Box&) { return t > 0; },
+      [&](int t, const Box&) { return t >= N - 10; });
 }
 
 // occlusion_ratio: with it off the box follows the window drawn onto the bar and grows past the
@@ -90,38 +100,19 @@ TEST(TrackerOcclusion, BoxDoesNotGrowPastPartlyOccludedTarget) {
 
 // A target moving right at 2.5 px per frame passes behind a textured bar fixed in the scene, 3/4
 // of its width wide and taller than it: hidden more and more from frame 18, at most 3/4 hidden
-// around frame 32, clear again from frame 46. Scored over the frames the bar touches it.
+// around frame 32, clear again from frame 46. Scored over the frames the bar touches it;
+// final_iou over its last 10 pixels coming out.
 TrackRun behind_bar(const Params& p) {
   const int W = 280, H = 150, N = 70, bx = 150, bw = 24;
   HostImage bg = test::make_background(W, H, 51);
   HostImage tex = test::make_texture(40, 30, 53, 0);
   HostImage bar = test::make_texture(bw, 50, 55, 1);
-  auto tr = cpu_tracker(p, W, H);
-  TrackRun run;
-  int scored = 0, last = 0;
   auto pose = [](int t) { return test::Pose{40 + 2.5 * t, 75 + 0.2 * t, 1.0, 0.0}; };
   auto overlay = [&](int, HostImage* f) { test::draw_object(f, bar, bx, 78, 1.0, 0.0); };
-  const Status st = test::run_one_target(
-      tr.get(), bg, tex, N, pose,
-      [&](int, const Box& gt, const TargetResult& r) {
-        if (gt.x + gt.w <= bx - bw / 2 || gt.x >= bx + bw / 2)
-          return; // the bar does not touch it
-        const double o = iou(r.box, gt);
-        run.mean_iou += o;
-        ++scored;
-        run.max_growth = std::max(run.max_growth, static_cast<double>(r.box.w) * r.box.h /
-                                                      (static_cast<double>(gt.w) * gt.h));
-        if (gt.x + gt.w > bx + bw / 2 - 10 && gt.x < bx + bw / 2) { // coming out
-          run.final_iou += o;
-          ++last;
-        }
-        run.lost += r.lost ? 1 : 0;
-      },
-      0, overlay);
-  EXPECT_TRUE(st.ok()) << st.to_string();
-  run.mean_iou /= std::max(1, scored);
-  run.final_iou /= std::max(1, last);
-  return run;
+  return run_scene(
+      p, W, H, N, bg, tex, pose, overlay,
+      [&](int, const Box& gt) { return gt.x + gt.w > bx - bw / 2 && gt.x < bx + bw / 2; },
+      [&](int, const Box& gt) { return gt.x + gt.w > bx + bw / 2 - 10 && gt.x < bx + bw / 2; });
 }
 
 // coast_frames: with it off the target is lost while mostly hidden (or its window sticks to the
