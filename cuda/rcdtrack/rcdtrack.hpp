@@ -272,7 +272,7 @@ public:
   // What the last process() did (zeros before the first).
   const FrameStats& last_stats() const { return stats_; }
 
-  struct Target; // implementation (rcdtrack_tracker.cpp)
+  struct Target; // implementation (rcdtrack_tracker_target.hpp)
 
 private:
   struct Impl;

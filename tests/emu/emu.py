@@ -114,6 +114,7 @@ TARGETS = {
         src=["cuda/rcdtrack/rcdtrack.cpp", "cuda/rcdtrack/rcdtrack_cpu.cpp",
              "cuda/rcdtrack/rcdtrack_model.cpp", "cuda/rcdtrack/rcdtrack_plan.cpp",
              "cuda/rcdtrack/rcdtrack_rotation.cpp", "cuda/rcdtrack/rcdtrack_tracker.cpp",
+             "cuda/rcdtrack/rcdtrack_tracker_search.cpp", "cuda/rcdtrack/rcdtrack_tracker_state.cpp",
              "cuda/rcdtrack/rcdtrack_detector.cpp",
              "cuda/rcdtrack/rcdtrack_cuda.cpp", "tests/algo/rcdtrack/rcdtrack_scene.cpp",
              "tests/algo/rcdtrack/test_rcdtrack_gpu.cpp"],

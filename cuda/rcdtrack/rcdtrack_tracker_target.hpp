@@ -1,0 +1,97 @@
+// The tracker's per-target state and the two halves of Tracker::process() (not public):
+// rcdtrack_tracker_search.cpp builds the frame's coarse pass (every target's search, plus the
+// regions of targets starting on this frame) and its fine pass (around each coarse hit, finer sizes
+// and a power-of-two step up to a quarter of it), both batched over all targets;
+// rcdtrack_tracker_state.cpp updates each target from the passes' results: position, size,
+// velocity, log-Euclidean model update, loss and re-acquisition.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "rcdtrack.hpp"
+#include "rcdtrack_plan.hpp"
+#include "rcdtrack_rotation.hpp"
+
+namespace cvis::rcdtrack {
+
+// The fine pass tries 2 * kFineHalf + 1 sizes spanning two coarse scale steps (one either side of
+// the coarse hit: a coarse hit inside a textured target is often one step too small).
+constexpr int kFineHalf = 4;
+
+enum class Stage { kPending, kFromModel, kActive };
+
+struct Tracker::Target {
+  int id = 0;
+  Stage stage = Stage::kPending;
+  Box init;
+  bool located = false;
+  double cx = 0, cy = 0, w = 0, h = 0, w0 = 0, h0 = 0, vx = 0, vy = 0;
+  double svx = 0, svy = 0; // slowly smoothed velocity of the confident frames (coast_frames)
+  double vs = 0;           // smoothed per-frame change of ln(size) (scale_prediction)
+  double bw = 0, bh = 0;   // this frame's search base size (the predicted size)
+  double orient0 = 0;      // rotation_box: orientation of the first window's gradients (rad)
+  bool oriented = false;   // the first window's gradients have an orientation
+  double rot = 0;          // estimated in-plane rotation since the first frame (rad)
+  std::vector<Box> cells;  // rotation_source: cells described around the first box
+  int cell_group = -1;     // this frame (start): the first cell's describe group
+  RotationModels rmodels;  // rotation_source: the first window turned by each angle
+  bool lost = false;
+  int lost_frames = 0;     // frames since it was lost
+  double lost_radius = -1; // < 0: a lost target is searched over the whole frame
+  bool aligned = false;    // auto coarse steps rounded down to multiples of 4 (2 under 8)
+  uint64_t age = 0;
+  double distance = 0;
+  double dref = 0;       // running distance over the confident tracking frames (0: none yet)
+  bool coasting = false; // a frame above lost_threshold since the last confident one
+  int uncertain_run = 0; // uncertain tracking frames since the last confident one (coast_frames)
+  Box box;
+  std::vector<double> cov;      // current model, ridged, n x n
+  std::vector<double> log_cov;  // the running mean's matrix logarithm (update_rate > 0)
+  std::vector<double> log_cov0; // the first model's (model_anchor > 0)
+  ModelData data;
+  // This frame.
+  int group = -1; // coarse group (describe group for kPending)
+  int fine_first = -1, fine_count = 0;
+  int same_group = -1; // fine group of the predicted size alone (occlusion_ratio)
+  int step = 1;
+  Prior prior;
+  // This frame, a lost target's local search (local_reacquire): coarse group, fine groups.
+  int local_group = -1, local_fine = -1, local_fine_count = 0;
+  int local_step = 1;
+  Prior local_prior;
+};
+
+// The ratio between neighbouring sizes of the fine pass.
+double fine_ratio(const Params& params);
+
+// Fills `pass` with this frame's coarse searches of every target (a describe group for targets
+// starting now) and records in each target which groups are its own.
+void plan_coarse(const Params& params, const Layout& layout, int width, int height,
+                 std::vector<Tracker::Target>* targets, Pass* pass);
+
+// Fills `pass` with the fine searches around each target's coarse hits (`coarse_out`, the
+// results of `coarse`) and records in each target which groups are its own.
+void plan_fine(const Params& params, int width, int height, const Pass& coarse,
+               const std::vector<GroupResult>& coarse_out, std::vector<Tracker::Target>* targets,
+               Pass* pass);
+
+// The frame's two passes and their results.
+struct PassResults {
+  const Pass& coarse;
+  const std::vector<GroupResult>& coarse_out;
+  const Pass& fine;
+  const std::vector<GroupResult>& fine_out;
+};
+
+// A pending target's first frame: its model from the describe group of the coarse pass. An
+// internal error when the ridged covariance is not positive definite.
+Status start_target(const Params& params, const Layout& layout, const PassResults& passes,
+                    Tracker::Target* t);
+
+// A started target's state after this frame's passes; res->event says what happened (unchanged
+// when the target tracked or stayed lost).
+void update_target(const Params& params, const Layout& layout, int width, int height,
+                   const PassResults& passes, Tracker::Target* t, TargetResult* res);
+
+} // namespace cvis::rcdtrack
