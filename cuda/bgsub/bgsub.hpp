@@ -130,7 +130,7 @@ struct Params {
   // objects too).
   int cut_refill = 12;
   // Components of the cleaned mask smaller than this many pixels are cleared (0 or 1: none).
-  int min_mask_area = 20;
+  int min_mask_area = 60;
   // Ghosts (README.md "Scene extensions"): where an object that was in the samples has left, the
   // revealed background is foreground for the model. A ghost has no edge in the frame across its
   // contour but one in the model: a raw-foreground pixel of the cleaned mask that has stayed within

@@ -253,12 +253,12 @@ TEST(BgsubScene, GhostPassesTakeInARevealedBackgroundNotAStoppedObject) {
   }
 }
 
-// Specks of 2x2 pixels (below min_mask_area after the 3x3 majority keeps them) are cleared, a
-// large object is kept.
+// Flecks of 6x6 pixels (36: what waves and leaves leave after the clean-up, a few tens of pixels;
+// below min_mask_area 60, above the earlier default 20) are cleared, a 12x12 object is kept.
 TEST(BgsubScene, AreaFilterClearsSmallComponents) {
   std::vector<Patch> specks;
   for (int i = 0; i < 4; ++i)
-    specks.push_back(Patch{4 + 10 * i, 4, 3, 3, {250, 250, 20}});
+    specks.push_back(Patch{4 + 10 * i, 3, 6, 6, {250, 250, 20}});
   specks.push_back(Patch{10, 18, 12, 12, {220, 40, 30}});
   auto frame = [&](int t) {
     return scene(texture(), 1.0f, t < 20 ? std::vector<Patch>{} : specks, t);
@@ -268,7 +268,7 @@ TEST(BgsubScene, AreaFilterClearsSmallComponents) {
   const Masks a = run(on, 24, frame), b = run(off, 24, frame);
   for (int t = 20; t < 24; ++t) {
     EXPECT_EQ(count(a, t, 0, 0, kW, 12), 0) << t;
-    EXPECT_GE(count(b, t, 0, 0, kW, 12), 4 * 9) << t;
+    EXPECT_GE(count(b, t, 0, 0, kW, 12), 4 * 30) << t; // 4 x 36, corners may go
     EXPECT_GE(count(a, t, 10, 18, 12, 12), 140) << t;
     EXPECT_EQ(count(a, t, 10, 18, 12, 12), count(b, t, 10, 18, 12, 12)) << t;
   }
