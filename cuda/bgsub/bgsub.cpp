@@ -100,6 +100,7 @@ Params paper_params() {
   p.shot_change = false;
   p.min_mask_area = 0;
   p.ghost_passes = 0;
+  p.update_own = false;
   p.threshold = 1e-6; // the default before the corpus's defaults (3e-7)
   return p;
 }
@@ -167,6 +168,7 @@ ModelConsts model_consts(const Params& p, int width, int height, const cpwl::Tab
   m.norm = static_cast<float>(std::pow(2.0 * kPi, -1.5) / p.num_samples);
   m.threshold = static_cast<float>(p.threshold);
   m.update_threshold = static_cast<float>(p.threshold * p.update_margin);
+  m.update_own = p.update_own;
   if (kernel_indexes_uniform_table(p.kernel))
     m.arg_scale = table.scale;
   else if (p.kernel == Kernel::kFastFused)

@@ -71,6 +71,12 @@ struct Params {
   // object colours from leaking into the neighbours' reference samples (README.md).
   bool conservative_update = true;
   double update_margin = 1.0; // >= 1
+  // Update only pixels whose own samples explain their value (own_explained, bgsub_math.hpp: the
+  // density of their own L samples alone is >= threshold), or that show what half of a background
+  // 4-neighbour's samples hold (borrowed_learnable: revealed background). Other background that
+  // only the neighbours' samples explain is background in the mask but not learnt, so a flat
+  // object next to a moving background is not taken in from its contour (README.md, deviations).
+  bool update_own = true;
   // Foreground when the density (levels^-3) is below this (> 0). 3e-7: chosen on the issue-12
   // corpus's training sequences with the shadow defaults below (docs/elements/cudabgsub.md);
   // the paper's model (paper_params) keeps 1e-6.
@@ -124,7 +130,7 @@ struct Params {
   // objects too).
   int cut_refill = 12;
   // Components of the cleaned mask smaller than this many pixels are cleared (0 or 1: none).
-  int min_mask_area = 20;
+  int min_mask_area = 60;
   // Ghosts (README.md "Scene extensions"): where an object that was in the samples has left, the
   // revealed background is foreground for the model. A ghost has no edge in the frame across its
   // contour but one in the model: a raw-foreground pixel of the cleaned mask that has stayed within

@@ -129,6 +129,8 @@ public:
     schedule_.end(raw_count, changed, static_cast<int64_t>(npix));
     cleanup();
     if (plan.update) {
+      if (p_.update_own && !plan.blind)
+        lend();
       parallel_rows(h_, threads, [&](int y0, int y1) { update(y0, y1, plan.blind); });
     }
     if (p_.blobs) {
@@ -252,6 +254,12 @@ private:
         }
         const float d = kde_density(total, wsum, inv_sigma, m);
         uint8_t r = classify_density(d, m);
+        if (r == 0 && m.update_own &&
+            !own_explained(
+                cur_[i], m, scale, inv_sigma, [&](int k) { return sample(k, i); }, prod,
+                kernel_terms_nonnegative(static_cast<int>(p_.kernel)))) {
+          r = kRawBorrowed;
+        }
         if (r == kRawForeground && shadows &&
             shadow_explained(
                 cur_[i], [&](int k) { return sample(k, i); }, p_.num_samples, lo16, hi16,
@@ -377,6 +385,25 @@ private:
     for (int y = 0; y < h_; ++y)
       for (int x = 0; x < w_; ++x)
         mask_[static_cast<size_t>(y) * w_ + x] = morph3x3(er, x, y, w_, h_, true);
+  }
+
+  // kRawBorrowed pixels of the mask's background that borrowed_learnable() lets learn become
+  // kRawLent. The test reads raw values only as 0 or not, so marking in place reads what the CUDA
+  // kernel reads.
+  void lend() {
+    const size_t npix = static_cast<size_t>(w_) * h_;
+    auto raw = [&](int x, int y) { return raw_[static_cast<size_t>(y) * w_ + x]; };
+    auto smp = [&](int k, int x, int y) {
+      return samples_[static_cast<size_t>(k) * npix + static_cast<size_t>(y) * w_ + x];
+    };
+    for (int y = 0; y < h_; ++y) {
+      for (int x = 0; x < w_; ++x) {
+        const size_t i = static_cast<size_t>(y) * w_ + x;
+        if (raw_[i] == kRawBorrowed && !mask_[i] &&
+            borrowed_learnable(raw, smp, p_.num_samples, cur_[i], p_.ghost_levels, x, y, w_, h_))
+          raw_[i] = kRawLent;
+      }
+    }
   }
 
   // Selective update: background pixels replace their oldest sample with the current feature and

@@ -90,6 +90,8 @@ public:
     }
     CVIS_RETURN_IF_ERROR(kernels::launch_scene_counts(m, stream));
     if (plan.update) {
+      if (p_.update_own && !plan.blind)
+        CVIS_RETURN_IF_ERROR(kernels::launch_lend(m, p_.ghost_levels, stream));
       CVIS_RETURN_IF_ERROR(
           kernels::launch_update(m, plan_, true, p_.conservative_update, plan.blind, stream));
     }

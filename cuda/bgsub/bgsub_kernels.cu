@@ -29,6 +29,23 @@ __global__ void features_kernel(PixelSource src, bool chroma, DeviceModel m) {
   m.feat[static_cast<size_t>(y) * m.stride + x] = feature_of(fetch_rgb(src, x, y), chroma);
 }
 
+// kRawBorrowed pixels of the mask's background that borrowed_learnable() lets learn: kRawLent.
+__global__ void lend_kernel(DeviceModel m, int levels) {
+  const int x = blockIdx.x * kBx + threadIdx.x, y = blockIdx.y * kBy + threadIdx.y;
+  if (x >= m.width || y >= m.height)
+    return;
+  const size_t i = static_cast<size_t>(y) * m.stride + x;
+  if (m.raw[i] != kRawBorrowed || m.mask[i])
+    return;
+  const size_t plane = plane_elems(m);
+  auto raw = [&](int xx, int yy) { return m.raw[static_cast<size_t>(yy) * m.stride + xx]; };
+  auto smp = [&](int k, int xx, int yy) {
+    return __ldg(m.samples + k * plane + static_cast<size_t>(yy) * m.stride + xx);
+  };
+  if (borrowed_learnable(raw, smp, m.num_samples, m.cur[i], levels, x, y, m.width, m.height))
+    m.raw[i] = kRawLent;
+}
+
 // The differences live in shared memory (kShared: difference k of thread t at k * 256 + t, no
 // bank conflicts) or, where the device has too little shared memory for L, in a local array. In
 // local memory 188 bytes per pixel (L = 48) overflow L1 at full occupancy, and the median's
@@ -229,6 +246,12 @@ __global__ void __launch_bounds__(kBx* kBy)
   }
   const float d = kde_density(total, wsum, inv_sigma, c);
   uint8_t r = classify_density(d, c);
+  if (r == 0 && c.update_own &&
+      !own_explained(
+          feat, c, scale, inv_sigma, [&](int k) { return __ldg(samples + k * plane + i); }, prod,
+          kNonnegative)) {
+    r = kRawBorrowed;
+  }
   if (r == kRawForeground && sh.enabled &&
       shadow_explained(
           feat, [&](int k) { return samples[k * plane + i]; }, c.num_samples, sh.lo16, sh.hi16,
@@ -289,6 +312,12 @@ Status plan_update(int num_samples, UpdatePlan* plan) {
                                          static_cast<int>(p.smem)));
   }
   *plan = p;
+  return Status::Ok();
+}
+
+Status launch_lend(const DeviceModel& m, int levels, cudaStream_t stream) {
+  lend_kernel<<<grid_for(m.width, m.height), dim3(kBx, kBy), 0, stream>>>(m, levels);
+  CVIS_CUDA_CHECK_LAUNCH(stream, "bgsub lend_kernel");
   return Status::Ok();
 }
 

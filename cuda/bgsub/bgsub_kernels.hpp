@@ -73,6 +73,11 @@ Status plan_update(int num_samples, UpdatePlan* plan);
 Status launch_update(const DeviceModel& m, const UpdatePlan& plan, bool update, bool conservative,
                      bool blind, cudaStream_t stream);
 
+// Params::update_own, before a selective update: kRawBorrowed pixels of the mask's background that
+// borrowed_learnable() lets learn become kRawLent (m.raw; reads m.cur and m.samples). `levels`:
+// Params::ghost_levels.
+Status launch_lend(const DeviceModel& m, int levels, cudaStream_t stream);
+
 // KDE classification of m.cur into m.raw (and m.density) with Kernel `kernel` (bgsub::Kernel
 // value), the bandwidths widened by m.fig->gains; foreground explained as a shadow becomes
 // kRawShadow. `table` holds device pointers (CPWL kernels).

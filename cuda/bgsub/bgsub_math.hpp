@@ -27,6 +27,7 @@ struct ModelConsts {
   float norm = 0.f;                   // (2 pi)^(-3/2) / L
   float threshold = 0.f;
   float update_threshold = 0.f; // threshold * update_margin
+  bool update_own = false;      // Params::update_own: own_explained() gates the update
   // Factor of 1/sigma in the kernel's argument t = |d| / sigma * arg_scale: the table's N / range
   // for the uniform CPWL tables (t is the table index), sqrt(log2(e) / 2) for fast-fused (t^2 sums
   // to the exponent of 2 directly), 1 otherwise (u = |d| / sigma).
@@ -293,6 +294,30 @@ CVIS_HD void kde_sums(uint32_t feat, int px, int py, const ModelConsts& m, const
   *weight_sum = wsum;
 }
 
+// Own-samples test of Params::update_own: whether pixel p's own L samples alone explain its
+// feature, i.e. the density of (D) restricted to q = p (weight 1) is >= threshold. A background
+// pixel that only its neighbours' samples explain does not update: at the contour of a flat object
+// that a moving background's wide kernels or a neighbour's samples explain, the object's colour
+// would otherwise enter the pixel's samples and, through them, its neighbours' sums, a layer a
+// frame. `sample(k)` returns the pixel's sample k; `nonneg` (kernel_terms_nonnegative) allows
+// stopping once the partial sum's density reaches the threshold (the same answer: the terms are >=
+// 0).
+template <typename SampleFn, typename ProdFn>
+CVIS_HD bool own_explained(uint32_t feat, const ModelConsts& m, const float scale[3],
+                           const float inv_sigma[3], SampleFn sample, ProdFn prod, bool nonneg) {
+  const float fb[3] = {biased_channel(feat, 0), biased_channel(feat, 1), biased_channel(feat, 2)};
+  const DensityFactors f = density_factors(1.0f, inv_sigma, m);
+  float s = 0.0f;
+  for (int k = 0; k < m.num_samples; ++k) {
+    const uint32_t ref = sample(k);
+    s = add_rn(s, prod(kernel_arg(ref, fb, scale, 0), kernel_arg(ref, fb, scale, 1),
+                       kernel_arg(ref, fb, scale, 2)));
+    if (nonneg && k % kEarlyCheckEvery == kEarlyCheckEvery - 1 && density_of(s, f) >= m.threshold)
+      return true;
+  }
+  return density_of(s, f) >= m.threshold;
+}
+
 // Raw classification of a density: foreground, weak background (below update_threshold: kept out
 // of the conservative update) or background.
 inline constexpr uint8_t kRawForeground = 255;
@@ -300,6 +325,39 @@ inline constexpr uint8_t kRawWeakBackground = 1;
 // Foreground by density, explained as a cast shadow (Params::shadows): background in the mask,
 // never an update (the shadow's colours must not enter the samples).
 inline constexpr uint8_t kRawShadow = 2;
+// Background by density that the pixel's own samples do not explain (Params::update_own): only its
+// neighbours' do. Background in the mask; updates only where it continues a neighbour's background
+// in the frame (updatable).
+inline constexpr uint8_t kRawBorrowed = 3;
+// kRawBorrowed that borrowed_learnable() lets update (set between the ghost passes and the update).
+inline constexpr uint8_t kRawLent = 4;
+
+// Whether a kRawBorrowed pixel at (x, y) with value v may learn it: a 4-neighbour is background
+// that its own samples explain (raw 0) and at least half of that neighbour's L samples
+// (`sample(k, x, y)`) lie within `levels` of v in every channel. Revealed background is what its
+// neighbours' samples hold (a ghost's contour still dissolves through the update); a flat object's
+// colour is at most an occasional sample of the moving background beside it, and a contour pixel
+// that has learnt it holds it in fewer than half of its samples for L / 2 frames. Reads raw values
+// and samples only (the pass that writes kRawLent leaves both 3 and 4 != 0, and no sample moves).
+template <typename At, typename SampleFn>
+CVIS_HD bool borrowed_learnable(At raw, SampleFn sample, int L, uint32_t v, int levels, int x,
+                                int y, int w, int h) {
+  const int need = (L + 1) / 2;
+  for (int n = 0; n < 4; ++n) {
+    const int xx = x + (n == 0 ? -1 : (n == 1 ? 1 : 0));
+    const int yy = y + (n == 2 ? -1 : (n == 3 ? 1 : 0));
+    if (xx < 0 || yy < 0 || xx >= w || yy >= h || raw(xx, yy) != 0)
+      continue;
+    int matches = 0;
+    for (int k = 0; k < L && matches < need; ++k) {
+      const uint32_t d = absdiff3(v, sample(k, xx, yy));
+      matches += channel(d, 0) <= levels && channel(d, 1) <= levels && channel(d, 2) <= levels;
+    }
+    if (matches >= need)
+      return true;
+  }
+  return false;
+}
 CVIS_HD uint8_t classify_density(float d, const ModelConsts& m) {
   return d < m.threshold ? kRawForeground : (d < m.update_threshold ? kRawWeakBackground : 0);
 }
@@ -344,13 +402,16 @@ template <typename At> CVIS_HD uint8_t morph3x3(At at, int x, int y, int w, int 
 // which the clean-up removed, and which must keep following a drifting background). So the clean-up
 // cannot let object colours into the samples (it erases object corners and thin parts), where the
 // neighbours' density sums would pick them up and spread them.
+// kRawBorrowed never updates; kRawLent (borrowed_learnable() held for it before the update) does.
 template <typename At>
 CVIS_HD bool updatable(At raw, uint8_t final_mask, int x, int y, int w, int h, bool conservative) {
   if (final_mask)
     return false;
   const uint8_t self = raw(x, y);
-  if (self == kRawShadow)
+  if (self == kRawShadow || self == kRawBorrowed)
     return false;
+  if (self == kRawLent)
+    return true;
   if (!conservative)
     return true;
   if (self == 0)

@@ -31,6 +31,7 @@ enum {
   PROP_INTENSITY_SIGMA_SCALE,
   PROP_CONSERVATIVE_UPDATE,
   PROP_UPDATE_MARGIN,
+  PROP_UPDATE_OWN,
   PROP_ILLUMINATION,
   PROP_SHADOWS,
   PROP_SHADOW_LOW,
@@ -144,6 +145,7 @@ gst_cuda_bg_sub_set_property (GObject * object, guint prop_id, const GValue * va
     case PROP_SPATIAL_SIGMA: p.spatial_sigma = g_value_get_float (value); break;
     case PROP_INTENSITY_SIGMA_SCALE: p.intensity_sigma_scale = g_value_get_float (value); break;
     case PROP_CONSERVATIVE_UPDATE: p.conservative_update = g_value_get_boolean (value); break;
+    case PROP_UPDATE_OWN: p.update_own = g_value_get_boolean (value); break;
     case PROP_UPDATE_MARGIN: p.update_margin = g_value_get_double (value); break;
     case PROP_ILLUMINATION: p.illumination = g_value_get_boolean (value); break;
     case PROP_SHADOWS: p.shadows = g_value_get_boolean (value); break;
@@ -197,6 +199,7 @@ gst_cuda_bg_sub_get_property (GObject * object, guint prop_id, GValue * value,
     case PROP_SPATIAL_SIGMA: g_value_set_float (value, p.spatial_sigma); break;
     case PROP_INTENSITY_SIGMA_SCALE: g_value_set_float (value, p.intensity_sigma_scale); break;
     case PROP_CONSERVATIVE_UPDATE: g_value_set_boolean (value, p.conservative_update); break;
+    case PROP_UPDATE_OWN: g_value_set_boolean (value, p.update_own); break;
     case PROP_UPDATE_MARGIN: g_value_set_double (value, p.update_margin); break;
     case PROP_ILLUMINATION: g_value_set_boolean (value, p.illumination); break;
     case PROP_SHADOWS: g_value_set_boolean (value, p.shadows); break;
@@ -288,6 +291,11 @@ gst_cuda_bg_sub_install_properties (GObjectClass * c)
           "conservative-update: a pixel refreshes its samples only when its density is at least "
           "this multiple of threshold (larger: objects leak less into the model, the model "
           "follows illumination changes less)", 1.0, 1e12, d.update_margin, playing));
+  g_object_class_install_property (c, PROP_UPDATE_OWN,
+      g_param_spec_boolean ("update-own", "Update on own samples",
+          "Update only pixels whose own samples explain their value (the neighbours' samples "
+          "alone classify but do not teach: flat objects next to a moving background are not "
+          "learnt from their contour)", d.update_own, playing));
   /* Scene extensions (issue 12): all off (and min-mask-area 0) is the paper's model. */
   g_object_class_install_property (c, PROP_ILLUMINATION, g_param_spec_boolean ("illumination",
           "Illumination", "Compensate global illumination changes: per-channel gains (the median "

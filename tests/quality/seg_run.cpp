@@ -92,6 +92,7 @@ cvis::bgsub::Params bgsub_params(Kv& kv) {
                                             : cvis::bgsub::ColorSpace::kRgb;
   p.update_margin = num(kv, "update_margin", p.update_margin);
   p.conservative_update = num(kv, "conservative_update", p.conservative_update) != 0;
+  p.update_own = num(kv, "update_own", p.update_own) != 0;
   p.illumination = num(kv, "illumination", p.illumination) != 0;
   p.shadows = num(kv, "shadows", p.shadows) != 0;
   p.shadow_low = static_cast<float>(num(kv, "shadow_low", p.shadow_low));

@@ -21,10 +21,12 @@ struct SeqRun {
   std::vector<FrameResult> results;
 };
 
-// A small fast sequence: L = 12 samples, 3x3 neighbourhood.
+// A small fast sequence: L = 12 samples, 3x3 neighbourhood; min_mask_area 20 (the small scenes'
+// objects are under the default 60).
 inline Params small_params(Kernel k = Kernel::kExact) {
   Params p;
   p.num_samples = 12;
+  p.min_mask_area = 20;
   p.kernel = k;
   p.cpwl_points = 64;
   return p;

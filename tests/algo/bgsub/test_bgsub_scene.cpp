@@ -230,32 +230,35 @@ TEST(BgsubScene, GhostPassesTakeInARevealedBackgroundNotAStoppedObject) {
   on.ghost_still = 2;
   Params off = on;
   off.ghost_passes = 0;
-  const Masks a = run(on, 60, frame), b = run(off, 60, frame);
-  // Measured (780 ghost pixels at frame 30): on 591 / 351 / 105 / 54 / 26 / 0 at frames 32 / 36 /
-  // 42 / 44 / 46 / 48, off 606 / 366 / 114 / 67 / 31 / 0. On this textured background the
-  // neighbourhood's samples take in most of the ghost; a pass adds a layer only where its source's
-  // own density test explains the source's value (ghost_source), so a layer taken over in a frame
-  // is a source from the next frame on: about one layer per frame besides the neighbourhood's. What
-  // is kept: the passes only remove ghost pixels (fewer left on every frame), and the ghost is gone
-  // 18 frames after the object left.
-  for (int t = 31; t < 48; ++t)
+  const Masks a = run(on, 80, frame), b = run(off, 80, frame);
+  // Measured (733 ghost pixels in the mask at frame 30): on 619 / 525 / 389 / 344 / 303 / 272 at
+  // frames 32 / 36 / 42 / 44 / 46 / 48, none from frame 67; off 631 / 575 / 488 / 456 / 418 / 399,
+  // none from frame 100. On this textured background the update takes in most of the ghost: a
+  // ghost pixel that only its neighbours' samples explain learns its value where a neighbour's
+  // samples hold it (update_own, borrowed_learnable), the next layer once that pixel holds it in
+  // half of its L = 12 samples. A pass adds a layer only where its source's own density test
+  // explains the source's value (ghost_source), so a layer taken over in a frame is a source from
+  // the next frame on. What is kept: from frame 32 on the passes only remove ghost pixels (fewer
+  // left on every frame; at frame 31, 682 against 679), and the ghost is gone 37 frames after the
+  // object left (18 before update_own).
+  for (int t = 32; t < 67; ++t)
     EXPECT_LE(count(a, t, 4, 3, 30, 26), count(b, t, 4, 3, 30, 26)) << t;
   EXPECT_LT(count(a, 44, 4, 3, 30, 26), count(b, 44, 4, 3, 30, 26));
-  for (int t = 48; t < 60; ++t)
+  for (int t = 67; t < 80; ++t)
     EXPECT_EQ(count(a, t, 4, 3, 30, 26), 0) << t;
   EXPECT_GE(count(b, 44, 4, 3, 30, 26), 40);
-  for (int t = 22; t < 60; ++t) {
+  for (int t = 22; t < 80; ++t) {
     EXPECT_GE(count(a, t, 38, 20, 8, 12), 90) << t; // 96 pixels
     EXPECT_EQ(count(a, t, 38, 20, 8, 12), count(b, t, 38, 20, 8, 12)) << t;
   }
 }
 
-// Specks of 2x2 pixels (below min_mask_area after the 3x3 majority keeps them) are cleared, a
-// large object is kept.
+// Flecks of 6x6 pixels (36: what waves and leaves leave after the clean-up, a few tens of pixels;
+// below min_mask_area 60, above the earlier default 20) are cleared, a 12x12 object is kept.
 TEST(BgsubScene, AreaFilterClearsSmallComponents) {
   std::vector<Patch> specks;
   for (int i = 0; i < 4; ++i)
-    specks.push_back(Patch{4 + 10 * i, 4, 3, 3, {250, 250, 20}});
+    specks.push_back(Patch{4 + 10 * i, 3, 6, 6, {250, 250, 20}});
   specks.push_back(Patch{10, 18, 12, 12, {220, 40, 30}});
   auto frame = [&](int t) {
     return scene(texture(), 1.0f, t < 20 ? std::vector<Patch>{} : specks, t);
@@ -265,7 +268,7 @@ TEST(BgsubScene, AreaFilterClearsSmallComponents) {
   const Masks a = run(on, 24, frame), b = run(off, 24, frame);
   for (int t = 20; t < 24; ++t) {
     EXPECT_EQ(count(a, t, 0, 0, kW, 12), 0) << t;
-    EXPECT_GE(count(b, t, 0, 0, kW, 12), 4 * 9) << t;
+    EXPECT_GE(count(b, t, 0, 0, kW, 12), 4 * 30) << t; // 4 x 36, corners may go
     EXPECT_GE(count(a, t, 10, 18, 12, 12), 140) << t;
     EXPECT_EQ(count(a, t, 10, 18, 12, 12), count(b, t, 10, 18, 12, 12)) << t;
   }

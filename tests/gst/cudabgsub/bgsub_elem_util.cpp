@@ -160,11 +160,12 @@ cvis::bgsub::Params small_params(cvis::bgsub::Kernel k) {
   cvis::bgsub::Params p;
   p.num_samples = 8;
   p.kernel = k;
+  p.min_mask_area = 20; // the small scenes' objects (6x6 squares) are under the default 60
   return p;
 }
 
 std::string small_props(cvis::bgsub::Kernel k) {
-  return std::string("num-samples=8 kernel=") + cvis::bgsub::kernel_name(k);
+  return std::string("num-samples=8 min-mask-area=20 kernel=") + cvis::bgsub::kernel_name(k);
 }
 
 bool has_feature(const char* name) {
