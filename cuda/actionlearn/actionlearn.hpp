@@ -23,7 +23,7 @@ struct Dictionary {
   // The descriptors' flow histogram and its speed split (pixels/frame; 0 with kPaper).
   stip::FlowHistogram flow = stip::FlowHistogram::kPaper;
   double speed_split = 0;
-  // The ridge classifier over the distances to every model (version 3; actionlearn_ridge.hpp):
+  // The ridge classifier over the distances to every model (versions 3, 4; actionlearn_ridge.hpp):
   // ridge.classes == 0 without one (the nearest model decides). With one, the models are every
   // training candidate, ridge.cands is 0..models-1, `classes` names the classes in the order of
   // the weights, `ridge_distance` is the distance its features were computed with, and
@@ -38,18 +38,20 @@ struct Dictionary {
 };
 // Every model valid and of dimension `dim`, params valid; with FlowHistogram::kSpeed, dim
 // kSpeedDescriptorDim and speed_split in kMinSpeedSplit..kMaxSpeedSplit, with kPaper speed_split 0;
-// a ridge classifier with 1..255 distinct classes naming every model's label, one feature per
-// model (cands 0..models-1), finite values, prototypes sorted and in range.
+// a ridge classifier with 1..255 distinct classes naming every model's label, one candidate per
+// model (cands 0..models-1; with class-mean features cand_class the class of each model's label,
+// every class with a model), finite values, prototypes sorted and in range.
 Status validate(const Dictionary& d);
 // The flow histogram fields alone (flow, speed_split, and dim against them).
 Status validate_descriptor_kind(const Dictionary& d);
 
 // The binary dictionary file (FORMAT.md): little-endian, CRC-32 protected. Version 2 adds the flow
-// histogram to the header, version 3 the ridge classifier after the models. The writer writes the
-// lowest version that holds the content (1: the paper's flow histogram and no classifier; 2: the
-// speed split; 3: a ridge classifier), so older builds read what they can use; the reader reads
-// all three (a version 1 or 2 file is a nearest-prototype dictionary).
-inline constexpr uint32_t kDictionaryVersion = 3;
+// histogram to the header, version 3 the ridge classifier after the models, version 4 its kind of
+// features. The writer writes the lowest version that holds the content (1: the paper's flow
+// histogram and no classifier; 2: the speed split; 3: a ridge classifier over the distances to
+// every model; 4: over the class means), so older builds read what they can use; the reader reads
+// all four (a version 1 or 2 file is a nearest-prototype dictionary).
+inline constexpr uint32_t kDictionaryVersion = 4;
 // The version serialize_dictionary() writes for `d`.
 uint32_t dictionary_version(const Dictionary& d);
 // Serialises a valid dictionary. Errors: those of validate().

@@ -1,4 +1,4 @@
-// The binary dictionary file, versions 1 to 3 (FORMAT.md): writer, and a reader that checks every
+// The binary dictionary file, versions 1 to 4 (FORMAT.md): writer, and a reader that checks every
 // field before it uses it, so a truncated, corrupt or foreign file is an error naming what is
 // wrong.
 #include <cerrno>
@@ -187,7 +187,7 @@ Status parse(const uint8_t* data, size_t size, Dictionary* out) {
     CVIS_RETURN_IF_ERROR(parse_model(&rd, static_cast<int>(i), d.dim, &d.models[i]));
   }
   if (version >= 3)
-    CVIS_RETURN_IF_ERROR(detail::parse_ridge(&rd, &d));
+    CVIS_RETURN_IF_ERROR(detail::parse_ridge(&rd, version, &d));
   if (rd.left() != 0) {
     return io_error(
         std::to_string(rd.left()) + " bytes after the last " +
@@ -225,8 +225,7 @@ Status validate_descriptor_kind(const Dictionary& d) {
     return invalid_argument("unknown flow histogram");
   if (!(d.speed_split >= kMinSpeedSplit && d.speed_split <= kMaxSpeedSplit))
     return invalid_argument("speed split " + std::to_string(d.speed_split) + " out of range " +
-                            std::to_string(kMinSpeedSplit) + ".." +
-                            std::to_string(kMaxSpeedSplit));
+                            std::to_string(kMinSpeedSplit) + ".." + std::to_string(kMaxSpeedSplit));
   if (d.dim != kSpeedDescriptorDim)
     return invalid_argument("dim " + std::to_string(d.dim) +
                             " with the speed flow histogram (its descriptors have " +
@@ -256,7 +255,7 @@ Status validate(const Dictionary& d) {
 
 uint32_t dictionary_version(const Dictionary& d) {
   if (d.has_ridge())
-    return 3;
+    return d.ridge.features == RidgeFeatures::kDistance ? 3 : 4;
   return d.flow == FlowHistogram::kPaper ? 1 : 2;
 }
 
@@ -309,7 +308,7 @@ Status serialize_dictionary(const Dictionary& d, std::vector<uint8_t>* out) {
       w.f32(v);
   }
   if (d.has_ridge())
-    detail::write_ridge(d, &w);
+    detail::write_ridge(d, version, &w);
   const uint64_t size = buf.size();
   for (int i = 0; i < 8; ++i)
     buf[16 + i] = static_cast<uint8_t>(size >> (8 * i));

@@ -1,7 +1,8 @@
-// The classifier section of the dictionary file, version 3 (FORMAT.md).
+// The classifier section of the dictionary file, versions 3 and 4 (FORMAT.md).
 #include "actionlearn_dict_ridge.hpp"
 
 #include <cmath>
+#include <map>
 #include <set>
 
 namespace cvis::actionlearn::detail {
@@ -54,16 +55,37 @@ Status validate_ridge(const Dictionary& d) {
     if (!names.count(d.models[m].label))
       return invalid_argument("ridge: model " + std::to_string(m) + " ('" + d.models[m].label +
                               "') is of no class of the classifier");
+  if (r.features != RidgeFeatures::kDistance && r.features != RidgeFeatures::kClassMean)
+    return invalid_argument("ridge: unknown features");
   if (r.cands.size() != M)
-    return invalid_argument("ridge: " + std::to_string(r.cands.size()) + " features for " +
+    return invalid_argument("ridge: " + std::to_string(r.cands.size()) + " candidates for " +
                             std::to_string(M) + " models (one per model)");
   for (size_t m = 0; m < M; ++m)
     if (r.cands[m] != static_cast<int>(m))
-      return invalid_argument("ridge: feature " + std::to_string(m) + " is model " +
-                              std::to_string(r.cands[m]) + " (features are the models in order)");
-  if (r.fill.size() != M || r.mean.size() != M || r.inv_sd.size() != M ||
-      r.weights.size() != M * C || r.bias.size() != C)
-    return invalid_argument("ridge: array sizes differ from models x classes");
+      return invalid_argument("ridge: candidate " + std::to_string(m) + " is model " +
+                              std::to_string(r.cands[m]) +
+                              " (the candidates are the models in order)");
+  if (r.features == RidgeFeatures::kClassMean) {
+    if (r.cand_class.size() != M)
+      return invalid_argument("ridge: class means need the class of every model");
+    std::vector<int> per_class(C, 0);
+    for (size_t m = 0; m < M; ++m) {
+      const int q = r.cand_class[m];
+      if (q < 0 || static_cast<size_t>(q) >= C || d.classes[q] != d.models[m].label)
+        return invalid_argument("ridge: model " + std::to_string(m) +
+                                "'s class differs from its label");
+      ++per_class[q];
+    }
+    for (size_t q = 0; q < C; ++q)
+      if (per_class[q] == 0)
+        return invalid_argument("ridge: class '" + d.classes[q] + "' has no model to average");
+  } else if (!r.cand_class.empty()) {
+    return invalid_argument("ridge: model classes without class-mean features");
+  }
+  const size_t F = r.feature_count();
+  if (r.fill.size() != M || r.mean.size() != F || r.inv_sd.size() != F ||
+      r.weights.size() != F * C || r.bias.size() != C)
+    return invalid_argument("ridge: array sizes differ from features x classes");
   if (!all_finite(r.fill) || !all_finite(r.mean) || !all_finite(r.inv_sd) ||
       !all_finite(r.weights) || !all_finite(r.bias))
     return invalid_argument("ridge: a value is not finite");
@@ -87,10 +109,12 @@ Status validate_ridge(const Dictionary& d) {
   return Status::Ok();
 }
 
-void write_ridge(const Dictionary& d, io::Writer* w) {
+void write_ridge(const Dictionary& d, uint32_t version, io::Writer* w) {
   const RidgeClassifier& r = d.ridge;
   const size_t C = static_cast<size_t>(r.classes);
   w->u32(kClassifierRidge);
+  if (version >= 4)
+    w->u32(static_cast<uint32_t>(r.features));
   w->u32(static_cast<uint32_t>(d.ridge_distance));
   w->f64(d.ridge_alpha);
   w->u32(static_cast<uint32_t>(C));
@@ -100,23 +124,34 @@ void write_ridge(const Dictionary& d, io::Writer* w) {
   }
   for (double b : r.bias)
     w->f64(b);
-  for (size_t m = 0; m < d.models.size(); ++m) {
-    w->f64(r.fill[m]);
-    w->f64(r.mean[m]);
-    w->f64(r.inv_sd[m]);
+  if (r.features == RidgeFeatures::kClassMean)
+    for (double f : r.fill)
+      w->f64(f);
+  for (size_t j = 0; j < r.feature_count(); ++j) {
+    if (r.features == RidgeFeatures::kDistance)
+      w->f64(r.fill[j]);
+    w->f64(r.mean[j]);
+    w->f64(r.inv_sd[j]);
     for (size_t q = 0; q < C; ++q)
-      w->f64(r.weights[m * C + q]);
+      w->f64(r.weights[j * C + q]);
   }
   w->u32(static_cast<uint32_t>(d.prototypes.size()));
   for (int p : d.prototypes)
     w->u32(static_cast<uint32_t>(p));
 }
 
-Status parse_ridge(io::Reader* rd, Dictionary* d) {
-  CVIS_RETURN_IF_ERROR(rd->need(20, "classifier header"));
+Status parse_ridge(io::Reader* rd, uint32_t version, Dictionary* d) {
+  CVIS_RETURN_IF_ERROR(rd->need(version >= 4 ? 24 : 20, "classifier header"));
   const uint32_t kind = rd->u32();
   if (kind != kClassifierRidge)
     return io_error("classifier " + std::to_string(kind) + " unknown (1: ridge)");
+  RidgeFeatures features = RidgeFeatures::kDistance;
+  if (version >= 4) {
+    const uint32_t f = rd->u32();
+    if (f > 1)
+      return io_error("classifier: features " + std::to_string(f) + " unknown (0..1)");
+    features = static_cast<RidgeFeatures>(f);
+  }
   const uint32_t distance = rd->u32();
   if (distance > 1)
     return io_error("classifier: distance " + std::to_string(distance) + " unknown (0..1)");
@@ -136,18 +171,35 @@ Status parse_ridge(io::Reader* rd, Dictionary* d) {
     d->classes.push_back(rd->str(len));
   }
   const size_t M = d->models.size();
-  const size_t per_model = 8 * (3 + static_cast<size_t>(C));
   CVIS_RETURN_IF_ERROR(rd->need(8 * size_t{C}, "classifier: biases"));
   RidgeClassifier& r = d->ridge;
   r = RidgeClassifier();
   r.classes = static_cast<int>(C);
+  r.features = features;
   for (uint32_t q = 0; q < C; ++q)
     r.bias.push_back(rd->f64());
-  CVIS_RETURN_IF_ERROR(
-      rd->need(per_model * M, "classifier: " + std::to_string(M) + " model weights"));
-  for (size_t m = 0; m < M; ++m) {
+  for (size_t m = 0; m < M; ++m)
     r.cands.push_back(static_cast<int>(m));
-    r.fill.push_back(rd->f64());
+  if (features == RidgeFeatures::kClassMean) {
+    CVIS_RETURN_IF_ERROR(rd->need(8 * M, "classifier: " + std::to_string(M) + " model fills"));
+    for (size_t m = 0; m < M; ++m)
+      r.fill.push_back(rd->f64());
+    // The class of each model: its label's place among the class names (validated later).
+    std::map<std::string, int> index;
+    for (uint32_t q = 0; q < C; ++q)
+      index.emplace(d->classes[q], static_cast<int>(q));
+    for (const actionmatch::Model& model : d->models) {
+      const auto it = index.find(model.label);
+      r.cand_class.push_back(it == index.end() ? -1 : it->second);
+    }
+  }
+  const size_t F = r.feature_count();
+  const bool per_model = features == RidgeFeatures::kDistance;
+  CVIS_RETURN_IF_ERROR(rd->need(F * 8 * ((per_model ? 3 : 2) + static_cast<size_t>(C)),
+                                "classifier: " + std::to_string(F) + " feature weights"));
+  for (size_t j = 0; j < F; ++j) {
+    if (per_model)
+      r.fill.push_back(rd->f64());
     r.mean.push_back(rd->f64());
     r.inv_sd.push_back(rd->f64());
     for (uint32_t q = 0; q < C; ++q)

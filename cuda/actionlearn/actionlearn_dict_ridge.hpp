@@ -1,4 +1,4 @@
-// The dictionary's classifier section (FORMAT.md, version 3): the ridge classifier over the
+// The dictionary's classifier section (FORMAT.md, versions 3 and 4): the ridge classifier over the
 // distances to every model, its class names and the prototype subset.
 #pragma once
 
@@ -10,10 +10,11 @@ namespace cvis::actionlearn::detail {
 // The classifier fields of validate(Dictionary): none at all without a ridge classifier.
 // Errors: kInvalidArgument naming the field.
 Status validate_ridge(const Dictionary& d);
-// Appends the section (a dictionary with a valid ridge classifier).
-void write_ridge(const Dictionary& d, io::Writer* w);
-// Reads the section into d (its models already read), checking every count and range before it
-// is used. Errors: kIoError naming the field or the truncation.
-Status parse_ridge(io::Reader* rd, Dictionary* d);
+// Appends the section of file version `version` (3: distance features only; 4: any) for a
+// dictionary with a valid ridge classifier.
+void write_ridge(const Dictionary& d, uint32_t version, io::Writer* w);
+// Reads the section of file version `version` into d (its models already read), checking every
+// count and range before it is used. Errors: kIoError naming the field or the truncation.
+Status parse_ridge(io::Reader* rd, uint32_t version, Dictionary* d);
 
 } // namespace cvis::actionlearn::detail

@@ -18,25 +18,58 @@ struct Prepared {
   std::vector<double> X, K, Y; // n x f, n x n, n x classes (centred)
 };
 
+// Mean over the classes' candidates of x (one value per candidate; NaN: missing, left out), into
+// out[class]; NaN for a class with no value.
+void class_means(const double* x, const std::vector<int>& cand_class, int classes, double* out) {
+  std::vector<double> sum(classes, 0.0);
+  std::vector<int> count(classes, 0);
+  for (size_t j = 0; j < cand_class.size(); ++j)
+    if (!std::isnan(x[j])) {
+      sum[cand_class[j]] += x[j];
+      ++count[cand_class[j]];
+    }
+  for (int q = 0; q < classes; ++q)
+    out[q] = count[q] ? sum[q] / count[q] : std::numeric_limits<double>::quiet_NaN();
+}
+
 bool prepare(const std::vector<std::vector<double>>& D, const std::vector<int>& rows,
              const std::vector<int>& clip_class, const std::vector<int>& clip_subject,
              const std::vector<int>& cands, const std::vector<int>& cand_subject, int classes,
-             Prepared* p) {
+             RidgeFeatures features, const std::vector<int>* cand_class, Prepared* p) {
   if (rows.empty() || cands.empty() || classes < 1)
     return false;
-  const size_t n = rows.size(), f = cands.size();
+  const bool by_class = features == RidgeFeatures::kClassMean;
+  const size_t n = rows.size(), nc = cands.size(), f = by_class ? size_t(classes) : nc;
+  RidgeClassifier& b = p->base;
+  b.classes = classes;
+  b.features = features;
+  b.cands = cands;
+  b.cand_class.clear();
+  if (by_class) {
+    if (!cand_class)
+      return false;
+    std::vector<int> per_class(classes, 0);
+    for (int c : cands) {
+      const int q = (*cand_class)[c];
+      if (q < 0 || q >= classes)
+        return false;
+      b.cand_class.push_back(q);
+      ++per_class[q];
+    }
+    for (int k : per_class)
+      if (k == 0)
+        return false;
+  }
   p->n = n;
   p->f = f;
   p->classes = classes;
-  RidgeClassifier& b = p->base;
-  b.classes = classes;
-  b.cands = cands;
-  b.fill.assign(f, 0.0);
+  b.fill.assign(nc, 0.0);
   b.mean.assign(f, 0.0);
   b.inv_sd.assign(f, 0.0);
-  p->X.assign(n * f, 0.0);
+  // Per candidate: the distances, NaN where missing (own subject).
+  std::vector<double> V(n * nc, 0.0);
   const double nan = std::numeric_limits<double>::quiet_NaN();
-  for (size_t j = 0; j < f; ++j) {
+  for (size_t j = 0; j < nc; ++j) {
     const int c = cands[j];
     // Fill for infeasible matches: the largest finite distance (no match is the worst match).
     double fill = -std::numeric_limits<double>::infinity();
@@ -46,19 +79,27 @@ bool prepare(const std::vector<std::vector<double>>& D, const std::vector<int>& 
     if (!std::isfinite(fill))
       fill = 0;
     b.fill[j] = fill;
+    for (size_t r = 0; r < n; ++r)
+      V[r * nc + j] = cand_subject[c] == clip_subject[rows[r]] ? nan
+                      : std::isfinite(D[rows[r]][c])           ? D[rows[r]][c]
+                                                               : fill;
+  }
+  if (by_class) {
+    p->X.assign(n * f, 0.0);
+    for (size_t r = 0; r < n; ++r)
+      class_means(&V[r * nc], b.cand_class, classes, &p->X[r * f]);
+  } else {
+    p->X = std::move(V);
+  }
+  for (size_t j = 0; j < f; ++j) {
     double sum = 0;
     size_t count = 0;
-    for (size_t r = 0; r < n; ++r) {
-      if (cand_subject[c] == clip_subject[rows[r]]) {
-        p->X[r * f + j] = nan; // missing: imputed below
-        continue;
+    for (size_t r = 0; r < n; ++r)
+      if (!std::isnan(p->X[r * f + j])) {
+        sum += p->X[r * f + j];
+        ++count;
       }
-      const double v = std::isfinite(D[rows[r]][c]) ? D[rows[r]][c] : fill;
-      p->X[r * f + j] = v;
-      sum += v;
-      ++count;
-    }
-    const double impute = count ? sum / static_cast<double>(count) : fill;
+    const double impute = count ? sum / static_cast<double>(count) : by_class ? 0.0 : b.fill[j];
     for (size_t r = 0; r < n; ++r)
       if (std::isnan(p->X[r * f + j]))
         p->X[r * f + j] = impute;
@@ -153,26 +194,42 @@ RidgeClassifier solve(const Prepared& p, double alpha) {
 bool train_ridge(const std::vector<std::vector<double>>& clip_dist, const std::vector<int>& rows,
                  const std::vector<int>& clip_class, const std::vector<int>& clip_subject,
                  const std::vector<int>& cands, const std::vector<int>& cand_subject, int classes,
-                 double alpha, RidgeClassifier* out) {
+                 double alpha, RidgeClassifier* out, RidgeFeatures features,
+                 const std::vector<int>* cand_class) {
   Prepared p;
-  if (!(alpha > 0) ||
-      !prepare(clip_dist, rows, clip_class, clip_subject, cands, cand_subject, classes, &p))
+  if (!(alpha > 0) || !prepare(clip_dist, rows, clip_class, clip_subject, cands, cand_subject,
+                               classes, features, cand_class, &p))
     return false;
   *out = solve(p, alpha);
   return true;
 }
 
+size_t RidgeClassifier::feature_count() const {
+  return features == RidgeFeatures::kClassMean ? static_cast<size_t>(classes) : cands.size();
+}
+
 int ridge_class(const RidgeClassifier& rc, const std::vector<double>& dist,
                 std::vector<double>* scores) {
   const int m = rc.classes;
-  if (m < 1 || rc.weights.size() != rc.cands.size() * static_cast<size_t>(m))
+  const size_t nc = rc.cands.size(), f = rc.feature_count();
+  if (m < 1 || rc.weights.size() != f * static_cast<size_t>(m) || rc.fill.size() != nc ||
+      (rc.features == RidgeFeatures::kClassMean && rc.cand_class.size() != nc))
     return -1;
-  std::vector<double> s(rc.bias);
-  for (size_t j = 0; j < rc.cands.size(); ++j) {
+  std::vector<double> x(nc);
+  for (size_t j = 0; j < nc; ++j) {
     const double d = dist[rc.cands[j]];
-    const double x = ((std::isfinite(d) ? d : rc.fill[j]) - rc.mean[j]) * rc.inv_sd[j];
+    x[j] = std::isfinite(d) ? d : rc.fill[j];
+  }
+  if (rc.features == RidgeFeatures::kClassMean) {
+    std::vector<double> means(m);
+    class_means(x.data(), rc.cand_class, m, means.data());
+    x = std::move(means);
+  }
+  std::vector<double> s(rc.bias);
+  for (size_t j = 0; j < f; ++j) {
+    const double z = (x[j] - rc.mean[j]) * rc.inv_sd[j];
     for (int q = 0; q < m; ++q)
-      s[q] += x * rc.weights[j * m + q];
+      s[q] += z * rc.weights[j * m + q];
   }
   const int best = static_cast<int>(std::max_element(s.begin(), s.end()) - s.begin());
   if (scores)
@@ -184,7 +241,8 @@ double choose_ridge_alpha(const std::vector<std::vector<double>>& clip_dist,
                           const std::vector<int>& rows, const std::vector<int>& clip_class,
                           const std::vector<int>& clip_subject, const std::vector<int>& cands,
                           const std::vector<int>& cand_subject, int classes,
-                          const std::vector<double>& alphas, int groups) {
+                          const std::vector<double>& alphas, int groups, RidgeFeatures features,
+                          const std::vector<int>* cand_class) {
   std::vector<int> subjects;
   for (int r : rows)
     subjects.push_back(clip_subject[r]);
@@ -205,7 +263,8 @@ double choose_ridge_alpha(const std::vector<std::vector<double>>& clip_dist,
       if (group_of(cand_subject[c]) != g)
         cc.push_back(c);
     Prepared p;
-    if (!prepare(clip_dist, tr, clip_class, clip_subject, cc, cand_subject, classes, &p))
+    if (!prepare(clip_dist, tr, clip_class, clip_subject, cc, cand_subject, classes, features,
+                 cand_class, &p))
       continue;
     for (size_t a = 0; a < alphas.size(); ++a) {
       const RidgeClassifier rc = solve(p, alphas[a]);

@@ -1,34 +1,58 @@
 // A linear classifier over a clip's distances to a fixed set of candidate models (a
-// "dissimilarity space"): the clip is described by the vector of its distances to every training
-// candidate, and one-vs-rest ridge regression (standardised features, +1/-1 targets) scores the
-// classes. Unlike the nearest prototype or k-nearest class mean, it learns which candidates'
-// matches (and which failures to match) speak for a class, from all of them at once. Pure host
-// code (no CUDA): cvis-action eval uses it; the element could apply it after its matcher (a
-// dictionary holding every candidate and the weights), on either backend.
+// "dissimilarity space"): the clip is described by its distances to every training candidate (or
+// their means per class), and one-vs-rest ridge regression (standardised features, +1/-1
+// targets) scores the classes. Unlike the nearest prototype or k-nearest class mean, it learns
+// which matches (and which failures to match) speak for a class, from all of them at once. Pure
+// host code (no CUDA): cvis-action eval uses it, and the element applies it after its matcher (a
+// ridge dictionary: every candidate and the classifier), on either backend.
 #pragma once
 
+#include <cstddef>
 #include <vector>
 
 namespace cvis::actionlearn {
 
+// What the classifier's features are (before their standardisation).
+enum class RidgeFeatures : int {
+  // One per candidate: the distance to it (dictionary version 3).
+  kDistance = 0,
+  // One per class: the mean distance to the candidates of that class. Six features instead of a
+  // hundred or more: with a few dozen training clips, a weight per candidate fits which
+  // candidates the training subjects happened to match; the class means keep what generalises to
+  // a new subject (how well, on average, the clip matches each action's models, and how poorly
+  // the others'), and a candidate's chance match moves its class's feature by 1 / (candidates of
+  // the class) only.
+  kClassMean = 1,
+};
+
 struct RidgeClassifier {
   int classes = 0;
-  std::vector<int> cands;           // the candidates (features), in the caller's index space
-  std::vector<double> fill;         // per feature: stands for a non-finite distance (training max)
+  RidgeFeatures features = RidgeFeatures::kDistance;
+  std::vector<int> cands;      // the candidates, in the caller's index space
+  std::vector<int> cand_class; // kClassMean: the class of each of cands (else empty)
+  std::vector<double> fill;    // per candidate: stands for a non-finite distance (training max)
   std::vector<double> mean, inv_sd; // per feature: standardisation (inv_sd 0: constant feature)
   std::vector<double> weights;      // [feature * classes + class]
   std::vector<double> bias;         // [class]
+
+  // Features: cands.size() (kDistance) or classes (kClassMean).
+  std::size_t feature_count() const;
 };
 
-// Trains on clips `rows` of clip_dist[clip][candidate] with features `cands`. A clip's distance
-// to a candidate of its own subject is treated as missing (a test clip never has one) and
-// replaced by the feature's mean over the other rows. Ridge strength: alpha times the number of
-// features (the trace of the standardised Gram matrix over its size), so alpha means the same for
-// any candidate count. Returns false when rows or cands are empty or alpha <= 0.
+// Trains on clips `rows` of clip_dist[clip][candidate] over the candidates `cands`. A clip's
+// distance to a candidate of its own subject is treated as missing (a test clip never has one):
+// kDistance replaces it by the feature's mean over the other rows, kClassMean leaves it out of the
+// class's mean. Ridge strength: alpha times the number of features (the trace of the standardised
+// Gram matrix over its size), so alpha means the same for any feature count. kClassMean needs
+// cand_class (the class, 0..classes-1, of every candidate in clip_dist's index space). Returns
+// false when rows or cands are empty, alpha <= 0, or kClassMean lacks cand_class or a class has
+// no candidate in `cands`.
 bool train_ridge(const std::vector<std::vector<double>>& clip_dist, const std::vector<int>& rows,
                  const std::vector<int>& clip_class, const std::vector<int>& clip_subject,
                  const std::vector<int>& cands, const std::vector<int>& cand_subject, int classes,
-                 double alpha, RidgeClassifier* out);
+                 double alpha, RidgeClassifier* out,
+                 RidgeFeatures features = RidgeFeatures::kDistance,
+                 const std::vector<int>* cand_class = nullptr);
 
 // The class with the highest score (ties: the lower class) for dist[candidate] (the caller's
 // index space, as cands); -1 for an untrained classifier. `scores` (optional) gets every class's.
@@ -38,12 +62,14 @@ int ridge_class(const RidgeClassifier& rc, const std::vector<double>& dist,
 // Chooses alpha from `alphas` by cross-validation over the subjects of `rows` alone: the subjects
 // (sorted) are dealt into min(groups, subjects) groups round-robin; each group's clips are
 // classified by a classifier trained on the other groups' clips with the candidates of the other
-// groups' subjects. Returns the alpha with the most correct clips (ties: the larger alpha, the
-// smoother classifier); alphas not empty.
+// groups' subjects (features and cand_class as train_ridge's). Returns the alpha with the most
+// correct clips (ties: the larger alpha, the smoother classifier); alphas not empty.
 double choose_ridge_alpha(const std::vector<std::vector<double>>& clip_dist,
                           const std::vector<int>& rows, const std::vector<int>& clip_class,
                           const std::vector<int>& clip_subject, const std::vector<int>& cands,
                           const std::vector<int>& cand_subject, int classes,
-                          const std::vector<double>& alphas, int groups);
+                          const std::vector<double>& alphas, int groups,
+                          RidgeFeatures features = RidgeFeatures::kDistance,
+                          const std::vector<int>* cand_class = nullptr);
 
 } // namespace cvis::actionlearn

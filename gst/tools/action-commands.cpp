@@ -99,6 +99,10 @@ std::string num(double v) {
   return buf;
 }
 
+const char* features_name(actionlearn::RidgeFeatures f) {
+  return f == actionlearn::RidgeFeatures::kClassMean ? "class-mean" : "distance";
+}
+
 const char* onoff(bool b) {
   return b ? "on" : "off";
 }
@@ -140,9 +144,10 @@ int cmd_inspect(int argc, char** argv) {
                 stip::flow_histogram_name(d.flow), d.speed_split);
     print_params_json(p);
     if (d.has_ridge()) {
-      std::printf(", \"classifier\": {\"kind\": \"ridge\", \"distance\": \"%s\", \"alpha\": %s, "
-                  "\"classes\": [",
-                  actionmatch::distance_name(d.ridge_distance), num(d.ridge_alpha).c_str());
+      std::printf(", \"classifier\": {\"kind\": \"ridge\", \"features\": \"%s\", \"distance\": "
+                  "\"%s\", \"alpha\": %s, \"classes\": [",
+                  features_name(d.ridge.features), actionmatch::distance_name(d.ridge_distance),
+                  num(d.ridge_alpha).c_str());
       for (size_t q = 0; q < d.classes.size(); ++q)
         std::printf("%s%s", q ? ", " : "", json_string(d.classes[q]).c_str());
       std::printf("], \"prototypes\": [");
@@ -173,8 +178,10 @@ int cmd_inspect(int argc, char** argv) {
               p.lambda1, p.lambda2, p.lambda3, p.T, p.T == 0 ? " (no limit)" : "",
               actionmatch::causality_name(p.causality), onoff(p.dummies), p.dummy_cost);
   if (d.has_ridge())
-    std::printf("classifier: ridge over the %s distances to all %zu models, %zu classes, alpha %g; "
-                "%zu of the models are prototypes\n",
+    std::printf("classifier: ridge over the %s%s distances to all %zu models, %zu classes, alpha "
+                "%g; %zu of the models are prototypes\n",
+                d.ridge.features == actionlearn::RidgeFeatures::kClassMean ? "class means of the "
+                                                                           : "",
                 actionmatch::distance_name(d.ridge_distance), d.models.size(), d.classes.size(),
                 d.ridge_alpha, d.prototypes.size());
   else

@@ -368,15 +368,18 @@ int knn_fold(const Work& w, int held_out, int given_k, std::vector<int>* allowed
 
 // The ridge classifier of fold `held_out`, trained on the other subjects' clips over the other
 // subjects' candidates; alpha given, or chosen among them (choose_ridge_alpha).
-RidgeClassifier ridge_fold(const Work& w, int held_out, double given_alpha, double* alpha) {
+RidgeClassifier ridge_fold(const Options& o, const Work& w, int held_out, double* alpha) {
+  const double given_alpha = o.ridge_alpha;
   std::vector<int> rows, cands;
   fold_rows(w, held_out, &rows, &cands);
   const int K = static_cast<int>(w.classes.size());
   *alpha = given_alpha > 0 ? given_alpha
                            : choose_ridge_alpha(w.dist, rows, w.clip_class, w.clip_subject, cands,
-                                                w.cand_subject, K, {0.1, 0.3, 1, 3, 10}, 5);
+                                                w.cand_subject, K, {0.1, 0.3, 1, 3, 10}, 5,
+                                                o.ridge_features, &w.cand_class);
   RidgeClassifier rc;
-  train_ridge(w.dist, rows, w.clip_class, w.clip_subject, cands, w.cand_subject, K, *alpha, &rc);
+  train_ridge(w.dist, rows, w.clip_class, w.clip_subject, cands, w.cand_subject, K, *alpha, &rc,
+              o.ridge_features, &w.cand_class);
   return rc;
 }
 
@@ -408,7 +411,7 @@ int run_test(const Options& o, const Work& w) {
   double alpha = 0;
   RidgeClassifier rc;
   if (o.ridge)
-    rc = ridge_fold(w, -1, o.ridge_alpha, &alpha);
+    rc = ridge_fold(o, w, -1, &alpha);
   else if (o.knn)
     k = knn_fold(w, -1, o.knn_k, &chosen);
   else
@@ -465,7 +468,7 @@ int cmd_train(int argc, char** argv) {
     // Every training candidate is a model (the classifier's features, in candidate order), the
     // prototypes a subset of them (model indices, sorted).
     double alpha = 0;
-    d.ridge = ridge_fold(w, o.hold_out, o.ridge_alpha, &alpha);
+    d.ridge = ridge_fold(o, w, o.hold_out, &alpha);
     std::vector<int> model_of(w.num_cands(), -1);
     for (size_t m = 0; m < cands.size(); ++m) {
       model_of[cands[m]] = static_cast<int>(m);
@@ -521,7 +524,7 @@ int cmd_eval(int argc, char** argv) {
     double alpha = 0;
     RidgeClassifier rc;
     if (o.ridge)
-      rc = ridge_fold(w, s, o.ridge_alpha, &alpha);
+      rc = ridge_fold(o, w, s, &alpha);
     else if (o.knn)
       k = knn_fold(w, s, o.knn_k, &chosen);
     else

@@ -165,6 +165,13 @@ bool parse_options(int argc, char** argv, bool train, Options* o, std::string* e
       if (!num(0, 1e6))
         return false;
       o->ridge_alpha = v;
+    } else if (s == "--ridge-features") {
+      if (value != "class-mean" && value != "distance") {
+        *err = "--ridge-features: class-mean or distance";
+        return false;
+      }
+      o->ridge_features = value == "class-mean" ? actionlearn::RidgeFeatures::kClassMean
+                                                : actionlearn::RidgeFeatures::kDistance;
     } else if (s == "--hold-out" && train) {
       if (!num(0, 99))
         return false;

@@ -24,7 +24,10 @@ struct Options {
   int knn_k = 0;          // its k; 0 = chosen per fold on the training subjects
   bool ridge = false;     // eval: ridge regression over the distances to all training candidates
   double ridge_alpha = 0; // its strength; 0 = chosen per fold on the training subjects
-  int hold_out = -1;      // train: the subject left out (its clips and candidates); -1: none
+  // its features: the mean distance to each class's candidates (class-mean), or the distance to
+  // every candidate (distance)
+  actionlearn::RidgeFeatures ridge_features = actionlearn::RidgeFeatures::kClassMean;
+  int hold_out = -1; // train: the subject left out (its clips and candidates); -1: none
   stip::FrontEndParams fp;
   actionlearn::LearnParams lp;
   actionmatch::Params mp;

@@ -5,8 +5,8 @@ Usage: test_cvis_action_learn.py CVIS_ACTION_EXE GEN_ACTIONS_EXE
 Renders 3 subjects x 6 actions x 1 scenario of 40 frames at 96x72 with gen_actions (tests/actiongen),
 then: eval prints a 6x6 confusion matrix whose cells add up to the 18 clips and ends with the
 line "accuracy: N/18 (P%)"; train writes a dictionary that inspect reads back with the six labels,
-with --classifier ridge a version-3 dictionary of every candidate (--hold-out S: the other
-subjects' candidates); eval --test classifies another folder's clips;
+with --classifier ridge a version-4 dictionary of every candidate (version 3 with
+--ridge-features distance; --hold-out S: the other subjects' candidates); eval --test classifies another folder's clips;
 a second eval with the point cache gives the same output; an eval that reads the distances file of
 the first gives its output again, one with --classifier knn and one with --classifier ridge their
 own accuracy lines; --clip-list (the clips' names in a file, no folder) gives the same outputs from
@@ -156,7 +156,8 @@ def main():
     case("inspect reads it: every class has a prototype", rc == 0 and labels == set(ACTIONS),
          out + err)
 
-    # A ridge dictionary (version 3): every candidate a model, the classifier over all of them.
+    # A ridge dictionary (version 4: over the class means): every candidate a model, the
+    # classifier over all of them.
     ridge = os.path.join(TMP, "ridge.bin")
     rc, out, err = run(EXE, "train", data, "-o", ridge, "--cache", cache, "--distances", dists,
                        "--classifier", "ridge", *common)
@@ -164,12 +165,21 @@ def main():
     j = json.loads(out2) if rc2 == 0 else {}
     c = j.get("classifier", {})
     protos = c.get("prototypes", [])
-    case("train --classifier ridge: version 3, every candidate a model, six classes, prototypes "
-         "a sorted subset", rc == 0 and "matched" not in err and j.get("version") == 3 and
-         c.get("kind") == "ridge" and c.get("distance") == "appearance" and
+    case("train --classifier ridge: version 4, every candidate a model, six classes, prototypes "
+         "a sorted subset", rc == 0 and "matched" not in err and j.get("version") == 4 and
+         c.get("kind") == "ridge" and c.get("features") == "class-mean" and
+         c.get("distance") == "appearance" and
          len(j.get("models", [])) == n_cands and sorted(c.get("classes", [])) == ACTIONS and
          0 < len(protos) < n_cands and protos == sorted(set(protos)) and
          all(0 <= p < n_cands for p in protos), out + err + out2 + err2)
+    v3 = os.path.join(TMP, "ridge-v3.bin")
+    rc, out, err = run(EXE, "train", data, "-o", v3, "--cache", cache, "--distances", dists,
+                       "--classifier", "ridge", "--ridge-features", "distance", *common)
+    rc2, out2, err2 = run(EXE, "inspect", "--json", v3)
+    j = json.loads(out2) if rc2 == 0 else {}
+    case("train --ridge-features distance: version 3, a weight per model",
+         rc == 0 and j.get("version") == 3 and
+         j.get("classifier", {}).get("features") == "distance", out + err + out2 + err2)
     held = os.path.join(TMP, "ridge-2.bin")
     rc, out, err = run(EXE, "train", data, "-o", held, "--cache", cache, "--distances", dists,
                        "--classifier", "ridge", "--hold-out", 2, *common)
@@ -210,6 +220,7 @@ def main():
         ("train without -o", ["train", data], 2),
         ("train --classifier knn", ["train", data, "-o", dic, "--classifier", "knn"], 2),
         ("bad classifier", ["eval", data, "--classifier", "svm"], 2),
+        ("bad ridge features", ["eval", data, "--ridge-features", "rank"], 2),
         ("eval --hold-out", ["eval", data, "--hold-out", 2], 2),
         ("--clip-list without --distances", ["eval", "--clip-list", listing], 2),
         ("--clip-list and a folder", ["eval", data, "--clip-list", listing, "--distances", dists],

@@ -1,7 +1,7 @@
 // CPU tests of the dictionary file's versions: files of the older versions (1 and 2), written here
-// byte by byte from FORMAT.md, still load as nearest-prototype dictionaries; version 3 (the ridge
-// classifier) round-trips, rejects every truncation and every corrupt byte of its section, and
-// validates its fields.
+// byte by byte from FORMAT.md, still load as nearest-prototype dictionaries; versions 3 (the ridge
+// classifier over the distances to every model) and 4 (over the class means) round-trip, reject
+// every truncation and every corrupt byte of their section, and validate their fields.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -135,6 +135,19 @@ Dictionary ridge_dictionary(Rng& rng, int models, int dim) {
   return d;
 }
 
+// The same over the class means (version 4): one feature per class, each model's class its label's.
+Dictionary class_mean_dictionary(Rng& rng, int models, int dim) {
+  Dictionary d = ridge_dictionary(rng, models, dim);
+  RidgeClassifier& r = d.ridge;
+  r.features = RidgeFeatures::kClassMean;
+  for (const Model& m : d.models)
+    r.cand_class.push_back(m.label == "boxing" ? 0 : m.label == "handwaving" ? 1 : 2);
+  r.mean.resize(3);
+  r.inv_sd.resize(3);
+  r.weights.resize(9);
+  return d;
+}
+
 bool same_models(const Dictionary& a, const Dictionary& b) {
   if (a.dim != b.dim || a.models.size() != b.models.size() || a.flow != b.flow ||
       a.speed_split != b.speed_split || a.params.T != b.params.T ||
@@ -153,8 +166,9 @@ bool same_ridge(const Dictionary& a, const Dictionary& b) {
   const RidgeClassifier &r = a.ridge, &s = b.ridge;
   return a.classes == b.classes && a.ridge_distance == b.ridge_distance &&
          a.ridge_alpha == b.ridge_alpha && a.prototypes == b.prototypes && r.classes == s.classes &&
-         r.cands == s.cands && r.fill == s.fill && r.mean == s.mean && r.inv_sd == s.inv_sd &&
-         r.weights == s.weights && r.bias == s.bias;
+         r.features == s.features && r.cands == s.cands && r.cand_class == s.cand_class &&
+         r.fill == s.fill && r.mean == s.mean && r.inv_sd == s.inv_sd && r.weights == s.weights &&
+         r.bias == s.bias;
 }
 
 // Files of versions 1 and 2 load as before: the models, no classifier (the nearest model decides),
@@ -251,13 +265,13 @@ TEST(ActionMatchDictionaryVersions, Version3CorruptionRejected) {
       ASSERT_FALSE(s.ok()) << "byte " << byte << " bit " << bit << " accepted";
       EXPECT_EQ(s.code(), StatusCode::kIoError);
     }
-  // A version-2 reader's view: version 4 is refused, not guessed.
-  std::vector<uint8_t> v4 = bytes;
-  v4[8] = 4;
+  // A later version is refused, not guessed.
+  std::vector<uint8_t> v5 = bytes;
+  v5[8] = 5;
   Dictionary x;
-  const Status s = parse_dictionary(v4.data(), v4.size(), &x);
+  const Status s = parse_dictionary(v5.data(), v5.size(), &x);
   ASSERT_FALSE(s.ok());
-  EXPECT_NE(s.message().find("unsupported dictionary version 4 (this build reads versions 1..3)"),
+  EXPECT_NE(s.message().find("unsupported dictionary version 5 (this build reads versions 1..4)"),
             std::string::npos)
       << s.message();
 }
@@ -283,7 +297,7 @@ TEST(ActionMatchDictionaryVersions, RidgeFieldsValidated) {
   refused(
       "features not the models",
       [](Dictionary& x) { std::swap(x.ridge.cands[0], x.ridge.cands[1]); },
-      "features are the models");
+      "candidates are the models");
   refused(
       "weights short", [](Dictionary& x) { x.ridge.weights.pop_back(); }, "array sizes");
   refused(
@@ -315,6 +329,80 @@ TEST(ActionMatchDictionaryVersions, RidgeFieldsValidated) {
         x.prototypes = {0};
       },
       "without a ridge classifier");
+}
+
+// Version 4: the features field after the classifier kind, the fills per model, then mean,
+// inverse deviation and weights per class; every truncation and flipped bit of the file refused.
+TEST(ActionMatchDictionaryVersions, Version4ClassMeans) {
+  Rng rng(35);
+  const Dictionary d = class_mean_dictionary(rng, 5, 4);
+  ASSERT_TRUE(validate(d).ok()) << validate(d).to_string();
+  EXPECT_EQ(dictionary_version(d), 4u);
+  std::vector<uint8_t> bytes;
+  ASSERT_TRUE(serialize_dictionary(d, &bytes).ok());
+  EXPECT_EQ(bytes[8], 4);
+  Dictionary plain = d;
+  plain.ridge = RidgeClassifier();
+  plain.classes.clear();
+  plain.prototypes.clear();
+  std::vector<uint8_t> without;
+  ASSERT_TRUE(serialize_dictionary(plain, &without).ok());
+  const size_t section = without.size() - 80 + 96;
+  EXPECT_EQ(bytes[section], 1);     // classifier: ridge
+  EXPECT_EQ(bytes[section + 4], 1); // features: class means
+  // kind, features, distance, alpha, classes, the names, biases, fills, per class 2 + 3 values,
+  // prototype count and indices.
+  EXPECT_EQ(bytes.size(), section + 4 + 4 + 4 + 8 + 4 + (4 + 6) + (4 + 10) + (4 + 7) + 3 * 8 +
+                              5 * 8 + 3 * 5 * 8 + 4 + 2 * 4);
+  Dictionary back;
+  const Status s = parse_dictionary(bytes.data(), bytes.size(), &back);
+  ASSERT_TRUE(s.ok()) << s.to_string();
+  EXPECT_TRUE(same_models(d, back));
+  EXPECT_TRUE(same_ridge(d, back));
+  std::vector<double> dist(d.models.size());
+  for (size_t m = 0; m < dist.size(); ++m)
+    dist[m] = m == 3 ? std::numeric_limits<double>::infinity() : 0.1 * static_cast<double>(m);
+  std::vector<double> s1, s2;
+  EXPECT_EQ(ridge_class(d.ridge, dist, &s1), ridge_class(back.ridge, dist, &s2));
+  EXPECT_EQ(s1, s2);
+  for (size_t n = 0; n < bytes.size(); ++n) {
+    Dictionary x;
+    ASSERT_FALSE(parse_dictionary(bytes.data(), n, &x).ok()) << "accepted " << n << " bytes";
+  }
+  for (size_t byte = section; byte < bytes.size(); ++byte)
+    for (int bit = 0; bit < 8; ++bit) {
+      std::vector<uint8_t> bad = bytes;
+      bad[byte] ^= static_cast<uint8_t>(1u << bit);
+      Dictionary x;
+      const Status st = parse_dictionary(bad.data(), bad.size(), &x);
+      ASSERT_FALSE(st.ok()) << "byte " << byte << " bit " << bit << " accepted";
+      EXPECT_TRUE(x.models.empty() && !x.has_ridge());
+    }
+  auto refused = [&](const char* what, const std::function<void(Dictionary&)>& change,
+                     const char* word) {
+    Dictionary x = d;
+    change(x);
+    const Status st = validate(x);
+    EXPECT_FALSE(st.ok()) << what;
+    EXPECT_NE(st.message().find(word), std::string::npos) << what << ": " << st.message();
+  };
+  refused(
+      "a model's class not its label's", [](Dictionary& x) { x.ridge.cand_class[0] = 0; },
+      "differs from its label");
+  refused(
+      "a class without a model",
+      [](Dictionary& x) {
+        for (int m : {1, 4})
+          x.models[m].label = "walking"; // the boxing models
+        for (int m : {1, 4})
+          x.ridge.cand_class[m] = 2;
+      },
+      "no model to average");
+  refused(
+      "weights per model", [](Dictionary& x) { x.ridge.weights.resize(15); }, "array sizes");
+  refused(
+      "model classes with distance features",
+      [](Dictionary& x) { x.ridge.features = RidgeFeatures::kDistance; }, "without class-mean");
 }
 
 } // namespace

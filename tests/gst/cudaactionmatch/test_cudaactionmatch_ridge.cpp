@@ -1,9 +1,12 @@
-// cudaactionmatch with a ridge dictionary (version 3; cpu suite): trained as `cvis-action train
-// --classifier ridge` trains it (every candidate of generated training clips a model; the ridge
-// classifier over each clip's mean distance to every candidate), the element's label, model and
-// score of every block equal what the library computes the tool's way: the mean over the blocks so
-// far (at most ridge_blocks, 3) of the distances to every model, ridge_class, the nearest model of
-// that class. The clip has three blocks, so its last block carries the tool's clip label.
+// cudaactionmatch with a ridge dictionary (versions 3 and 4; cpu suite): trained as `cvis-action
+// train --classifier ridge` trains it (every candidate of generated training clips a model; the
+// ridge classifier over each clip's mean distance to every candidate, or over their class means),
+// the element's label, model and score of every block equal what the library computes the tool's
+// way: the mean over the blocks so far (at most ridge_blocks, 3) of the distances to every model,
+// ridge_class, the nearest model of that class. The clip has three blocks, so its last block
+// carries the tool's clip label.
+#include <algorithm>
+
 #include "actionlearn_ridge.hpp"
 #include "actionmatch_elem_util.hpp"
 
@@ -91,54 +94,63 @@ TEST_F(ActionMatchRidge, BlocksEqualTheToolsRidgeClassifier) {
     rows[i] = static_cast<int>(i);
   for (size_t i = 0; i < cands.size(); ++i)
     cands[i] = static_cast<int>(i);
-  ASSERT_TRUE(
-      al::train_ridge(dist, rows, clip_class, clip_subject, cands, cand_subject, 3, 1.0, &d.ridge));
-  d.ridge_alpha = 1.0;
-  d.prototypes = {0, 2, 4};
-  const std::string path =
-      std::string(g_get_tmp_dir()) + "/cvis-test-ridge-" + std::to_string(getpid()) + ".cvad";
-  ASSERT_TRUE(al::save_dictionary(path, d).ok());
+  std::vector<int> cand_class; // the class of every model (class-mean features)
+  for (const am::Model& m : d.models)
+    cand_class.push_back(static_cast<int>(std::find(d.classes.begin(), d.classes.end(), m.label) -
+                                          d.classes.begin()));
+  // Both kinds of features (dictionary versions 3 and 4): the element classifies as ridge_class.
+  for (const al::RidgeFeatures features :
+       {al::RidgeFeatures::kDistance, al::RidgeFeatures::kClassMean}) {
+    SCOPED_TRACE(features == al::RidgeFeatures::kClassMean ? "class means" : "distances");
+    ASSERT_TRUE(al::train_ridge(dist, rows, clip_class, clip_subject, cands, cand_subject, 3, 1.0,
+                                &d.ridge, features, &cand_class));
+    d.ridge_alpha = 1.0;
+    d.prototypes = {0, 2, 4};
+    const std::string path =
+        std::string(g_get_tmp_dir()) + "/cvis-test-ridge-" + std::to_string(getpid()) + ".cvad";
+    ASSERT_TRUE(al::save_dictionary(path, d).ok());
 
-  // Another subject's clip of 100 frames: blocks 0..59, 30..89 and the tail 40..99.
-  const std::vector<Gray> frames = clip(4, 1, 100, 401);
-  al::ClipPoints cp = points(frames, fp);
-  cp.frames = static_cast<int>(frames.size());
-  std::vector<std::vector<bool>> matched;
-  const auto b = block_distances(*matcher, cp, d.models, &matched);
-  ASSERT_EQ(b.size(), 3u);
-  GstHarness* hs =
-      gst_harness_new_parse(("cudaactionmatch backend=cpu model-location=" + path).c_str());
-  gst_harness_set_caps_str(hs, caps(GST_VIDEO_FORMAT_GRAY8).c_str(),
-                           caps(GST_VIDEO_FORMAT_GRAY8).c_str());
-  const std::vector<Got> got = run(hs, frames, true);
-  gst_harness_teardown(hs);
-  std::remove(path.c_str());
-  ASSERT_EQ(got.size(), 3u) << "a block without a result";
-  const int64_t firsts[] = {0, 30, 40};
-  for (size_t k = 0; k < 3; ++k) {
-    SCOPED_TRACE("block " + std::to_string(k));
-    std::vector<double> s;
-    const int q = al::ridge_class(d.ridge, mean_of(b, 0, k + 1), &s);
-    ASSERT_GE(q, 0);
-    double second = -1e300;
-    for (int c = 0; c < 3; ++c)
-      if (c != q)
-        second = std::max(second, s[c]);
-    // The nearest model of the class among those matching a scene point, else the nearest.
-    int model = -1;
-    for (int pass = 0; pass < 2 && model < 0; ++pass)
-      for (size_t m = 0; m < d.models.size(); ++m)
-        if (d.models[m].label == d.classes[q] && (pass == 1 || matched[k][m]) &&
-            (model < 0 || b[k][m] < b[k][model]))
-          model = static_cast<int>(m);
-    EXPECT_EQ(got[k].info.first_frame, static_cast<guint64>(firsts[k]));
-    EXPECT_EQ(got[k].label, d.classes[q]);
-    EXPECT_EQ(got[k].info.model_id, model);
-    EXPECT_EQ(got[k].info.distance, b[k][model]);
-    EXPECT_EQ(got[k].info.score, std::min(1.0, 0.5 * (s[q] - second))); // the same arithmetic
+    // Another subject's clip of 100 frames: blocks 0..59, 30..89 and the tail 40..99.
+    const std::vector<Gray> frames = clip(4, 1, 100, 401);
+    al::ClipPoints cp = points(frames, fp);
+    cp.frames = static_cast<int>(frames.size());
+    std::vector<std::vector<bool>> matched;
+    const auto b = block_distances(*matcher, cp, d.models, &matched);
+    ASSERT_EQ(b.size(), 3u);
+    GstHarness* hs =
+        gst_harness_new_parse(("cudaactionmatch backend=cpu model-location=" + path).c_str());
+    gst_harness_set_caps_str(hs, caps(GST_VIDEO_FORMAT_GRAY8).c_str(),
+                             caps(GST_VIDEO_FORMAT_GRAY8).c_str());
+    const std::vector<Got> got = run(hs, frames, true);
+    gst_harness_teardown(hs);
+    std::remove(path.c_str());
+    ASSERT_EQ(got.size(), 3u) << "a block without a result";
+    const int64_t firsts[] = {0, 30, 40};
+    for (size_t k = 0; k < 3; ++k) {
+      SCOPED_TRACE("block " + std::to_string(k));
+      std::vector<double> s;
+      const int q = al::ridge_class(d.ridge, mean_of(b, 0, k + 1), &s);
+      ASSERT_GE(q, 0);
+      double second = -1e300;
+      for (int c = 0; c < 3; ++c)
+        if (c != q)
+          second = std::max(second, s[c]);
+      // The nearest model of the class among those matching a scene point, else the nearest.
+      int model = -1;
+      for (int pass = 0; pass < 2 && model < 0; ++pass)
+        for (size_t m = 0; m < d.models.size(); ++m)
+          if (d.models[m].label == d.classes[q] && (pass == 1 || matched[k][m]) &&
+              (model < 0 || b[k][m] < b[k][model]))
+            model = static_cast<int>(m);
+      EXPECT_EQ(got[k].info.first_frame, static_cast<guint64>(firsts[k]));
+      EXPECT_EQ(got[k].label, d.classes[q]);
+      EXPECT_EQ(got[k].info.model_id, model);
+      EXPECT_EQ(got[k].info.distance, b[k][model]);
+      EXPECT_EQ(got[k].info.score, std::min(1.0, 0.5 * (s[q] - second))); // the same arithmetic
+    }
+    // The last block is the tool's clip: every block's distances averaged.
+    EXPECT_EQ(got[2].label, d.classes[al::ridge_class(d.ridge, mean_of(b, 0, 3))]);
   }
-  // The last block is the tool's clip: every block's distances averaged.
-  EXPECT_EQ(got[2].label, d.classes[al::ridge_class(d.ridge, mean_of(b, 0, 3))]);
 }
 
 // The ridge classifier weighs all-dummy optima too (the tool does), so a class none of whose models
