@@ -301,7 +301,8 @@ CVIS_HD void kde_sums(uint32_t feat, int px, int py, const ModelConsts& m, const
 // would otherwise enter the pixel's samples and, through them, its neighbours' sums, a layer a
 // frame. `sample(k)` returns the pixel's sample k; `nonneg` (kernel_terms_nonnegative) allows
 // stopping once the partial sum's density reaches the threshold (the same answer: the terms are >=
-// 0).
+// 0). The test follows every sample: on a still background one or two samples that match the
+// pixel already reach the threshold, and the test is cheap beside a sample's load and kernel.
 template <typename SampleFn, typename ProdFn>
 CVIS_HD bool own_explained(uint32_t feat, const ModelConsts& m, const float scale[3],
                            const float inv_sigma[3], SampleFn sample, ProdFn prod, bool nonneg) {
@@ -312,7 +313,7 @@ CVIS_HD bool own_explained(uint32_t feat, const ModelConsts& m, const float scal
     const uint32_t ref = sample(k);
     s = add_rn(s, prod(kernel_arg(ref, fb, scale, 0), kernel_arg(ref, fb, scale, 1),
                        kernel_arg(ref, fb, scale, 2)));
-    if (nonneg && k % kEarlyCheckEvery == kEarlyCheckEvery - 1 && density_of(s, f) >= m.threshold)
+    if (nonneg && density_of(s, f) >= m.threshold)
       return true;
   }
   return density_of(s, f) >= m.threshold;
@@ -349,7 +350,8 @@ CVIS_HD bool borrowed_learnable(At raw, SampleFn sample, int L, uint32_t v, int 
     if (xx < 0 || yy < 0 || xx >= w || yy >= h || raw(xx, yy) != 0)
       continue;
     int matches = 0;
-    for (int k = 0; k < L && matches < need; ++k) {
+    // Stops once `need` is reached or out of reach.
+    for (int k = 0; k < L && matches < need && matches + (L - k) >= need; ++k) {
       const uint32_t d = absdiff3(v, sample(k, xx, yy));
       matches += channel(d, 0) <= levels && channel(d, 1) <= levels && channel(d, 2) <= levels;
     }
