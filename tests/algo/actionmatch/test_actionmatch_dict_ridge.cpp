@@ -173,6 +173,16 @@ bool same_ridge(const Dictionary& a, const Dictionary& b) {
 
 // Files of versions 1 and 2 load as before: the models, no classifier (the nearest model decides),
 // and the library still writes such a dictionary as the same version-1 bytes.
+// `d` changed by `change` fails validate() with a message naming `word`.
+void expect_refused(const Dictionary& d, const char* what,
+                    const std::function<void(Dictionary&)>& change, const char* word) {
+  Dictionary x = d;
+  change(x);
+  const Status s = validate(x);
+  EXPECT_FALSE(s.ok()) << what;
+  EXPECT_NE(s.message().find(word), std::string::npos) << what << ": " << s.message();
+}
+
 TEST(ActionMatchDictionaryVersions, OldFilesLoadAsPrototypeDictionaries) {
   Rng rng(31);
   const Dictionary d1 = models_only(rng, 4, kPaperDescriptorDim);
@@ -281,13 +291,7 @@ TEST(ActionMatchDictionaryVersions, RidgeFieldsValidated) {
   const Dictionary d = ridge_dictionary(rng, 4, 4);
   ASSERT_TRUE(validate(d).ok());
   auto refused = [&](const char* what, const std::function<void(Dictionary&)>& change,
-                     const char* word) {
-    Dictionary x = d;
-    change(x);
-    const Status s = validate(x);
-    EXPECT_FALSE(s.ok()) << what;
-    EXPECT_NE(s.message().find(word), std::string::npos) << what << ": " << s.message();
-  };
+                     const char* word) { expect_refused(d, what, change, word); };
   refused(
       "a model of no class", [](Dictionary& x) { x.models[1].label = "running"; }, "of no class");
   refused(
@@ -379,13 +383,7 @@ TEST(ActionMatchDictionaryVersions, Version4ClassMeans) {
       EXPECT_TRUE(x.models.empty() && !x.has_ridge());
     }
   auto refused = [&](const char* what, const std::function<void(Dictionary&)>& change,
-                     const char* word) {
-    Dictionary x = d;
-    change(x);
-    const Status st = validate(x);
-    EXPECT_FALSE(st.ok()) << what;
-    EXPECT_NE(st.message().find(word), std::string::npos) << what << ": " << st.message();
-  };
+                     const char* word) { expect_refused(d, what, change, word); };
   refused(
       "a model's class not its label's", [](Dictionary& x) { x.ridge.cand_class[0] = 0; },
       "differs from its label");

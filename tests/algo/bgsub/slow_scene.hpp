@@ -67,6 +67,21 @@ public:
     return true;
   }
 
+  // The fraction of object o's interior pixels at frame t that `mask` (GRAY8, nonzero =
+  // foreground) marks; 1 when the object has no interior in the frame.
+  static double interior_recall(const SlowObject& o, int t, cvis::test::HostImage& mask) {
+    int in = 0, hit = 0;
+    for (int y = 0; y < mask.height(); ++y) {
+      for (int x = 0; x < mask.width(); ++x) {
+        if (interior(o, t, x, y)) {
+          ++in;
+          hit += mask.plane(0)[y * mask.pitch(0) + x] != 0;
+        }
+      }
+    }
+    return in ? static_cast<double>(hit) / in : 1.0;
+  }
+
   // Frame t as RGBA.
   cvis::test::HostImage frame(const SlowObject& o, int t) const {
     cvis::test::HostImage out(PixelFormat::kRGBA, w_, h_, 8);

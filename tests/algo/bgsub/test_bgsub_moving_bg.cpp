@@ -78,16 +78,7 @@ std::vector<double> interior_recall(const Params& p, const MovingScene& s, const
     EXPECT_TRUE(sub->process(f.view(), mask.view(), &res, nullptr).ok());
     if (t < from)
       continue;
-    int in = 0, hit = 0;
-    for (int y = 0; y < kH; ++y) {
-      for (int x = 0; x < kW; ++x) {
-        if (SlowScene::interior(o, t, x, y)) {
-          ++in;
-          hit += mask.plane(0)[y * mask.pitch(0) + x] != 0;
-        }
-      }
-    }
-    recall.push_back(in ? static_cast<double>(hit) / in : 1.0);
+    recall.push_back(SlowScene::interior_recall(o, t, mask));
   }
   return recall;
 }

@@ -53,18 +53,8 @@ void run(const Params& p, const SlowScene& s, const SlowObject& o, int from, int
 std::vector<double> interior_recall(const Params& p, const SlowScene& s, const SlowObject& o,
                                     int from, int to) {
   std::vector<double> recall;
-  run(p, s, o, from, to, [&](int t, HostImage& mask) {
-    int in = 0, hit = 0;
-    for (int y = 0; y < kH; ++y) {
-      for (int x = 0; x < kW; ++x) {
-        if (SlowScene::interior(o, t, x, y)) {
-          ++in;
-          hit += mask.plane(0)[y * mask.pitch(0) + x] != 0;
-        }
-      }
-    }
-    recall.push_back(in ? static_cast<double>(hit) / in : 1.0);
-  });
+  run(p, s, o, from, to,
+      [&](int t, HostImage& mask) { recall.push_back(SlowScene::interior_recall(o, t, mask)); });
   return recall;
 }
 

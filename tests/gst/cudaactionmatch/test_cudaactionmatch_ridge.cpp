@@ -44,6 +44,19 @@ block_distances(am::Matcher& matcher, const al::ClipPoints& cp,
   return d;
 }
 
+// The element (CPU backend) with the dictionary file at `path` over GRAY8 `frames`; removes the
+// file.
+std::vector<Got> run_and_remove(const std::string& path, const std::vector<Gray>& frames) {
+  GstHarness* hs =
+      gst_harness_new_parse(("cudaactionmatch backend=cpu model-location=" + path).c_str());
+  gst_harness_set_caps_str(hs, caps(GST_VIDEO_FORMAT_GRAY8).c_str(),
+                           caps(GST_VIDEO_FORMAT_GRAY8).c_str());
+  const std::vector<Got> got = run(hs, frames, true);
+  gst_harness_teardown(hs);
+  std::remove(path.c_str());
+  return got;
+}
+
 std::vector<double> mean_of(const std::vector<std::vector<double>>& rows, size_t first,
                             size_t end) {
   std::vector<double> m(rows[0].size(), 0.0);
@@ -117,13 +130,7 @@ TEST_F(ActionMatchRidge, BlocksEqualTheToolsRidgeClassifier) {
     std::vector<std::vector<bool>> matched;
     const auto b = block_distances(*matcher, cp, d.models, &matched);
     ASSERT_EQ(b.size(), 3u);
-    GstHarness* hs =
-        gst_harness_new_parse(("cudaactionmatch backend=cpu model-location=" + path).c_str());
-    gst_harness_set_caps_str(hs, caps(GST_VIDEO_FORMAT_GRAY8).c_str(),
-                             caps(GST_VIDEO_FORMAT_GRAY8).c_str());
-    const std::vector<Got> got = run(hs, frames, true);
-    gst_harness_teardown(hs);
-    std::remove(path.c_str());
+    const std::vector<Got> got = run_and_remove(path, frames);
     ASSERT_EQ(got.size(), 3u) << "a block without a result";
     const int64_t firsts[] = {0, 30, 40};
     for (size_t k = 0; k < 3; ++k) {
@@ -212,13 +219,7 @@ TEST_F(ActionMatchRidge, ClassWithoutMatchesStillNamesTheBlock) {
   const std::string path =
       std::string(g_get_tmp_dir()) + "/cvis-test-ridge-dummy-" + std::to_string(getpid()) + ".cvad";
   ASSERT_TRUE(al::save_dictionary(path, d).ok());
-  GstHarness* hs =
-      gst_harness_new_parse(("cudaactionmatch backend=cpu model-location=" + path).c_str());
-  gst_harness_set_caps_str(hs, caps(GST_VIDEO_FORMAT_GRAY8).c_str(),
-                           caps(GST_VIDEO_FORMAT_GRAY8).c_str());
-  const std::vector<Got> got = run(hs, frames, true);
-  gst_harness_teardown(hs);
-  std::remove(path.c_str());
+  const std::vector<Got> got = run_and_remove(path, frames);
   ASSERT_EQ(got.size(), 3u) << "a block reported no action";
   for (size_t k = 0; k < got.size(); ++k) {
     SCOPED_TRACE("block " + std::to_string(k));
