@@ -173,6 +173,17 @@ bool same_ridge(const Dictionary& a, const Dictionary& b) {
 
 // Files of versions 1 and 2 load as before: the models, no classifier (the nearest model decides),
 // and the library still writes such a dictionary as the same version-1 bytes.
+// The ridge classifiers of `d` and `back` give the same class and scores (bit-exact doubles) for
+// one distance row, a match missing (infinite distance) included.
+void expect_same_scores(const Dictionary& d, const Dictionary& back) {
+  std::vector<double> dist(d.models.size());
+  for (size_t m = 0; m < dist.size(); ++m)
+    dist[m] = m == 3 ? std::numeric_limits<double>::infinity() : 0.1 * static_cast<double>(m);
+  std::vector<double> s1, s2;
+  EXPECT_EQ(ridge_class(d.ridge, dist, &s1), ridge_class(back.ridge, dist, &s2));
+  EXPECT_EQ(s1, s2);
+}
+
 // `d` changed by `change` fails validate() with a message naming `word`.
 void expect_refused(const Dictionary& d, const char* what,
                     const std::function<void(Dictionary&)>& change, const char* word) {
@@ -232,13 +243,7 @@ TEST(ActionMatchDictionaryVersions, Version3RoundTrip) {
     EXPECT_TRUE(same_models(d, back));
     EXPECT_TRUE(back.has_ridge());
     EXPECT_TRUE(same_ridge(d, back));
-    // The classifier gives the same scores from the file (bit-exact doubles).
-    std::vector<double> dist(d.models.size());
-    for (size_t m = 0; m < dist.size(); ++m)
-      dist[m] = m == 3 ? std::numeric_limits<double>::infinity() : 0.1 * static_cast<double>(m);
-    std::vector<double> s1, s2;
-    EXPECT_EQ(ridge_class(d.ridge, dist, &s1), ridge_class(back.ridge, dist, &s2));
-    EXPECT_EQ(s1, s2);
+    expect_same_scores(d, back); // the classifier from the file (bit-exact doubles)
   }
 }
 
@@ -363,12 +368,7 @@ TEST(ActionMatchDictionaryVersions, Version4ClassMeans) {
   ASSERT_TRUE(s.ok()) << s.to_string();
   EXPECT_TRUE(same_models(d, back));
   EXPECT_TRUE(same_ridge(d, back));
-  std::vector<double> dist(d.models.size());
-  for (size_t m = 0; m < dist.size(); ++m)
-    dist[m] = m == 3 ? std::numeric_limits<double>::infinity() : 0.1 * static_cast<double>(m);
-  std::vector<double> s1, s2;
-  EXPECT_EQ(ridge_class(d.ridge, dist, &s1), ridge_class(back.ridge, dist, &s2));
-  EXPECT_EQ(s1, s2);
+  expect_same_scores(d, back);
   for (size_t n = 0; n < bytes.size(); ++n) {
     Dictionary x;
     ASSERT_FALSE(parse_dictionary(bytes.data(), n, &x).ok()) << "accepted " << n << " bytes";

@@ -23,6 +23,20 @@ struct SlowObject {
   uint8_t rgb[3] = {230, 20, 20}; // >= 27 levels from the texture in every channel
 };
 
+// The tests' object: 36x26 at (8, 15), appearing on frame 22 (after a 16-frame warm-up), moving
+// right at `speed` px/frame for `stop_after` frames, then still.
+inline SlowObject test_object(float speed, int stop_after) {
+  SlowObject o;
+  o.first = 22;
+  o.x0 = 8.f;
+  o.y0 = 15.f;
+  o.w = 36;
+  o.h = 26;
+  o.speed = speed;
+  o.stop_after = stop_after;
+  return o;
+}
+
 class SlowScene {
 public:
   // Background: `level` + `texture` * (smooth random texture - 128) in every channel.

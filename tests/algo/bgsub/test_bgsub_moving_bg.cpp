@@ -106,14 +106,7 @@ class BgsubMovingBackground : public ::testing::TestWithParam<MovingCase> {};
 TEST_P(BgsubMovingBackground, FlatObjectKeepsItsMask) {
   const MovingCase c = GetParam();
   const MovingScene s(c.seed, c.level);
-  SlowObject o;
-  o.first = 22; // after the 16-frame warm-up
-  o.x0 = 8.f;
-  o.y0 = 15.f;
-  o.w = 36;
-  o.h = 26;
-  o.speed = c.speed;
-  o.stop_after = c.stop_after;
+  const SlowObject o = test_object(c.speed, c.stop_after);
   const int from = o.first + 2, to = o.first + 80;
   Params p; // the element's defaults but 16 samples (the contour's lending comes 3x sooner)
   p.num_samples = 16;

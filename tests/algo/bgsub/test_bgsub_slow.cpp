@@ -76,14 +76,7 @@ class BgsubSlow : public ::testing::TestWithParam<SlowCase> {};
 TEST_P(BgsubSlow, FlatObjectKeepsItsMask) {
   const SlowCase c = GetParam();
   const SlowScene s(kW, kH, c.seed, kNoise, kGrey, 0.f);
-  SlowObject o;
-  o.first = 22; // after the 16-frame warm-up
-  o.x0 = 8.f;
-  o.y0 = 15.f;
-  o.w = 36;
-  o.h = 26;
-  o.speed = c.speed;
-  o.stop_after = c.stop_after;
+  SlowObject o = test_object(c.speed, c.stop_after);
   for (int k = 0; k < 3; ++k)
     o.rgb[k] = static_cast<uint8_t>(kGrey + c.contrast);
   const int from = o.first + 2, to = o.first + 80;
