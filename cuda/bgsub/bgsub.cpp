@@ -82,6 +82,8 @@ Status validate(const Params& p) {
     return bad("cut_refill must be >= 0");
   if (p.min_mask_area < 0)
     return bad("min_mask_area must be >= 0");
+  if (!(p.persistence >= 0.0f) || !(p.persistence <= 1.0f))
+    return bad("persistence must be in [0, 1]");
   if (p.ghost_passes < 0)
     return bad("ghost_passes must be >= 0");
   if (p.ghost_levels < 0)
@@ -99,6 +101,7 @@ Params paper_params() {
   p.shadows = false;
   p.shot_change = false;
   p.min_mask_area = 0;
+  p.persistence = 0.0f;
   p.ghost_passes = 0;
   p.update_own = false;
   p.threshold = 1e-6; // the default before the corpus's defaults (3e-7)

@@ -96,6 +96,7 @@ public:
     result->shot_change = plan.shot_change;
     if (plan.warming_up) {
       warm_up(plan, threads);
+      std::fill(mask_prev_.begin(), mask_prev_.end(), uint8_t(0));
       for (int y = 0; y < h_; ++y)
         std::memset(mask.data[0] + y * mask.pitch[0], 0, w_);
       if (density)
@@ -133,15 +134,19 @@ public:
         lend();
       parallel_rows(h_, threads, [&](int y0, int y1) { update(y0, y1, plan.blind); });
     }
+    // The output: the persistence filter's components of the mask the model used.
+    seg::keep_persistent_components(mask_.data(), mask_prev_.data(), out_.data(), w_, h_,
+                                    p_.persistence);
+    std::copy(mask_.begin(), mask_.end(), mask_prev_.begin()); // mask_: the next frame's gain votes
     if (p_.blobs) {
-      ccl::connected_blobs(mask_.data(), w_, w_, h_, p_.min_blob_area, &result->blobs,
+      ccl::connected_blobs(out_.data(), w_, w_, h_, p_.min_blob_area, &result->blobs,
                            &result->foreground_pixels);
     } else {
-      result->foreground_pixels = std::count(mask_.begin(), mask_.end(), uint8_t(255));
+      result->foreground_pixels = std::count(out_.begin(), out_.end(), uint8_t(255));
     }
     result->foreground_fraction = static_cast<double>(result->foreground_pixels) / npix;
     for (int y = 0; y < h_; ++y) {
-      std::memcpy(mask.data[0] + y * mask.pitch[0], mask_.data() + static_cast<size_t>(y) * w_, w_);
+      std::memcpy(mask.data[0] + y * mask.pitch[0], out_.data() + static_cast<size_t>(y) * w_, w_);
     }
     return Status::Ok();
   }
@@ -159,6 +164,8 @@ private:
     prev_.assign(npix, 0u);
     raw_.assign(npix, 0);
     mask_.assign(npix, 0);
+    mask_prev_.assign(npix, 0);
+    out_.assign(npix, 0);
     still_.assign(npix, 0);
     schedule_.reset();
   }
@@ -427,8 +434,9 @@ private:
   std::vector<uint32_t> samples_, medians_;
   std::vector<uint32_t> feat_, cur_, prev_; // the frame, compensated, the previous compensated
   std::vector<uint8_t> head_, raw_, mask_;
-  std::vector<uint8_t> still_;     // still_frames() of every pixel
-  std::vector<uint8_t> ghost_src_; // ghost_pass(): 0, or 1 + the neighbour taken over
+  std::vector<uint8_t> mask_prev_, out_; // Params::persistence: the previous mask_, the output
+  std::vector<uint8_t> still_;           // still_frames() of every pixel
+  std::vector<uint8_t> ghost_src_;       // ghost_pass(): 0, or 1 + the neighbour taken over
   std::vector<uint32_t> gain_hist_ = std::vector<uint32_t>(seg::kGainBins);
 };
 

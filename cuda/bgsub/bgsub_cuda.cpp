@@ -77,15 +77,15 @@ public:
                                                 p_.ghost_matches, p_.ghost_still, stream));
     // One labelling of the cleaned mask: the area filter's components, and the blobs of the
     // filtered mask (its components of at least min_mask_area pixels, unchanged by the filter).
-    const bool filter = p_.min_mask_area > 1;
-    if (filter || p_.blobs) {
-      const int min_area = std::max(p_.min_blob_area, filter ? p_.min_mask_area : 1);
+    const bool filter = p_.min_mask_area > 1, persist = p_.persistence > 0.0f;
+    const int min_area = std::max(p_.min_blob_area, filter ? p_.min_mask_area : 1);
+    if (filter || p_.blobs || persist) {
       CVIS_RETURN_IF_ERROR(ccl::launch_blobs(m.mask, m.stride, w_, h_, min_area, &ccl_, stream));
       if (filter) {
         CVIS_RETURN_IF_ERROR(
             ccl::launch_area_filter(m.mask, m.stride, w_, h_, p_.min_mask_area, &ccl_, stream));
       }
-      if (p_.blobs)
+      if (p_.blobs && !persist)
         CVIS_RETURN_IF_ERROR(ccl::enqueue_readback(true, &ccl_, stream));
     }
     CVIS_RETURN_IF_ERROR(kernels::launch_scene_counts(m, stream));
@@ -95,10 +95,29 @@ public:
       CVIS_RETURN_IF_ERROR(
           kernels::launch_update(m, plan_, true, p_.conservative_update, plan.blind, stream));
     }
-    const cudaMemcpyKind kind =
-        mask.space == MemorySpace::kDevice ? cudaMemcpyDeviceToDevice : cudaMemcpyDeviceToHost;
-    CVIS_CUDA_CHECK(
-        cudaMemcpy2DAsync(mask.data[0], mask.pitch[0], m.mask, m.stride, w_, h_, kind, stream));
+    const bool device_out = mask.space == MemorySpace::kDevice;
+    if (persist) {
+      // The output is the persistent components of m.mask (the model keeps m.mask), written
+      // straight into a device mask; blobs and foreground count are the output's.
+      uint8_t* out = device_out ? mask.data[0] : m.tmp;
+      const size_t out_pitch = device_out ? mask.pitch[0] : m.stride;
+      CVIS_RETURN_IF_ERROR(kernels::launch_persistence(
+          m, ccl::component_areas(ccl_), overlap_.get(), p_.persistence, out, out_pitch, stream));
+      if (p_.blobs) {
+        CVIS_RETURN_IF_ERROR(ccl::launch_blobs(out, out_pitch, w_, h_, min_area, &ccl_, stream));
+      } else {
+        CVIS_RETURN_IF_ERROR(ccl::launch_count(out, out_pitch, w_, h_, &ccl_, stream));
+      }
+      CVIS_RETURN_IF_ERROR(ccl::enqueue_readback(p_.blobs, &ccl_, stream));
+      if (!device_out) {
+        CVIS_CUDA_CHECK(cudaMemcpy2DAsync(mask.data[0], mask.pitch[0], m.tmp, m.stride, w_, h_,
+                                          cudaMemcpyDeviceToHost, stream));
+      }
+    } else {
+      const cudaMemcpyKind kind = device_out ? cudaMemcpyDeviceToDevice : cudaMemcpyDeviceToHost;
+      CVIS_CUDA_CHECK(
+          cudaMemcpy2DAsync(mask.data[0], mask.pitch[0], m.mask, m.stride, w_, h_, kind, stream));
+    }
     if (density) {
       CVIS_CUDA_CHECK(cudaMemcpy2DAsync(density, w_ * sizeof(float), m.density,
                                         m.stride * sizeof(float), w_ * sizeof(float), h_,
@@ -115,8 +134,12 @@ public:
     result->shadow_pixels = static_cast<int64_t>(f.shadow);
     result->foreground_pixels = static_cast<int64_t>(f.foreground);
     // Blobs in raster order of their first pixel (ccl sorts the device's records).
-    if (p_.blobs)
+    if (persist) {
+      CVIS_RETURN_IF_ERROR(
+          ccl::read_blobs(&ccl_, p_.blobs ? &result->blobs : nullptr, &result->foreground_pixels));
+    } else if (p_.blobs) {
       CVIS_RETURN_IF_ERROR(ccl::read_blobs(&ccl_, &result->blobs, nullptr));
+    }
     result->foreground_fraction =
         static_cast<double>(result->foreground_pixels) / (static_cast<double>(w_) * h_);
     return Status::Ok();
@@ -176,6 +199,8 @@ private:
     CVIS_RETURN_IF_ERROR(head_.reserve(plane, stream));
     CVIS_RETURN_IF_ERROR(raw_.reserve(plane, stream));
     CVIS_RETURN_IF_ERROR(mask_.reserve(plane, stream));
+    CVIS_RETURN_IF_ERROR(mask_prev_.reserve(plane, stream));
+    CVIS_RETURN_IF_ERROR(overlap_.reserve(ccl::blob_capacity(w, h), stream));
     CVIS_RETURN_IF_ERROR(tmp_.reserve(plane, stream));
     CVIS_RETURN_IF_ERROR(still_.reserve(plane, stream));
     CVIS_RETURN_IF_ERROR(density_.reserve(plane, stream));
@@ -190,6 +215,7 @@ private:
     m.head = head_.get();
     m.raw = raw_.get();
     m.mask = mask_.get();
+    m.mask_prev = mask_prev_.get();
     m.tmp = tmp_.get();
     m.still = still_.get();
     model_ = m;
@@ -219,8 +245,9 @@ private:
   cuda::DeviceArray<uint32_t> feat_, cur_, prev_, samples_, medians_, gain_hist_;
   cuda::DeviceArray<kernels::SceneFigures> dfig_;
   cuda::PinnedArray<kernels::SceneFigures> fig_; // read after the frame's synchronisation
-  cuda::DeviceArray<uint8_t> head_, raw_, mask_, tmp_, still_;
-  ccl::DeviceScratch ccl_; // connected components of the final mask
+  cuda::DeviceArray<uint8_t> head_, raw_, mask_, mask_prev_, tmp_, still_;
+  cuda::DeviceArray<int32_t> overlap_; // per component (ccl record): Params::persistence's counts
+  ccl::DeviceScratch ccl_;             // connected components of the final mask
   cuda::HostUploader uploader_;
   kernels::DeviceModel model_;
 };

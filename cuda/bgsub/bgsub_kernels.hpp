@@ -7,6 +7,7 @@
 
 #include "bgsub_math.hpp"
 #include "bgsub_scene_math.hpp"
+#include "ccl/ccl.hpp"
 #include "common/color.hpp"
 #include "common/status.hpp"
 #include "cpwl/cpwl_eval.hpp"
@@ -40,15 +41,16 @@ struct DeviceModel {
   uint32_t* prev = nullptr;      // the previous frame's cur (feat while warming up)
   uint32_t* gain_hist = nullptr; // 3 x seg::kGainBins votes
   SceneFigures* fig = nullptr;
-  uint32_t* samples = nullptr; // num_samples planes of height x stride
-  uint32_t* medians = nullptr; // packed bandwidth medians
-  uint8_t* head = nullptr;     // per pixel: slot of the oldest sample (next to overwrite)
-  uint8_t* raw = nullptr;      // classification before clean-up
-  uint8_t* mask = nullptr;     // final mask
-  uint8_t* tmp = nullptr;      // clean-up scratch, then the ghost passes' sources
-  uint8_t* still = nullptr;    // still_frames() of every pixel (ghosts)
-  float* density = nullptr;    // optional density output (height x stride), nullptr: none
-  const float* lut = nullptr;  // 3 x 256 inverse bandwidths
+  uint32_t* samples = nullptr;  // num_samples planes of height x stride
+  uint32_t* medians = nullptr;  // packed bandwidth medians
+  uint8_t* head = nullptr;      // per pixel: slot of the oldest sample (next to overwrite)
+  uint8_t* raw = nullptr;       // classification before clean-up
+  uint8_t* mask = nullptr;      // final mask
+  uint8_t* mask_prev = nullptr; // the previous frame's mask (Params::persistence)
+  uint8_t* tmp = nullptr;       // clean-up scratch, then the ghost passes' sources
+  uint8_t* still = nullptr;     // still_frames() of every pixel (ghosts)
+  float* density = nullptr;     // optional density output (height x stride), nullptr: none
+  const float* lut = nullptr;   // 3 x 256 inverse bandwidths
 };
 
 // Packed features of `src` (device planes) into m.feat.
@@ -110,5 +112,12 @@ Status launch_ghosts(const DeviceModel& m, int passes, int levels, int need, int
                      cudaStream_t stream);
 
 // Connected components of m.mask: cuda/ccl (ccl::launch_blobs, ccl::launch_count).
+
+// The persistence filter (Params::persistence, seg::persistent) on m.mask labelled by the last
+// ccl::launch_blobs() (`areas`): counts per component the pixels of m.mask that m.mask_prev holds
+// into `overlap` (the labelling's capacity of int32, zeroed here), then writes the kept components
+// as 255 into `out` (width x height bytes, rows `out_pitch` apart) and m.mask into m.mask_prev.
+Status launch_persistence(const DeviceModel& m, const ccl::ComponentAreas& areas, int32_t* overlap,
+                          float persistence, uint8_t* out, size_t out_pitch, cudaStream_t stream);
 
 } // namespace cvis::bgsub::kernels

@@ -1,16 +1,25 @@
-// Host reference of the mask's area filter (issue 12 prototypes): clears the 8-connected foreground
-// components of fewer than `min_area` pixels. The CUDA path will do it from cuda/ccl's labels.
+// Host references of the masks' component filters, shared by the segmentation libraries: the area
+// filter (the CUDA paths do it from cuda/ccl's labels) and the persistence filter's rule.
 #pragma once
 
 #include <cstdint>
 #include <vector>
 
+#include "common/hd.hpp"
+
 namespace cvis::seg {
 
-// mask: width x height bytes, rows `width` apart, non-zero = foreground; changed in place.
-inline void remove_small_components(uint8_t* mask, int width, int height, int min_area) {
-  if (min_area <= 1)
-    return;
+// The persistence filter's rule: a component of `area` pixels, `overlap` of which were foreground
+// in the previous frame's mask, is kept when overlap >= persistence * area (float arithmetic, the
+// same bits on the CPU and the GPU). persistence 0 keeps every component.
+CVIS_HD bool persistent(int overlap, int area, float persistence) {
+  return static_cast<float>(overlap) >= persistence * static_cast<float>(area);
+}
+
+// Calls visit(pixel indices) for each 8-connected foreground component of mask (width x height
+// bytes, rows `width` apart, non-zero = foreground), in raster order of the first pixel.
+template <typename Visit>
+void for_each_component(const uint8_t* mask, int width, int height, Visit visit) {
   const size_t n = static_cast<size_t>(width) * height;
   std::vector<uint8_t> seen(n, 0);
   std::vector<int32_t> stack, comp;
@@ -38,11 +47,41 @@ inline void remove_small_components(uint8_t* mask, int width, int height, int mi
         }
       }
     }
+    visit(comp);
+  }
+}
+
+// Clears the 8-connected foreground components of fewer than `min_area` pixels of mask (width x
+// height bytes, rows `width` apart, non-zero = foreground), in place.
+inline void remove_small_components(uint8_t* mask, int width, int height, int min_area) {
+  if (min_area <= 1)
+    return;
+  for_each_component(mask, width, height, [&](const std::vector<int32_t>& comp) {
     if (static_cast<int>(comp.size()) < min_area) {
       for (int32_t i : comp)
         mask[i] = 0;
     }
-  }
+  });
+}
+
+// out = the components of mask that persistent() keeps against prev (the previous frame's mask),
+// as 255; all three width x height bytes, rows `width` apart.
+inline void keep_persistent_components(const uint8_t* mask, const uint8_t* prev, uint8_t* out,
+                                       int width, int height, float persistence) {
+  const size_t n = static_cast<size_t>(width) * height;
+  for (size_t i = 0; i < n; ++i)
+    out[i] = mask[i] ? 255 : 0;
+  if (persistence <= 0.0f)
+    return;
+  for_each_component(mask, width, height, [&](const std::vector<int32_t>& comp) {
+    int overlap = 0;
+    for (int32_t i : comp)
+      overlap += prev[i] != 0;
+    if (!persistent(overlap, static_cast<int>(comp.size()), persistence)) {
+      for (int32_t i : comp)
+        out[i] = 0;
+    }
+  });
 }
 
 } // namespace cvis::seg

@@ -44,6 +44,7 @@ enum {
   PROP_CUT_WARMUP,
   PROP_CUT_REFILL,
   PROP_MIN_MASK_AREA,
+  PROP_PERSISTENCE,
   PROP_GHOST_PASSES,
   PROP_GHOST_LEVELS,
   PROP_GHOST_MATCHES,
@@ -159,6 +160,7 @@ gst_cuda_bg_sub_set_property (GObject * object, guint prop_id, const GValue * va
     case PROP_CUT_WARMUP: p.cut_warmup = g_value_get_int (value); break;
     case PROP_CUT_REFILL: p.cut_refill = g_value_get_int (value); break;
     case PROP_MIN_MASK_AREA: p.min_mask_area = g_value_get_int (value); break;
+    case PROP_PERSISTENCE: p.persistence = g_value_get_float (value); break;
     case PROP_GHOST_PASSES: p.ghost_passes = g_value_get_int (value); break;
     case PROP_GHOST_LEVELS: p.ghost_levels = g_value_get_int (value); break;
     case PROP_GHOST_MATCHES: p.ghost_matches = g_value_get_int (value); break;
@@ -213,6 +215,7 @@ gst_cuda_bg_sub_get_property (GObject * object, guint prop_id, GValue * value,
     case PROP_CUT_WARMUP: g_value_set_int (value, p.cut_warmup); break;
     case PROP_CUT_REFILL: g_value_set_int (value, p.cut_refill); break;
     case PROP_MIN_MASK_AREA: g_value_set_int (value, p.min_mask_area); break;
+    case PROP_PERSISTENCE: g_value_set_float (value, p.persistence); break;
     case PROP_GHOST_PASSES: g_value_set_int (value, p.ghost_passes); break;
     case PROP_GHOST_LEVELS: g_value_set_int (value, p.ghost_levels); break;
     case PROP_GHOST_MATCHES: g_value_set_int (value, p.ghost_matches); break;
@@ -337,6 +340,11 @@ gst_cuda_bg_sub_install_properties (GObjectClass * c)
   g_object_class_install_property (c, PROP_MIN_MASK_AREA, g_param_spec_int ("min-mask-area",
           "Minimum mask area", "Mask components smaller than this (pixels, 8-connected) are "
           "cleared from the mask (0: none)", 0, G_MAXINT, d.min_mask_area, playing));
+  g_object_class_install_property (c, PROP_PERSISTENCE, g_param_spec_float ("persistence",
+          "Persistence", "A mask component is output only when at least this share of its "
+          "pixels was in the previous frame's mask: flickering water glints and ripples go, an "
+          "object's first frame and objects moving more than about 70% of their length a frame "
+          "too (0: off)", 0.0f, 1.0f, d.persistence, playing));
   g_object_class_install_property (c, PROP_GHOST_PASSES, g_param_spec_int ("ghost-passes",
           "Ghost passes", "Ghosts (background revealed by an object that was in the samples): "
           "passes per frame of the contour test (a ghost shrinks by about a pixel per frame; "

@@ -105,6 +105,7 @@ cvis::bgsub::Params bgsub_params(Kv& kv) {
   p.cut_warmup = static_cast<int>(num(kv, "cut_warmup", p.cut_warmup));
   p.cut_refill = static_cast<int>(num(kv, "cut_refill", p.cut_refill));
   p.min_mask_area = static_cast<int>(num(kv, "min_mask_area", p.min_mask_area));
+  p.persistence = static_cast<float>(num(kv, "persistence", p.persistence));
   p.ghost_passes = static_cast<int>(num(kv, "ghost_passes", p.ghost_passes));
   p.ghost_levels = static_cast<int>(num(kv, "ghost_levels", p.ghost_levels));
   p.ghost_matches = static_cast<int>(num(kv, "ghost_matches", p.ghost_matches));

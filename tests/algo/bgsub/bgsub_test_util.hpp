@@ -27,6 +27,7 @@ inline Params small_params(Kernel k = Kernel::kExact) {
   Params p;
   p.num_samples = 12;
   p.min_mask_area = 20;
+  p.persistence = 0.0f; // the model's masks frame by frame (test_bgsub_persistence.cpp: the filter)
   p.kernel = k;
   p.cpwl_points = 64;
   return p;

@@ -60,6 +60,7 @@ Params base_params(bool on) {
   p.threshold = 1e-6;
   p.num_samples = 12;
   p.cpu_threads = 1;
+  p.persistence = 0.0f; // the masks frame by frame (test_bgsub_persistence.cpp: the filter)
   return p;
 }
 

@@ -161,11 +161,14 @@ cvis::bgsub::Params small_params(cvis::bgsub::Kernel k) {
   p.num_samples = 8;
   p.kernel = k;
   p.min_mask_area = 20; // the small scenes' objects (6x6 squares) are under the default 60
+  p.persistence = 0.0f; // as small_props()
   return p;
 }
 
 std::string small_props(cvis::bgsub::Kernel k) {
-  return std::string("num-samples=8 min-mask-area=20 kernel=") + cvis::bgsub::kernel_name(k);
+  // persistence=0: masks frame by frame (the filter's own checks set it).
+  return std::string("num-samples=8 min-mask-area=20 persistence=0 kernel=") +
+         cvis::bgsub::kernel_name(k);
 }
 
 bool has_feature(const char* name) {

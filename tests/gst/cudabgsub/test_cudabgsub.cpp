@@ -236,30 +236,44 @@ TEST_F(BgSubElement, DefaultMinBlobAreaIsRelativeToTheFrame) {
       harness(small_props(Kernel::kFast) + " output=frame", GST_VIDEO_FORMAT_RGBA, w, h);
   GstHarness* hf = harness(small_props(Kernel::kFast) + " output=frame min-blob-area=25",
                            GST_VIDEO_FORMAT_RGBA, w, h);
+  // The persistence filter at 0.5: an object's first frame is not output, from its second on
+  // it is (the squares stay).
+  GstHarness* hp = harness(small_props(Kernel::kFast) + " output=frame persistence=0.5",
+                           GST_VIDEO_FORMAT_RGBA, w, h);
   guint area = 1;
   g_object_get(gst_harness_find_element(hd, "cudabgsub"), "min-blob-area", &area, nullptr);
   EXPECT_EQ(area, 0u);
+  gfloat persistence = 0.f;
+  g_object_get(gst_harness_find_element(hp, "cudabgsub"), "persistence", &persistence, nullptr);
+  EXPECT_EQ(persistence, 0.5f);
   for (int t = 0; t < frames; ++t) {
     ASSERT_EQ(gst_harness_push(hd, frame(t)), GST_FLOW_OK);
     ASSERT_EQ(gst_harness_push(hf, frame(t)), GST_FLOW_OK);
+    ASSERT_EQ(gst_harness_push(hp, frame(t)), GST_FLOW_OK);
     GstBuffer* a = gst_harness_pull(hd);
     GstBuffer* b = gst_harness_pull(hf);
-    std::vector<int> da, db;
+    GstBuffer* c = gst_harness_pull(hp);
+    std::vector<int> da, db, dc;
     for (const auto& blob : read_blobs(a))
       da.push_back(blob.area);
     for (const auto& blob : read_blobs(b))
       db.push_back(blob.area);
+    for (const auto& blob : read_blobs(c))
+      dc.push_back(blob.area);
     if (t < 10) {
-      EXPECT_TRUE(da.empty() && db.empty()) << t;
+      EXPECT_TRUE(da.empty() && db.empty() && dc.empty()) << t;
     } else {
       EXPECT_EQ(da, std::vector<int>({144})) << t;
       EXPECT_EQ(db, std::vector<int>({36, 144})) << t;
+      EXPECT_EQ(dc, t == 10 ? std::vector<int>() : std::vector<int>({144})) << t;
     }
     gst_buffer_unref(a);
     gst_buffer_unref(b);
+    gst_buffer_unref(c);
   }
   gst_harness_teardown(hd);
   gst_harness_teardown(hf);
+  gst_harness_teardown(hp);
 }
 
 TEST_F(BgSubElement, FlushCapsChangeAndReadyResetTheModel) {

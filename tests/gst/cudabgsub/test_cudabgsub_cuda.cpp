@@ -153,10 +153,9 @@ TEST_F(BgSubElementCuda, DecodePipelineRunsToEos) {
   for (const char* tail :
        {"cudabgsub backend=cuda ! fakesink", "cudabgsub backend=cuda output=frame ! fakesink"}) {
     // Under compute-sanitizer the first 10 frames (the whole 1080p clip takes past the limit).
-    const std::string launch = std::string("filesrc location=") + media +
-                               " ! qtdemux ! h264parse ! nvh264dec ! " +
-                               (cvis::test::sanitizer_run() ? "identity eos-after=10 ! " : "") +
-                               tail;
+    const std::string launch =
+        std::string("filesrc location=") + media + " ! qtdemux ! h264parse ! nvh264dec ! " +
+        (cvis::test::sanitizer_run() ? "identity eos-after=10 ! " : "") + tail;
     GError* err = nullptr;
     GstElement* pipe = gst_parse_launch(launch.c_str(), &err);
     ASSERT_NE(pipe, nullptr) << (err ? err->message : "");
