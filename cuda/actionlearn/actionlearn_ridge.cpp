@@ -204,6 +204,10 @@ bool train_ridge(const std::vector<std::vector<double>>& clip_dist, const std::v
   return true;
 }
 
+const char* ridge_features_name(RidgeFeatures f) {
+  return f == RidgeFeatures::kClassMean ? "class-mean" : "distance";
+}
+
 size_t RidgeClassifier::feature_count() const {
   return features == RidgeFeatures::kClassMean ? static_cast<size_t>(classes) : cands.size();
 }
@@ -237,12 +241,18 @@ int ridge_class(const RidgeClassifier& rc, const std::vector<double>& dist,
   return best;
 }
 
-double choose_ridge_alpha(const std::vector<std::vector<double>>& clip_dist,
-                          const std::vector<int>& rows, const std::vector<int>& clip_class,
-                          const std::vector<int>& clip_subject, const std::vector<int>& cands,
-                          const std::vector<int>& cand_subject, int classes,
-                          const std::vector<double>& alphas, int groups, RidgeFeatures features,
-                          const std::vector<int>* cand_class) {
+namespace {
+
+// Correct clips per alpha when the subjects of `rows` (sorted) are dealt into min(groups,
+// subjects) groups round-robin and each group is classified by a classifier trained on the other
+// groups' clips over the other groups' subjects' candidates.
+std::vector<int> grouped_correct(const std::vector<std::vector<double>>& clip_dist,
+                                 const std::vector<int>& rows, const std::vector<int>& clip_class,
+                                 const std::vector<int>& clip_subject,
+                                 const std::vector<int>& cands,
+                                 const std::vector<int>& cand_subject, int classes,
+                                 const std::vector<double>& alphas, int groups,
+                                 RidgeFeatures features, const std::vector<int>* cand_class) {
   std::vector<int> subjects;
   for (int r : rows)
     subjects.push_back(clip_subject[r]);
@@ -272,11 +282,52 @@ double choose_ridge_alpha(const std::vector<std::vector<double>>& clip_dist,
         correct[a] += ridge_class(rc, clip_dist[r]) == clip_class[r];
     }
   }
+  return correct;
+}
+
+} // namespace
+
+double choose_ridge_alpha(const std::vector<std::vector<double>>& clip_dist,
+                          const std::vector<int>& rows, const std::vector<int>& clip_class,
+                          const std::vector<int>& clip_subject, const std::vector<int>& cands,
+                          const std::vector<int>& cand_subject, int classes,
+                          const std::vector<double>& alphas, int groups, RidgeFeatures features,
+                          const std::vector<int>* cand_class) {
+  const std::vector<int> correct =
+      grouped_correct(clip_dist, rows, clip_class, clip_subject, cands, cand_subject, classes,
+                      alphas, groups, features, cand_class);
   size_t best = 0;
   for (size_t a = 1; a < alphas.size(); ++a)
     if (correct[a] > correct[best] || (correct[a] == correct[best] && alphas[a] > alphas[best]))
       best = a;
   return alphas[best];
+}
+
+RidgeFeatures
+choose_ridge_features(const std::vector<std::vector<double>>& clip_dist,
+                      const std::vector<int>& rows, const std::vector<int>& clip_class,
+                      const std::vector<int>& clip_subject, const std::vector<int>& cands,
+                      const std::vector<int>& cand_subject, int classes,
+                      const std::vector<double>& alphas, int groups,
+                      const std::vector<int>& cand_class, double* alpha, int* correct) {
+  const RidgeFeatures kinds[2] = {RidgeFeatures::kDistance, RidgeFeatures::kClassMean};
+  double kind_alpha[2];
+  int ok[2];
+  for (int k = 0; k < 2; ++k) {
+    kind_alpha[k] =
+        choose_ridge_alpha(clip_dist, rows, clip_class, clip_subject, cands, cand_subject, classes,
+                           alphas, groups, kinds[k], &cand_class);
+    // One group per subject: leave-one-subject-out at the alpha the kind would be trained with.
+    ok[k] =
+        grouped_correct(clip_dist, rows, clip_class, clip_subject, cands, cand_subject, classes,
+                        {kind_alpha[k]}, std::numeric_limits<int>::max(), kinds[k], &cand_class)[0];
+    if (correct)
+      correct[k] = ok[k];
+  }
+  const int pick = ok[0] > ok[1] ? 0 : 1; // ties: the class means (six features, smoother)
+  if (alpha)
+    *alpha = kind_alpha[pick];
+  return kinds[pick];
 }
 
 } // namespace cvis::actionlearn

@@ -25,6 +25,9 @@ enum class RidgeFeatures : int {
   kClassMean = 1,
 };
 
+// "distance" or "class-mean" (the tool's --ridge-features values).
+const char* ridge_features_name(RidgeFeatures f);
+
 struct RidgeClassifier {
   int classes = 0;
   RidgeFeatures features = RidgeFeatures::kDistance;
@@ -71,5 +74,20 @@ double choose_ridge_alpha(const std::vector<std::vector<double>>& clip_dist,
                           const std::vector<double>& alphas, int groups,
                           RidgeFeatures features = RidgeFeatures::kDistance,
                           const std::vector<int>* cand_class = nullptr);
+
+// Chooses the kind of features for a classifier trained on `rows` by leave-one-subject-out over
+// the subjects of `rows` alone: for each kind, alpha as choose_ridge_alpha(alphas, groups) chooses
+// it on all of `rows`, then each subject's clips are classified by a classifier of that alpha
+// trained on the other subjects' clips over their candidates. Which kind generalises depends on
+// the training set (a weight per candidate needs many training clips per candidate; the class
+// means suit a few subjects). Returns the kind with more correct clips (ties: kClassMean, six
+// features); *alpha (optional) gets its alpha, correct[2] (optional) the counts of kDistance and
+// kClassMean. A single subject gives no fold: kClassMean.
+RidgeFeatures choose_ridge_features(
+    const std::vector<std::vector<double>>& clip_dist, const std::vector<int>& rows,
+    const std::vector<int>& clip_class, const std::vector<int>& clip_subject,
+    const std::vector<int>& cands, const std::vector<int>& cand_subject, int classes,
+    const std::vector<double>& alphas, int groups, const std::vector<int>& cand_class,
+    double* alpha = nullptr, int* correct = nullptr);
 
 } // namespace cvis::actionlearn

@@ -99,10 +99,6 @@ std::string num(double v) {
   return buf;
 }
 
-const char* features_name(actionlearn::RidgeFeatures f) {
-  return f == actionlearn::RidgeFeatures::kClassMean ? "class-mean" : "distance";
-}
-
 const char* onoff(bool b) {
   return b ? "on" : "off";
 }
@@ -146,8 +142,8 @@ int cmd_inspect(int argc, char** argv) {
     if (d.has_ridge()) {
       std::printf(", \"classifier\": {\"kind\": \"ridge\", \"features\": \"%s\", \"distance\": "
                   "\"%s\", \"alpha\": %s, \"classes\": [",
-                  features_name(d.ridge.features), actionmatch::distance_name(d.ridge_distance),
-                  num(d.ridge_alpha).c_str());
+                  actionlearn::ridge_features_name(d.ridge.features),
+                  actionmatch::distance_name(d.ridge_distance), num(d.ridge_alpha).c_str());
       for (size_t q = 0; q < d.classes.size(); ++q)
         std::printf("%s%s", q ? ", " : "", json_string(d.classes[q]).c_str());
       std::printf("], \"prototypes\": [");

@@ -367,19 +367,34 @@ int knn_fold(const Work& w, int held_out, int given_k, std::vector<int>* allowed
 }
 
 // The ridge classifier of fold `held_out`, trained on the other subjects' clips over the other
-// subjects' candidates; alpha given, or chosen among them (choose_ridge_alpha).
-RidgeClassifier ridge_fold(const Options& o, const Work& w, int held_out, double* alpha) {
+// subjects' candidates; alpha given, or chosen among them (choose_ridge_alpha); the features
+// given, or chosen by leave-one-subject-out among them (choose_ridge_features; with --ridge A at
+// that alpha). *correct (optional) gets the two kinds' inner counts (-1 when not chosen).
+RidgeClassifier ridge_fold(const Options& o, const Work& w, int held_out, double* alpha,
+                           int* correct = nullptr) {
   const double given_alpha = o.ridge_alpha;
+  const std::vector<double> alphas =
+      given_alpha > 0 ? std::vector<double>{given_alpha} : std::vector<double>{0.1, 0.3, 1, 3, 10};
   std::vector<int> rows, cands;
   fold_rows(w, held_out, &rows, &cands);
   const int K = static_cast<int>(w.classes.size());
-  *alpha = given_alpha > 0 ? given_alpha
-                           : choose_ridge_alpha(w.dist, rows, w.clip_class, w.clip_subject, cands,
-                                                w.cand_subject, K, {0.1, 0.3, 1, 3, 10}, 5,
-                                                o.ridge_features, &w.cand_class);
+  RidgeFeatures features = o.ridge_features;
+  int counts[2] = {-1, -1};
+  if (o.ridge_features_auto)
+    features = choose_ridge_features(w.dist, rows, w.clip_class, w.clip_subject, cands,
+                                     w.cand_subject, K, alphas, 5, w.cand_class, alpha, counts);
+  else
+    *alpha = alphas.size() == 1
+                 ? alphas[0]
+                 : choose_ridge_alpha(w.dist, rows, w.clip_class, w.clip_subject, cands,
+                                      w.cand_subject, K, alphas, 5, features, &w.cand_class);
+  if (correct) {
+    correct[0] = counts[0];
+    correct[1] = counts[1];
+  }
   RidgeClassifier rc;
   train_ridge(w.dist, rows, w.clip_class, w.clip_subject, cands, w.cand_subject, K, *alpha, &rc,
-              o.ridge_features, &w.cand_class);
+              features, &w.cand_class);
   return rc;
 }
 
@@ -434,7 +449,8 @@ int run_test(const Options& o, const Work& w) {
     ++ps.second;
   }
   if (o.verbose) {
-    const std::string how = o.ridge ? "ridge, alpha " + std::to_string(alpha)
+    const std::string how = o.ridge ? "ridge, alpha " + std::to_string(alpha) + ", features " +
+                                          ridge_features_name(rc.features)
                             : o.knn ? "k-nearest class mean, k " + std::to_string(k)
                                     : std::to_string(chosen.size()) + " prototypes";
     std::printf("trained on %zu clips (%zu candidates; %s)\n", w.num_clips(), w.num_cands(),
@@ -468,7 +484,8 @@ int cmd_train(int argc, char** argv) {
     // Every training candidate is a model (the classifier's features, in candidate order), the
     // prototypes a subset of them (model indices, sorted).
     double alpha = 0;
-    d.ridge = ridge_fold(o, w, o.hold_out, &alpha);
+    int inner[2];
+    d.ridge = ridge_fold(o, w, o.hold_out, &alpha, inner);
     std::vector<int> model_of(w.num_cands(), -1);
     for (size_t m = 0; m < cands.size(); ++m) {
       model_of[cands[m]] = static_cast<int>(m);
@@ -485,9 +502,14 @@ int cmd_train(int argc, char** argv) {
     const Status st = save_dictionary(o.output, d);
     if (!st.ok())
       return fail(st.to_string());
-    std::printf("ridge classifier (alpha %g) over %zu candidate models, %zu prototypes, for %zu "
-                "classes written to %s\n",
-                alpha, d.models.size(), chosen.size(), w.classes.size(), o.output.c_str());
+    std::printf("ridge classifier (alpha %g, features %s) over %zu candidate models, %zu "
+                "prototypes, for %zu classes written to %s\n",
+                alpha, ridge_features_name(d.ridge.features), d.models.size(), chosen.size(),
+                w.classes.size(), o.output.c_str());
+    if (inner[0] >= 0)
+      std::printf("features chosen by leave-one-subject-out on the %zu training clips: distance "
+                  "%d, class-mean %d correct\n",
+                  rows.size(), inner[0], inner[1]);
     return kExitOk;
   }
   for (int k : chosen)
@@ -522,9 +544,10 @@ int cmd_eval(int argc, char** argv) {
     std::vector<int> chosen;
     int k = 0;
     double alpha = 0;
+    int inner[2] = {-1, -1};
     RidgeClassifier rc;
     if (o.ridge)
-      rc = ridge_fold(o, w, s, &alpha);
+      rc = ridge_fold(o, w, s, &alpha, inner);
     else if (o.knn)
       k = knn_fold(w, s, o.knn_k, &chosen);
     else
@@ -543,8 +566,13 @@ int cmd_eval(int argc, char** argv) {
     correct += fold_ok;
     total += fold_n;
     if (o.verbose && o.ridge)
-      std::printf("subject %02d: %d/%d (ridge, alpha %g, %zu candidates)\n", s, fold_ok, fold_n,
-                  alpha, rc.cands.size());
+      std::printf("subject %02d: %d/%d (ridge, alpha %g, %zu candidates) features %s%s\n", s,
+                  fold_ok, fold_n, alpha, rc.cands.size(), ridge_features_name(rc.features),
+                  inner[0] < 0
+                      ? ""
+                      : (" (inner leave-one-subject-out: distance " + std::to_string(inner[0]) +
+                         ", class-mean " + std::to_string(inner[1]) + ")")
+                            .c_str());
     else if (o.verbose && o.knn)
       std::printf("subject %02d: %d/%d (k-nearest class mean, k = %d, %zu candidates)\n", s,
                   fold_ok, fold_n, k, chosen.size());

@@ -166,10 +166,11 @@ bool parse_options(int argc, char** argv, bool train, Options* o, std::string* e
         return false;
       o->ridge_alpha = v;
     } else if (s == "--ridge-features") {
-      if (value != "class-mean" && value != "distance") {
-        *err = "--ridge-features: class-mean or distance";
+      if (value != "auto" && value != "class-mean" && value != "distance") {
+        *err = "--ridge-features: auto, class-mean or distance";
         return false;
       }
+      o->ridge_features_auto = value == "auto";
       o->ridge_features = value == "class-mean" ? actionlearn::RidgeFeatures::kClassMean
                                                 : actionlearn::RidgeFeatures::kDistance;
     } else if (s == "--hold-out" && train) {

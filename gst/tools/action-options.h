@@ -25,8 +25,10 @@ struct Options {
   bool ridge = false;     // eval: ridge regression over the distances to all training candidates
   double ridge_alpha = 0; // its strength; 0 = chosen per fold on the training subjects
   // its features: the mean distance to each class's candidates (class-mean), or the distance to
-  // every candidate (distance)
+  // every candidate (distance); with ridge_features_auto (the default, `auto`) chosen per fold by
+  // leave-one-subject-out on the training subjects (choose_ridge_features)
   actionlearn::RidgeFeatures ridge_features = actionlearn::RidgeFeatures::kClassMean;
+  bool ridge_features_auto = true;
   int hold_out = -1; // train: the subject left out (its clips and candidates); -1: none
   stip::FrontEndParams fp;
   actionlearn::LearnParams lp;

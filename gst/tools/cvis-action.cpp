@@ -28,8 +28,8 @@ const char* kMatchUsage =
     "        [--threads N]             CPU backend threads (default: all cores)\n";
 const char* kLearnUsage =
     "  train DIR -o DICT [OPTIONS]     learn a dictionary from a KTH-like dataset: prototypes,\n"
-    "        or with --classifier ridge every candidate and the ridge classifier (version 4;\n"
-    "        3 with --ridge-features distance)\n"
+    "        or with --classifier ridge every candidate and the ridge classifier (version 4\n"
+    "        over class means; 3 with a weight per candidate)\n"
     "        [--hold-out S] (leave subject S out: the element's leave-one-subject-out folds;\n"
     "        --distances still names the whole dataset's table)\n"
     "  eval DIR [OPTIONS]              leave-one-subject-out accuracy on a KTH-like dataset\n"
@@ -49,8 +49,9 @@ const char* kLearnUsage =
     "        distances to all training candidates) [--knn K] (0: K chosen per fold by\n"
     "        leave-one-subject-out on the training subjects) [--ridge A] (0: A chosen per fold,\n"
     "        or for train over all subjects, by cross-validation on the training subjects)\n"
-    "        [--ridge-features class-mean|distance] (ridge's features: the mean distance to\n"
-    "        each class's candidates (default), or the distance to every candidate)\n"
+    "        [--ridge-features auto|class-mean|distance] (ridge's features: the mean distance\n"
+    "        to each class's candidates, or the distance to every candidate; auto (default):\n"
+    "        the one that wins leave-one-subject-out on the training subjects, per fold)\n"
     "  eval DIR --test DIR2 [--test-cache DIR] [--test-distances FILE] [OPTIONS]\n"
     "        the classifier trained on every subject of DIR, tested on every clip of DIR2\n"
     "        (e.g. another renderer's); DIR2's clip x candidate distances cached in FILE\n"

@@ -5,8 +5,9 @@ Usage: test_cvis_action_learn.py CVIS_ACTION_EXE GEN_ACTIONS_EXE
 Renders 3 subjects x 6 actions x 1 scenario of 40 frames at 96x72 with gen_actions (tests/actiongen),
 then: eval prints a 6x6 confusion matrix whose cells add up to the 18 clips and ends with the
 line "accuracy: N/18 (P%)"; train writes a dictionary that inspect reads back with the six labels,
-with --classifier ridge a version-4 dictionary of every candidate (version 3 with
---ridge-features distance; --hold-out S: the other subjects' candidates); eval --test classifies another folder's clips;
+with --classifier ridge a dictionary of every candidate, version 4 with --ridge-features class-mean,
+3 with distance, by default the kind that wins leave-one-subject-out on the training subjects
+(--hold-out S: the other subjects' candidates); eval --test classifies another folder's clips;
 a second eval with the point cache gives the same output; an eval that reads the distances file of
 the first gives its output again, one with --classifier knn and one with --classifier ridge their
 own accuracy lines; --clip-list (the clips' names in a file, no folder) gives the same outputs from
@@ -103,6 +104,21 @@ def main():
          sum(int(n) for n in per_fold) == 2 * n_cands and
          all(a in ("0.1", "0.3", "1", "3", "10") for a in folds) and "distances read" in err5,
          out5 + err5)
+    # --ridge-features auto (the default): each fold picks the kind that wins leave-one-subject-out
+    # on its two training subjects (12 clips; ties: class-mean).
+    inner = re.findall(r"\) features (class-mean|distance) \(inner leave-one-subject-out: "
+                       r"distance (\d+), class-mean (\d+)\)", out5)
+    case("eval --ridge-features auto: every fold names its features, the winner of its inner "
+         "leave-one-subject-out",
+         len(inner) == 3 and
+         all((f == "distance") == (int(d) > int(m)) and int(d) <= 12 and int(m) <= 12
+             for f, d, m in inner), out5)
+    rc5b, out5b, err5b = run(EXE, "eval", data, "--cache", cache, "--distances", dists,
+                             "--classifier", "ridge", "--ridge-features", "class-mean",
+                             "--verbose", *common)
+    fixed = re.findall(r"\) features (class-mean|distance)\n", out5b)
+    case("eval --ridge-features class-mean: no inner choice, every fold class-mean",
+         rc5b == 0 and fixed == ["class-mean"] * 3 and "inner" not in out5b, out5b + err5b)
 
     # --clip-list: the same evals from the distances file and the clips' names alone (listed as
     # gen_actions' callers list them, relative to the folder), nothing decoded.
@@ -160,7 +176,7 @@ def main():
     # classifier over all of them.
     ridge = os.path.join(TMP, "ridge.bin")
     rc, out, err = run(EXE, "train", data, "-o", ridge, "--cache", cache, "--distances", dists,
-                       "--classifier", "ridge", *common)
+                       "--classifier", "ridge", "--ridge-features", "class-mean", *common)
     rc2, out2, err2 = run(EXE, "inspect", "--json", ridge)
     j = json.loads(out2) if rc2 == 0 else {}
     c = j.get("classifier", {})
@@ -180,6 +196,20 @@ def main():
     case("train --ridge-features distance: version 3, a weight per model",
          rc == 0 and j.get("version") == 3 and
          j.get("classifier", {}).get("features") == "distance", out + err + out2 + err2)
+    auto = os.path.join(TMP, "ridge-auto.bin")
+    rc, out, err = run(EXE, "train", data, "-o", auto, "--cache", cache, "--distances", dists,
+                       "--classifier", "ridge", *common)
+    rc2, out2, err2 = run(EXE, "inspect", "--json", auto)
+    j = json.loads(out2) if rc2 == 0 else {}
+    said = re.search(r"features (class-mean|distance)\)", out)
+    inner = re.search(r"leave-one-subject-out on the 18 training clips: distance (\d+), "
+                      r"class-mean (\d+) correct", out)
+    kind = j.get("classifier", {}).get("features")
+    case("train --classifier ridge (features auto): the kind that wins leave-one-subject-out on "
+         "the training clips, written as that kind's version",
+         rc == 0 and said is not None and inner is not None and kind == said.group(1) and
+         (kind == "distance") == (int(inner.group(1)) > int(inner.group(2))) and
+         j.get("version") == (3 if kind == "distance" else 4), out + err + out2 + err2)
     held = os.path.join(TMP, "ridge-2.bin")
     rc, out, err = run(EXE, "train", data, "-o", held, "--cache", cache, "--distances", dists,
                        "--classifier", "ridge", "--hold-out", 2, *common)

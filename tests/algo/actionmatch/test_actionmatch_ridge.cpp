@@ -237,3 +237,99 @@ TEST(ActionMatchRidge, ClassMeansOutlastChanceMatches) {
   EXPECT_GE(by_class, 160);
   EXPECT_LT(by_distance, 160);
 }
+
+namespace {
+
+// Six subjects, two classes, two clips per (subject, class), four candidates per (subject,
+// class). What tells the classes apart is which candidates a clip matches, not how well it
+// matches a class on average: a class-0 clip is at 0.3 from the even-numbered candidates of each
+// class and 0.5 from the odd ones, a class-1 clip the reverse, so every class mean is 0.4 for
+// both classes (plus jitter) and only a weight per candidate separates them.
+Table per_candidate_signal(uint32_t seed) {
+  Table t;
+  const int S = 6, C = 2;
+  for (int s = 0; s < S; ++s)
+    for (int c = 0; c < C; ++c)
+      for (int k = 0; k < 4; ++k) {
+        t.cand_class.push_back(c);
+        t.cand_subject.push_back(s);
+      }
+  uint64_t h = seed;
+  auto jitter = [&] { // 0..0.04
+    h = h * 6364136223846793005ull + 1442695040888963407ull;
+    return 0.04 * static_cast<double>(h >> 11) / 9007199254740992.0;
+  };
+  for (int s = 0; s < S; ++s)
+    for (int c = 0; c < C; ++c)
+      for (int j = 0; j < 2; ++j) {
+        std::vector<double> row;
+        for (size_t k = 0; k < t.cand_class.size(); ++k)
+          row.push_back(((k % 2 == 0) == (c == 0) ? 0.3 : 0.5) + jitter());
+        t.D.push_back(row);
+        t.clip_class.push_back(c);
+        t.clip_subject.push_back(s);
+      }
+  return t;
+}
+
+al::RidgeFeatures choose(const Table& t, int classes, const std::vector<int>& rows,
+                         const std::vector<int>& cands, int* correct) {
+  return al::choose_ridge_features(t.D, rows, t.clip_class, t.clip_subject, cands, t.cand_subject,
+                                   classes, {0.1, 0.3, 1, 3, 10}, 5, t.cand_class, nullptr,
+                                   correct);
+}
+
+} // namespace
+
+TEST(ActionMatchRidge, ChoosesTheFeaturesThatGeneraliseAcrossSubjects) {
+  // Chance matches: the class means win the inner leave-one-subject-out (as they win the outer
+  // one, ClassMeansOutlastChanceMatches); per-candidate signal: the distances win. Both on the
+  // five subjects of a fold (subject 0 held out), the choice never sees the held-out subject.
+  int cm_counts[2] = {0, 0};
+  for (uint32_t seed = 1; seed <= 5; ++seed) {
+    std::vector<int> rows, cands;
+    const Table cm = chance_matches(seed);
+    split(cm, 0, &rows, &cands);
+    int correct[2];
+    EXPECT_EQ(choose(cm, 3, rows, cands, correct), al::RidgeFeatures::kClassMean) << seed;
+    EXPECT_GE(correct[1], correct[0]) << seed; // a tie goes to the class means
+    cm_counts[0] += correct[0];
+    cm_counts[1] += correct[1];
+    const Table pc = per_candidate_signal(seed);
+    rows.clear();
+    cands.clear();
+    split(pc, 0, &rows, &cands);
+    EXPECT_EQ(choose(pc, 2, rows, cands, correct), al::RidgeFeatures::kDistance) << seed;
+    // 20 training clips; the distances separate them all (margin 0.2 against 0.04 of jitter),
+    // the class means, which carry no signal, at most by chance.
+    EXPECT_EQ(correct[0], 20) << seed;
+    EXPECT_LT(correct[1], 16) << seed;
+    // The held-out subject's clips do not take part: reversing them changes nothing.
+    Table flipped = pc;
+    for (size_t i = 0; i < flipped.D.size(); ++i)
+      if (flipped.clip_subject[i] == 0)
+        flipped.clip_class[i] = 1 - flipped.clip_class[i];
+    int again[2];
+    EXPECT_EQ(choose(flipped, 2, rows, cands, again), al::RidgeFeatures::kDistance);
+    EXPECT_EQ(again[0], correct[0]);
+    EXPECT_EQ(again[1], correct[1]);
+  }
+  // Over the five tables (150 inner clips) the class means win clearly: 134 against 117; the
+  // margin of 5 only absorbs rounding that flips a near-tie or two.
+  std::printf("chance matches, inner leave-one-subject-out: distance %d/150, class-mean %d/150\n",
+              cm_counts[0], cm_counts[1]);
+  EXPECT_GT(cm_counts[1], cm_counts[0] + 5);
+  // One subject: no fold, the class means.
+  const Table one = per_candidate_signal(1);
+  std::vector<int> rows, cands;
+  for (size_t i = 0; i < one.D.size(); ++i)
+    if (one.clip_subject[i] == 0)
+      rows.push_back(static_cast<int>(i));
+  for (size_t k = 0; k < one.cand_class.size(); ++k)
+    if (one.cand_subject[k] != 0)
+      cands.push_back(static_cast<int>(k));
+  int correct[2];
+  EXPECT_EQ(choose(one, 2, rows, cands, correct), al::RidgeFeatures::kClassMean);
+  EXPECT_EQ(correct[0], 0);
+  EXPECT_EQ(correct[1], 0);
+}
