@@ -101,8 +101,8 @@ public:
       // straight into a device mask; blobs and foreground count are the output's.
       uint8_t* out = device_out ? mask.data[0] : m.tmp;
       const size_t out_pitch = device_out ? mask.pitch[0] : m.stride;
-      CVIS_RETURN_IF_ERROR(kernels::launch_persistence(
-          m, ccl::component_areas(ccl_), overlap_.get(), p_.persistence, out, out_pitch, stream));
+      CVIS_RETURN_IF_ERROR(ccl::launch_persistence(m.mask, m.stride, m.mask_prev, m.stride, w_, h_,
+                                                   p_.persistence, out, out_pitch, &ccl_, stream));
       if (p_.blobs) {
         CVIS_RETURN_IF_ERROR(ccl::launch_blobs(out, out_pitch, w_, h_, min_area, &ccl_, stream));
       } else {
@@ -200,7 +200,6 @@ private:
     CVIS_RETURN_IF_ERROR(raw_.reserve(plane, stream));
     CVIS_RETURN_IF_ERROR(mask_.reserve(plane, stream));
     CVIS_RETURN_IF_ERROR(mask_prev_.reserve(plane, stream));
-    CVIS_RETURN_IF_ERROR(overlap_.reserve(ccl::blob_capacity(w, h), stream));
     CVIS_RETURN_IF_ERROR(tmp_.reserve(plane, stream));
     CVIS_RETURN_IF_ERROR(still_.reserve(plane, stream));
     CVIS_RETURN_IF_ERROR(density_.reserve(plane, stream));
@@ -246,8 +245,7 @@ private:
   cuda::DeviceArray<kernels::SceneFigures> dfig_;
   cuda::PinnedArray<kernels::SceneFigures> fig_; // read after the frame's synchronisation
   cuda::DeviceArray<uint8_t> head_, raw_, mask_, mask_prev_, tmp_, still_;
-  cuda::DeviceArray<int32_t> overlap_; // per component (ccl record): Params::persistence's counts
-  ccl::DeviceScratch ccl_;             // connected components of the final mask
+  ccl::DeviceScratch ccl_; // connected components of the final mask
   cuda::HostUploader uploader_;
   kernels::DeviceModel model_;
 };

@@ -7,7 +7,6 @@
 
 #include "bgsub_math.hpp"
 #include "bgsub_scene_math.hpp"
-#include "ccl/ccl.hpp"
 #include "common/color.hpp"
 #include "common/status.hpp"
 #include "cpwl/cpwl_eval.hpp"
@@ -112,12 +111,5 @@ Status launch_ghosts(const DeviceModel& m, int passes, int levels, int need, int
                      cudaStream_t stream);
 
 // Connected components of m.mask: cuda/ccl (ccl::launch_blobs, ccl::launch_count).
-
-// The persistence filter (Params::persistence, seg::persistent) on m.mask labelled by the last
-// ccl::launch_blobs() (`areas`): counts per component the pixels of m.mask that m.mask_prev holds
-// into `overlap` (the labelling's capacity of int32, zeroed here), then writes the kept components
-// as 255 into `out` (width x height bytes, rows `out_pitch` apart) and m.mask into m.mask_prev.
-Status launch_persistence(const DeviceModel& m, const ccl::ComponentAreas& areas, int32_t* overlap,
-                          float persistence, uint8_t* out, size_t out_pitch, cudaStream_t stream);
 
 } // namespace cvis::bgsub::kernels

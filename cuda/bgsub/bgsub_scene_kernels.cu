@@ -7,7 +7,6 @@
 #include "common/cuda/check.hpp"
 #include "common/cuda/preload.hpp"
 #include "common/cuda/tiles.hpp"
-#include "common/mask_area.hpp"
 
 namespace cvis::bgsub::kernels {
 
@@ -193,46 +192,6 @@ __global__ void counts_kernel(DeviceModel m) {
   count(fg, &m.fig->foreground);
 }
 
-// The component's record of a foreground pixel of the labelled mask, or -1.
-__device__ __forceinline__ int component_of(const ccl::ComponentAreas& a, int x, int y) {
-  const int k = a.slot[a.labels[a.labels[y * a.width + x]]];
-  return k >= 0 && k < a.capacity ? k : -1;
-}
-
-// One atomic per run of lanes of a warp (a tile row) in one component: a frame-wide object would
-// otherwise put tens of thousands of atomics on one address.
-__global__ void overlap_kernel(DeviceModel m, ccl::ComponentAreas a, int32_t* overlap) {
-  const int x = blockIdx.x * kBx + threadIdx.x, y = blockIdx.y * kBy + threadIdx.y;
-  int k = -1;
-  if (x < m.width && y < m.height) {
-    const size_t i = static_cast<size_t>(y) * m.stride + x;
-    if (m.mask[i] && m.mask_prev[i])
-      k = component_of(a, x, y);
-  }
-  const unsigned hits = __ballot_sync(kFull, k >= 0);
-  if (k < 0)
-    return;
-  const unsigned same = __match_any_sync(hits, k);
-  if (static_cast<int>(threadIdx.x) == __ffs(same) - 1)
-    atomicAdd(overlap + k, __popc(same));
-}
-
-__global__ void persist_kernel(DeviceModel m, ccl::ComponentAreas a, const int32_t* overlap,
-                               float persistence, uint8_t* out, size_t out_pitch) {
-  const int x = blockIdx.x * kBx + threadIdx.x, y = blockIdx.y * kBy + threadIdx.y;
-  if (x >= m.width || y >= m.height)
-    return;
-  const size_t i = static_cast<size_t>(y) * m.stride + x;
-  const uint8_t v = m.mask[i];
-  uint8_t o = 0;
-  if (v) {
-    const int k = component_of(a, x, y);
-    o = k >= 0 && seg::persistent(overlap[k], a.components[k].area, persistence) ? 255 : 0;
-  }
-  out[static_cast<size_t>(y) * out_pitch + x] = o;
-  m.mask_prev[i] = v;
-}
-
 CVIS_PRELOAD_MODULE(begin_kernel);
 
 } // namespace
@@ -277,17 +236,6 @@ Status launch_ghosts(const DeviceModel& m, int passes, int levels, int need, int
     ghost_apply_kernel<<<grid, block, 0, stream>>>(m);
     CVIS_CUDA_CHECK_LAUNCH(stream, "bgsub ghost_apply_kernel");
   }
-  return Status::Ok();
-}
-
-Status launch_persistence(const DeviceModel& m, const ccl::ComponentAreas& areas, int32_t* overlap,
-                          float persistence, uint8_t* out, size_t out_pitch, cudaStream_t stream) {
-  const dim3 grid = cuda::tile_grid(m.width, m.height), block(kBx, kBy);
-  CVIS_CUDA_CHECK(cudaMemsetAsync(overlap, 0, sizeof(int32_t) * areas.capacity, stream));
-  overlap_kernel<<<grid, block, 0, stream>>>(m, areas, overlap);
-  CVIS_CUDA_CHECK_LAUNCH(stream, "bgsub overlap_kernel");
-  persist_kernel<<<grid, block, 0, stream>>>(m, areas, overlap, persistence, out, out_pitch);
-  CVIS_CUDA_CHECK_LAUNCH(stream, "bgsub persist_kernel");
   return Status::Ok();
 }
 

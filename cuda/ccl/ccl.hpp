@@ -131,6 +131,16 @@ CVIS_HD bool in_small_component(const ComponentAreas& a, int x, int y, int min_a
   return k >= 0 && k < a.capacity && a.components[k].area < min_area;
 }
 
+// The persistence filter (seg::persistent, cuda/common/mask_area.hpp; the CPU reference is
+// seg::keep_persistent_components) on the device mask of the last launch_blobs() of the scratch,
+// unchanged since: writes into `out` (rows out_pitch apart) 255 at the pixels of the components
+// with at least persistence x their area in `prev` (the previous frame's mask, rows prev_pitch
+// apart), 0 elsewhere, then copies the mask into `prev` (the next frame's reference). `out` must
+// not be `mask` or `prev`. Asynchronous on `stream`; the labelling's records stay those of `mask`.
+Status launch_persistence(const uint8_t* mask, size_t pitch, uint8_t* prev, size_t prev_pitch,
+                          int width, int height, float persistence, uint8_t* out, size_t out_pitch,
+                          DeviceScratch* scratch, StreamHandle stream);
+
 // Only the foreground count of the device mask (counters; no records).
 Status launch_count(const uint8_t* mask, size_t pitch, int width, int height,
                     DeviceScratch* scratch, StreamHandle stream);

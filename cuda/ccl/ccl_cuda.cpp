@@ -17,6 +17,7 @@ constexpr int kFirstRecords = 256;
 struct DeviceScratch::Impl {
   int width = 0, height = 0; // reserved size
   cuda::DeviceArray<int32_t> labels, slot;
+  cuda::DeviceArray<int32_t> overlap; // launch_persistence: per record
   cuda::DeviceArray<uint32_t> tile_stats;
   cuda::DeviceArray<BlobRecord> components, kept;
   cuda::DeviceArray<CclCounters> counters;
@@ -76,6 +77,7 @@ Status DeviceScratch::reserve(int width, int height, StreamHandle stream) {
   CVIS_RETURN_IF_ERROR(s.tile_stats.reserve(npix, st));
   CVIS_RETURN_IF_ERROR(s.components.reserve(cap, st));
   CVIS_RETURN_IF_ERROR(s.kept.reserve(cap, st));
+  CVIS_RETURN_IF_ERROR(s.overlap.reserve(cap, st));
   CVIS_RETURN_IF_ERROR(s.counters.reserve(1, st));
   CVIS_RETURN_IF_ERROR(s.h_counters.reserve(1));
   CVIS_RETURN_IF_ERROR(s.h_kept.reserve(kFirstRecords));
@@ -101,7 +103,7 @@ size_t DeviceScratch::device_bytes() const {
   const Impl& s = *impl_;
   return s.labels.capacity() * 4 + s.slot.capacity() * 4 + s.tile_stats.capacity() * 4 +
          (s.components.capacity() + s.kept.capacity()) * sizeof(BlobRecord) +
-         s.counters.capacity() * sizeof(CclCounters);
+         s.overlap.capacity() * 4 + s.counters.capacity() * sizeof(CclCounters);
 }
 
 size_t DeviceScratch::host_bytes() const {
@@ -134,6 +136,19 @@ Status launch_area_filter(uint8_t* mask, size_t pitch, int width, int height, in
   CVIS_RETURN_IF_ERROR(s.check(mask, pitch, width, height));
   const kernels::DeviceLabels m = s.labels_for(mask, pitch, width, height);
   return kernels::launch_area_filter(m, mask, min_area, static_cast<cudaStream_t>(stream));
+}
+
+Status launch_persistence(const uint8_t* mask, size_t pitch, uint8_t* prev, size_t prev_pitch,
+                          int width, int height, float persistence, uint8_t* out, size_t out_pitch,
+                          DeviceScratch* scratch, StreamHandle stream) {
+  DeviceScratch::Impl& s = *scratch->impl();
+  CVIS_RETURN_IF_ERROR(s.check(mask, pitch, width, height));
+  if (!prev || !out || prev_pitch < static_cast<size_t>(width) ||
+      out_pitch < static_cast<size_t>(width))
+    return invalid_argument("ccl: bad persistence views");
+  const kernels::DeviceLabels m = s.labels_for(mask, pitch, width, height);
+  return kernels::launch_persistence(m, prev, prev_pitch, s.overlap.get(), persistence, out,
+                                     out_pitch, static_cast<cudaStream_t>(stream));
 }
 
 Status launch_count(const uint8_t* mask, size_t pitch, int width, int height,

@@ -27,8 +27,9 @@
 
 #include "ccl_kernels.hpp"
 #include "common/cuda/check.hpp"
-#include "common/cuda/tiles.hpp"
 #include "common/cuda/preload.hpp"
+#include "common/cuda/tiles.hpp"
+#include "common/mask_area.hpp"
 
 namespace cvis::ccl::kernels {
 
@@ -290,6 +291,43 @@ __global__ void area_filter_kernel(DeviceLabels m, uint8_t* mask, int min_area) 
     mask[static_cast<size_t>(y) * m.pitch + x] = 0;
 }
 
+// The record of a foreground pixel of the labelled mask, or -1.
+__device__ __forceinline__ int record_of(const DeviceLabels& m, int x, int y) {
+  const int k = m.slot[m.labels[m.labels[y * m.width + x]]];
+  return k >= 0 && k < m.blob_capacity ? k : -1;
+}
+
+// Per record, the component's pixels that `prev` holds: one atomic per run of a warp's lanes
+// (a tile row) in one component, not one per pixel (a frame-wide object would put tens of
+// thousands on one address).
+__global__ void overlap_kernel(DeviceLabels m, const uint8_t* prev, size_t prev_pitch,
+                               int32_t* overlap) {
+  const int x = blockIdx.x * kBx + threadIdx.x, y = blockIdx.y * kBy + threadIdx.y;
+  int k = -1;
+  if (x < m.width && y < m.height && is_fg(m, x, y) &&
+      prev[static_cast<size_t>(y) * prev_pitch + x])
+    k = record_of(m, x, y);
+  const unsigned same = __match_any_sync(kFull, k); // every lane: the -1 lanes match each other
+  if (k >= 0 && static_cast<int>(threadIdx.x) == __ffs(same) - 1)
+    atomicAdd(overlap + k, __popc(same));
+}
+
+__global__ void persist_kernel(DeviceLabels m, uint8_t* prev, size_t prev_pitch,
+                               const int32_t* overlap, float persistence, uint8_t* out,
+                               size_t out_pitch) {
+  const int x = blockIdx.x * kBx + threadIdx.x, y = blockIdx.y * kBy + threadIdx.y;
+  if (x >= m.width || y >= m.height)
+    return;
+  const uint8_t v = m.mask[static_cast<size_t>(y) * m.pitch + x];
+  uint8_t o = 0;
+  if (v) {
+    const int k = record_of(m, x, y);
+    o = k >= 0 && seg::persistent(overlap[k], m.components[k].area, persistence) ? 255 : 0;
+  }
+  out[static_cast<size_t>(y) * out_pitch + x] = o;
+  prev[static_cast<size_t>(y) * prev_pitch + x] = v;
+}
+
 CVIS_PRELOAD_MODULE(ccl_resolve);
 
 } // namespace
@@ -314,6 +352,18 @@ Status launch_blobs(const DeviceLabels& m, int min_area, cudaStream_t stream) {
   CVIS_CUDA_CHECK_LAUNCH(stream, "ccl ccl_stats");
   ccl_keep<<<cuda::div_up(m.blob_capacity, 256), 256, 0, stream>>>(m, min_area);
   CVIS_CUDA_CHECK_LAUNCH(stream, "ccl ccl_keep");
+  return Status::Ok();
+}
+
+Status launch_persistence(const DeviceLabels& m, uint8_t* prev, size_t prev_pitch, int32_t* overlap,
+                          float persistence, uint8_t* out, size_t out_pitch, cudaStream_t stream) {
+  const dim3 grid = tile_grid(m.width, m.height), block(kBx, kBy);
+  CVIS_CUDA_CHECK(cudaMemsetAsync(overlap, 0, sizeof(int32_t) * m.blob_capacity, stream));
+  overlap_kernel<<<grid, block, 0, stream>>>(m, prev, prev_pitch, overlap);
+  CVIS_CUDA_CHECK_LAUNCH(stream, "ccl overlap_kernel");
+  persist_kernel<<<grid, block, 0, stream>>>(m, prev, prev_pitch, overlap, persistence, out,
+                                             out_pitch);
+  CVIS_CUDA_CHECK_LAUNCH(stream, "ccl persist_kernel");
   return Status::Ok();
 }
 

@@ -33,6 +33,12 @@ Status launch_blobs(const DeviceLabels& m, int min_area, cudaStream_t stream);
 // min_area pixels.
 Status launch_area_filter(const DeviceLabels& m, uint8_t* mask, int min_area, cudaStream_t stream);
 
+// The persistence filter on m.mask labelled by the last launch_blobs(m): `overlap` (blob_capacity
+// int32, zeroed here) counts per record the pixels `prev` holds; `out` = the kept components as
+// 255; then prev = m.mask.
+Status launch_persistence(const DeviceLabels& m, uint8_t* prev, size_t prev_pitch, int32_t* overlap,
+                          float persistence, uint8_t* out, size_t out_pitch, cudaStream_t stream);
+
 // Only the foreground count (counters->foreground) of m.mask.
 Status launch_count(const DeviceLabels& m, cudaStream_t stream);
 

@@ -1,12 +1,17 @@
 // gpu suite: the CUDA labelling (launch_blobs / launch_count, enqueue_readback, read_blobs) equal
 // to ccl::connected_blobs on seeded masks: a frame-sized blob, the most tiny blobs a mask can hold
 // (more records than the first read-back), 1xN and Nx1, odd sizes, padded pitches, tile-border
-// patterns; a scratch reused across sizes.
+// patterns; a scratch reused across sizes; the persistence filter against
+// seg::keep_persistent_components.
 #include <cuda_runtime_api.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cstdio>
+
 #include "ccl_test_util.hpp"
 #include "common/backend.hpp"
+#include "common/mask_area.hpp"
 #include "test_images.hpp"
 
 namespace cvis::ccl {
@@ -144,6 +149,70 @@ TEST_F(CclGpu, FrameSizedBlobAndManyTinyBlobs) {
   check(test::make_mask(Kind::kFull, 1921 / q, 1081 / q, 1, 0.5, 3), 1, 512, "full 1921x1081");
   check(test::make_mask(Kind::kDots, 1023 / q, 577 / q, 1, 0.5, 1), 1, 128, "dots 1023x577");
   check(test::make_mask(Kind::kRings, 999 / q, 555 / q, 1), 1, 0, "rings 999x555");
+}
+
+// The persistence filter on seeded mask pairs (this frame, the previous one) against
+// seg::keep_persistent_components: the output, the updated reference (= this frame's mask), at
+// several thresholds; the pairs overlap a little (independent noise) or mostly (a blob pattern
+// and the same pattern shifted by one pixel).
+TEST_F(CclGpu, PersistenceEqualsTheCpu) {
+  const bool small = cvis::test::sanitizer_run();
+  const int sizes[][2] = {{33, 9}, {127, 61}, {257, 131}};
+  uint32_t seed = 900;
+  for (const auto& sz : sizes) {
+    const int w = sz[0], h = sz[1];
+    if (small && w > 127)
+      continue;
+    for (Kind k : {Kind::kNoise, Kind::kBlocks, Kind::kRings}) {
+      const Mask cur = test::make_mask(k, w, h, ++seed, 0.45);
+      Mask prev = test::make_mask(k, w, h, k == Kind::kNoise ? ++seed : seed, 0.45);
+      if (k != Kind::kNoise) { // the same pattern one pixel to the left
+        for (int y = 0; y < h; ++y)
+          for (int x = 0; x < w; ++x)
+            prev.at(x, y) = x + 1 < w ? cur.at(x + 1, y) : 0;
+      }
+      std::vector<uint8_t> c(static_cast<size_t>(w) * h), p(c.size());
+      for (int y = 0; y < h; ++y)
+        for (int x = 0; x < w; ++x) {
+          c[static_cast<size_t>(y) * w + x] = cur.at(x, y);
+          p[static_cast<size_t>(y) * w + x] = prev.at(x, y);
+        }
+      const size_t pitch = w + 16, bytes = pitch * h;
+      uint8_t *dm = nullptr, *dp = nullptr, *dout = nullptr;
+      ASSERT_EQ(cudaMalloc(reinterpret_cast<void**>(&dm), bytes), cudaSuccess);
+      ASSERT_EQ(cudaMalloc(reinterpret_cast<void**>(&dp), bytes), cudaSuccess);
+      ASSERT_EQ(cudaMalloc(reinterpret_cast<void**>(&dout), bytes), cudaSuccess);
+      ASSERT_TRUE(scratch_.reserve(w, h, stream_).ok());
+      for (float persistence : {0.1f, 0.3f, 0.5f, 1.0f}) {
+        ASSERT_EQ(cudaMemcpy2D(dm, pitch, c.data(), w, w, h, cudaMemcpyHostToDevice), cudaSuccess);
+        ASSERT_EQ(cudaMemcpy2D(dp, pitch, p.data(), w, w, h, cudaMemcpyHostToDevice), cudaSuccess);
+        ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+        ASSERT_TRUE(launch_blobs(dm, pitch, w, h, 1, &scratch_, stream_).ok());
+        const Status st = launch_persistence(dm, pitch, dp, pitch, w, h, persistence, dout, pitch,
+                                             &scratch_, stream_);
+        ASSERT_TRUE(st.ok()) << st.to_string();
+        ASSERT_TRUE(stream_synchronize(stream_).ok());
+        std::vector<uint8_t> got(c.size()), ref_prev(c.size()), want(c.size());
+        ASSERT_EQ(cudaMemcpy2D(got.data(), w, dout, pitch, w, h, cudaMemcpyDeviceToHost),
+                  cudaSuccess);
+        ASSERT_EQ(cudaMemcpy2D(ref_prev.data(), w, dp, pitch, w, h, cudaMemcpyDeviceToHost),
+                  cudaSuccess);
+        seg::keep_persistent_components(c.data(), p.data(), want.data(), w, h, persistence);
+        const std::string what = std::to_string(w) + "x" + std::to_string(h) + " kind " +
+                                 std::to_string(int(k)) + " persistence " +
+                                 std::to_string(persistence);
+        EXPECT_EQ(got, want) << what;
+        EXPECT_EQ(ref_prev, c) << what << ": the reference becomes this frame's mask";
+        const auto kept = std::count(want.begin(), want.end(), uint8_t(255));
+        const auto all = std::count_if(c.begin(), c.end(), [](uint8_t v) { return v != 0; });
+        std::printf("[persistence] %s: %ld of %ld pixels kept\n", what.c_str(),
+                    static_cast<long>(kept), static_cast<long>(all));
+      }
+      cudaFree(dm);
+      cudaFree(dp);
+      cudaFree(dout);
+    }
+  }
 }
 
 TEST_F(CclGpu, ScratchReusedAcrossSizes) {
