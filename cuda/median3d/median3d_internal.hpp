@@ -38,6 +38,20 @@ protected:
     fill_ = 0;
     restart_pending_ = false;
     rule_.reset();
+    dynamic_ = false;
+  }
+
+  // The adoption frames of this frame (MotionParams::adopt_frames_dynamic), from the previous
+  // frame's count of pixels with a wide luma threshold; 0 (never) stays 0.
+  int adopt_frames_now() const {
+    return p_.adopt_frames > 0 && dynamic_ && p_.adopt_frames_dynamic > 0 ? p_.adopt_frames_dynamic
+                                                                          : p_.adopt_frames;
+  }
+  // Luma thresholds above this are wide (a moving background).
+  int wide_tau() const { return 2 * p_.tau_min; }
+  // Called with the frame's count of wide thresholds (read before the update).
+  void note_wide(int64_t wide, int64_t pixels) {
+    dynamic_ = static_cast<double>(wide) > static_cast<double>(p_.dynamic_fraction) * pixels;
   }
 
   MotionParams p_;
@@ -45,6 +59,8 @@ protected:
   int64_t frame_ = 0;
   int fill_ = 0;
   bool restart_pending_ = false;
+  // The previous frame had a moving background (adopt_frames_now).
+  bool dynamic_ = false;
   bool clear_ages_ = false; // absorption was switched on: ages restart from 0
 };
 

@@ -19,8 +19,11 @@ Status validate(const MotionParams& p) {
     return bad("need 1 <= tau_min, tau_min_chroma <= tau_max <= 255");
   if (!(p.shadow_low > 0.0f) || !(p.shadow_high >= p.shadow_low) || !(p.shadow_high < 1.0f))
     return bad("need 0 < shadow_low <= shadow_high < 1");
-  if (p.adopt_frames < 0 || p.adopt_frames > 255)
-    return bad("adopt_frames must be in 0..255");
+  if (p.adopt_frames < 0 || p.adopt_frames > 255 || p.adopt_frames_dynamic < 0 ||
+      p.adopt_frames_dynamic > 255)
+    return bad("adopt_frames and adopt_frames_dynamic must be in 0..255");
+  if (!(p.dynamic_fraction >= 0.0f && p.dynamic_fraction <= 1.0f))
+    return bad("dynamic_fraction must be in 0..1");
   if (p.absorb_frames < 0 || p.absorb_frames > 65535)
     return bad("absorb_frames must be in 0..65535");
   if (!(p.cut_fraction > 0.0 && p.cut_fraction <= 1.0) || p.cut_frames < 1)

@@ -16,6 +16,10 @@
 //                   in a row, takes over that neighbour's samples: a revealed background (ghost)
 //                   matches its surroundings and dissolves from its border, ~1 pixel per
 //                   frame, while a stopped object does not match them and stays.
+//                   In a scene whose background moves (at the previous frame more than
+//                   `dynamic_fraction` of the pixels had a luma threshold above 2 tau_min) it
+//                   takes `adopt_frames_dynamic` frames: there a flat object next to a patch of
+//                   its colour was taken over a pixel every `adopt_frames` frames
 //                   With `adopt_tight`, the neighbour's median must also lie within tau_min of v
 //                   (every channel): a neighbour whose threshold is wide because its background
 //                   moves (leaves, grass) matches a flat object's colour by chance, and the
@@ -62,6 +66,12 @@ struct MotionParams {
   // Adoption also needs |v - B_q| <= tau_min (chroma: tau_min_chroma) in every channel, not only
   // tau_q.
   bool adopt_tight = true;
+  // Adoption frames where the background moves: when, at the previous frame, more than
+  // `dynamic_fraction` of the pixels had a luma threshold above 2 tau_min (a scene of leaves,
+  // grass or water), adoption needs `adopt_frames_dynamic` frames instead of `adopt_frames`
+  // (0 = always `adopt_frames`; `adopt_frames` 0 stays never).
+  int adopt_frames_dynamic = 16;
+  float dynamic_fraction = 0.15f;
   int absorb_frames = 0;    // 0 = never (ages count only while on: switched on, from 0)
   bool illumination = true; // global gain compensation
   bool cleanup = true;      // 3x3 majority of the raw mask

@@ -89,7 +89,8 @@ public:
     }
 
     // Tests, shadows and the adoption candidates.
-    int64_t raw_count = 0, diff_count = 0;
+    int64_t raw_count = 0, diff_count = 0, wide_count = 0;
+    const int adopt_frames = adopt_frames_now();
     // Below a gain of 1 the sensor noise is amplified by 1/g in compensated levels: so are the
     // thresholds (the dimmer the scene, the wider each pixel's tolerance).
     const uint32_t tau_scale16 =
@@ -124,12 +125,13 @@ public:
         }
         const int d = cur_[i] > prev_[i] ? cur_[i] - prev_[i] : prev_[i] - cur_[i];
         diff_count += d > tau_[i];
+        wide_count += tau_[i] > wide_tau();
         if (!t.own && t.neighbour >= 0) {
           cnt_[i] = static_cast<uint8_t>(std::min(255, cnt_[i] + 1));
         } else {
           cnt_[i] = 0;
         }
-        bool adopt = p_.adopt_frames > 0 && cnt_[i] >= p_.adopt_frames;
+        bool adopt = adopt_frames > 0 && cnt_[i] >= adopt_frames;
         if (adopt && p_.adopt_tight) {
           int qx, qy;
           neighbour_xy(x, y, p_.radius, t.neighbour, &qx, &qy);
@@ -210,6 +212,7 @@ public:
       }
     }
     std::copy(cur_.begin(), cur_.begin() + npix_, prev_.begin());
+    note_wide(wide_count, static_cast<int64_t>(npix_));
     write_outputs(mask, background, g16, false);
     // The shot-change rule reads this frame's counts; a confirmed change restarts the model at the
     // next frame (the CUDA backend reads the counts after the frame's synchronisation).

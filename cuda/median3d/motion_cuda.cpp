@@ -108,6 +108,7 @@ public:
     result->shadow = static_cast<int64_t>(f.shadow);
     result->foreground = static_cast<int64_t>(f.foreground);
     // A confirmed shot change restarts the model at the next frame (as the CPU reference).
+    note_wide(static_cast<int64_t>(f.wide), static_cast<int64_t>(m_.px));
     const double n = static_cast<double>(m_.px);
     if (p_.shot_change &&
         rule_.update(static_cast<double>(f.raw) / n, static_cast<double>(f.diff) / n)) {
@@ -140,7 +141,8 @@ private:
     k.lo16 = static_cast<int>(std::lround(p_.shadow_low * 16.0f));
     k.hi16 = static_cast<int>(std::lround(p_.shadow_high * 16.0f));
     k.shadow_chroma = p_.shadow_chroma;
-    k.adopt_frames = p_.adopt_frames;
+    k.adopt_frames = adopt_frames_now();
+    k.wide_tau = wide_tau();
     k.adopt_tight = p_.adopt_tight;
     k.absorb_frames = p_.absorb_frames;
     k.cleanup = p_.cleanup;

@@ -524,7 +524,7 @@ __global__ void __launch_bounds__(kTileW* kTileH) test_kernel(MotionState m, Mot
   __syncthreads();
   const int x = blockIdx.x * kTileW + threadIdx.x, y = blockIdx.y * kTileH + threadIdx.y;
   const bool inside = x < m.w && y < m.h;
-  bool raw = false, shadow = false, diff = false;
+  bool raw = false, shadow = false, diff = false, wide = false;
   if (inside) {
     const size_t i = static_cast<size_t>(y) * m.w + x;
     auto at = [&](int xx, int yy) { return (yy - y0) * hw + (xx - x0); };
@@ -563,7 +563,9 @@ __global__ void __launch_bounds__(kTileW* kTileH) test_kernel(MotionState m, Mot
     m.shadow[i] = shadow;
     const int prev = m.prev[i];
     const int d = v[0] > prev ? v[0] - prev : prev - v[0];
-    diff = d > m.tau[i];
+    const int tau0 = m.tau[i];
+    diff = d > tau0;
+    wide = tau0 > k.wide_tau;
     // prev = this frame's compensated luma (the CPU reference's copy at the end of the frame):
     // only this thread reads prev[i], and only here.
     m.prev[i] = static_cast<uint8_t>(v[0]);
@@ -582,7 +584,7 @@ __global__ void __launch_bounds__(kTileW* kTileH) test_kernel(MotionState m, Mot
   // Counts per block (one global atomic per figure and block: 8,100 at 1080p, where one per warp
   // made 64,800 on each of three addresses, which the L2 serialises).
   const int n_raw = __syncthreads_count(raw), n_shadow = __syncthreads_count(shadow),
-            n_diff = __syncthreads_count(diff);
+            n_diff = __syncthreads_count(diff), n_wide = __syncthreads_count(wide);
   if (threadIdx.x == 0 && threadIdx.y == 0) {
     if (n_raw)
       atomicAdd(&m.fig->raw, static_cast<unsigned long long>(n_raw));
@@ -590,6 +592,8 @@ __global__ void __launch_bounds__(kTileW* kTileH) test_kernel(MotionState m, Mot
       atomicAdd(&m.fig->shadow, static_cast<unsigned long long>(n_shadow));
     if (n_diff)
       atomicAdd(&m.fig->diff, static_cast<unsigned long long>(n_diff));
+    if (n_wide)
+      atomicAdd(&m.fig->wide, static_cast<unsigned long long>(n_wide));
   }
 }
 

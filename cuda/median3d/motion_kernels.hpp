@@ -32,6 +32,7 @@ struct MotionFigures {
   int32_t offset[2];                 // chroma offsets removed
   float gain;                        // the estimated gain (1 without votes)
   unsigned long long raw, diff, shadow, foreground;
+  unsigned long long wide; // pixels whose luma threshold exceeds MotionConsts::wide_tau
 };
 
 struct MotionState {
@@ -80,7 +81,9 @@ struct MotionConsts {
   int radius;
   bool shadows; // color and shadows
   int lo16, hi16, shadow_chroma;
-  int adopt_frames, absorb_frames;
+  // adopt_frames: this frame's (adopt_frames_now()); luma thresholds above wide_tau are counted in
+  // MotionFigures::wide.
+  int adopt_frames, absorb_frames, wide_tau;
   bool adopt_tight; // adoption also needs matches_tightly() of the neighbour's model
   bool cleanup;
   int sample_period;

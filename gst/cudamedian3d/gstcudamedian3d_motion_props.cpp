@@ -24,6 +24,8 @@ enum {
   M_SHOT_CHANGES,
   M_LIVE_BACKGROUND,
   M_ADOPT_TIGHT,
+  M_ADOPT_FRAMES_DYNAMIC,
+  M_DYNAMIC_FRACTION,
   M_COUNT
 };
 static_assert (M_COUNT == GST_CUDA_MEDIAN3D_MOTION_PROPS, "property count");
@@ -33,7 +35,8 @@ gst_cuda_median3d_motion_property_names (void)
 {
   static const gchar *const names[] = { "history", "sample-period", "noise-factor", "tau-min",
     "tau-max", "chroma", "shadows", "illumination", "adopt-frames", "absorb-frames",
-    "min-mask-area", "shot-changes", "live-background", "adopt-tight", NULL
+    "min-mask-area", "shot-changes", "live-background", "adopt-tight",
+    "adopt-frames-dynamic", "dynamic-fraction", NULL
   };
   static_assert (G_N_ELEMENTS (names) == M_COUNT + 1, "one name per property");
   return names;
@@ -95,6 +98,12 @@ gst_cuda_median3d_set_motion_property (m3d::MotionParams * m, guint prop_id, con
     case M_ADOPT_TIGHT:
       m->adopt_tight = g_value_get_boolean (value);
       break;
+    case M_ADOPT_FRAMES_DYNAMIC:
+      m->adopt_frames_dynamic = g_value_get_int (value);
+      break;
+    case M_DYNAMIC_FRACTION:
+      m->dynamic_fraction = static_cast<float>(g_value_get_double (value));
+      break;
     default:
       break;
   }
@@ -146,6 +155,12 @@ gst_cuda_median3d_get_motion_property (const m3d::MotionParams & m, guint prop_i
     case M_ADOPT_TIGHT:
       g_value_set_boolean (value, m.adopt_tight);
       return TRUE;
+    case M_ADOPT_FRAMES_DYNAMIC:
+      g_value_set_int (value, m.adopt_frames_dynamic);
+      return TRUE;
+    case M_DYNAMIC_FRACTION:
+      g_value_set_double (value, m.dynamic_fraction);
+      return TRUE;
     default:
       return FALSE;
   }
@@ -195,6 +210,16 @@ gst_cuda_median3d_install_motion_properties (GObjectClass * k, guint first)
           "tau-min of the pixel (chroma: 6 levels), not within the neighbour's own threshold (wide "
           "where the background moves: leaves or grass would match a stopped object's colour)",
           d.adopt_tight, ready));
+  g_object_class_install_property (k, first + M_ADOPT_FRAMES_DYNAMIC, g_param_spec_int (
+          "adopt-frames-dynamic", "Adopt frames (moving background)", "mode=motion: adopt-frames "
+          "while the scene's background moves (at the previous frame more than dynamic-fraction "
+          "of the pixels had a luma threshold above 2 x tau-min): a flat object beside a patch of "
+          "its colour is taken over this much more slowly; 0 = adopt-frames always", 0, 255,
+          d.adopt_frames_dynamic, ready));
+  g_object_class_install_property (k, first + M_DYNAMIC_FRACTION, g_param_spec_double (
+          "dynamic-fraction", "Moving-background fraction", "mode=motion: fraction of the pixels "
+          "with a wide threshold above which the scene counts as a moving background "
+          "(adopt-frames-dynamic)", 0.0, 1.0, d.dynamic_fraction, ready));
   g_object_class_install_property (k, first + M_ABSORB_FRAMES, g_param_spec_int ("absorb-frames",
           "Absorb frames", "mode=motion: a pixel foreground this many frames in a row becomes "
           "background (0 = never: stopped objects stay foreground)", 0, 65535, d.absorb_frames,

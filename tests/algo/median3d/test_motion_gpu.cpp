@@ -149,6 +149,12 @@ std::vector<MotionCase> cases() {
   longest.illumination = false;
   longest.shot_change = false;
   v.push_back({"nv12_k63_p3_device", PixelFormat::kNV12, 40, 30, 0, true, longest, 103});
+  // Slower adoption while a scene counts as moving (MotionParams::adopt_frames_dynamic): a fraction
+  // low enough that the scene's textured edges switch it on and off from frame to frame.
+  MotionParams dynamic = base;
+  dynamic.adopt_frames_dynamic = 3;
+  dynamic.dynamic_fraction = 0.02f;
+  v.push_back({"i420_adopt_dynamic_device", PixelFormat::kI420, 64, 48, 0, true, dynamic});
   // Black frames: every voter in the gain's bin 0 (the gain stops at seg::kGainMin).
   v.push_back({"rgba_black_frames_device", PixelFormat::kRGBA, 48, 32, 0, true, base, 64, true});
   if (cvis::test::sanitizer_run()) { // small: every kernel and path, few frames
