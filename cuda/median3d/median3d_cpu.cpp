@@ -368,7 +368,7 @@ private:
   std::vector<uint32_t> jih_;    // integral histogram: [channel][bin][pixel]
   std::vector<uint8_t> med_;     // [channel][pixel] median bins
   std::vector<uint8_t> diff_;
-  std::vector<uint8_t> mask_;    // blob requests: the mask
+  std::vector<uint8_t> mask_; // blob requests: the mask
   FrameResult result_;
 };
 

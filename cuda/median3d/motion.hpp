@@ -76,6 +76,12 @@ struct MotionParams {
   bool illumination = true; // global gain compensation
   bool cleanup = true;      // 3x3 majority of the raw mask
   int min_mask_area = 60;   // components of the cleaned mask below this many pixels are cleared
+  // Output filter (as bgsub::Params::persistence): a component of the mask is output (and boxed)
+  // only when at least this share of its pixels was in the previous frame's mask, in [0, 1];
+  // 0: off. Water's glints flicker, objects stay (dynamic set dev-water F 0.836 -> 0.990); an
+  // object's first frame, and objects moving more than about 70% of their length a frame, are
+  // not output. The model (updates, absorption, live background) sees the mask before it.
+  float persistence = 0.3f;
   bool shot_change = true;
   double cut_fraction = 0.5; // seg::ShotChangeRule
   int cut_frames = 2;

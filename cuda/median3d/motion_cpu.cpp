@@ -54,6 +54,8 @@ public:
       restart_from(in_);
       result->shot_change = true;
       std::fill(mask_.begin(), mask_.end(), 0);
+      std::fill(mask_prev_.begin(), mask_prev_.end(), 0);
+      std::fill(out_.begin(), out_.end(), 0);
       write_outputs(mask, background, 65536u, false);
       return Status::Ok();
     }
@@ -68,6 +70,8 @@ public:
       }
       std::copy(in_.begin(), in_.begin() + npix_, prev_.begin());
       std::fill(mask_.begin(), mask_.end(), 0);
+      std::fill(mask_prev_.begin(), mask_prev_.end(), 0);
+      std::fill(out_.begin(), out_.end(), 0);
       result->warming_up = true;
       write_outputs(mask, background, 65536u, true);
       return Status::Ok();
@@ -213,6 +217,10 @@ public:
     }
     std::copy(cur_.begin(), cur_.begin() + npix_, prev_.begin());
     note_wide(wide_count, static_cast<int64_t>(npix_));
+    // The output: the persistence filter's components of the mask the model used.
+    seg::keep_persistent_components(mask_.data(), mask_prev_.data(), out_.data(), w_, h_,
+                                    p_.persistence);
+    std::copy(mask_.begin(), mask_.end(), mask_prev_.begin());
     write_outputs(mask, background, g16, false);
     // The shot-change rule reads this frame's counts; a confirmed change restarts the model at the
     // next frame (the CUDA backend reads the counts after the frame's synchronisation).
@@ -220,10 +228,10 @@ public:
                                        static_cast<double>(diff_count) / npix_)) {
       restart_pending_ = true;
     }
-    for (uint8_t m : mask_)
+    for (uint8_t m : out_)
       result->foreground += m != 0;
     if (p_.blobs) {
-      ccl::connected_blobs(mask_.data(), w_, w_, h_, p_.min_blob_area, &result->blobs, nullptr);
+      ccl::connected_blobs(out_.data(), w_, w_, h_, p_.min_blob_area, &result->blobs, nullptr);
       ccl::keep_largest(&result->blobs, p_.max_blobs);
     }
     return Status::Ok();
@@ -238,7 +246,8 @@ private:
     npix_ = static_cast<size_t>(w) * h;
     nc_ = p_.color ? 3 : 1;
     samples_.assign(static_cast<size_t>(nc_) * p_.history * npix_, 0);
-    for (auto* v : {&head_, &cnt_, &prev_, &raw_, &mask_, &adopted_, &shadow_, &own_})
+    for (auto* v :
+         {&head_, &cnt_, &prev_, &raw_, &mask_, &mask_prev_, &out_, &adopted_, &shadow_, &own_})
       v->assign(npix_, 0);
     for (auto* v : {&bg_, &tau_, &in_, &cur_})
       v->assign(static_cast<size_t>(nc_) * npix_, 0);
@@ -345,7 +354,7 @@ private:
     const PixelDest d = background ? make_pixel_dest(*background) : PixelDest{};
     for (int y = 0; y < h_; ++y) {
       if (mask)
-        std::memcpy(mask->data[0] + y * mask->pitch[0], mask_.data() + idx(0, y), w_);
+        std::memcpy(mask->data[0] + y * mask->pitch[0], out_.data() + idx(0, y), w_);
       if (!background)
         continue;
       for (int x = 0; x < w_; ++x) {
@@ -355,7 +364,8 @@ private:
         const bool live = p_.live_background && !mask_[i] && !raw_[i] && !shadow_[i];
         const int b = uncompensate(bg_[i], black_, g16);
         const uint8_t v[3] = {
-            static_cast<uint8_t>(raw ? in_[i] : (live ? live_background_value(in_[i], b, p_.tau_min) : b)),
+            static_cast<uint8_t>(raw ? in_[i]
+                                     : (live ? live_background_value(in_[i], b, p_.tau_min) : b)),
             128, 128};
         store_background(d, x, y, true, v);
       }
@@ -367,10 +377,11 @@ private:
   int w_ = 0, h_ = 0;
   size_t npix_ = 0;
   int nc_ = 3;
-  int black_ = 16; // luma black level of the input (compensation is relative to it)
-  std::vector<uint8_t> samples_;             // [channel][k][pixel]
+  int black_ = 16;               // luma black level of the input (compensation is relative to it)
+  std::vector<uint8_t> samples_; // [channel][k][pixel]
   std::vector<uint8_t> bg_, tau_, in_, cur_; // [channel][pixel]
   std::vector<uint8_t> head_, cnt_, prev_, raw_, mask_, adopted_, shadow_, own_;
+  std::vector<uint8_t> mask_prev_, out_; // Params::persistence: the previous mask_, the output
   std::vector<int8_t> adopt_;
   std::vector<uint16_t> age_;
   std::vector<uint32_t> gain_hist_ = std::vector<uint32_t>(seg::kGainBins);

@@ -61,6 +61,7 @@ public:
         result->warming_up = true;
       }
       // The model (or, filling, the frame) is the background; the mask is empty.
+      CVIS_CUDA_CHECK(cudaMemsetAsync(mask_prev_.get(), 0, m_.px, s));
       CVIS_RETURN_IF_ERROR(write_outputs(k, mask, background, true, s));
       CVIS_CUDA_CHECK(cudaStreamSynchronize(s));
       return Status::Ok();
@@ -68,23 +69,24 @@ public:
 
     CVIS_RETURN_IF_ERROR(kernels::launch_motion_gain(m_, k, p_.illumination, s));
     CVIS_RETURN_IF_ERROR(kernels::launch_motion_classify(m_, k, s));
-    const bool filter = p_.min_mask_area > 1;
+    const bool filter = p_.min_mask_area > 1, persist = p_.persistence > 0.0f;
+    const int min_area = std::max(p_.min_blob_area, filter ? p_.min_mask_area : 1);
     kernels::MaskFinish finish;
-    if (filter || p_.blobs) {
+    if (filter || p_.blobs || persist) {
       // One labelling of the cleaned mask: the area filter's components, and the blobs of the
       // filtered mask (its components of at least min_mask_area pixels, unchanged by the filter).
       // The update pass applies the filter (ccl::launch_area_filter's rule, no pass of its own).
-      const int min_area = std::max(p_.min_blob_area, filter ? p_.min_mask_area : 1);
       CVIS_RETURN_IF_ERROR(ccl::launch_blobs(m_.mask, m_.w, m_.w, m_.h, min_area, &ccl_, s));
       finish.filter = filter;
       finish.areas = ccl::component_areas(ccl_);
       finish.min_area = p_.min_mask_area;
-      if (p_.blobs)
+      if (p_.blobs && !persist)
         CVIS_RETURN_IF_ERROR(ccl::enqueue_readback(true, &ccl_, s));
     }
-    // A device mask output is written by the update pass (the final mask is known there).
+    // A device mask output is written by the update pass (the final mask is known there), or with
+    // persistence by the persistence filter.
     const bool dev_mask = mask && mask->space != MemorySpace::kHost;
-    if (dev_mask) {
+    if (dev_mask && !persist) {
       finish.out = mask->data[0];
       finish.out_pitch = mask->pitch[0];
     }
@@ -96,7 +98,26 @@ public:
     CVIS_RETURN_IF_ERROR(kernels::launch_motion_update(m_, k, finish, s));
     if (fill_ > 0)
       --fill_;
-    CVIS_RETURN_IF_ERROR(write_outputs(k, dev_mask ? nullptr : mask, background, false, s));
+    if (persist) {
+      // The output is the persistent components of m_.mask (the model keeps m_.mask); blobs and
+      // foreground count are the output's.
+      uint8_t* out = dev_mask ? mask->data[0] : out_.get();
+      const size_t out_pitch = dev_mask ? mask->pitch[0] : static_cast<size_t>(m_.w);
+      CVIS_RETURN_IF_ERROR(ccl::launch_persistence(m_.mask, m_.w, mask_prev_.get(), m_.w, m_.w,
+                                                   m_.h, p_.persistence, out, out_pitch, &ccl_, s));
+      if (p_.blobs) {
+        CVIS_RETURN_IF_ERROR(ccl::launch_blobs(out, out_pitch, m_.w, m_.h, min_area, &ccl_, s));
+      } else {
+        CVIS_RETURN_IF_ERROR(ccl::launch_count(out, out_pitch, m_.w, m_.h, &ccl_, s));
+      }
+      CVIS_RETURN_IF_ERROR(ccl::enqueue_readback(p_.blobs, &ccl_, s));
+      if (mask && !dev_mask) {
+        CVIS_CUDA_CHECK(cudaMemcpy2DAsync(mask->data[0], mask->pitch[0], out_.get(), m_.w, m_.w,
+                                          m_.h, cudaMemcpyDeviceToHost, s));
+      }
+    }
+    CVIS_RETURN_IF_ERROR(
+        write_outputs(k, dev_mask || persist ? nullptr : mask, background, false, s));
     CVIS_CUDA_CHECK(cudaMemcpyAsync(fig_.get(), m_.fig, sizeof(kernels::MotionFigures),
                                     cudaMemcpyDeviceToHost, s));
     CVIS_CUDA_CHECK(cudaStreamSynchronize(s));
@@ -107,6 +128,9 @@ public:
     result->chroma_offset[1] = f.offset[1];
     result->shadow = static_cast<int64_t>(f.shadow);
     result->foreground = static_cast<int64_t>(f.foreground);
+    if (persist)
+      CVIS_RETURN_IF_ERROR(
+          ccl::read_blobs(&ccl_, p_.blobs ? &result->blobs : nullptr, &result->foreground));
     // A confirmed shot change restarts the model at the next frame (as the CPU reference).
     note_wide(static_cast<int64_t>(f.wide), static_cast<int64_t>(m_.px));
     const double n = static_cast<double>(m_.px);
@@ -115,7 +139,8 @@ public:
       restart_pending_ = true;
     }
     if (p_.blobs) {
-      CVIS_RETURN_IF_ERROR(ccl::read_blobs(&ccl_, &result->blobs, nullptr));
+      if (!persist)
+        CVIS_RETURN_IF_ERROR(ccl::read_blobs(&ccl_, &result->blobs, nullptr));
       ccl::keep_largest(&result->blobs, p_.max_blobs);
     }
     return Status::Ok();
@@ -164,12 +189,15 @@ private:
     const size_t sample_bytes = kernels::sample_bytes(w, h, nc, stride, group);
     CVIS_RETURN_IF_ERROR(samples_.reserve(sample_bytes, s));
     CVIS_RETURN_IF_ERROR(planes_.reserve(2 * nc * px + 3 * 256, s)); // bg, tau; table
-    CVIS_RETURN_IF_ERROR(pixels_.reserve(8 * px, s)); // head .. shadow, adopt
+    CVIS_RETURN_IF_ERROR(pixels_.reserve(8 * px, s));                // head .. shadow, adopt
     CVIS_RETURN_IF_ERROR(age_.reserve(px, s));
     CVIS_RETURN_IF_ERROR(hist_.reserve(seg::kGainBins + 2 * seg::kOffsetBins, s));
     CVIS_RETURN_IF_ERROR(dfig_.reserve(1, s));
     CVIS_RETURN_IF_ERROR(fig_.reserve(1));
     CVIS_RETURN_IF_ERROR(ccl_.reserve(w, h, s));
+    CVIS_RETURN_IF_ERROR(mask_prev_.reserve(px, s));
+    CVIS_RETURN_IF_ERROR(out_.reserve(px, s));
+    CVIS_CUDA_CHECK(cudaMemsetAsync(mask_prev_.get(), 0, px, s));
     m_.nc = nc;
     m_.history = p_.history;
     m_.stride = stride;
@@ -255,6 +283,7 @@ private:
 
   kernels::MotionState m_;
   DeviceArray<uint8_t> samples_, planes_, pixels_;
+  DeviceArray<uint8_t> mask_prev_, out_; // Params::persistence: the previous mask, a host output
   DeviceArray<uint16_t> age_;
   DeviceArray<uint32_t> hist_;
   DeviceArray<kernels::MotionFigures> dfig_;

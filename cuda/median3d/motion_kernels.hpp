@@ -37,9 +37,9 @@ struct MotionFigures {
 
 struct MotionState {
   int w = 0, h = 0, nc = 3, history = 31;
-  int stride = 32; // bytes per pixel and channel in `samples`: sample_stride(history)
-  int group = 1;   // sub-rows per row in `samples` (the sample period at the allocation)
-  int group_w = 0; // blocks per sub-row: ceil(w / group)
+  int stride = 32;         // bytes per pixel and channel in `samples`: sample_stride(history)
+  int group = 1;           // sub-rows per row in `samples` (the sample period at the allocation)
+  int group_w = 0;         // blocks per sub-row: ceil(w / group)
   size_t sample_plane = 0; // bytes of one channel's samples: h * group * group_w * stride
   size_t px = 0;
   uint8_t* samples = nullptr;            // [c][y][x mod group][x / group][stride]: sample_bytes()
@@ -87,8 +87,8 @@ struct MotionConsts {
   bool adopt_tight; // adoption also needs matches_tightly() of the neighbour's model
   bool cleanup;
   int sample_period;
-  long long frame; // frames since the reset, this one included
-  bool blind;      // refilling after a shot change: every pixel inserts
+  long long frame;      // frames since the reset, this one included
+  bool blind;           // refilling after a shot change: every pixel inserts
   bool live_background; // background output: the frame's luma at background pixels
 };
 

@@ -73,6 +73,7 @@ cvis::median3d::MotionParams motion_params(Kv& kv) {
   p.shadow_chroma = static_cast<int>(num(kv, "shadow_chroma", p.shadow_chroma));
   p.cleanup = num(kv, "cleanup", p.cleanup) != 0;
   p.min_mask_area = static_cast<int>(num(kv, "min_mask_area", p.min_mask_area));
+  p.persistence = static_cast<float>(num(kv, "persistence", p.persistence));
   p.shot_change = num(kv, "shot_change", p.shot_change) != 0;
   p.cut_fraction = num(kv, "cut_fraction", p.cut_fraction);
   p.cut_frames = static_cast<int>(num(kv, "cut_frames", p.cut_frames));

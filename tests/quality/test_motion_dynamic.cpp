@@ -128,7 +128,8 @@ TEST(MotionDetector, TightAdoptionKeepsAFlatObjectBesideAMovingBackground) {
 double band_false_positives(int tau_max) {
   median3d::MotionParams p = short_history();
   p.tau_max = tau_max;
-  p.shadows = false; // grey: the darker half of the swell would pass as a cast shadow
+  p.shadows = false;    // grey: the darker half of the swell would pass as a cast shadow
+  p.persistence = 0.0f; // the thresholds frame by frame (the filter hides frames flagged alone)
   std::vector<uint8_t> truth;
   int64_t fp = 0, total = 0;
   run_frames(
@@ -164,9 +165,10 @@ struct GlintScore {
   double object_recall = 0.0;
 };
 
-GlintScore glints(int min_mask_area) {
+GlintScore glints(int min_mask_area, float persistence = 0.0f) {
   median3d::MotionParams p = short_history();
   p.min_mask_area = min_mask_area;
+  p.persistence = persistence;
   std::vector<uint8_t> label(static_cast<size_t>(kW) * kH); // 1 glint, 2 object
   GlintScore score;
   int64_t hit = 0, total = 0;
@@ -232,6 +234,21 @@ TEST(MotionDetector, DefaultMinMaskAreaClearsGlints) {
   // room for the 3x3 majority's corners; the filter must not change it.
   EXPECT_GT(now.object_recall, 0.95);
   EXPECT_EQ(now.object_recall, before.object_recall);
+}
+
+// The same glints with the default persistence on top of the default area: the touching patches
+// that pass the area filter last one frame, the object stays (measured: 0 glint pixel-frames
+// against 1,384 without it, object recall 1.000 both).
+TEST(MotionDetector, DefaultPersistenceClearsGlintsThatPassTheArea) {
+  const median3d::MotionParams defaults;
+  const GlintScore now = glints(defaults.min_mask_area, defaults.persistence),
+                   off = glints(defaults.min_mask_area, 0.0f);
+  std::printf("[persistence] glint pixel-frames %lld (off %lld), object recall %.3f (off %.3f)\n",
+              static_cast<long long>(now.glint), static_cast<long long>(off.glint),
+              now.object_recall, off.object_recall);
+  EXPECT_LT(now.glint, off.glint / 4) << "persistence " << defaults.persistence;
+  EXPECT_GT(off.glint, 500) << "the glints pass the area filter (else the test shows nothing)";
+  EXPECT_EQ(now.object_recall, off.object_recall); // the object is in every frame's mask
 }
 
 // The band of frame() (37% of the pixels: thresholds at tau_max, above 2 tau_min) and, between it

@@ -94,7 +94,8 @@ HostImage motion_frame(PixelFormat f, int w, int h, size_t pad, int t, bool blac
   if (black && t >= 28 && t < 38) {
     for (int p = 0; p < plane_count(f); ++p)
       for (int y = 0; y < plane_rows(f, p, h); ++y)
-        std::fill_n(img.plane(p) + static_cast<size_t>(y) * img.pitch(p), plane_row_bytes(f, p, w), 0);
+        std::fill_n(img.plane(p) + static_cast<size_t>(y) * img.pitch(p), plane_row_bytes(f, p, w),
+                    0);
   }
   return img;
 }
@@ -137,6 +138,7 @@ std::vector<MotionCase> cases() {
   plain.history = 9;
   plain.sample_period = 1;
   plain.live_background = false; // the median everywhere (the other cases: the frame's luma too)
+  plain.persistence = 0.0f;      // no labelling at all (the other cases: the persistence filter)
   v.push_back({"bgr_plain_host", PixelFormat::kBGR, 45, 33, 3, false, plain});
   MotionParams defaults; // the element's defaults: 31 samples every 4 frames
   v.push_back({"nv12_defaults_device", PixelFormat::kNV12, 96, 64, 0, true, defaults, 150});
