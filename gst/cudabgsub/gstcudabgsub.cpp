@@ -25,11 +25,13 @@
  * `exact`'s). Fewer points cost accuracy, not time. `color-space=chromaticity`
  * trades sensitivity to intensity-only changes for robustness to shadows.
  *
- * Real footage (issue 12; on by default, all off with min-mask-area=0 gives the paper's model):
+ * Real footage (on by default; all off with min-mask-area=0 persistence=0 gives the paper's model):
  * `illumination` divides each frame by per-channel global gains measured on the background;
  * `shadows` keeps cast shadows (darker by `shadow-low`..`shadow-high`, chroma dimmed alike,
  * explained by `shadow-samples` of the pixel's own samples) out of the mask and the model;
- * `min-mask-area` clears small mask components; `shot-changes` detects cuts (most pixels
+ * `min-mask-area` clears small mask components; `persistence` outputs only the components
+ * that were mostly in the previous frame's mask (flicker such as water glints goes, and an
+ * object's first frame); `shot-changes` detects cuts (most pixels
  * foreground and changed at once, for `cut-frames` frames), restarts the model with a short
  * warm-up of `cut-warmup` frames and posts the element message "cvis-shot-change" (fields frame:
  * frames since start or flush, this one included; pts; running-time) on the first frame of that
