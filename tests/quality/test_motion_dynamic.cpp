@@ -83,6 +83,27 @@ void run_frames(const median3d::MotionParams& p, int n, Make make, Visit visit) 
   }
 }
 
+// The share of the pixels that `truth` marks (make(t) fills it for frame t) that the mask holds,
+// over frames `from` .. kFrames - 1.
+template <typename Make>
+double truth_recall(const median3d::MotionParams& p, int from, const std::vector<uint8_t>& truth,
+                    Make make) {
+  int64_t hit = 0, total = 0;
+  run_frames(p, kFrames, make, [&](int t, const ImageView& mv) {
+    if (t < from)
+      return;
+    for (int y = 0; y < kH; ++y) {
+      for (int x = 0; x < kW; ++x) {
+        if (truth[static_cast<size_t>(y) * kW + x]) {
+          ++total;
+          hit += mv.data[0][y * mv.pitch[0] + x] != 0;
+        }
+      }
+    }
+  });
+  return total ? static_cast<double>(hit) / total : 0.0;
+}
+
 // Recall of the square over frames kAppear + 20 .. kFrames - 1 (it stands still for 100 frames).
 double stopped_recall(bool tight) {
   median3d::MotionParams p = short_history();
@@ -92,22 +113,7 @@ double stopped_recall(bool tight) {
   p.adopt_frames_dynamic = 0;
   p.adopt_tight = tight;
   std::vector<uint8_t> truth;
-  int64_t hit = 0, total = 0;
-  run_frames(
-      p, kFrames, [&](int t) { return frame(t, &truth); },
-      [&](int t, const ImageView& mv) {
-        if (t < kAppear + 20)
-          return;
-        for (int y = 0; y < kH; ++y) {
-          for (int x = 0; x < kW; ++x) {
-            if (truth[static_cast<size_t>(y) * kW + x]) {
-              ++total;
-              hit += mv.data[0][y * mv.pitch[0] + x] != 0;
-            }
-          }
-        }
-      });
-  return total ? static_cast<double>(hit) / total : 0.0;
+  return truth_recall(p, kAppear + 20, truth, [&](int t) { return frame(t, &truth); });
 }
 
 TEST(MotionDetector, TightAdoptionKeepsAFlatObjectBesideAMovingBackground) {
@@ -261,7 +267,6 @@ double beside_strip_recall(int adopt_frames_dynamic) {
   p.adopt_frames_dynamic = adopt_frames_dynamic;
   constexpr int kStrip = 4, kLeft = kBand + kStrip;
   std::vector<uint8_t> truth(static_cast<size_t>(kW) * kH);
-  int64_t hit = 0, total = 0;
   auto make = [&](int t) {
     HostImage f(PixelFormat::kRGBA, kW, kH);
     std::mt19937 rng(11300 + t);
@@ -283,19 +288,7 @@ double beside_strip_recall(int adopt_frames_dynamic) {
     }
     return f;
   };
-  run_frames(p, kFrames, make, [&](int t, const ImageView& mv) {
-    if (t < kAppear + 20)
-      return;
-    for (int y = 0; y < kH; ++y) {
-      for (int x = 0; x < kW; ++x) {
-        if (truth[static_cast<size_t>(y) * kW + x]) {
-          ++total;
-          hit += mv.data[0][y * mv.pitch[0] + x] != 0;
-        }
-      }
-    }
-  });
-  return total ? static_cast<double>(hit) / total : 0.0;
+  return truth_recall(p, kAppear + 20, truth, make);
 }
 
 TEST(MotionDetector, SlowAdoptionInAMovingSceneKeepsAFlatObjectBesideItsColour) {
