@@ -167,6 +167,27 @@ TEST(ActionMatchRidge, ChoosesAlphaOnTheTrainingSubjectsOnly) {
 
 } // namespace
 
+// A table whose candidates are `per` for every (subject, class), subjects x classes.
+Table with_candidates(int subjects, int classes, int per) {
+  Table t;
+  for (int s = 0; s < subjects; ++s)
+    for (int c = 0; c < classes; ++c)
+      for (int k = 0; k < per; ++k) {
+        t.cand_class.push_back(c);
+        t.cand_subject.push_back(s);
+      }
+  return t;
+}
+
+// 0..1 from a 64-bit LCG's high bits: the same seeded tables on every platform.
+struct Lcg {
+  uint64_t h;
+  double uniform() {
+    h = h * 6364136223846793005ull + 1442695040888963407ull;
+    return static_cast<double>(h >> 11) / 9007199254740992.0;
+  }
+};
+
 // Six subjects, three classes, two clips per (subject, class), four candidates per (subject,
 // class). Distances saturate at 0.36 (every node the dummy), as most of a real table does: a clip
 // matches each candidate of its own class with probability 1/2 (0.36 - 0.02..0.06) and each
@@ -174,19 +195,10 @@ TEST(ActionMatchRidge, ChoosesAlphaOnTheTrainingSubjectsOnly) {
 // (0.36 - 0.02..0.08). Which candidates a clip matches is random, so a weight per candidate
 // learns the training clips' chance matches; the class means keep what holds for every clip.
 Table chance_matches(uint32_t seed) {
-  Table t;
   const int S = 6, C = 3;
-  for (int s = 0; s < S; ++s)
-    for (int c = 0; c < C; ++c)
-      for (int k = 0; k < 4; ++k) {
-        t.cand_class.push_back(c);
-        t.cand_subject.push_back(s);
-      }
-  uint64_t h = seed;
-  auto uniform = [&] { // 0..1, a 64-bit LCG's high bits
-    h = h * 6364136223846793005ull + 1442695040888963407ull;
-    return static_cast<double>(h >> 11) / 9007199254740992.0;
-  };
+  Table t = with_candidates(S, C, 4);
+  Lcg rng{seed};
+  auto uniform = [&] { return rng.uniform(); };
   for (int s = 0; s < S; ++s)
     for (int c = 0; c < C; ++c)
       for (int j = 0; j < 2; ++j) {
@@ -246,19 +258,10 @@ namespace {
 // class and 0.5 from the odd ones, a class-1 clip the reverse, so every class mean is 0.4 for
 // both classes (plus jitter) and only a weight per candidate separates them.
 Table per_candidate_signal(uint32_t seed) {
-  Table t;
   const int S = 6, C = 2;
-  for (int s = 0; s < S; ++s)
-    for (int c = 0; c < C; ++c)
-      for (int k = 0; k < 4; ++k) {
-        t.cand_class.push_back(c);
-        t.cand_subject.push_back(s);
-      }
-  uint64_t h = seed;
-  auto jitter = [&] { // 0..0.04
-    h = h * 6364136223846793005ull + 1442695040888963407ull;
-    return 0.04 * static_cast<double>(h >> 11) / 9007199254740992.0;
-  };
+  Table t = with_candidates(S, C, 4);
+  Lcg rng{seed};
+  auto jitter = [&] { return 0.04 * rng.uniform(); }; // 0..0.04
   for (int s = 0; s < S; ++s)
     for (int c = 0; c < C; ++c)
       for (int j = 0; j < 2; ++j) {
