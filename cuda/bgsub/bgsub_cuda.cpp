@@ -102,12 +102,8 @@ public:
       uint8_t* out = device_out ? mask.data[0] : m.tmp;
       const size_t out_pitch = device_out ? mask.pitch[0] : m.stride;
       CVIS_RETURN_IF_ERROR(ccl::launch_persistence(m.mask, m.stride, m.mask_prev, m.stride, w_, h_,
-                                                   p_.persistence, out, out_pitch, &ccl_, stream));
-      if (p_.blobs) {
-        CVIS_RETURN_IF_ERROR(ccl::launch_blobs(out, out_pitch, w_, h_, min_area, &ccl_, stream));
-      } else {
-        CVIS_RETURN_IF_ERROR(ccl::launch_count(out, out_pitch, w_, h_, &ccl_, stream));
-      }
+                                                   p_.persistence, min_area, out, out_pitch, &ccl_,
+                                                   stream));
       CVIS_RETURN_IF_ERROR(ccl::enqueue_readback(p_.blobs, &ccl_, stream));
       if (!device_out) {
         CVIS_CUDA_CHECK(cudaMemcpy2DAsync(mask.data[0], mask.pitch[0], m.tmp, m.stride, w_, h_,

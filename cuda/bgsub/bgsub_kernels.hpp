@@ -110,6 +110,6 @@ Status launch_cleanup(int cleanup, const DeviceModel& m, cudaStream_t stream);
 Status launch_ghosts(const DeviceModel& m, int passes, int levels, int need, int frames,
                      cudaStream_t stream);
 
-// Connected components of m.mask: cuda/ccl (ccl::launch_blobs, ccl::launch_count).
+// Connected components of m.mask: cuda/ccl (ccl::launch_blobs, ccl::launch_persistence).
 
 } // namespace cvis::bgsub::kernels

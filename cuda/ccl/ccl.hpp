@@ -5,7 +5,7 @@
 // algorithms' masks are 0/255). Blobs are reported in raster order of their first pixel (the
 // smallest y * width + x of the component), which both backends produce:
 // - connected_blobs(): the CPU function (host mask), a run-based union-find; the reference.
-// - CUDA builds: launch_blobs() / launch_count() on a device mask, a block union-find on 32x8 tiles
+// - CUDA builds: launch_blobs() on a device mask, a block union-find on 32x8 tiles
 //   (ccl_kernels.cu, README.md), with the per-size device scratch in a DeviceScratch;
 //   enqueue_readback() and read_blobs() bring the results back and sort them into raster order.
 //   Results are identical to connected_blobs() (same blobs, same order).
@@ -133,17 +133,17 @@ CVIS_HD bool in_small_component(const ComponentAreas& a, int x, int y, int min_a
 
 // The persistence filter (seg::persistent, cuda/common/mask_area.hpp; the CPU reference is
 // seg::keep_persistent_components) on the device mask of the last launch_blobs() of the scratch,
-// unchanged since: writes into `out` (rows out_pitch apart) 255 at the pixels of the components
-// with at least persistence x their area in `prev` (the previous frame's mask, rows prev_pitch
-// apart), 0 elsewhere, then copies the mask into `prev` (the next frame's reference). `out` must
-// not be `mask` or `prev`. Asynchronous on `stream`; the labelling's records stay those of `mask`.
+// unchanged since except for whole components cleared (launch_area_filter): writes into `out`
+// (rows out_pitch apart) 255 at the pixels of the components with at least persistence x their
+// area in `prev` (the previous frame's mask, rows prev_pitch apart), 0 elsewhere, then copies the
+// mask into `prev` (the next frame's reference). `out` must not be `mask` or `prev`;
+// persistence > 0. Afterwards the scratch's foreground count and kept records are out's, as
+// launch_blobs(out, min_area) would give them, ready for enqueue_readback(): out is a union of
+// whole components of the mask, so it needs no labelling of its own. The labels stay the mask's.
+// Asynchronous on `stream`.
 Status launch_persistence(const uint8_t* mask, size_t pitch, uint8_t* prev, size_t prev_pitch,
-                          int width, int height, float persistence, uint8_t* out, size_t out_pitch,
-                          DeviceScratch* scratch, StreamHandle stream);
-
-// Only the foreground count of the device mask (counters; no records).
-Status launch_count(const uint8_t* mask, size_t pitch, int width, int height,
-                    DeviceScratch* scratch, StreamHandle stream);
+                          int width, int height, float persistence, int min_area, uint8_t* out,
+                          size_t out_pitch, DeviceScratch* scratch, StreamHandle stream);
 
 // Enqueues the copy of the counters and (with_records) of the first records of the last launch
 // into the scratch's pinned memory, on `stream`, and records an event after them.

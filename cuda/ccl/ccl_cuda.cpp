@@ -139,25 +139,18 @@ Status launch_area_filter(uint8_t* mask, size_t pitch, int width, int height, in
 }
 
 Status launch_persistence(const uint8_t* mask, size_t pitch, uint8_t* prev, size_t prev_pitch,
-                          int width, int height, float persistence, uint8_t* out, size_t out_pitch,
-                          DeviceScratch* scratch, StreamHandle stream) {
+                          int width, int height, float persistence, int min_area, uint8_t* out,
+                          size_t out_pitch, DeviceScratch* scratch, StreamHandle stream) {
   DeviceScratch::Impl& s = *scratch->impl();
   CVIS_RETURN_IF_ERROR(s.check(mask, pitch, width, height));
   if (!prev || !out || prev_pitch < static_cast<size_t>(width) ||
       out_pitch < static_cast<size_t>(width))
     return invalid_argument("ccl: bad persistence views");
+  if (!(persistence > 0.0f) || !(persistence <= 1.0f))
+    return invalid_argument("ccl: persistence must be in (0, 1]");
   const kernels::DeviceLabels m = s.labels_for(mask, pitch, width, height);
-  return kernels::launch_persistence(m, prev, prev_pitch, s.overlap.get(), persistence, out,
-                                     out_pitch, static_cast<cudaStream_t>(stream));
-}
-
-Status launch_count(const uint8_t* mask, size_t pitch, int width, int height,
-                    DeviceScratch* scratch, StreamHandle stream) {
-  DeviceScratch::Impl& s = *scratch->impl();
-  CVIS_RETURN_IF_ERROR(s.check(mask, pitch, width, height));
-  const kernels::DeviceLabels m = s.labels_for(mask, pitch, width, height);
-  s.capacity = m.blob_capacity;
-  return kernels::launch_count(m, static_cast<cudaStream_t>(stream));
+  return kernels::launch_persistence(m, prev, prev_pitch, s.overlap.get(), persistence, min_area,
+                                     out, out_pitch, static_cast<cudaStream_t>(stream));
 }
 
 ComponentAreas component_areas(const DeviceScratch& scratch) {

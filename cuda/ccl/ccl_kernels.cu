@@ -265,21 +265,6 @@ __global__ void ccl_keep(DeviceLabels m, int min_area) {
   m.kept[j] = b;
 }
 
-// Foreground count only: per-block sum, one global atomic per block.
-__global__ void __launch_bounds__(kBx* kBy) count_kernel(DeviceLabels m) {
-  __shared__ unsigned count;
-  const int x = blockIdx.x * kBx + threadIdx.x, y = blockIdx.y * kBy + threadIdx.y;
-  if (threadIdx.x == 0 && threadIdx.y == 0)
-    count = 0;
-  __syncthreads();
-  const unsigned row = __ballot_sync(kFull, x < m.width && y < m.height && is_fg(m, x, y));
-  if (threadIdx.x == 0 && row)
-    atomicAdd(&count, static_cast<unsigned>(__popc(row)));
-  __syncthreads();
-  if (threadIdx.x == 0 && threadIdx.y == 0 && count)
-    atomicAdd(&m.counters->foreground, static_cast<unsigned long long>(count));
-}
-
 // Clears the foreground pixels of components smaller than min_area: a pixel's label is its tile
 // root, whose label ccl_resolve made the component's root, whose slot is its record.
 __global__ void area_filter_kernel(DeviceLabels m, uint8_t* mask, int min_area) {
@@ -303,6 +288,10 @@ __device__ __forceinline__ int record_of(const DeviceLabels& m, int x, int y) {
 __global__ void overlap_kernel(DeviceLabels m, const uint8_t* prev, size_t prev_pitch,
                                int32_t* overlap) {
   const int x = blockIdx.x * kBx + threadIdx.x, y = blockIdx.y * kBy + threadIdx.y;
+  if (x == 0 && y == 0) { // persist_keep_kernel (later in stream order) counts the output anew
+    m.counters->foreground = 0;
+    m.counters->kept = 0;
+  }
   int k = -1;
   if (x < m.width && y < m.height && is_fg(m, x, y) &&
       prev[static_cast<size_t>(y) * prev_pitch + x])
@@ -326,6 +315,27 @@ __global__ void persist_kernel(DeviceLabels m, uint8_t* prev, size_t prev_pitch,
   }
   out[static_cast<size_t>(y) * out_pitch + x] = o;
   prev[static_cast<size_t>(y) * prev_pitch + x] = v;
+}
+
+// The output's counters and records without labelling it: it is a union of whole components of
+// the labelled mask (no two of them touch), so its components are the persistent records. Those
+// the mask's own filter cleared have no pixel left in it, hence overlap 0: never persistent.
+__global__ void persist_keep_kernel(DeviceLabels m, const int32_t* overlap, float persistence,
+                                    int min_area) {
+  const int k = blockIdx.x * blockDim.x + threadIdx.x;
+  unsigned long long area = 0;
+  if (k < m.counters->roots && k < m.blob_capacity) {
+    const BlobRecord b = m.components[k];
+    if (seg::persistent(overlap[k], b.area, persistence)) {
+      area = static_cast<unsigned long long>(b.area);
+      if (b.area >= min_area)
+        m.kept[atomicAdd(&m.counters->kept, 1)] = b;
+    }
+  }
+  for (int d = 16; d > 0; d /= 2)
+    area += __shfl_down_sync(kFull, area, d);
+  if ((threadIdx.x & 31u) == 0 && area)
+    atomicAdd(&m.counters->foreground, area);
 }
 
 CVIS_PRELOAD_MODULE(ccl_resolve);
@@ -356,7 +366,8 @@ Status launch_blobs(const DeviceLabels& m, int min_area, cudaStream_t stream) {
 }
 
 Status launch_persistence(const DeviceLabels& m, uint8_t* prev, size_t prev_pitch, int32_t* overlap,
-                          float persistence, uint8_t* out, size_t out_pitch, cudaStream_t stream) {
+                          float persistence, int min_area, uint8_t* out, size_t out_pitch,
+                          cudaStream_t stream) {
   const dim3 grid = tile_grid(m.width, m.height), block(kBx, kBy);
   CVIS_CUDA_CHECK(cudaMemsetAsync(overlap, 0, sizeof(int32_t) * m.blob_capacity, stream));
   overlap_kernel<<<grid, block, 0, stream>>>(m, prev, prev_pitch, overlap);
@@ -364,14 +375,9 @@ Status launch_persistence(const DeviceLabels& m, uint8_t* prev, size_t prev_pitc
   persist_kernel<<<grid, block, 0, stream>>>(m, prev, prev_pitch, overlap, persistence, out,
                                              out_pitch);
   CVIS_CUDA_CHECK_LAUNCH(stream, "ccl persist_kernel");
-  return Status::Ok();
-}
-
-Status launch_count(const DeviceLabels& m, cudaStream_t stream) {
-  CVIS_CUDA_CHECK(cudaMemsetAsync(m.counters, 0, sizeof(CclCounters), stream));
-  const dim3 grid = tile_grid(m.width, m.height), block(kBx, kBy);
-  count_kernel<<<grid, block, 0, stream>>>(m);
-  CVIS_CUDA_CHECK_LAUNCH(stream, "ccl count_kernel");
+  persist_keep_kernel<<<cuda::div_up(m.blob_capacity, 256), 256, 0, stream>>>(
+      m, overlap, persistence, min_area);
+  CVIS_CUDA_CHECK_LAUNCH(stream, "ccl persist_keep_kernel");
   return Status::Ok();
 }
 

@@ -35,11 +35,10 @@ Status launch_area_filter(const DeviceLabels& m, uint8_t* mask, int min_area, cu
 
 // The persistence filter on m.mask labelled by the last launch_blobs(m): `overlap` (blob_capacity
 // int32, zeroed here) counts per record the pixels `prev` holds; `out` = the kept components as
-// 255; then prev = m.mask.
+// 255; then prev = m.mask; then the counters' foreground and kept records are out's (records of
+// area >= min_area).
 Status launch_persistence(const DeviceLabels& m, uint8_t* prev, size_t prev_pitch, int32_t* overlap,
-                          float persistence, uint8_t* out, size_t out_pitch, cudaStream_t stream);
-
-// Only the foreground count (counters->foreground) of m.mask.
-Status launch_count(const DeviceLabels& m, cudaStream_t stream);
+                          float persistence, int min_area, uint8_t* out, size_t out_pitch,
+                          cudaStream_t stream);
 
 } // namespace cvis::ccl::kernels

@@ -104,12 +104,8 @@ public:
       uint8_t* out = dev_mask ? mask->data[0] : out_.get();
       const size_t out_pitch = dev_mask ? mask->pitch[0] : static_cast<size_t>(m_.w);
       CVIS_RETURN_IF_ERROR(ccl::launch_persistence(m_.mask, m_.w, mask_prev_.get(), m_.w, m_.w,
-                                                   m_.h, p_.persistence, out, out_pitch, &ccl_, s));
-      if (p_.blobs) {
-        CVIS_RETURN_IF_ERROR(ccl::launch_blobs(out, out_pitch, m_.w, m_.h, min_area, &ccl_, s));
-      } else {
-        CVIS_RETURN_IF_ERROR(ccl::launch_count(out, out_pitch, m_.w, m_.h, &ccl_, s));
-      }
+                                                   m_.h, p_.persistence, min_area, out, out_pitch,
+                                                   &ccl_, s));
       CVIS_RETURN_IF_ERROR(ccl::enqueue_readback(p_.blobs, &ccl_, s));
       if (mask && !dev_mask) {
         CVIS_CUDA_CHECK(cudaMemcpy2DAsync(mask->data[0], mask->pitch[0], out_.get(), m_.w, m_.w,

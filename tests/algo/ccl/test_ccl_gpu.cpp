@@ -1,4 +1,4 @@
-// gpu suite: the CUDA labelling (launch_blobs / launch_count, enqueue_readback, read_blobs) equal
+// gpu suite: the CUDA labelling (launch_blobs, enqueue_readback, read_blobs) equal
 // to ccl::connected_blobs on seeded masks: a frame-sized blob, the most tiny blobs a mask can hold
 // (more records than the first read-back), 1xN and Nx1, odd sizes, padded pitches, tile-border
 // patterns; a scratch reused across sizes; the persistence filter against
@@ -75,13 +75,6 @@ protected:
                       << " want " << ::testing::PrintToString(ref[i]);
     }
     ASSERT_EQ(bad, 0) << what;
-    // The count-only launch gives the same foreground count.
-    ASSERT_TRUE(launch_count(dev_, pitch, m.width, m.height, &scratch_, stream_).ok());
-    ASSERT_TRUE(enqueue_readback(false, &scratch_, stream_).ok());
-    ASSERT_TRUE(stream_synchronize(stream_).ok());
-    fg = -1;
-    ASSERT_TRUE(read_blobs(&scratch_, nullptr, &fg).ok());
-    EXPECT_EQ(fg, fg_ref) << what << " (count only)";
   }
 
   StreamHandle stream_ = nullptr;
@@ -152,9 +145,10 @@ TEST_F(CclGpu, FrameSizedBlobAndManyTinyBlobs) {
 }
 
 // The persistence filter on seeded mask pairs (this frame, the previous one) against
-// seg::keep_persistent_components: the output, the updated reference (= this frame's mask), at
-// several thresholds; the pairs overlap a little (independent noise) or mostly (a blob pattern
-// and the same pattern shifted by one pixel).
+// seg::keep_persistent_components: the output, its blobs and foreground count, the updated
+// reference (= this frame's mask), at several thresholds, with and without an area filter
+// between the labelling and the filter; the pairs overlap a little (independent noise) or mostly (a
+// blob pattern and the same pattern shifted by one pixel).
 TEST_F(CclGpu, PersistenceEqualsTheCpu) {
   const bool small = cvis::test::sanitizer_run();
   const int sizes[][2] = {{33, 9}, {127, 61}, {257, 131}};
@@ -183,31 +177,51 @@ TEST_F(CclGpu, PersistenceEqualsTheCpu) {
       ASSERT_EQ(cudaMalloc(reinterpret_cast<void**>(&dp), bytes), cudaSuccess);
       ASSERT_EQ(cudaMalloc(reinterpret_cast<void**>(&dout), bytes), cudaSuccess);
       ASSERT_TRUE(scratch_.reserve(w, h, stream_).ok());
-      for (float persistence : {0.1f, 0.3f, 0.5f, 1.0f}) {
-        ASSERT_EQ(cudaMemcpy2D(dm, pitch, c.data(), w, w, h, cudaMemcpyHostToDevice), cudaSuccess);
-        ASSERT_EQ(cudaMemcpy2D(dp, pitch, p.data(), w, w, h, cudaMemcpyHostToDevice), cudaSuccess);
-        ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
-        ASSERT_TRUE(launch_blobs(dm, pitch, w, h, 1, &scratch_, stream_).ok());
-        const Status st = launch_persistence(dm, pitch, dp, pitch, w, h, persistence, dout, pitch,
-                                             &scratch_, stream_);
-        ASSERT_TRUE(st.ok()) << st.to_string();
-        ASSERT_TRUE(stream_synchronize(stream_).ok());
-        std::vector<uint8_t> got(c.size()), ref_prev(c.size()), want(c.size());
-        ASSERT_EQ(cudaMemcpy2D(got.data(), w, dout, pitch, w, h, cudaMemcpyDeviceToHost),
-                  cudaSuccess);
-        ASSERT_EQ(cudaMemcpy2D(ref_prev.data(), w, dp, pitch, w, h, cudaMemcpyDeviceToHost),
-                  cudaSuccess);
-        seg::keep_persistent_components(c.data(), p.data(), want.data(), w, h, persistence);
-        const std::string what = std::to_string(w) + "x" + std::to_string(h) + " kind " +
-                                 std::to_string(int(k)) + " persistence " +
-                                 std::to_string(persistence);
-        EXPECT_EQ(got, want) << what;
-        EXPECT_EQ(ref_prev, c) << what << ": the reference becomes this frame's mask";
-        const auto kept = std::count(want.begin(), want.end(), uint8_t(255));
-        const auto all = std::count_if(c.begin(), c.end(), [](uint8_t v) { return v != 0; });
-        std::printf("[persistence] %s: %ld of %ld pixels kept\n", what.c_str(),
-                    static_cast<long>(kept), static_cast<long>(all));
-      }
+      // filter: an area filter between the labelling and the persistence pass (as cudabgsub);
+      // the output's blobs of min_area pixels and its count come from the persistence pass.
+      for (float persistence : {0.1f, 0.3f, 0.5f, 1.0f})
+        for (int filter : {0, 4}) {
+          const int min_area = 3;
+          ASSERT_EQ(cudaMemcpy2D(dm, pitch, c.data(), w, w, h, cudaMemcpyHostToDevice),
+                    cudaSuccess);
+          ASSERT_EQ(cudaMemcpy2D(dp, pitch, p.data(), w, w, h, cudaMemcpyHostToDevice),
+                    cudaSuccess);
+          ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+          ASSERT_TRUE(launch_blobs(dm, pitch, w, h, min_area, &scratch_, stream_).ok());
+          if (filter)
+            ASSERT_TRUE(launch_area_filter(dm, pitch, w, h, filter, &scratch_, stream_).ok());
+          Status st = launch_persistence(dm, pitch, dp, pitch, w, h, persistence, min_area, dout,
+                                         pitch, &scratch_, stream_);
+          ASSERT_TRUE(st.ok()) << st.to_string();
+          ASSERT_TRUE(enqueue_readback(true, &scratch_, stream_).ok());
+          std::vector<Blob> blobs;
+          int64_t fg = -1;
+          st = read_blobs(&scratch_, &blobs, &fg);
+          ASSERT_TRUE(st.ok()) << st.to_string();
+          ASSERT_TRUE(stream_synchronize(stream_).ok());
+          std::vector<uint8_t> got(c.size()), ref_prev(c.size()), want(c.size()), cf = c;
+          ASSERT_EQ(cudaMemcpy2D(got.data(), w, dout, pitch, w, h, cudaMemcpyDeviceToHost),
+                    cudaSuccess);
+          ASSERT_EQ(cudaMemcpy2D(ref_prev.data(), w, dp, pitch, w, h, cudaMemcpyDeviceToHost),
+                    cudaSuccess);
+          seg::remove_small_components(cf.data(), w, h, filter);
+          seg::keep_persistent_components(cf.data(), p.data(), want.data(), w, h, persistence);
+          std::vector<Blob> want_blobs;
+          int64_t want_fg = -1;
+          connected_blobs(want.data(), w, w, h, min_area, &want_blobs, &want_fg);
+          const std::string what =
+              std::to_string(w) + "x" + std::to_string(h) + " kind " + std::to_string(int(k)) +
+              " persistence " + std::to_string(persistence) + " filter " + std::to_string(filter);
+          EXPECT_EQ(got, want) << what;
+          EXPECT_EQ(ref_prev, cf) << what << ": the reference becomes this frame's mask";
+          EXPECT_EQ(fg, want_fg) << what << ": the output's foreground count";
+          EXPECT_EQ(blobs, want_blobs) << what << ": the output's blobs";
+          std::printf("[persistence] %s: %ld of %ld pixels kept, %zu blobs\n", what.c_str(),
+                      static_cast<long>(want_fg),
+                      static_cast<long>(
+                          std::count_if(cf.begin(), cf.end(), [](uint8_t v) { return v != 0; })),
+                      want_blobs.size());
+        }
       cudaFree(dm);
       cudaFree(dp);
       cudaFree(dout);
