@@ -228,6 +228,57 @@ TEST(Lifecycle, DuplicateTimeoutRemovesTheYounger) {
   }
 }
 
+// A target whose box is a part of another's (less than half its area, 70% inside it, at least
+// kPartWidth of its width: the head or the legs of one person) is removed after
+// duplicate_timeout (4) frames, older or younger; a box beside another in a group's box (half its
+// width, less than half its area) is kept. Targets 0 and 1 start on frame 0 (the object and a far
+// box); from frame 1 on the far target's result is moved onto the object's top half (a part) or
+// left half (a neighbour).
+TEST(Lifecycle, DuplicateTimeoutRemovesAPart) {
+  for (bool part_older : {false, true}) {
+    for (bool beside : {false, true}) {
+      Rig rig;
+      rig.params.persistence = 1;
+      rig.params.static_timeout = 0;
+      rig.params.lost_timeout = 0;
+      rig.params.still_timeout = 0;
+      rig.params.duplicate_timeout = 4;
+      Box obj;
+      const HostImage img = rig.image(60, 55, &obj);
+      const Box far{110, 10, 30, 30};
+      const Box piece = beside ? Box{obj.x, obj.y, obj.w / 2 - 1, obj.h}
+                               : Box{obj.x + 1, obj.y, obj.w - 2, obj.h / 2};
+      ASSERT_LT(2 * piece.w * piece.h, obj.w * obj.h);
+      const int part_id = part_older ? 0 : 1;
+      std::vector<Names> ev;
+      for (int t = 0; t < 7; ++t) {
+        const std::vector<Box> b =
+            part_older ? std::vector<Box>{far, obj} : std::vector<Box>{obj, far};
+        std::vector<TargetEvent> e;
+        ASSERT_TRUE(rig.life
+                        .begin_frame(rig.tracker.get(), rig.params, 0,
+                                     boxes(t == 0 ? b : std::vector<Box>{obj}), &e)
+                        .ok());
+        ASSERT_TRUE(rig.tracker->process(img.view(), nullptr, &rig.results).ok());
+        for (TargetResult& r : rig.results) {
+          EXPECT_FALSE(r.lost) << t << " " << r.id;
+          if (r.id == part_id && t >= 1)
+            r.box = piece;
+        }
+        rig.life.end_frame(rig.tracker.get(), rig.results, rig.params, boxes({obj}), &e);
+        ev.push_back(names(e));
+      }
+      std::vector<Names> want(7);
+      want[0] = {"started:0", "started:1"};
+      if (!beside)
+        want[4] = {"removed:" + std::to_string(part_id)};
+      EXPECT_EQ(ev, want) << "part older " << part_older << " beside " << beside;
+      EXPECT_EQ(rig.life.ids(), beside ? (std::vector<int>{0, 1}) : (std::vector<int>{1 - part_id}))
+          << "part older " << part_older << " beside " << beside;
+    }
+  }
+}
+
 // A target from boxes that has not moved (centre within a quarter of its smaller side of its
 // first box, sides within a quarter) still_timeout frames after its start is removed: with 6, the
 // still object's target (started on frame 0) goes on frame 5, and a box like its first starts no
