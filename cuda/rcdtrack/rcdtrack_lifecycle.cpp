@@ -240,7 +240,9 @@ std::vector<Box> Lifecycle::ready_boxes(const InitBoxes& init, uint32_t persiste
                                         uint32_t min_area) {
   for (Candidate& c : candidates_)
     c.seen = false;
-  for (const Box& b : init.boxes) {
+  for (size_t k = 0; k < init.boxes.size(); ++k) {
+    const Box& b = init.boxes[k];
+    const uint64_t pixels = k < init.pixels.size() ? init.pixels[k] : 0;
     Candidate* best = nullptr;
     double best_iou = kSameBoxIou;
     for (Candidate& c : candidates_) {
@@ -252,10 +254,11 @@ std::vector<Box> Lifecycle::ready_boxes(const InitBoxes& init, uint32_t persiste
     }
     if (best) {
       best->box = b;
+      best->pixels = pixels;
       best->frames++;
       best->seen = true;
     } else {
-      candidates_.push_back({b, 1, true});
+      candidates_.push_back({b, pixels, 1, true});
     }
   }
   std::vector<Box> ready;
@@ -263,8 +266,10 @@ std::vector<Box> Lifecycle::ready_boxes(const InitBoxes& init, uint32_t persiste
   for (const Candidate& c : candidates_) {
     if (!c.seen)
       continue; // gone: starts again from one frame
-    const bool big = static_cast<uint64_t>(c.box.w) * static_cast<uint64_t>(c.box.h) >= min_area;
-    if (c.frames < persistence || !big) {
+    const uint64_t area = static_cast<uint64_t>(c.box.w) * static_cast<uint64_t>(c.box.h);
+    const bool big = area >= min_area;
+    const bool sparse = c.pixels > 0 && static_cast<double>(c.pixels) < kMinFill * area;
+    if (c.frames < persistence || !big || sparse) {
       keep.push_back(c);
       continue;
     }

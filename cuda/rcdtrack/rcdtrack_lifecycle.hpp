@@ -70,6 +70,11 @@ inline constexpr double kDuplicateOverlap = 0.7;
 // torso, the legs: pieces of one person's foreground), whatever their ages.
 inline constexpr double kPartWidth = 0.6;
 
+// A box whose object (InitBoxes::pixels) fills less than this share of it starts no target: a
+// target models its whole box, and one mostly of background tracks the background (a sparse blob
+// of flicker or of the light).
+inline constexpr double kMinFill = 0.25;
+
 // min_area 0: 1/5000 of the frame's area, at least 64 pixels (414 at 1920x1080). Compression
 // noise and slivers of a background subtractor's foreground are mostly smaller.
 uint32_t auto_min_area(int width, int height);
@@ -78,6 +83,9 @@ uint32_t auto_min_area(int width, int height);
 struct InitBoxes {
   bool enabled = false;   // false: no targets start from boxes, none is removed as static
   std::vector<Box> boxes; // any size; those under min_area are ignored
+  // Per box (same order; may be shorter): the pixels of its object inside it, e.g. a foreground
+  // blob's; 0 or missing: not known. A box with fewer than kMinFill of its area starts no target.
+  std::vector<uint64_t> pixels;
 };
 
 struct TargetEvent {
@@ -152,6 +160,7 @@ private:
   // A box seen on consecutive frames.
   struct Candidate {
     Box box;
+    uint64_t pixels = 0; // InitBoxes::pixels of the box (0: not known)
     uint32_t frames = 0;
     bool seen = false;
   };

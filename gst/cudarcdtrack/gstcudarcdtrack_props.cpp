@@ -452,7 +452,9 @@ gst_cuda_rcd_track_install_properties (GObjectClass * gobject_class)
       g_param_spec_string ("init-roi-type", "Initial ROI type",
           "Start a target on every upstream GstVideoRegionOfInterestMeta of this roi_type (e.g. "
           "\"foreground\" from cudabgsub or cudamedian3d) that persists init-persistence frames "
-          "with init-min-area pixels and overlaps no target (NULL: off)", NULL, playing));
+          "with init-min-area pixels, is filled at least a quarter by its object when the meta "
+          "has a pixel count (a \"foreground\" structure's \"area\") and overlaps no target "
+          "(NULL: off)", NULL, playing));
   g_object_class_install_property (gobject_class, PROP_INIT_MIN_AREA,
       g_param_spec_uint ("init-min-area", "Initial ROI minimum area",
           "Smaller init-roi-type boxes (pixels) start no target (0: automatic, 1/5000 of the "

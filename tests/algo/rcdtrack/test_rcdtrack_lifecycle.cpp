@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cmath>
 #include <random>
 #include <set>
 #include <string>
@@ -276,6 +277,35 @@ TEST(Lifecycle, DuplicateTimeoutRemovesAPart) {
       EXPECT_EQ(rig.life.ids(), beside ? (std::vector<int>{0, 1}) : (std::vector<int>{1 - part_id}))
           << "part older " << part_older << " beside " << beside;
     }
+  }
+}
+
+// A box whose object fills less than kMinFill of it (InitBoxes::pixels, e.g. a foreground blob's
+// pixel count) starts no target; one at kMinFill, or with the count not known (0 or missing),
+// starts one after `persistence` (2) frames.
+TEST(Lifecycle, SparseBoxesStartNoTarget) {
+  Box obj;
+  Rig probe;
+  probe.image(60, 55, &obj);
+  const uint64_t area = static_cast<uint64_t>(obj.w) * obj.h;
+  const uint64_t at = static_cast<uint64_t>(std::ceil(kMinFill * area));
+  for (int c = 0; c < 4; ++c) {
+    Rig rig;
+    rig.params.persistence = 2;
+    const HostImage img = rig.image(60, 55);
+    InitBoxes init = boxes({obj});
+    if (c == 0)
+      init.pixels = {at - 1};
+    else if (c == 1)
+      init.pixels = {at};
+    else if (c == 2)
+      init.pixels = {0};
+    std::vector<Names> ev;
+    for (int t = 0; t < 3; ++t)
+      ev.push_back(names(rig.frame(img, init)));
+    const std::vector<Names> want =
+        c == 0 ? std::vector<Names>{{}, {}, {}} : std::vector<Names>{{}, {"started:0"}, {}};
+    EXPECT_EQ(ev, want) << "case " << c;
   }
 }
 
