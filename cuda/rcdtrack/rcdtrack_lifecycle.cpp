@@ -9,6 +9,13 @@ namespace cvis::rcdtrack {
 
 namespace {
 
+// Pixels of `a` inside `b`.
+int64_t intersection(const Box& a, const Box& b) {
+  const int64_t iw = std::min<int64_t>(int64_t{a.x} + a.w, int64_t{b.x} + b.w) - std::max(a.x, b.x);
+  const int64_t ih = std::min<int64_t>(int64_t{a.y} + a.h, int64_t{b.y} + b.h) - std::max(a.y, b.y);
+  return iw > 0 && ih > 0 ? iw * ih : 0;
+}
+
 // Two boxes of consecutive frames are the same object when they overlap by at least this.
 constexpr double kSameBoxIou = 0.5;
 // A ready box starts no target when it overlaps a target's box by more than this, or when its
@@ -18,21 +25,29 @@ constexpr double kTakenIou = 0.2;
 // Whether `a` and `b` are one object: kDuplicateOverlap of the smaller inside the other, and at
 // least half the other's area (a box around a group of people holds each of them).
 bool duplicates(const Box& a, const Box& b) {
-  const int64_t iw = std::min<int64_t>(int64_t{a.x} + a.w, int64_t{b.x} + b.w) - std::max(a.x, b.x);
-  const int64_t ih = std::min<int64_t>(int64_t{a.y} + a.h, int64_t{b.y} + b.h) - std::max(a.y, b.y);
   const int64_t small = std::min(int64_t{a.w} * a.h, int64_t{b.w} * b.h);
   const int64_t large = std::max(int64_t{a.w} * a.h, int64_t{b.w} * b.h);
-  return iw > 0 && ih > 0 && small > 0 && 2 * small >= large &&
-         static_cast<double>(iw * ih) >= kDuplicateOverlap * static_cast<double>(small);
+  return small > 0 && 2 * small >= large &&
+         static_cast<double>(intersection(a, b)) >= kDuplicateOverlap * static_cast<double>(small);
 }
 
-// The older target (smaller id: ids are handed out in increasing order) that `r` duplicates, or
-// -1; both tracked.
+// Whether `a` is a part of the object of `b`: less than half its area, kDuplicateOverlap of it
+// inside `b`, and at least kPartWidth of b's width (a head, a torso or the legs of one person; a
+// person beside another in a group's box spans about half its width).
+bool part_of(const Box& a, const Box& b) {
+  const int64_t aa = int64_t{a.w} * a.h, ab = int64_t{b.w} * b.h;
+  return aa > 0 && 2 * aa < ab && a.w >= kPartWidth * b.w &&
+         static_cast<double>(intersection(a, b)) >= kDuplicateOverlap * static_cast<double>(aa);
+}
+
+// The target that `r` duplicates, or -1; both tracked: an older target (smaller id: ids are
+// handed out in increasing order) of about its size, or any target that `r` is a part of.
 int duplicate_of(const TargetResult& r, const std::vector<TargetResult>& results) {
   if (r.lost)
     return -1;
   for (const TargetResult& o : results)
-    if (o.id < r.id && !o.lost && duplicates(r.box, o.box))
+    if (o.id != r.id && !o.lost &&
+        ((o.id < r.id && duplicates(r.box, o.box)) || part_of(r.box, o.box)))
       return o.id;
   return -1;
 }
@@ -225,7 +240,9 @@ std::vector<Box> Lifecycle::ready_boxes(const InitBoxes& init, uint32_t persiste
                                         uint32_t min_area) {
   for (Candidate& c : candidates_)
     c.seen = false;
-  for (const Box& b : init.boxes) {
+  for (size_t k = 0; k < init.boxes.size(); ++k) {
+    const Box& b = init.boxes[k];
+    const uint64_t pixels = k < init.pixels.size() ? init.pixels[k] : 0;
     Candidate* best = nullptr;
     double best_iou = kSameBoxIou;
     for (Candidate& c : candidates_) {
@@ -237,10 +254,11 @@ std::vector<Box> Lifecycle::ready_boxes(const InitBoxes& init, uint32_t persiste
     }
     if (best) {
       best->box = b;
+      best->pixels = pixels;
       best->frames++;
       best->seen = true;
     } else {
-      candidates_.push_back({b, 1, true});
+      candidates_.push_back({b, pixels, 1, true});
     }
   }
   std::vector<Box> ready;
@@ -248,8 +266,10 @@ std::vector<Box> Lifecycle::ready_boxes(const InitBoxes& init, uint32_t persiste
   for (const Candidate& c : candidates_) {
     if (!c.seen)
       continue; // gone: starts again from one frame
-    const bool big = static_cast<uint64_t>(c.box.w) * static_cast<uint64_t>(c.box.h) >= min_area;
-    if (c.frames < persistence || !big) {
+    const uint64_t area = static_cast<uint64_t>(c.box.w) * static_cast<uint64_t>(c.box.h);
+    const bool big = area >= min_area;
+    const bool sparse = c.pixels > 0 && static_cast<double>(c.pixels) < kMinFill * area;
+    if (c.frames < persistence || !big || sparse) {
       keep.push_back(c);
       continue;
     }

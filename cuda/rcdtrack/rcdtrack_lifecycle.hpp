@@ -13,9 +13,9 @@
 //    for `static_timeout` frames in a row (its object stopped, or the target stayed on the
 //    background its object left), has not moved since it started for `still_timeout` frames
 //    (a change of the background, e.g. of the light, not an object), or has been a duplicate of
-//    an older target for
-//    `duplicate_timeout` frames in a row (both tracked, the smaller of their boxes at least half
-//    the other's area and lying by kDuplicateOverlap inside it: two targets on one object).
+//    an older target for `duplicate_timeout` frames in a row (both tracked, the smaller of their
+//    boxes at least half the other's area and lying by kDuplicateOverlap inside it: two targets
+//    on one object) or a part of another target (kPartWidth below) for as many.
 //
 // Per frame: begin_frame() before Tracker::process(), end_frame() after it; both report what
 // happened as TargetEvent values (started, lost, re-acquired, removed, refused) for the caller to
@@ -47,7 +47,8 @@ struct LifecycleParams {
                                 // target is removed; 0: never
   double lost_radius = 3.0;     // Tracker::add_target's lost_radius for these targets
   bool aligned_steps = true;    // Tracker::add_target's aligned_steps for these targets
-  // Frames in a row a duplicate of an older target (above) before the target is removed; 0: never.
+  // Frames in a row a duplicate of an older target or a part of another (above) before the
+  // target is removed; 0: never.
   uint32_t duplicate_timeout = 10;
   // Frames after its start within which a target must move (its centre by kStillMove of its
   // first box's size from where it started) or be removed; 0: never. For
@@ -64,6 +65,16 @@ inline constexpr double kStillMove = 0.25;
 // (and the smaller has at least half the other's area).
 inline constexpr double kDuplicateOverlap = 0.7;
 
+// A tracked target whose box has less than half another's area, lies by kDuplicateOverlap inside
+// it and spans at least this share of its width is a part of that target's object (a head, a
+// torso, the legs: pieces of one person's foreground), whatever their ages.
+inline constexpr double kPartWidth = 0.6;
+
+// A box whose object (InitBoxes::pixels) fills less than this share of it starts no target: a
+// target models its whole box, and one mostly of background tracks the background (a sparse blob
+// of flicker or of the light).
+inline constexpr double kMinFill = 0.25;
+
 // min_area 0: 1/5000 of the frame's area, at least 64 pixels (414 at 1920x1080). Compression
 // noise and slivers of a background subtractor's foreground are mostly smaller.
 uint32_t auto_min_area(int width, int height);
@@ -72,6 +83,9 @@ uint32_t auto_min_area(int width, int height);
 struct InitBoxes {
   bool enabled = false;   // false: no targets start from boxes, none is removed as static
   std::vector<Box> boxes; // any size; those under min_area are ignored
+  // Per box (same order; may be shorter): the pixels of its object inside it, e.g. a foreground
+  // blob's; 0 or missing: not known. A box with fewer than kMinFill of its area starts no target.
+  std::vector<uint64_t> pixels;
 };
 
 struct TargetEvent {
@@ -146,6 +160,7 @@ private:
   // A box seen on consecutive frames.
   struct Candidate {
     Box box;
+    uint64_t pixels = 0; // InitBoxes::pixels of the box (0: not known)
     uint32_t frames = 0;
     bool seen = false;
   };

@@ -314,7 +314,7 @@ gst_cuda_rcd_track_analyse (GstCvisFilter * filter, GstBuffer * buf, const cvis:
     rcd::InitBoxes init;
     init.enabled = !init_type.empty ();
     if (init.enabled)
-      init.boxes = gst_cuda_rcd_track_type_boxes (buf, init_type);
+      gst_cuda_rcd_track_type_boxes (buf, init_type, &init);
     st.events.clear ();
     CVIS_RETURN_IF_ERROR (self->lifecycle->begin_frame (st.tracker.get (), life, first_id, init,
             &st.events));

@@ -139,17 +139,25 @@ gst_cuda_rcd_track_post_events (GstCudaRcdTrack * self, GstBuffer * buf)
   }
 }
 
-std::vector < rcd::Box > gst_cuda_rcd_track_type_boxes (GstBuffer * buf, const std::string & type)
+void
+gst_cuda_rcd_track_type_boxes (GstBuffer * buf, const std::string & type, rcd::InitBoxes * out)
 {
   const GQuark q = g_quark_from_string (type.c_str ());
-  std::vector < rcd::Box > boxes;
   gpointer iter = NULL;
   GstMeta *meta;
+  out->boxes.clear ();
+  out->pixels.clear ();
   while ((meta = gst_buffer_iterate_meta_filtered (buf, &iter,
               GST_VIDEO_REGION_OF_INTEREST_META_API_TYPE))) {
     auto *roi = reinterpret_cast < GstVideoRegionOfInterestMeta * >(meta);
-    if (roi->roi_type == q)
-      boxes.push_back ({(int) roi->x, (int) roi->y, (int) roi->w, (int) roi->h});
+    if (roi->roi_type != q)
+      continue;
+    out->boxes.push_back ({(int) roi->x, (int) roi->y, (int) roi->w, (int) roi->h});
+    /* The blob's pixel count, when the box carries one (a "foreground" structure's "area"). */
+    guint area = 0;
+    for (GList * l = roi->params; l; l = l->next)
+      if (area == 0 && !gst_structure_get_uint ((GstStructure *) l->data, "area", &area))
+        area = 0;
+    out->pixels.push_back (area);
   }
-  return boxes;
 }

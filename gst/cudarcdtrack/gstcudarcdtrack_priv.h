@@ -70,4 +70,5 @@ void gst_cuda_rcd_track_attach_detections (GstCudaRcdTrack * self, GstBuffer * b
  * frame: a warning and a removed message). */
 void gst_cuda_rcd_track_post_events (GstCudaRcdTrack * self, GstBuffer * buf);
 /* Every box of roi_type `type` on `buf`. */
-std::vector<rcd::Box> gst_cuda_rcd_track_type_boxes (GstBuffer * buf, const std::string & type);
+void gst_cuda_rcd_track_type_boxes (GstBuffer * buf, const std::string & type,
+    rcd::InitBoxes * out);

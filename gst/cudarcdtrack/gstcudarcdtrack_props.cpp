@@ -452,7 +452,9 @@ gst_cuda_rcd_track_install_properties (GObjectClass * gobject_class)
       g_param_spec_string ("init-roi-type", "Initial ROI type",
           "Start a target on every upstream GstVideoRegionOfInterestMeta of this roi_type (e.g. "
           "\"foreground\" from cudabgsub or cudamedian3d) that persists init-persistence frames "
-          "with init-min-area pixels and overlaps no target (NULL: off)", NULL, playing));
+          "with init-min-area pixels, is filled at least a quarter by its object when the meta "
+          "has a pixel count (a \"foreground\" structure's \"area\") and overlaps no target "
+          "(NULL: off)", NULL, playing));
   g_object_class_install_property (gobject_class, PROP_INIT_MIN_AREA,
       g_param_spec_uint ("init-min-area", "Initial ROI minimum area",
           "Smaller init-roi-type boxes (pixels) start no target (0: automatic, 1/5000 of the "
@@ -482,7 +484,8 @@ gst_cuda_rcd_track_install_properties (GObjectClass * gobject_class)
       g_param_spec_uint ("duplicate-timeout", "Duplicate timeout",
           "Frames a target started from an init-roi-type box may be a duplicate of an older "
           "target (both tracked, the smaller box at least half the other's area and 70% inside "
-          "it: one object) before it "
+          "it: one object), or a part of another target (its box under half the other's area, "
+          "70% inside it and at least 0.6 of its width: a person's head or legs), before it "
           "is removed (a cvis-rcdtrack-removed message); 0: never", 0, G_MAXUINT, 10, playing));
   g_object_class_install_property (gobject_class, PROP_STILL_TIMEOUT,
       g_param_spec_uint ("still-timeout", "Still timeout",

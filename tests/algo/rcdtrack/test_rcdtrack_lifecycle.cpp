@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cmath>
 #include <random>
 #include <set>
 #include <string>
@@ -225,6 +226,86 @@ TEST(Lifecycle, DuplicateTimeoutRemovesTheYounger) {
                         {"started:0", "started:1"}, {"started:2"}, {}, {}, {}, {}, {}, {}}));
       EXPECT_EQ(rig.life.ids(), (std::vector<int>{0, 1, 2}));
     }
+  }
+}
+
+// A target whose box is a part of another's (less than half its area, 70% inside it, at least
+// kPartWidth of its width: the head or the legs of one person) is removed after
+// duplicate_timeout (4) frames, older or younger; a box beside another in a group's box (half its
+// width, less than half its area) is kept. Targets 0 and 1 start on frame 0 (the object and a far
+// box); from frame 1 on the far target's result is moved onto the object's top half (a part) or
+// left half (a neighbour).
+TEST(Lifecycle, DuplicateTimeoutRemovesAPart) {
+  for (bool part_older : {false, true}) {
+    for (bool beside : {false, true}) {
+      Rig rig;
+      rig.params.persistence = 1;
+      rig.params.static_timeout = 0;
+      rig.params.lost_timeout = 0;
+      rig.params.still_timeout = 0;
+      rig.params.duplicate_timeout = 4;
+      Box obj;
+      const HostImage img = rig.image(60, 55, &obj);
+      const Box far{110, 10, 30, 30};
+      const Box piece = beside ? Box{obj.x, obj.y, obj.w / 2 - 1, obj.h}
+                               : Box{obj.x + 1, obj.y, obj.w - 2, obj.h / 2};
+      ASSERT_LT(2 * piece.w * piece.h, obj.w * obj.h);
+      const int part_id = part_older ? 0 : 1;
+      std::vector<Names> ev;
+      for (int t = 0; t < 7; ++t) {
+        const std::vector<Box> b =
+            part_older ? std::vector<Box>{far, obj} : std::vector<Box>{obj, far};
+        std::vector<TargetEvent> e;
+        ASSERT_TRUE(rig.life
+                        .begin_frame(rig.tracker.get(), rig.params, 0,
+                                     boxes(t == 0 ? b : std::vector<Box>{obj}), &e)
+                        .ok());
+        ASSERT_TRUE(rig.tracker->process(img.view(), nullptr, &rig.results).ok());
+        for (TargetResult& r : rig.results) {
+          EXPECT_FALSE(r.lost) << t << " " << r.id;
+          if (r.id == part_id && t >= 1)
+            r.box = piece;
+        }
+        rig.life.end_frame(rig.tracker.get(), rig.results, rig.params, boxes({obj}), &e);
+        ev.push_back(names(e));
+      }
+      std::vector<Names> want(7);
+      want[0] = {"started:0", "started:1"};
+      if (!beside)
+        want[4] = {"removed:" + std::to_string(part_id)};
+      EXPECT_EQ(ev, want) << "part older " << part_older << " beside " << beside;
+      EXPECT_EQ(rig.life.ids(), beside ? (std::vector<int>{0, 1}) : (std::vector<int>{1 - part_id}))
+          << "part older " << part_older << " beside " << beside;
+    }
+  }
+}
+
+// A box whose object fills less than kMinFill of it (InitBoxes::pixels, e.g. a foreground blob's
+// pixel count) starts no target; one at kMinFill, or with the count not known (0 or missing),
+// starts one after `persistence` (2) frames.
+TEST(Lifecycle, SparseBoxesStartNoTarget) {
+  Box obj;
+  Rig probe;
+  probe.image(60, 55, &obj);
+  const uint64_t area = static_cast<uint64_t>(obj.w) * obj.h;
+  const uint64_t at = static_cast<uint64_t>(std::ceil(kMinFill * area));
+  for (int c = 0; c < 4; ++c) {
+    Rig rig;
+    rig.params.persistence = 2;
+    const HostImage img = rig.image(60, 55);
+    InitBoxes init = boxes({obj});
+    if (c == 0)
+      init.pixels = {at - 1};
+    else if (c == 1)
+      init.pixels = {at};
+    else if (c == 2)
+      init.pixels = {0};
+    std::vector<Names> ev;
+    for (int t = 0; t < 3; ++t)
+      ev.push_back(names(rig.frame(img, init)));
+    const std::vector<Names> want =
+        c == 0 ? std::vector<Names>{{}, {}, {}} : std::vector<Names>{{}, {"started:0"}, {}};
+    EXPECT_EQ(ev, want) << "case " << c;
   }
 }
 
