@@ -365,24 +365,30 @@ __global__ void __launch_bounds__(kReduceThreads)
     (&res->cov[0][0])[i] = 0.0;
   for (int p = threadIdx.x; p <= kMaxPlanes; p += kReduceThreads)
     res->sums[p] = 0;
-  for (int r = 0; r < kMaxTopK; ++r) {
+  // Only top_k rounds (one, by default): the slots after them are "none" without a block-wide
+  // minimum each (eight barriers a round).
+  const int top_k = min(G.top_k, kMaxTopK);
+  for (int r = top_k + static_cast<int>(threadIdx.x); r < kMaxTopK; r += kReduceThreads) {
+    res->top[r].score = HUGE_VAL;
+    res->top[r].distance = HUGE_VAL;
+    res->top[r].index = -1;
+  }
+  for (int r = 0; r < top_k; ++r) {
     double bs = HUGE_VAL, bd = HUGE_VAL;
     int64_t bi = int64_t(1) << 62;
-    if (r < G.top_k) {
-      for (int64_t e = threadIdx.x; e < n; e += kReduceThreads) {
-        if (e % kMaxTopK >= G.top_k)
-          continue; // slots the search kernel does not write for this top_k
-        const DevHit h = c[e];
-        if (h.index < 0)
-          continue;
-        bool dup = false;
-        for (int q = 0; q < r; ++q)
-          dup = dup || chosen[q] == h.index;
-        if (!dup && hit_before(h.score, h.index, bs, bi)) {
-          bs = h.score;
-          bd = h.distance;
-          bi = h.index;
-        }
+    for (int64_t e = threadIdx.x; e < n; e += kReduceThreads) {
+      if (e % kMaxTopK >= top_k)
+        continue; // slots the search kernel does not write for this top_k
+      const DevHit h = c[e];
+      if (h.index < 0)
+        continue;
+      bool dup = false;
+      for (int q = 0; q < r; ++q)
+        dup = dup || chosen[q] == h.index;
+      if (!dup && hit_before(h.score, h.index, bs, bi)) {
+        bs = h.score;
+        bd = h.distance;
+        bi = h.index;
       }
     }
     s_score[threadIdx.x] = bs;
@@ -391,7 +397,7 @@ __global__ void __launch_bounds__(kReduceThreads)
     __syncthreads();
     block_argmin(s_score, s_idx, s_dist, blockDim.x);
     if (threadIdx.x == 0) {
-      const bool none = r >= G.top_k || s_idx[0] == (int64_t(1) << 62);
+      const bool none = s_idx[0] == (int64_t(1) << 62);
       res->top[r].score = s_score[0];
       res->top[r].distance = s_dist[0];
       res->top[r].index = none ? -1 : s_idx[0];
