@@ -131,11 +131,13 @@ inline constexpr bool kIndexesUniformTable =
 template <int E>
 inline constexpr bool kUsesTable = E != cpwl::dev::kExact&& E != cpwl::dev::kFast&& E != kFused;
 
-// kde_sums for radius 1 and a pixel with all 8 neighbours inside: per neighbour row, one pass over
-// the samples with the three columns' sums side by side (three loads from one pointer, immediate
-// offsets), then the same (dy, dx) order of weighted sums as kde_sums: the same bits. With
-// `early`, every kGroup samples of each column the row is finished with the partial sums (the
-// rows below taken as 0) and the sum stops once that bound decides background (early_cut).
+// kde_sums for radius 1 and a pixel with all 8 neighbours inside: one pass over the samples with
+// the nine neighbours' sums side by side (nine loads from one pointer, immediate offsets), then the
+// same (dy, dx) order of weighted sums as kde_sums: the same bits. With `early`, every kGroup
+// samples the whole expression is evaluated with the partial sums (each <= its final value, and
+// every operation is monotone: a lower bound of the total, as in early_cut) and the sum stops once
+// that bound decides background. All nine neighbours count from the first samples on, so the centre
+// row's large weights are not left for the last third of the sum.
 template <typename Prod>
 __device__ __forceinline__ void
 kde_sums_r1(const uint32_t* __restrict__ row0, size_t stride, size_t plane, int L, uint32_t feat,
@@ -147,45 +149,53 @@ kde_sums_r1(const uint32_t* __restrict__ row0, size_t stride, size_t plane, int 
     return prod(kernel_arg(ref, fb, scale, 0), kernel_arg(ref, fb, scale, 1),
                 kernel_arg(ref, fb, scale, 2));
   };
-  float acc = 0.0f, wsum = 0.0f;
+  float s[9];
 #pragma unroll
-  for (int dy = 0; dy < 3; ++dy) {
-    const uint32_t* p = row0 + dy * stride; // row y - 1 + dy, column x
-    const float w0 = c.weights[dy * 3], w1 = c.weights[dy * 3 + 1], w2 = c.weights[dy * 3 + 2];
-    auto finish = [&](float s0, float s1, float s2) {
-      return add_rn(add_rn(add_rn(acc, mul_rn(w0, s0)), mul_rn(w1, s1)), mul_rn(w2, s2));
-    };
-    float s0 = 0.0f, s1 = 0.0f, s2 = 0.0f;
-    int k = 0;
-    for (; k + kGroup <= L; k += kGroup) {
+  for (int q = 0; q < 9; ++q)
+    s[q] = 0.0f;
+  auto finish = [&]() {
+    float acc = 0.0f;
 #pragma unroll
-      for (int u = 0; u < kGroup; ++u) {
-        const uint32_t a = __ldg(p - 1), b = __ldg(p), d = __ldg(p + 1);
-        s0 = add_rn(s0, term(a));
-        s1 = add_rn(s1, term(b));
-        s2 = add_rn(s2, term(d));
-        p += plane;
-      }
-      if (early) {
-        const float bound = finish(s0, s1, s2);
-        if (decided_background(bound, *early)) {
-          *total = bound;
-          *weight_sum = early->weight_sum;
-          return;
-        }
-      }
+    for (int q = 0; q < 9; ++q)
+      acc = add_rn(acc, mul_rn(c.weights[q], s[q]));
+    return acc;
+  };
+  auto step = [&](const uint32_t* p) {
+#pragma unroll
+    for (int dy = 0; dy < 3; ++dy) {
+      const uint32_t* r = p + dy * stride; // row y - 1 + dy, column x
+      const uint32_t a = __ldg(r - 1), b = __ldg(r), d = __ldg(r + 1);
+      s[dy * 3] = add_rn(s[dy * 3], term(a));
+      s[dy * 3 + 1] = add_rn(s[dy * 3 + 1], term(b));
+      s[dy * 3 + 2] = add_rn(s[dy * 3 + 2], term(d));
     }
-    for (; k < L; ++k) {
-      const uint32_t a = __ldg(p - 1), b = __ldg(p), d = __ldg(p + 1);
-      s0 = add_rn(s0, term(a));
-      s1 = add_rn(s1, term(b));
-      s2 = add_rn(s2, term(d));
+  };
+  const uint32_t* p = row0;
+  int k = 0;
+  for (; k + kGroup <= L; k += kGroup) {
+#pragma unroll
+    for (int u = 0; u < kGroup; ++u) {
+      step(p);
       p += plane;
     }
-    acc = finish(s0, s1, s2);
-    wsum = add_rn(add_rn(add_rn(wsum, w0), w1), w2);
+    if (early) {
+      const float bound = finish();
+      if (decided_background(bound, *early)) {
+        *total = bound;
+        *weight_sum = early->weight_sum;
+        return;
+      }
+    }
   }
-  *total = acc;
+  for (; k < L; ++k) {
+    step(p);
+    p += plane;
+  }
+  float wsum = 0.0f;
+#pragma unroll
+  for (int q = 0; q < 9; ++q)
+    wsum = add_rn(wsum, c.weights[q]);
+  *total = finish();
   *weight_sum = wsum;
 }
 
