@@ -76,29 +76,37 @@ __global__ void __launch_bounds__(kBx* kBy)
     diffs = shared_diffs + threadIdx.y * kBx + threadIdx.x;
     stride = kBx * kBy;
   }
-  // The samples in time order, oldest (slot h) first, loaded kBatch at a time ahead of their use
-  // (one load in flight per thread left the kernel waiting on DRAM latency). Differences saturate
-  // at 127 (bits <= 7: what median3's counting path needs; its median is capped at 2^bits - 1
-  // anyway) or at 2^bits - 1 = 255 (bits = 8, the radix path).
+  // median3 takes the multiset of the L - 1 differences of consecutive samples in time order: the
+  // circular pairs of slots (k - 1, k) except the one from the newest sample (slot h - 1) to the
+  // oldest (slot h). Walked in storage order, one pointer and no modulo: the pairs of slots
+  // k = 1 .. L - 1, then the wrap pair (L - 1, 0) takes the place of the excluded pair (k = h) if
+  // h > 0 (h = 0 excludes the wrap pair itself). The samples are loaded kBatch at a time ahead of
+  // their use (one load in flight per thread left the kernel waiting on DRAM latency).
+  // Differences saturate at 127 (bits <= 7: what median3's counting path needs; its median is
+  // capped at 2^bits - 1 anyway) or at 2^bits - 1 = 255 (bits = 8, the radix path); both are
+  // symmetric in their operands.
   constexpr int kBatch = 8;
-  const uint32_t* base = m.samples + i;
-  uint32_t prev = base[h * plane];
+  const uint32_t* p = m.samples + i;
+  const uint32_t first = *p;
   auto walk = [&](auto diff) {
-    for (int j = 1; j < L; j += kBatch) {
+    uint32_t prev = first;
+    for (int k = 1; k < L; k += kBatch) {
+      p += plane;
       uint32_t cur[kBatch];
 #pragma unroll
-      for (int u = 0; u < kBatch; ++u) {
-        const int s = h + j + u < L ? h + j + u : h + j + u - L;
-        cur[u] = j + u < L ? base[s * plane] : 0u;
-      }
+      for (int u = 0; u < kBatch; ++u)
+        cur[u] = k + u < L ? p[u * plane] : 0u;
 #pragma unroll
       for (int u = 0; u < kBatch; ++u) {
-        if (j + u < L) {
-          diffs[(j + u - 1) * stride] = diff(cur[u], prev);
+        if (k + u < L) {
+          diffs[(k + u - 1) * stride] = diff(cur[u], prev);
           prev = cur[u];
         }
       }
+      p += (kBatch - 1) * plane;
     }
+    if (h > 0)
+      diffs[(h - 1) * stride] = diff(first, prev);
   };
   if (m.median_bits <= 7) {
     walk([](uint32_t a, uint32_t b) { return absdiff3_sat127(a, b); });
