@@ -135,7 +135,7 @@ __global__ void __launch_bounds__(kRowThreads)
 #pragma unroll
     for (int p = 0; p < (SPATIAL ? 2 * NF : 1); ++p)
       accx[p] = 0;
-    if (q0 < width) { // warp-uniform: every lane shuffles
+    if (q0 < width) { // warp-uniform: every lane shuffles, past the end none
       const int px0 = R.x + q0;
       int l[9];
       Rgb8 col, next;
@@ -173,31 +173,32 @@ __global__ void __launch_bounds__(kRowThreads)
           l[t] = l[t + 3];
         col = next;
       }
-    }
-    // Cell sums (every lane of a cell), then the inclusive scan over the chunk's cells.
-    for (int o = 1; o < c; o *= 2) {
+      // Cell sums (every lane of a cell), then the inclusive scan over the chunk's cells (a warp
+      // past the row's end in the last round has nothing to add: its totals are 0).
+      for (int o = 1; o < c; o *= 2) {
 #pragma unroll
-      for (int p = 0; p < P::kFirstSecond; ++p)
-        acc[p] += __shfl_xor_sync(0xffffffffu, acc[p], o);
-      if constexpr (SPATIAL) {
+        for (int p = 0; p < P::kFirstSecond; ++p)
+          acc[p] += __shfl_xor_sync(0xffffffffu, acc[p], o);
+        if constexpr (SPATIAL) {
 #pragma unroll
-        for (int p = 0; p < 2 * NF; ++p)
-          accx[p] += shfl_xor_ll(accx[p], o);
+          for (int p = 0; p < 2 * NF; ++p)
+            accx[p] += shfl_xor_ll(accx[p], o);
+        }
       }
-    }
-    for (int o = c; o < 32; o *= 2) {
+      for (int o = c; o < 32; o *= 2) {
 #pragma unroll
-      for (int p = 0; p < P::kFirstSecond; ++p) {
-        const int y = __shfl_up_sync(0xffffffffu, acc[p], o);
-        if (lane >= o)
-          acc[p] += y;
-      }
-      if constexpr (SPATIAL) {
-#pragma unroll
-        for (int p = 0; p < 2 * NF; ++p) {
-          const int64_t y = shfl_up_ll(accx[p], o);
+        for (int p = 0; p < P::kFirstSecond; ++p) {
+          const int y = __shfl_up_sync(0xffffffffu, acc[p], o);
           if (lane >= o)
-            accx[p] += y;
+            acc[p] += y;
+        }
+        if constexpr (SPATIAL) {
+#pragma unroll
+          for (int p = 0; p < 2 * NF; ++p) {
+            const int64_t y = shfl_up_ll(accx[p], o);
+            if (lane >= o)
+              accx[p] += y;
+          }
         }
       }
     }
