@@ -187,10 +187,10 @@ INSTANTIATE_TEST_SUITE_P(
         PassCase{PixelFormat::kBGRA, 66, 54, 1, "r,g,b,i,ix,iy,|ix|,|iy|,|ixx|", 1,
                  Distance::kJbld}));
 
-// The row pass walks each cell row in chunks (256 pixels at cells 1 and 2, 64 columns at 4 and 8):
-// regions many chunks wide at every cell size, a window every 3 cells, every window's distance
-// collected (threshold 1e300): the CPU reference and the kernels agree (the random passes'
-// regions are at most one chunk wide at cells 1 and 2).
+// The row pass walks each cell row in rounds of 128 pixel columns (32 per warp): regions many
+// rounds wide at every cell size, a window every 3 cells, every window's distance collected
+// (threshold 1e300): the CPU reference and the kernels agree (the random passes' regions are at
+// most one round wide).
 TEST(EngineParity, WideIntegrals) {
   CVIS_REQUIRE_GPU();
   const int w = 1100, h = 40;
@@ -276,6 +276,68 @@ TEST(EngineParity, WholeFrame2K) {
   std::vector<GroupResult> r;
   ASSERT_TRUE(gpu->run(pass, &r, stream.get()).ok());
   EXPECT_EQ(r[0].sums, brute_force_sums(img.view(), L, {0, 0, w, h}, 0, 0));
+}
+
+// Integral entries, exactly: a window from the region's origin to cell (i, j) sums entry (j, i)
+// of the integral. At every cell size, every column of the last cell row and every row of the last
+// column (windows of at least 4 pixels) equal the pixel-by-pixel sums: the row kernel's warp
+// chunks (32 pixel columns), rounds (128) and carries, the halo at the frame's edges (the region
+// starts at x = 1 and ends at the right border), and both plane sets (spatial cross planes or
+// not, NV12 as in the street chain).
+TEST(EngineParity, IntegralEntriesExact) {
+  CVIS_REQUIRE_GPU();
+  struct Case {
+    PixelFormat format;
+    const char* features;
+  };
+  for (const Case& cs :
+       {Case{PixelFormat::kNV12, "thesis"}, Case{PixelFormat::kRGBA, "x,y,r,g,b,i,ix,iy,|ixx|"}}) {
+    const int w = 302, h = 38;
+    HostImage img = test::make_random(cs.format, w, h, 8, 11u);
+    FeatureSet fs;
+    std::string err;
+    ASSERT_TRUE(parse_features(cs.features, &fs, &err)) << err;
+    const Layout L = make_layout(fs, 1.0, 1);
+    std::unique_ptr<Engine> gpu = make_cuda_engine();
+    ASSERT_TRUE(gpu->configure(L, Distance::kJbld, w, h, cs.format).ok());
+    DeviceImage dev(img.view());
+    Stream stream;
+    ASSERT_TRUE(gpu->set_frame(dev.view(), stream.get()).ok());
+    Pass pass;
+    std::vector<Box> boxes;
+    std::vector<IntegralSpec> of;
+    for (int cell : {1, 2, 4, 8}) {
+      const IntegralSpec is{1, 3, (w - 1) / cell, std::min(5, (h - 3) / cell), cell};
+      const int k = static_cast<int>(pass.integrals.size());
+      pass.integrals.push_back(is);
+      auto add = [&](int i, int j) {
+        GridSpec g;
+        g.x0 = is.x;
+        g.y0 = is.y;
+        g.step = cell;
+        g.ww = i * cell;
+        g.wh = j * cell;
+        GroupSpec gs;
+        gs.integral = k;
+        gs.first_grid = static_cast<int>(pass.grids.size());
+        gs.grid_count = 1;
+        pass.grids.push_back(g);
+        pass.groups.push_back(gs);
+        boxes.push_back({is.x, is.y, g.ww, g.wh});
+        of.push_back(is);
+      };
+      for (int i = (4 + cell - 1) / cell; i <= is.cols; ++i)
+        add(i, is.rows);
+      for (int j = (4 + cell - 1) / cell; j < is.rows; ++j)
+        add(is.cols, j);
+    }
+    std::vector<GroupResult> r;
+    ASSERT_TRUE(gpu->run(pass, &r, stream.get()).ok());
+    ASSERT_EQ(r.size(), boxes.size());
+    for (size_t g = 0; g < boxes.size(); ++g)
+      ASSERT_EQ(r[g].sums, brute_force_sums(img.view(), L, boxes[g], of[g].x, of[g].y))
+          << cs.features << " cell " << of[g].cell << " window " << boxes[g].w << "x" << boxes[g].h;
+  }
 }
 
 // The tracker on both backends: the same boxes, events and (1e-6) distances on every frame.
