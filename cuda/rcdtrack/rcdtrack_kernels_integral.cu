@@ -70,37 +70,63 @@ template <int NF> struct RowPlanes {
   static constexpr int kAll = kFirstSecond + 2 * NF;          // with at most 2 spatial rows
 };
 
-// Luma of pixel (x, y), x and y already inside the frame, and its colour.
-__device__ __forceinline__ int luma_at(const PixelSource& src, int x, int y, Rgb8* col) {
-  *col = fetch_rgb(src, x, y);
-  return luma_of(*col);
+// Cells are 1, 2, 4 or 8 pixels (cell_for_step); a round reads the cell's rows and one more above
+// and below.
+constexpr int kMaxRowCell = 8;
+constexpr int kRoundRows = kMaxRowCell + 2;
+
+__device__ __forceinline__ uint32_t pack_rgb(Rgb8 c) {
+  return c.r | (static_cast<uint32_t>(c.g) << 8) | (static_cast<uint32_t>(c.b) << 16);
+}
+__device__ __forceinline__ Rgb8 unpack_rgb(uint32_t v) {
+  return Rgb8{static_cast<uint8_t>(v), static_cast<uint8_t>(v >> 8), static_cast<uint8_t>(v >> 16)};
 }
 
-// The three luma values (x - 1, x, x + 1, clamped to the frame) of row y for every lane, the
-// lane's own column being x = min(px0 + lane, width - 1). Lanes 0 and 31 fetch the chunk's edge
-// columns; the others take their neighbours' centres.
-__device__ __forceinline__ void luma_row(const PixelSource& src, int px0, int y, int lane, int* l,
-                                         Rgb8* col) {
-  const int yy = min(max(y, 0), src.height - 1);
+// A round's pixels, fetched before any is used: rows y0 - 1 .. y0 + c (clamped to the frame) of
+// the lane's column x = min(px0 + lane, width - 1), and for lanes 0 and 31 the luma of the chunk's
+// edge column beside it. Fetched row by row as the features needed them, a cell of c rows waited
+// for c + 2 DRAM round trips one after another; the rows of the widest integrals' cells (a round
+// per 128 columns, one block per cell row) made the kernel's critical path.
+struct RoundPixels {
+  uint32_t centre[kRoundRows];              // pack_rgb
+  uint32_t edge[(kRoundRows + 3) / 4] = {}; // luma, four 8-bit values a word; lanes 0 and 31
+};
+__device__ __forceinline__ void fetch_round(const PixelSource& src, int px0, int y0, int c,
+                                            int lane, RoundPixels* rp) {
   const int x = min(px0 + lane, src.width - 1);
-  const int c = luma_at(src, x, yy, col);
-  int left = __shfl_up_sync(0xffffffffu, c, 1), right = __shfl_down_sync(0xffffffffu, c, 1);
-  if (lane == 0 || lane == 31) {
-    Rgb8 unused;
-    const int e =
-        luma_at(src, lane == 0 ? max(px0 - 1, 0) : min(px0 + 32, src.width - 1), yy, &unused);
-    if (lane == 0)
-      left = e;
-    else
-      right = e;
+  const int ex = lane == 0 ? max(px0 - 1, 0) : min(px0 + 32, src.width - 1);
+#pragma unroll
+  for (int r = 0; r < kRoundRows; ++r) {
+    if (r < c + 2) {
+      const int yy = min(max(y0 - 1 + r, 0), src.height - 1);
+      rp->centre[r] = pack_rgb(fetch_rgb(src, x, yy));
+      if (lane == 0 || lane == 31)
+        rp->edge[r / 4] |= static_cast<uint32_t>(luma_of(fetch_rgb(src, ex, yy))) << (8 * (r % 4));
+    }
   }
+}
+
+// The three luma values (x - 1, x, x + 1, clamped to the frame) of round row r for every lane: the
+// others' centres by shuffles, the chunk's edge columns from lanes 0 and 31.
+__device__ __forceinline__ void luma_row(const RoundPixels& rp, int r, int lane, int* l) {
+  const int c = luma_of(unpack_rgb(rp.centre[r]));
+  int left = __shfl_up_sync(0xffffffffu, c, 1), right = __shfl_down_sync(0xffffffffu, c, 1);
+  const int e = static_cast<int>((rp.edge[r / 4] >> (8 * (r % 4))) & 0xffu);
+  if (lane == 0)
+    left = e;
+  if (lane == 31)
+    right = e;
   l[0] = left;
   l[1] = c;
   l[2] = right;
 }
 
+// Five blocks per SM (at most 96 registers) where that costs no spills: the thesis's features
+// and their smaller sets; unbounded, the unrolled round took 128 (4 blocks per SM).
+template <int NF> inline constexpr int kRowMinBlocks = NF <= 5 ? 5 : 1;
+
 template <int NF, bool SPATIAL>
-__global__ void __launch_bounds__(kRowThreads)
+__global__ void __launch_bounds__(kRowThreads, kRowMinBlocks<NF>)
     integral_rows_kernel(PixelSource src, Layout L, const DevIntegral* integrals, int n_integrals,
                          int64_t* base) {
   using P = RowPlanes<NF>;
@@ -136,13 +162,18 @@ __global__ void __launch_bounds__(kRowThreads)
     for (int p = 0; p < (SPATIAL ? 2 * NF : 1); ++p)
       accx[p] = 0;
     if (q0 < width) { // warp-uniform: every lane shuffles, past the end none
-      const int px0 = R.x + q0;
+      RoundPixels rp;
+      fetch_round(src, R.x + q0, y0, c, lane, &rp);
       int l[9];
-      Rgb8 col, next;
-      luma_row(src, px0, y0 - 1, lane, l, &col);
-      luma_row(src, px0, y0, lane, l + 3, &col);
-      for (int r = 0; r < c; ++r) {
-        luma_row(src, px0, y0 + r + 1, lane, l + 6, &next);
+      luma_row(rp, 0, lane, l);
+      luma_row(rp, 1, lane, l + 3);
+      // Unrolled to the largest cell (static register indices into rp), stopped at c.
+#pragma unroll
+      for (int r = 0; r < kMaxRowCell; ++r) {
+        if (r >= c)
+          break;
+        luma_row(rp, r + 2, lane, l + 6);
+        const Rgb8 col = unpack_rgb(rp.centre[r + 1]);
         int f[NF];
 #pragma unroll
         for (int a = 0; a < NF; ++a)
@@ -171,7 +202,6 @@ __global__ void __launch_bounds__(kRowThreads)
 #pragma unroll
         for (int t = 0; t < 6; ++t)
           l[t] = l[t + 3];
-        col = next;
       }
       // Cell sums (every lane of a cell), then the inclusive scan over the chunk's cells (a warp
       // past the row's end in the last round has nothing to add: its totals are 0).
