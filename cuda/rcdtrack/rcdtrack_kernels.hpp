@@ -56,6 +56,7 @@ struct DevResult {
 };
 
 inline constexpr int kWindowThreads = 128; // windows per block of the search kernel
+inline constexpr int kRowChunk = 64;       // pixels per chunk of the row kernel
 
 // Integral images of every plane of every integral of the pass (thesis Sec. 4, "Integral Image
 // Calculation", all planes at once): cell sums and row prefix sums (one block per cell row), then

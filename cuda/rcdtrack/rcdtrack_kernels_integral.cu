@@ -1,7 +1,7 @@
 // Integral images of all planes in two kernels (the thesis's point: every feature and product
 // image of a frame at once, no transposes). The feature images themselves are never stored: the
-// row kernel computes luma, features and products of its pixels in registers and writes the row
-// prefix sums of the cell sums; the column kernel adds the rows up in place, coalesced.
+// row kernel computes luma, features and products of its pixels in shared memory and writes the
+// row prefix sums of the cell sums; the column kernel adds the rows up in place, coalesced.
 #include "common/cuda/check.hpp"
 #include "common/cuda/preload.hpp"
 #include "rcdtrack_kernels.hpp"
@@ -9,6 +9,9 @@
 namespace cvis::rcdtrack::kernels {
 
 namespace {
+
+constexpr int kRowThreads = 256;
+constexpr int kMaxCell = 8;
 
 __device__ int find_integral_by_row(const DevIntegral* in, int n, int block) {
   int lo = 0, hi = n - 1; // last integral with row_first <= block
@@ -34,236 +37,247 @@ __device__ int find_integral_by_col(const DevIntegral* in, int n, int64_t t) {
   return lo;
 }
 
-__device__ __forceinline__ int64_t shfl_xor_ll(int64_t v, int mask) {
-  return static_cast<int64_t>(__shfl_xor_sync(0xffffffffu, static_cast<long long>(v), mask));
-}
-__device__ __forceinline__ int64_t shfl_up_ll(int64_t v, int delta) {
-  return static_cast<int64_t>(__shfl_up_sync(0xffffffffu, static_cast<long long>(v), delta));
-}
-
-// The row pass: one block of kRowWarps warps per cell row of one integral; lane = pixel column.
-// A round covers kRowWarps x 32 pixel columns, one 32-column chunk per warp. Per chunk each lane
-// walks down the cell's c pixel rows with its 3x3 luma neighbourhood in registers (one pixel fetch
-// per pixel: the centre's colour gives its luma; the left and right columns come from the
-// neighbour lanes, the chunk's two edge columns from lanes 0 and 31), computes the pixel's
-// features and adds every plane value to its own accumulators (registers, indices fixed at compile
-// time: NF features, the plane order of make_layout). Then shuffles add the c lanes of each cell
-// (xor butterfly: every lane of a cell gets its sum) and scan the cells of the chunk; one barrier
-// per round exchanges the warps' chunk totals (the running total of the row before the round and
-// of the warps to the left give each warp's offset). Entries are the same integers as the CPU's
-// (exact sums, any order).
-//
-// Before: a block per cell row computed features into shared memory, then one thread per plane
-// and cell summed the cell's c^2 products from shared memory (at cells 4 and 8 a serial chain of
-// 16 or 64 dependent shared loads on a third to two thirds of the threads, bank conflicts between
-// the planes' feature arrays), and one warp per plane scanned with int64 shuffles with most lanes
-// idle at large cells; four barriers per 64-column chunk and 38.8 KB of shared memory.
-//
-// 32-bit accumulators for first and second order planes: a lane adds at most 8 rows and a chunk's
-// scan at most 32 x 8 values below 2040^2 < 2^22 in magnitude (< 2^30). Cross planes (coordinate
-// x feature, < 2^25 per pixel) use int64. Chunk totals and running totals are int64.
-constexpr int kRowWarps = 4;
-constexpr int kRowThreads = 32 * kRowWarps;
-
-template <int NF> struct RowPlanes {
-  static constexpr int kFirstSecond = NF + NF * (NF + 1) / 2; // planes 0 .. kFirstSecond - 1
-  static constexpr int kAll = kFirstSecond + 2 * NF;          // with at most 2 spatial rows
-};
-
-// Cells are 1, 2, 4 or 8 pixels (cell_for_step); a round reads the cell's rows and one more above
-// and below.
-constexpr int kMaxRowCell = 8;
-constexpr int kRoundRows = kMaxRowCell + 2;
-
-__device__ __forceinline__ uint32_t pack_rgb(Rgb8 c) {
-  return c.r | (static_cast<uint32_t>(c.g) << 8) | (static_cast<uint32_t>(c.b) << 16);
-}
-__device__ __forceinline__ Rgb8 unpack_rgb(uint32_t v) {
-  return Rgb8{static_cast<uint8_t>(v), static_cast<uint8_t>(v >> 8), static_cast<uint8_t>(v >> 16)};
+__device__ __forceinline__ int64_t shfl_ll(int64_t v, int src) {
+  const int lo = __shfl_sync(0xffffffffu, static_cast<int>(static_cast<uint64_t>(v)), src);
+  const int hi = __shfl_sync(0xffffffffu, static_cast<int>(static_cast<uint64_t>(v) >> 32), src);
+  return static_cast<int64_t>((static_cast<uint64_t>(static_cast<unsigned>(hi)) << 32) |
+                              static_cast<unsigned>(lo));
 }
 
-// A round's pixels, fetched before any is used: rows y0 - 1 .. y0 + c (clamped to the frame) of
-// the lane's column x = min(px0 + lane, width - 1), and for lanes 0 and 31 the luma of the chunk's
-// edge column beside it. Fetched row by row as the features needed them, a cell of c rows waited
-// for c + 2 DRAM round trips one after another; the rows of the widest integrals' cells (a round
-// per 128 columns, one block per cell row) made the kernel's critical path.
-struct RoundPixels {
-  uint32_t centre[kRoundRows];              // pack_rgb
-  uint32_t edge[(kRoundRows + 3) / 4] = {}; // luma, four 8-bit values a word; lanes 0 and 31
-};
-__device__ __forceinline__ void fetch_round(const PixelSource& src, int px0, int y0, int c,
-                                            int lane, RoundPixels* rp) {
-  const int x = min(px0 + lane, src.width - 1);
-  const int ex = lane == 0 ? max(px0 - 1, 0) : min(px0 + 32, src.width - 1);
-#pragma unroll
-  for (int r = 0; r < kRoundRows; ++r) {
-    if (r < c + 2) {
-      const int yy = min(max(y0 - 1 + r, 0), src.height - 1);
-      rp->centre[r] = pack_rgb(fetch_rgb(src, x, yy));
-      if (lane == 0 || lane == 31)
-        rp->edge[r / 4] |= static_cast<uint32_t>(luma_of(fetch_rgb(src, ex, yy))) << (8 * (r % 4));
-    }
+// The start of a row of the row pass: the scan carries and the row's zero column of every plane.
+__device__ __forceinline__ void row_start(const Layout& L, const DevIntegral& R, int64_t* row,
+                                          int64_t* carry) {
+  for (int p = threadIdx.x; p < L.planes; p += kRowThreads) {
+    carry[p] = 0;
+    row[p * R.plane_stride] = 0;
   }
 }
 
-// The three luma values (x - 1, x, x + 1, clamped to the frame) of round row r for every lane: the
-// others' centres by shuffles, the chunk's edge columns from lanes 0 and 31.
-__device__ __forceinline__ void luma_row(const RoundPixels& rp, int r, int lane, int* l) {
-  const int c = luma_of(unpack_rgb(rp.centre[r]));
-  int left = __shfl_up_sync(0xffffffffu, c, 1), right = __shfl_down_sync(0xffffffffu, c, 1);
-  const int e = static_cast<int>((rp.edge[r / 4] >> (8 * (r % 4))) & 0xffu);
-  if (lane == 0)
-    left = e;
-  if (lane == 31)
-    right = e;
-  l[0] = left;
-  l[1] = c;
-  l[2] = right;
+// Luma of rows y0-1 .. y0+c and columns px0-1 .. px0+npx, clamped to the frame, into lum with a
+// row stride of `stride` shorts.
+__device__ __forceinline__ void load_luma(const PixelSource& src, int y0, int px0, int npx, int c,
+                                          short* lum, int stride) {
+  const int tw = npx + 2, th = c + 2;
+  for (int t = threadIdx.x; t < tw * th; t += kRowThreads) {
+    const int r = t / tw, q = t - r * tw;
+    const int yy = min(max(y0 - 1 + r, 0), src.height - 1);
+    const int xx = min(max(px0 - 1 + q, 0), src.width - 1);
+    lum[r * stride + q] = static_cast<short>(luma_of(fetch_rgb(src, xx, yy)));
+  }
 }
 
-// Five blocks per SM (at most 96 registers) where that costs no spills: the thesis's features
-// and their smaller sets; unbounded, the unrolled round took 128 (4 blocks per SM).
-template <int NF> inline constexpr int kRowMinBlocks = NF <= 5 ? 5 : 1;
+// Cell row j of integral R at cells 4 and 8 (integral_rows_wide_kernel's path there): chunks of
+// kRowChunk pixel columns along the row; per chunk the luma tile with a one-pixel halo, the
+// features of every pixel, the cell sums of every plane (one thread per plane and cell, each
+// summing the cell's c^2 products), and a warp scan per plane continuing the running total of the
+// previous chunks. Writes entry (j + 1, i + 1) of the row's planes (row prefix sums of the cell
+// sums) and the zero column. On the caller's shared arrays (lum: (kMaxCell + 2) x (kRowChunk + 2),
+// cs, carry).
+__device__ void rows_narrow(const PixelSource& src, const Layout& L, const DevIntegral& R, int j,
+                            int64_t* base, short* lum, short (*feat)[kMaxCell][kRowChunk],
+                            int64_t (*cs)[kRowChunk], int64_t* carry) {
+  const int c = R.cell;
+  const int y0 = R.y + j * c;
+  const int cells_per_chunk = kRowChunk / c;
+  const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
+  const int64_t row_stride = R.cols + 1;
+  int64_t* row = base + R.offset + (j + 1) * row_stride;
 
-template <int NF, bool SPATIAL>
-__global__ void __launch_bounds__(kRowThreads, kRowMinBlocks<NF>)
-    integral_rows_kernel(PixelSource src, Layout L, const DevIntegral* integrals, int n_integrals,
-                         int64_t* base) {
-  using P = RowPlanes<NF>;
-  constexpr int kPlanes = SPATIAL ? P::kAll : P::kFirstSecond;
-  __shared__ int64_t total[2][kRowWarps][kPlanes]; // chunk totals per round (double-buffered)
-  __shared__ int64_t carry[2][kPlanes];            // row total before the round (double-buffered)
+  row_start(L, R, row, carry);
+  for (int i0 = 0; i0 < R.cols; i0 += cells_per_chunk) {
+    const int ncells = min(cells_per_chunk, R.cols - i0);
+    const int px0 = R.x + i0 * c, npx = ncells * c;
+    load_luma(src, y0, px0, npx, c, lum, kRowChunk + 2);
+    __syncthreads();
+    for (int t = tid; t < c * npx; t += kRowThreads) {
+      const int r = t / npx, q = t - r * npx;
+      int l[9];
+      for (int dy = 0; dy < 3; ++dy)
+        for (int dx = 0; dx < 3; ++dx)
+          l[dy * 3 + dx] = lum[(r + dy) * (kRowChunk + 2) + q + dx];
+      const Rgb8 col = fetch_rgb(src, px0 + q, y0 + r);
+      for (int a = 0; a < L.nf; ++a)
+        feat[a][r][q] = static_cast<short>(feature_value(L.kind[L.ns + a], l, col));
+    }
+    __syncthreads();
+    for (int t = tid; t < L.planes * ncells; t += kRowThreads) {
+      const int p = t / ncells, i = t - p * ncells;
+      const PlaneDesc d = L.plane[p];
+      if (d.kind != kCross) {
+        // At most 64 values below 2040^2 < 2^22 in magnitude: below 2^28, so int suffices.
+        int s32 = 0;
+        for (int dy = 0; dy < c; ++dy)
+          for (int q = i * c; q < i * c + c; ++q)
+            s32 += d.kind == kFirst ? feat[d.a][dy][q] : feat[d.a][dy][q] * feat[d.b][dy][q];
+        cs[p][i] = s32;
+        continue;
+      }
+      int64_t s = 0;
+      for (int dy = 0; dy < c; ++dy) {
+        for (int dx = 0; dx < c; ++dx) {
+          const int q = i * c + dx;
+          const int64_t fa = feat[d.kind == kCross ? d.b : d.a][dy][q];
+          if (d.kind == kFirst)
+            s += fa;
+          else if (d.kind == kSecond)
+            s += fa * feat[d.b][dy][q];
+          else // coordinate relative to the region times the feature
+            s += fa * (d.a == 0 ? (i0 + i) * c + dx : j * c + dy);
+        }
+      }
+      cs[p][i] = s;
+    }
+    __syncthreads();
+    // Row prefix per plane: lane owns cells 2*lane and 2*lane+1 of the chunk.
+    for (int p = warp; p < L.planes; p += kRowThreads / 32) {
+      const int i = 2 * lane;
+      const int64_t v0 = i < ncells ? cs[p][i] : 0, v1 = i + 1 < ncells ? cs[p][i + 1] : 0;
+      int64_t x = v0 + v1;
+      for (int d = 1; d < 32; d *= 2) {
+        const int64_t y = shfl_ll(x, lane >= d ? lane - d : lane);
+        if (lane >= d)
+          x += y;
+      }
+      const int64_t before = carry[p] + x - (v0 + v1);
+      int64_t* out = row + p * R.plane_stride + i0 + 1;
+      if (i < ncells)
+        out[i] = before + v0;
+      if (i + 1 < ncells)
+        out[i + 1] = before + v0 + v1;
+      const int64_t total = shfl_ll(x, 31);
+      __syncwarp(); // every lane has read carry[p] (racecheck: read/write hazard without it)
+      if (lane == 0)
+        carry[p] += total;
+    }
+    __syncthreads();
+  }
+}
+
+// The row pass: one block per cell row of one integral. Cells 1 and 2 take wide chunks:
+// 256 pixels per chunk (one row of 256 at cell 1, 2 x 128 at cell 2) instead of rows_narrow's 64
+// columns, and the cell sums computed inside the scan (each lane its cells, 32 apart; no shared
+// cell-sum array, no barrier between them): at cell 1 a 1920-pixel row is 8 chunks instead of 30,
+// two barriers each instead of four, and every thread computes a pixel's features instead of one
+// in four. Cells 4 and 8 take rows_narrow (a chunk holds 16 or 8 cells there: lanes per plane
+// would idle, while rows_narrow spreads each cell's c^2 products over the block's threads). The
+// entries are the same integers (exact sums, any order). rows_narrow at every cell size was
+// slower (README.md, "Measured and not kept").
+constexpr int kWidePixels = 256;
+
+__global__ void __launch_bounds__(kRowThreads)
+    integral_rows_wide_kernel(PixelSource src, Layout L, const DevIntegral* integrals,
+                              int n_integrals, int64_t* base) {
+  // (1 + 2) x (256 + 2) luma at cell 1 (the narrow path's (8 + 2) x (64 + 2) fits in it); features
+  // of 256 pixels, or rows_narrow's 8 x 64 at cells 4 and 8.
+  __shared__ short lum[3 * (kWidePixels + 2)];
+  __shared__ short feat[kMaxFeatures][kMaxCell * kRowChunk];
+  __shared__ int64_t cs[kMaxPlanes][kRowChunk]; // rows_narrow only
+  __shared__ int64_t carry[kMaxPlanes];
+  static_assert(3 * (kWidePixels + 2) >= (kMaxCell + 2) * (kRowChunk + 2), "luma tile");
 
   const int k = find_integral_by_row(integrals, n_integrals, blockIdx.x);
   const DevIntegral R = integrals[k];
   const int j = blockIdx.x - R.row_first;
+  if (R.cell > 2) {
+    rows_narrow(src, L, R, j, base, lum,
+                reinterpret_cast<short(*)[kMaxCell][kRowChunk]>(&feat[0][0]), cs, carry);
+    return;
+  }
   const int c = R.cell;
   const int y0 = R.y + j * c;
+  const int cells_per_chunk = kWidePixels / (c * c); // 256 pixel columns at cell 1, 128 at 2
   const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
-  const int planes = L.planes; // kFirstSecond + L.ns * NF
   const int64_t row_stride = R.cols + 1;
   int64_t* row = base + R.offset + (j + 1) * row_stride;
-  const int width = R.cols * c; // pixel columns; a multiple of c, as is 32: cells never straddle
 
-  for (int p = tid; p < planes; p += kRowThreads) {
-    row[p * R.plane_stride] = 0;
-    carry[0][p] = 0;
-  }
-  int b = 0;
-  for (int r0 = 0; r0 < width; r0 += kRowThreads, b ^= 1) {
-    const int q0 = r0 + 32 * warp; // the warp's first pixel column, relative to R.x
-    const bool here = q0 + lane < width;
-    int acc[P::kFirstSecond];
-    int64_t accx[SPATIAL ? 2 * NF : 1];
-#pragma unroll
-    for (int p = 0; p < P::kFirstSecond; ++p)
-      acc[p] = 0;
-#pragma unroll
-    for (int p = 0; p < (SPATIAL ? 2 * NF : 1); ++p)
-      accx[p] = 0;
-    if (q0 < width) { // warp-uniform: every lane shuffles, past the end none
-      RoundPixels rp;
-      fetch_round(src, R.x + q0, y0, c, lane, &rp);
+  row_start(L, R, row, carry);
+  for (int i0 = 0; i0 < R.cols; i0 += cells_per_chunk) {
+    const int ncells = min(cells_per_chunk, R.cols - i0);
+    const int px0 = R.x + i0 * c, npx = ncells * c;
+    // (The barrier before the next chunk's features is the next chunk's first one: the scan reads
+    // only feat.)
+    const int tw = npx + 2;
+    load_luma(src, y0, px0, npx, c, lum, tw);
+    __syncthreads();
+    for (int t = tid; t < c * npx; t += kRowThreads) {
+      const int r = t / npx, q = t - r * npx;
       int l[9];
-      luma_row(rp, 0, lane, l);
-      luma_row(rp, 1, lane, l + 3);
-      // Unrolled to the largest cell (static register indices into rp), stopped at c.
-#pragma unroll
-      for (int r = 0; r < kMaxRowCell; ++r) {
-        if (r >= c)
-          break;
-        luma_row(rp, r + 2, lane, l + 6);
-        const Rgb8 col = unpack_rgb(rp.centre[r + 1]);
-        int f[NF];
-#pragma unroll
-        for (int a = 0; a < NF; ++a)
-          f[a] = feature_value(L.kind[L.ns + a], l, col);
-        if (here) {
-#pragma unroll
-          for (int a = 0; a < NF; ++a)
-            acc[a] += f[a];
-#pragma unroll
-          for (int bb = 0; bb < NF; ++bb)
-#pragma unroll
-            for (int a = 0; a <= bb; ++a)
-              acc[NF + bb * (bb + 1) / 2 + a] += f[a] * f[bb];
-          if constexpr (SPATIAL) {
-#pragma unroll
-            for (int s = 0; s < 2; ++s) {
-              if (s < L.ns) {
-                const int64_t rel = L.coord[s] == 0 ? q0 + lane : j * c + r;
-#pragma unroll
-                for (int a = 0; a < NF; ++a)
-                  accx[s * NF + a] += rel * f[a];
+      for (int dy = 0; dy < 3; ++dy)
+        for (int dx = 0; dx < 3; ++dx)
+          l[dy * 3 + dx] = lum[(r + dy) * tw + q + dx];
+      const Rgb8 col = fetch_rgb(src, px0 + q, y0 + r);
+      for (int a = 0; a < L.nf; ++a)
+        feat[a][r * npx + q] = static_cast<short>(feature_value(L.kind[L.ns + a], l, col));
+    }
+    __syncthreads();
+    // Per plane (one warp): cells lane, lane + 32, ... of the chunk; each step's cell sums, a
+    // warp scan, the running total in carry[p] (this warp's only).
+    for (int p = warp; p < L.planes; p += kRowThreads / 32) {
+      const PlaneDesc d = L.plane[p];
+      const short* fa_row = feat[d.kind == kCross ? d.b : d.a];
+      const short* fb_row = feat[d.b];
+      int64_t run = carry[p];
+      int64_t* out = row + p * R.plane_stride + i0 + 1;
+      if (d.kind != kCross) {
+        // Feature sums and products fit 32 bits here: a cell of at most 4 pixels sums values below
+        // 2040^2 < 2^22 in magnitude, and 32 cells of them stay below 2^29. So the cell sums and
+        // the warp scan run on int (one shuffle per step instead of two); entries are the same.
+        for (int b = 0; b < ncells; b += 32) {
+          const int i = b + lane;
+          int s = 0;
+          if (i < ncells) {
+            for (int dy = 0; dy < c; ++dy) {
+              for (int dx = 0; dx < c; ++dx) {
+                const int q = dy * npx + i * c + dx;
+                s += d.kind == kFirst ? fa_row[q] : fa_row[q] * fb_row[q];
               }
             }
           }
+          int x = s;
+          for (int e = 1; e < 32; e *= 2) {
+            const int y = __shfl_up_sync(0xffffffffu, x, e);
+            if (lane >= e)
+              x += y;
+          }
+          if (i < ncells)
+            out[i] = run + x;
+          run += __shfl_sync(0xffffffffu, x, 31);
         }
-#pragma unroll
-        for (int t = 0; t < 6; ++t)
-          l[t] = l[t + 3];
+        __syncwarp(); // every lane has read carry[p]
+        if (lane == 0)
+          carry[p] = run;
+        continue;
       }
-      // Cell sums (every lane of a cell), then the inclusive scan over the chunk's cells (a warp
-      // past the row's end in the last round has nothing to add: its totals are 0).
-      for (int o = 1; o < c; o *= 2) {
-#pragma unroll
-        for (int p = 0; p < P::kFirstSecond; ++p)
-          acc[p] += __shfl_xor_sync(0xffffffffu, acc[p], o);
-        if constexpr (SPATIAL) {
-#pragma unroll
-          for (int p = 0; p < 2 * NF; ++p)
-            accx[p] += shfl_xor_ll(accx[p], o);
-        }
-      }
-      for (int o = c; o < 32; o *= 2) {
-#pragma unroll
-        for (int p = 0; p < P::kFirstSecond; ++p) {
-          const int y = __shfl_up_sync(0xffffffffu, acc[p], o);
-          if (lane >= o)
-            acc[p] += y;
-        }
-        if constexpr (SPATIAL) {
-#pragma unroll
-          for (int p = 0; p < 2 * NF; ++p) {
-            const int64_t y = shfl_up_ll(accx[p], o);
-            if (lane >= o)
-              accx[p] += y;
+      for (int b = 0; b < ncells; b += 32) {
+        const int i = b + lane;
+        int64_t s = 0;
+        if (i < ncells) {
+          for (int dy = 0; dy < c; ++dy) {
+            for (int dx = 0; dx < c; ++dx) {
+              const int q = dy * npx + i * c + dx;
+              const int64_t fa = fa_row[q];
+              if (d.kind == kFirst)
+                s += fa;
+              else if (d.kind == kSecond)
+                s += fa * fb_row[q];
+              else // coordinate relative to the region times the feature
+                s += fa * (d.a == 0 ? (i0 + i) * c + dx : j * c + dy);
+            }
           }
         }
+        int64_t x = s;
+        for (int e = 1; e < 32; e *= 2) {
+          const int64_t y = shfl_ll(x, lane >= e ? lane - e : lane);
+          if (lane >= e)
+            x += y;
+        }
+        if (i < ncells)
+          out[i] = run + x;
+        run += shfl_ll(x, 31);
       }
-    }
-    if (lane == 31) {
-#pragma unroll
-      for (int p = 0; p < P::kFirstSecond; ++p)
-        total[b][warp][p] = acc[p];
-      if constexpr (SPATIAL) {
-#pragma unroll
-        for (int p = 0; p < 2 * NF; ++p)
-          if (P::kFirstSecond + p < planes)
-            total[b][warp][P::kFirstSecond + p] = accx[p];
-      }
-    }
-    __syncthreads();
-    // The next round's carry (its readers come after the next barrier; this buffer's last
-    // readers were before this one).
-    for (int p = tid; p < planes; p += kRowThreads) {
-      int64_t t = carry[b][p];
-      for (int w = 0; w < kRowWarps; ++w)
-        t += total[b][w][p];
-      carry[b ^ 1][p] = t;
-    }
-    if (!here || lane % c != 0)
-      continue;
-    int64_t* out = row + 1 + (q0 + lane) / c;
-#pragma unroll
-    for (int p = 0; p < kPlanes; ++p) {
-      if (SPATIAL && p >= planes)
-        break;
-      int64_t before = carry[b][p];
-      for (int w = 0; w < warp; ++w)
-        before += total[b][w][p];
-      out[p * R.plane_stride] =
-          before + (p < P::kFirstSecond ? acc[p] : accx[SPATIAL ? p - P::kFirstSecond : 0]);
+      __syncwarp(); // every lane has read carry[p]
+      if (lane == 0)
+        carry[p] = run;
     }
   }
 }
@@ -324,52 +338,18 @@ __global__ void __launch_bounds__(32 * kColSegments)
   }
 }
 
-CVIS_PRELOAD_MODULE(integral_cols_kernel);
-
-using RowKernel = void (*)(PixelSource, Layout, const DevIntegral*, int, int64_t*);
-
-template <int NF> RowKernel row_kernel(bool spatial) {
-  return spatial ? integral_rows_kernel<NF, true> : integral_rows_kernel<NF, false>;
-}
-
-// The row kernel for the layout's number of non-spatial features (1..9) and whether it has
-// spatial ones; nullptr when it has no non-spatial feature (no planes).
-RowKernel row_kernel_for(const Layout& l) {
-  const bool s = l.ns > 0;
-  switch (l.nf) {
-  case 1:
-    return row_kernel<1>(s);
-  case 2:
-    return row_kernel<2>(s);
-  case 3:
-    return row_kernel<3>(s);
-  case 4:
-    return row_kernel<4>(s);
-  case 5:
-    return row_kernel<5>(s);
-  case 6:
-    return row_kernel<6>(s);
-  case 7:
-    return row_kernel<7>(s);
-  case 8:
-    return row_kernel<8>(s);
-  case 9:
-    return row_kernel<9>(s);
-  default:
-    return nullptr;
-  }
-}
+CVIS_PRELOAD_MODULE(integral_rows_wide_kernel);
 
 } // namespace
 
 Status launch_integrals(const PixelSource& src, const Layout& layout, const DevIntegral* integrals,
                         int n_integrals, int total_rows, int64_t total_cols, int64_t* base,
                         cudaStream_t stream) {
-  const RowKernel rows = row_kernel_for(layout);
-  if (n_integrals <= 0 || rows == nullptr)
+  if (n_integrals <= 0)
     return Status::Ok();
-  rows<<<total_rows, kRowThreads, 0, stream>>>(src, layout, integrals, n_integrals, base);
-  CVIS_CUDA_CHECK_LAUNCH(stream, "integral_rows_kernel");
+  integral_rows_wide_kernel<<<total_rows, kRowThreads, 0, stream>>>(src, layout, integrals,
+                                                                    n_integrals, base);
+  CVIS_CUDA_CHECK_LAUNCH(stream, "integral_rows_wide_kernel");
   const unsigned blocks = static_cast<unsigned>((total_cols + 31) / 32);
   integral_cols_kernel<<<blocks, dim3(32, kColSegments), 0, stream>>>(integrals, n_integrals,
                                                                       total_cols, base);

@@ -187,10 +187,10 @@ INSTANTIATE_TEST_SUITE_P(
         PassCase{PixelFormat::kBGRA, 66, 54, 1, "r,g,b,i,ix,iy,|ix|,|iy|,|ixx|", 1,
                  Distance::kJbld}));
 
-// The row pass walks each cell row in rounds of 128 pixel columns (32 per warp): regions many
-// rounds wide at every cell size, a window every 3 cells, every window's distance collected
-// (threshold 1e300): the CPU reference and the kernels agree (the random passes' regions are at
-// most one round wide).
+// The row pass walks each cell row in chunks (256 pixels at cells 1 and 2, 64 columns at 4 and 8):
+// regions many chunks wide at every cell size, a window every 3 cells, every window's distance
+// collected (threshold 1e300): the CPU reference and the kernels agree (the random passes'
+// regions are at most one chunk wide at cells 1 and 2).
 TEST(EngineParity, WideIntegrals) {
   CVIS_REQUIRE_GPU();
   const int w = 1100, h = 40;
@@ -280,10 +280,9 @@ TEST(EngineParity, WholeFrame2K) {
 
 // Integral entries, exactly: a window from the region's origin to cell (i, j) sums entry (j, i)
 // of the integral. At every cell size, every column of the last cell row and every row of the last
-// column (windows of at least 4 pixels) equal the pixel-by-pixel sums: the row kernel's warp
-// chunks (32 pixel columns), rounds (128) and carries, the halo at the frame's edges (the region
-// starts at x = 1 and ends at the right border), and both plane sets (spatial cross planes or
-// not, NV12 as in the street chain).
+// column (windows of at least 4 pixels) equal the pixel-by-pixel sums: the row kernel's chunks
+// and their carries, the halo at the frame's edges (the region starts at x = 1 and ends at the
+// right border), and both plane sets (spatial cross planes or not, NV12 as in the street chain).
 TEST(EngineParity, IntegralEntriesExact) {
   CVIS_REQUIRE_GPU();
   struct Case {
