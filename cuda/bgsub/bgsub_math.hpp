@@ -350,10 +350,19 @@ CVIS_HD bool borrowed_learnable(At raw, SampleFn sample, int L, uint32_t v, int 
     if (xx < 0 || yy < 0 || xx >= w || yy >= h || raw(xx, yy) != 0)
       continue;
     int matches = 0;
-    // Stops once `need` is reached or out of reach.
-    for (int k = 0; k < L && matches < need && matches + (L - k) >= need; ++k) {
-      const uint32_t d = absdiff3(v, sample(k, xx, yy));
-      matches += channel(d, 0) <= levels && channel(d, 1) <= levels && channel(d, 2) <= levels;
+    // kBatch samples at a time, then a stop once `need` is reached or out of reach: the same
+    // answer as a stop after every sample (the count only grows), and on the GPU the batch's loads
+    // are in flight together (one at a time, each waited for DRAM before the next test).
+    constexpr int kBatch = 8;
+    for (int k0 = 0; k0 < L && matches < need && matches + (L - k0) >= need; k0 += kBatch) {
+      uint32_t s[kBatch];
+      for (int u = 0; u < kBatch; ++u)
+        s[u] = k0 + u < L ? sample(k0 + u, xx, yy) : v;
+      for (int u = 0; u < kBatch; ++u) {
+        const uint32_t d = absdiff3(v, s[u]);
+        matches += k0 + u < L && channel(d, 0) <= levels && channel(d, 1) <= levels &&
+                   channel(d, 2) <= levels;
+      }
     }
     if (matches >= need)
       return true;
