@@ -52,6 +52,37 @@ int duplicate_of(const TargetResult& r, const std::vector<TargetResult>& results
   return -1;
 }
 
+// Whether `a` and `b` lie one above the other as pieces of one object (kStackGap; geometry only).
+bool stacked(const Box& a, const Box& b) {
+  const bool a_top = 2 * int64_t{a.y} + a.h <= 2 * int64_t{b.y} + b.h;
+  const Box& top = a_top ? a : b;
+  const Box& bottom = a_top ? b : a;
+  const int64_t ow = std::min<int64_t>(int64_t{a.x} + a.w, int64_t{b.x} + b.w) - std::max(a.x, b.x);
+  const int min_w = std::min(a.w, b.w), min_h = std::min(a.h, b.h);
+  if (min_w <= 0 || min_h <= 0 || static_cast<double>(ow) < kPartWidth * min_w)
+    return false;
+  const double dcy = (bottom.y + 0.5 * bottom.h) - (top.y + 0.5 * top.h);
+  const double gap = static_cast<double>(bottom.y) - (top.y + top.h);
+  return dcy >= 0.5 * min_h && gap <= kStackGap * min_h;
+}
+
+// Whether one of `boxes` (of at least `min_area` pixels) holds kDuplicateOverlap of `a` and of `b`.
+bool one_box_holds(const std::vector<Box>& boxes, uint32_t min_area, const Box& a, const Box& b) {
+  const double aa = static_cast<double>(a.w) * a.h, ab = static_cast<double>(b.w) * b.h;
+  for (const Box& f : boxes)
+    if (static_cast<uint64_t>(f.w) * static_cast<uint64_t>(f.h) >= min_area &&
+        static_cast<double>(intersection(a, f)) >= kDuplicateOverlap * aa &&
+        static_cast<double>(intersection(b, f)) >= kDuplicateOverlap * ab)
+      return true;
+  return false;
+}
+
+Box union_box(const Box& a, const Box& b) {
+  const int x0 = std::min(a.x, b.x), y0 = std::min(a.y, b.y);
+  const int x1 = std::max(a.x + a.w, b.x + b.w), y1 = std::max(a.y + a.h, b.y + b.h);
+  return Box{x0, y0, x1 - x0, y1 - y0};
+}
+
 TargetEvent event_of(TargetEvent::Kind kind, const TargetResult& r, std::string detail = {}) {
   TargetEvent e;
   e.kind = kind;
@@ -148,6 +179,7 @@ void Lifecycle::reset() {
   from_boxes_.clear();
   last_boxes_.clear();
   still_.clear();
+  regrown_.clear();
   need_initial_ = true;
 }
 
@@ -188,6 +220,7 @@ Status Lifecycle::begin_frame(Tracker* tracker, const LifecycleParams& params, i
     tracker->reset();
     from_boxes_.clear();
     still_.clear();
+    regrown_.clear();
     for (size_t k = 0; k < initial_.size(); ++k)
       CVIS_RETURN_IF_ERROR(tracker->add_target(static_cast<int>(k), initial_[k]));
     if (have_model_)
@@ -305,7 +338,10 @@ void Lifecycle::end_frame(Tracker* tracker, const std::vector<TargetResult>& res
   still_.swap(still);
   for (const TargetResult& r : results) {
     last_boxes_.push_back(r.box);
-    if (r.event == Event::kStarted)
+    auto regrown = std::find(regrown_.begin(), regrown_.end(), r.id);
+    if (r.event == Event::kStarted && regrown != regrown_.end())
+      regrown_.erase(regrown); // the same target on the union of its pieces: not a new one
+    else if (r.event == Event::kStarted)
       events->push_back(event_of(TargetEvent::Kind::kStarted, r));
     else if (r.event == Event::kLost)
       events->push_back(event_of(TargetEvent::Kind::kLost, r));
@@ -315,6 +351,7 @@ void Lifecycle::end_frame(Tracker* tracker, const std::vector<TargetResult>& res
   if (from_boxes_.empty())
     return;
   const uint32_t area = min_area(params);
+  std::map<int, Box> grown; // older targets that take the boxes of pieces stacked on them
   for (const TargetResult& r : results) {
     auto it = from_boxes_.find(r.id);
     if (it == from_boxes_.end())
@@ -328,13 +365,20 @@ void Lifecycle::end_frame(Tracker* tracker, const std::vector<TargetResult>& res
     c.off = on ? 0 : c.off + 1;
     const int older = duplicate_of(r, results);
     c.dup = older >= 0 ? c.dup + 1 : 0;
+    int below = -1; // the older target from boxes that `r` is stacked on
+    for (const TargetResult& o : results)
+      if (below < 0 && !r.lost && !o.lost && o.id < r.id && from_boxes_.count(o.id) &&
+          stacked(r.box, o.box) && one_box_holds(init.boxes, area, r.box, o.box))
+        below = o.id;
+    c.stack = below >= 0 ? c.stack + 1 : 0;
     c.age++;
     c.moved = c.moved || (!r.lost && has_moved(c, r.box));
     const bool lost_out = params.lost_timeout > 0 && c.lost >= params.lost_timeout;
     const bool static_out = params.static_timeout > 0 && c.off >= params.static_timeout;
     const bool dup_out = params.duplicate_timeout > 0 && c.dup >= params.duplicate_timeout;
     const bool still_out = params.still_timeout > 0 && !c.moved && c.age >= params.still_timeout;
-    if (!lost_out && !static_out && !dup_out && !still_out)
+    const bool stack_out = params.duplicate_timeout > 0 && c.stack >= params.duplicate_timeout;
+    if (!lost_out && !static_out && !dup_out && !still_out && !stack_out)
       continue;
     std::string detail;
     if (lost_out)
@@ -344,12 +388,23 @@ void Lifecycle::end_frame(Tracker* tracker, const std::vector<TargetResult>& res
     else if (dup_out)
       detail = "duplicate of target " + std::to_string(older) + " for " + std::to_string(c.dup) +
                " frames";
+    else if (stack_out)
+      detail = "stacked on target " + std::to_string(below) + " for " + std::to_string(c.stack) +
+               " frames, merged into it";
     else
       detail = "not moved in " + std::to_string(c.age) + " frames";
     if (still_out && !lost_out && !static_out && !dup_out) {
       const uint32_t block =
           params.static_timeout > 0 ? params.static_timeout : params.still_timeout;
       still_.push_back({c.first, block});
+    }
+    if (stack_out && !lost_out && !static_out && !dup_out && !still_out) {
+      auto g = grown.find(below);
+      if (g == grown.end())
+        for (const TargetResult& o : results)
+          if (o.id == below)
+            g = grown.emplace(below, o.box).first;
+      g->second = union_box(g->second, r.box);
     }
     tracker->remove_target(r.id);
     from_boxes_.erase(it);
@@ -358,6 +413,28 @@ void Lifecycle::end_frame(Tracker* tracker, const std::vector<TargetResult>& res
       forget_id(r.id);
     }
     events->push_back(event_of(TargetEvent::Kind::kRemoved, r, detail));
+  }
+  // The older target restarts on the whole object, under its id, from the next frame's pixels.
+  for (const auto& [id, box] : grown) {
+    if (!from_boxes_.count(id))
+      continue; // removed itself this frame
+    tracker->remove_target(id);
+    const Status s = tracker->add_target(id, box, params.lost_radius, params.aligned_steps);
+    if (s.ok()) {
+      regrown_.push_back(id);
+      continue;
+    }
+    from_boxes_.erase(id);
+    {
+      std::lock_guard<std::mutex> lk(mutex_);
+      forget_id(id);
+    }
+    TargetResult r;
+    for (const TargetResult& o : results)
+      if (o.id == id)
+        r = o;
+    events->push_back(event_of(TargetEvent::Kind::kRemoved, r,
+                               "could not restart on its stacked pieces: " + s.message()));
   }
 }
 

@@ -15,7 +15,8 @@
 //    (a change of the background, e.g. of the light, not an object), or has been a duplicate of
 //    an older target for `duplicate_timeout` frames in a row (both tracked, the smaller of their
 //    boxes at least half the other's area and lying by kDuplicateOverlap inside it: two targets
-//    on one object) or a part of another target (kPartWidth below) for as many.
+//    on one object) or a part of another target (kPartWidth below) for as many, or has been
+//    stacked on an older target for as many (kStackGap below): the older then takes the whole.
 //
 // Per frame: begin_frame() before Tracker::process(), end_frame() after it; both report what
 // happened as TargetEvent values (started, lost, re-acquired, removed, refused) for the caller to
@@ -69,6 +70,14 @@ inline constexpr double kDuplicateOverlap = 0.7;
 // it and spans at least this share of its width is a part of that target's object (a head, a
 // torso, the legs: pieces of one person's foreground), whatever their ages.
 inline constexpr double kPartWidth = 0.6;
+
+// Two tracked targets from boxes are stacked pieces of one object (a person's torso and legs,
+// neither inside the other) when their boxes overlap horizontally by kPartWidth of the narrower,
+// their centres lie apart vertically by at least half the shorter height, the gap between them is
+// at most kStackGap of the shorter height, and one box of the frame's InitBoxes holds
+// kDuplicateOverlap of each (the foreground sees one object). After duplicate_timeout such frames
+// in a row the younger is removed and the older restarts, with its id, on the union of both boxes.
+inline constexpr double kStackGap = 0.75;
 
 // A box whose object (InitBoxes::pixels) fills less than this share of it starts no target: a
 // target models its whole box, and one mostly of background tracks the background (a sparse blob
@@ -168,6 +177,7 @@ private:
   // duplicate of an older target.
   struct Counters {
     uint32_t lost = 0, off = 0, dup = 0;
+    uint32_t stack = 0; // frames in a row stacked on an older target (kStackGap)
     Box first;          // the box it started from
     uint32_t age = 0;   // frames since it started
     bool moved = false; // kStillMove from `first` at some frame
@@ -201,6 +211,7 @@ private:
   std::map<int, Counters> from_boxes_;
   std::vector<Box> last_boxes_; // the targets' boxes of the last frame (a box over one starts none)
   std::vector<StillBox> still_; // removed for not moving: a box like one starts none
+  std::vector<int> regrown_;    // restarted on a union of boxes: their next kStarted is not new
 };
 
 } // namespace cvis::rcdtrack

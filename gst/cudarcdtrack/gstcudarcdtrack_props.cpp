@@ -485,8 +485,10 @@ gst_cuda_rcd_track_install_properties (GObjectClass * gobject_class)
           "Frames a target started from an init-roi-type box may be a duplicate of an older "
           "target (both tracked, the smaller box at least half the other's area and 70% inside "
           "it: one object), or a part of another target (its box under half the other's area, "
-          "70% inside it and at least 0.6 of its width: a person's head or legs), before it "
-          "is removed (a cvis-rcdtrack-removed message); 0: never", 0, G_MAXUINT, 10, playing));
+          "70% inside it and at least 0.6 of its width: a person's head or legs), or stacked on "
+          "an older target with one init box holding both (a person's torso and legs; the older "
+          "then restarts on the union of their boxes), before it is removed (a "
+          "cvis-rcdtrack-removed message); 0: never", 0, G_MAXUINT, 10, playing));
   g_object_class_install_property (gobject_class, PROP_STILL_TIMEOUT,
       g_param_spec_uint ("still-timeout", "Still timeout",
           "Frames after its start within which a target started from an init-roi-type box must "

@@ -280,6 +280,59 @@ TEST(Lifecycle, DuplicateTimeoutRemovesAPart) {
   }
 }
 
+// Two targets started from stacked pieces of one object (top and bottom halves, neither inside
+// the other) merge once one box of the frame holds both (the foreground sees one object) for
+// duplicate_timeout (4) frames in a row: the younger is removed, the older restarts under its id
+// on the union of both boxes, with no second kStarted event. Pieces side by side do not merge, nor
+// do stacked pieces that each have their own box (no box holds both).
+TEST(Lifecycle, StackedPiecesMergeIntoTheOlder) {
+  for (int c = 0; c < 3; ++c) {
+    const bool side = c == 1, separate = c == 2;
+    Rig rig;
+    rig.params.persistence = 1;
+    rig.params.static_timeout = 0;
+    rig.params.lost_timeout = 0;
+    rig.params.still_timeout = 0;
+    rig.params.duplicate_timeout = 4;
+    Box obj;
+    const HostImage img = rig.image(60, 55, &obj);
+    const Box a = side ? Box{obj.x, obj.y, obj.w / 2, obj.h} : Box{obj.x, obj.y, obj.w, obj.h / 2};
+    const Box b = side ? Box{obj.x + obj.w / 2, obj.y, obj.w - obj.w / 2, obj.h}
+                       : Box{obj.x, obj.y + obj.h / 2, obj.w, obj.h - obj.h / 2};
+    std::vector<Names> ev;
+    Box merged{};
+    for (int t = 0; t < 7; ++t) {
+      const InitBoxes init =
+          boxes(t == 0 || separate ? std::vector<Box>{a, b} : std::vector<Box>{obj});
+      std::vector<TargetEvent> e;
+      ASSERT_TRUE(rig.life.begin_frame(rig.tracker.get(), rig.params, 0, init, &e).ok());
+      ASSERT_TRUE(rig.tracker->process(img.view(), nullptr, &rig.results).ok());
+      for (TargetResult& r : rig.results) {
+        EXPECT_FALSE(r.lost) << t << " " << r.id;
+        if (t >= 1 && t <= 4)
+          r.box = r.id == 0 ? a : b; // the pieces, as the tracker would follow them
+        if (t == 5 && r.id == 0)
+          merged = r.box;
+      }
+      rig.life.end_frame(rig.tracker.get(), rig.results, rig.params, init, &e);
+      ev.push_back(names(e));
+    }
+    std::vector<Names> want(7);
+    want[0] = {"started:0", "started:1"};
+    if (c == 0)
+      want[4] = {"removed:1"};
+    EXPECT_EQ(ev, want) << "case " << c;
+    EXPECT_EQ(rig.life.ids(), c == 0 ? (std::vector<int>{0}) : (std::vector<int>{0, 1})) << c;
+    if (c == 0) {
+      // Restarted on the union of the pieces: the whole object's box.
+      EXPECT_EQ(merged.x, obj.x);
+      EXPECT_EQ(merged.y, obj.y);
+      EXPECT_EQ(merged.w, obj.w);
+      EXPECT_EQ(merged.h, obj.h);
+    }
+  }
+}
+
 // A box whose object fills less than kMinFill of it (InitBoxes::pixels, e.g. a foreground blob's
 // pixel count) starts no target; one at kMinFill, or with the count not known (0 or missing),
 // starts one after `persistence` (2) frames.
