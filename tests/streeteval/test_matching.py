@@ -3,7 +3,8 @@
 side (their boxes overlap), each followed by its own track with jittered boxes, CLEAR-MOT
 matching (keep a person's track while it still covers the person) counts no switch, while
 matching greedily by IoU every frame counts some (so the first check can fail); tracks that
-really trade people count two switches either way. Usage: test_matching.py OVERLAY_LAYOUT_TOOL"""
+really trade people count two switches either way. The split-people and group-track shares count
+a person in two pieces and one track over two people, and nothing on one track per person. Usage: test_matching.py OVERLAY_LAYOUT_TOOL"""
 import os
 import random
 import sys
@@ -55,6 +56,24 @@ def main():
         assert switches(tool, truth, dumps, False) == 2, seed
     # Greedy matching flips the overlapping pair between its tracks.
     assert greedy_total > 0, greedy_total
+    # One track per person: nobody split, no group track. The first person's track split into a
+    # top and a bottom half: that person split in every frame; one track over both people (gap 14,
+    # the box spanning both): a group track.
+    truth, dumps = sequence(3, 20, gap=120)
+    r = score_street.score(truth, dumps, W, H, SKIP, tool, True)
+    assert r["split_share"] == 0.0 and r["group_track_share"] == 0.0, r
+    for f, rois in dumps.items():
+        p = truth[f]["people"][0]
+        rois[0] = track(7, (p["x"], p["y"], p["w"], p["h"] // 2))
+        rois.append(track(11, (p["x"], p["y"] + p["h"] // 2, p["w"], p["h"] - p["h"] // 2)))
+    r = score_street.score(truth, dumps, W, H, SKIP, tool, True)
+    assert r["split_share"] == 0.5 and r["group_track_share"] == 0.0, r
+    truth, dumps = sequence(4, 20, gap=14)
+    for f, rois in dumps.items():
+        a, b = truth[f]["people"]
+        rois[:] = [track(7, (a["x"], a["y"], b["x"] + b["w"] - a["x"], b["y"] + b["h"] - a["y"]))]
+    r = score_street.score(truth, dumps, W, H, SKIP, tool, True)
+    assert r["group_track_share"] == 1.0 and r["split_share"] == 0.0, r
     print("ok: greedy matching counted %d switches on the overlapping pairs" % greedy_total)
 
 
