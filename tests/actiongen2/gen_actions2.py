@@ -12,8 +12,14 @@ footage, darker and noisier; subject p gets --settings of them, from 1 + (p - 1)
 every setting occurs in a dataset of four subjects or more. Subjects are numbered from --first (so that a dataset can hold the
 subjects of both generators apart). Same arguments, same pixels.
 
+--boxes DIR also writes the person's extent in each frame (coverage above 0.05) to
+DIR/<action>__personNN_<action>_dK_uncomp.boxes, one line "frame x0 y0 x1 y1" (pixels, x1 and y1
+exclusive; no line where the person is outside the frame), rendering the clips again where needed
+(the same pixels; existing clips are not rewritten).
+
 Usage: /usr/bin/python3 tests/actiongen2/gen_actions2.py OUT [--subjects N] [--first F]
            [--settings K] [--frames F] [--size WxH] [--fps R] [--seed S] [--backgrounds dev|eval]
+           [--boxes DIR]
 """
 import argparse
 import os
@@ -69,6 +75,7 @@ def main():
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--backgrounds", default="dev", choices=sorted(BACKGROUNDS))
     ap.add_argument("--quality", type=int, default=85)
+    ap.add_argument("--boxes", default="")
     a = ap.parse_args()
     W, H = (int(v) for v in a.size.split("x"))
     cfg = BACKGROUNDS[a.backgrounds]
@@ -85,13 +92,25 @@ def main():
             # all four across the dataset.
             for k in sorted(1 + (p - 1 + i) % 4 for i in range(a.settings)):
                 path = os.path.join(d, "person%02d_%s_d%d_uncomp.avi" % (p, action, k))
-                if os.path.isfile(path):
+                boxes = os.path.join(a.boxes, "%s__person%02d_%s_d%d_uncomp.boxes" % (action, p, action, k)) \
+                    if a.boxes else ""
+                if os.path.isfile(path) and (not boxes or os.path.isfile(boxes)):
                     continue
                 seed = a.seed * 1000003 + p * 1009 + ai * 101 + k
                 r = np.random.default_rng(seed)
                 group = indoor if k == 4 else outdoor
                 bg = group[int(r.integers(len(group)))]
-                frames = render.render_clip(s, action, k, W, H, a.frames, a.fps, bg, pool, seed)
+                alphas = [] if boxes else None
+                frames = render.render_clip(s, action, k, W, H, a.frames, a.fps, bg, pool, seed, alphas)
+                if boxes:
+                    os.makedirs(a.boxes, exist_ok=True)
+                    with open(boxes, "w") as o:
+                        for f, al in enumerate(alphas):
+                            ys, xs = np.nonzero(al > 0.05)
+                            if len(xs):
+                                o.write("%d %d %d %d %d\n" % (f, xs.min(), ys.min(), xs.max() + 1, ys.max() + 1))
+                if os.path.isfile(path):
+                    continue
                 tmp = path + ".part.avi"
                 vw = cv2.VideoWriter(tmp, cv2.VideoWriter_fourcc(*"MJPG"), a.fps, (W, H))
                 vw.set(cv2.VIDEOWRITER_PROP_QUALITY, a.quality)

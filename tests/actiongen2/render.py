@@ -156,8 +156,9 @@ def _draw_local(s, look, J, scale, W, H, shift):
     return rgb, alpha
 
 
-def render_clip(s, action, setting, W, H, frames, fps, bg_frames, pool, seed):
-    """Frames (RGB uint8) of subject `s` doing `action` in `setting` (1..4) over `bg_frames`."""
+def render_clip(s, action, setting, W, H, frames, fps, bg_frames, pool, seed, alphas=None):
+    """Frames (RGB uint8) of subject `s` doing `action` in `setting` (1..4) over `bg_frames`.
+    `alphas` (a list): the person's coverage (H x W, 0..1) of each frame is appended to it."""
     r = np.random.default_rng(seed)
     near = setting == 2
     px_h = H * (r.uniform(0.6, 0.85) if near else r.uniform(0.35, 0.6))  # body height in pixels
@@ -204,6 +205,8 @@ def render_clip(s, action, setting, W, H, frames, fps, bg_frames, pool, seed):
         jx, jy = r.normal(0, 0.6, 2)
         m = np.float32([[z, 0, (1 - z) * W / 2 + jx], [0, z, (1 - z) * H / 2 + jy]])
         bgf = cv2.warpAffine(bgf, m, (W, H), borderMode=cv2.BORDER_REFLECT)
+        if alphas is not None:
+            alphas.append(acc_a)
         img = bgf * (1 - acc_a[..., None]) + acc_rgb
         img = img * gain + r.normal(0, noise, img.shape)
         out.append(np.clip(np.rint(img), 0, 255).astype(np.uint8))
