@@ -414,10 +414,17 @@ void Lifecycle::end_frame(Tracker* tracker, const std::vector<TargetResult>& res
     }
     events->push_back(event_of(TargetEvent::Kind::kRemoved, r, detail));
   }
-  // The older target restarts on the whole object, under its id, from the next frame's pixels.
+  // The older target restarts on the whole object, under its id, from the next frame's pixels,
+  // unless its box already holds nearly all of it (a restart forgets its motion and model).
   for (const auto& [id, box] : grown) {
     if (!from_boxes_.count(id))
       continue; // removed itself this frame
+    const TargetResult* now = nullptr;
+    for (const TargetResult& o : results)
+      if (o.id == id)
+        now = &o;
+    if (now && static_cast<double>(box.w) * box.h <= kRegrow * now->box.w * now->box.h)
+      continue;
     tracker->remove_target(id);
     const Status s = tracker->add_target(id, box, params.lost_radius, params.aligned_steps);
     if (s.ok()) {
@@ -429,10 +436,7 @@ void Lifecycle::end_frame(Tracker* tracker, const std::vector<TargetResult>& res
       std::lock_guard<std::mutex> lk(mutex_);
       forget_id(id);
     }
-    TargetResult r;
-    for (const TargetResult& o : results)
-      if (o.id == id)
-        r = o;
+    TargetResult r = now ? *now : TargetResult();
     events->push_back(event_of(TargetEvent::Kind::kRemoved, r,
                                "could not restart on its stacked pieces: " + s.message()));
   }

@@ -76,8 +76,12 @@ inline constexpr double kPartWidth = 0.6;
 // their centres lie apart vertically by at least half the shorter height, the gap between them is
 // at most kStackGap of the shorter height, and one box of the frame's InitBoxes holds
 // kDuplicateOverlap of each (the foreground sees one object). After duplicate_timeout such frames
-// in a row the younger is removed and the older restarts, with its id, on the union of both boxes.
+// in a row the younger is removed and the older restarts, with its id, on the union of both boxes
+// (kRegrow).
 inline constexpr double kStackGap = 0.75;
+// The older restarts only when the union has more than this times its box's area; else the
+// younger piece is removed and the older goes on as it is.
+inline constexpr double kRegrow = 1.1;
 
 // A box whose object (InitBoxes::pixels) fills less than this share of it starts no target: a
 // target models its whole box, and one mostly of background tracks the background (a sparse blob

@@ -284,10 +284,12 @@ TEST(Lifecycle, DuplicateTimeoutRemovesAPart) {
 // the other) merge once one box of the frame holds both (the foreground sees one object) for
 // duplicate_timeout (4) frames in a row: the younger is removed, the older restarts under its id
 // on the union of both boxes, with no second kStarted event. Pieces side by side do not merge, nor
-// do stacked pieces that each have their own box (no box holds both).
+// do stacked pieces that each have their own box (no box holds both). A younger piece in the lower
+// part of the older's box (half its width, too narrow for a part) is removed and the older goes
+// on without a restart (kRegrow: the union is its own box), its age counting on.
 TEST(Lifecycle, StackedPiecesMergeIntoTheOlder) {
-  for (int c = 0; c < 3; ++c) {
-    const bool side = c == 1, separate = c == 2;
+  for (int c = 0; c < 4; ++c) {
+    const bool side = c == 1, separate = c == 2, inside = c == 3;
     Rig rig;
     rig.params.persistence = 1;
     rig.params.static_timeout = 0;
@@ -296,14 +298,22 @@ TEST(Lifecycle, StackedPiecesMergeIntoTheOlder) {
     rig.params.duplicate_timeout = 4;
     Box obj;
     const HostImage img = rig.image(60, 55, &obj);
-    const Box a = side ? Box{obj.x, obj.y, obj.w / 2, obj.h} : Box{obj.x, obj.y, obj.w, obj.h / 2};
-    const Box b = side ? Box{obj.x + obj.w / 2, obj.y, obj.w - obj.w / 2, obj.h}
-                       : Box{obj.x, obj.y + obj.h / 2, obj.w, obj.h - obj.h / 2};
+    Box a = side ? Box{obj.x, obj.y, obj.w / 2, obj.h} : Box{obj.x, obj.y, obj.w, obj.h / 2};
+    Box b = side ? Box{obj.x + obj.w / 2, obj.y, obj.w - obj.w / 2, obj.h}
+                 : Box{obj.x, obj.y + obj.h / 2, obj.w, obj.h - obj.h / 2};
+    const Box a0 = a; // where the older starts; from frame 1 on its box is `a`
+    if (inside) {
+      const int bh = obj.h * 2 / 5;
+      a = obj; // grown over the younger piece
+      b = Box{obj.x + obj.w / 4, obj.y + obj.h - bh, obj.w / 2, bh};
+    }
     std::vector<Names> ev;
     Box merged{};
+    uint64_t age5 = 0;
     for (int t = 0; t < 7; ++t) {
-      const InitBoxes init =
-          boxes(t == 0 || separate ? std::vector<Box>{a, b} : std::vector<Box>{obj});
+      const InitBoxes init = boxes(t == 0     ? std::vector<Box>{a0, b}
+                                   : separate ? std::vector<Box>{a, b}
+                                              : std::vector<Box>{obj});
       std::vector<TargetEvent> e;
       ASSERT_TRUE(rig.life.begin_frame(rig.tracker.get(), rig.params, 0, init, &e).ok());
       ASSERT_TRUE(rig.tracker->process(img.view(), nullptr, &rig.results).ok());
@@ -311,19 +321,25 @@ TEST(Lifecycle, StackedPiecesMergeIntoTheOlder) {
         EXPECT_FALSE(r.lost) << t << " " << r.id;
         if (t >= 1 && t <= 4)
           r.box = r.id == 0 ? a : b; // the pieces, as the tracker would follow them
-        if (t == 5 && r.id == 0)
+        if (t == 5 && r.id == 0) {
           merged = r.box;
+          age5 = r.age;
+        }
       }
       rig.life.end_frame(rig.tracker.get(), rig.results, rig.params, init, &e);
       ev.push_back(names(e));
     }
     std::vector<Names> want(7);
     want[0] = {"started:0", "started:1"};
-    if (c == 0)
+    const bool merges = c == 0 || inside;
+    if (merges)
       want[4] = {"removed:1"};
     EXPECT_EQ(ev, want) << "case " << c;
-    EXPECT_EQ(rig.life.ids(), c == 0 ? (std::vector<int>{0}) : (std::vector<int>{0, 1})) << c;
+    EXPECT_EQ(rig.life.ids(), merges ? (std::vector<int>{0}) : (std::vector<int>{0, 1})) << c;
+    if (inside)
+      EXPECT_EQ(age5, 5u); // not restarted
     if (c == 0) {
+      EXPECT_EQ(age5, 0u); // restarted on the union
       // Restarted on the union of the pieces: the whole object's box.
       EXPECT_EQ(merged.x, obj.x);
       EXPECT_EQ(merged.y, obj.y);
