@@ -58,6 +58,14 @@ struct Rig {
     life.end_frame(tracker.get(), results, params, init, &ev);
     return ev;
   }
+  // Targets from boxes start on their first frame and end by duplicate_timeout (`frames`) alone.
+  void only_duplicate_timeout(uint32_t frames) {
+    params.persistence = 1;
+    params.static_timeout = 0;
+    params.lost_timeout = 0;
+    params.still_timeout = 0;
+    params.duplicate_timeout = frames;
+  }
   std::vector<int> result_ids() const {
     std::vector<int> ids;
     for (const TargetResult& r : results)
@@ -239,11 +247,7 @@ TEST(Lifecycle, DuplicateTimeoutRemovesAPart) {
   for (bool part_older : {false, true}) {
     for (bool beside : {false, true}) {
       Rig rig;
-      rig.params.persistence = 1;
-      rig.params.static_timeout = 0;
-      rig.params.lost_timeout = 0;
-      rig.params.still_timeout = 0;
-      rig.params.duplicate_timeout = 4;
+      rig.only_duplicate_timeout(4);
       Box obj;
       const HostImage img = rig.image(60, 55, &obj);
       const Box far{110, 10, 30, 30};
@@ -291,11 +295,7 @@ TEST(Lifecycle, StackedPiecesMergeIntoTheOlder) {
   for (int c = 0; c < 4; ++c) {
     const bool side = c == 1, separate = c == 2, inside = c == 3;
     Rig rig;
-    rig.params.persistence = 1;
-    rig.params.static_timeout = 0;
-    rig.params.lost_timeout = 0;
-    rig.params.still_timeout = 0;
-    rig.params.duplicate_timeout = 4;
+    rig.only_duplicate_timeout(4);
     Box obj;
     const HostImage img = rig.image(60, 55, &obj);
     Box a = side ? Box{obj.x, obj.y, obj.w / 2, obj.h} : Box{obj.x, obj.y, obj.w, obj.h / 2};
