@@ -71,13 +71,13 @@ inline constexpr double kDuplicateOverlap = 0.7;
 // torso, the legs: pieces of one person's foreground), whatever their ages.
 inline constexpr double kPartWidth = 0.6;
 
-// Two tracked targets from boxes are stacked pieces of one object (a person's torso and legs,
-// neither inside the other) when their boxes overlap horizontally by kPartWidth of the narrower,
-// their centres lie apart vertically by at least half the shorter height, the gap between them is
-// at most kStackGap of the shorter height, and one box of the frame's InitBoxes holds
-// kDuplicateOverlap of each (the foreground sees one object). After duplicate_timeout such frames
-// in a row the younger is removed and the older restarts, with its id, on the union of both boxes
-// (kRegrow).
+// Two tracked targets from boxes are stacked pieces of one object (a person's torso and legs; the
+// younger may also lie in the lower or upper part of the older's box) when their boxes overlap
+// horizontally by kPartWidth of the narrower, their centres lie apart vertically by at least half
+// the shorter height, the gap between them is at most kStackGap of the shorter height, and one box
+// of the frame's InitBoxes holds kDuplicateOverlap of each (the foreground sees one object). After
+// duplicate_timeout such frames in a row the younger is removed and the older restarts, with its
+// id, on the union of both boxes (kRegrow).
 inline constexpr double kStackGap = 0.75;
 // The older restarts only when the union has more than this times its box's area; else the
 // younger piece is removed and the older goes on as it is.
