@@ -145,8 +145,9 @@ struct Params {
                                  // the motion and scale priors on) and re-acquired there by a
                                  // window under 3/4 lost_threshold (whole frame: 1/2 of it)
   bool rotation_box = true;      // the box reported is the axis-aligned box of the target rotated
-                                 // by its in-plane rotation since the first frame, estimated from
-                                 // the orientation of the gradient (Ix, Iy) covariance; needs the
+                                 // by half its in-plane rotation since the first frame, estimated
+                                 // from the orientation of the gradient (Ix, Iy) covariance (half:
+                                 // the estimate errs, and errors only widen the box); needs the
                                  // features ix and iy (the search windows stay axis-aligned)
   RotationSource rotation_source = RotationSource::kFallback; // rotation_box's estimate
   // Detector only.

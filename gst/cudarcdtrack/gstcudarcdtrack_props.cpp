@@ -603,9 +603,10 @@ gst_cuda_rcd_track_install_properties (GObjectClass * gobject_class)
           d.local_reacquire, playing));
   g_object_class_install_property (gobject_class, PROP_ROTATION_BOX,
       g_param_spec_boolean ("rotation-box", "Rotation box",
-          "Report the axis-aligned box of the target turned by its in-plane rotation since it "
-          "started (estimated from the orientation of the Ix, Iy covariance; needs those "
-          "features), as tracking benchmarks define the truth; false: the matched window itself",
+          "Report the axis-aligned box of the target turned by half its in-plane rotation since "
+          "it started (estimated from the orientation of the Ix, Iy covariance; needs those "
+          "features; half, as the estimate's errors only widen the box), as tracking benchmarks "
+          "define the truth; false: the matched window itself",
           d.rotation_box, playing));
   g_object_class_install_property (gobject_class, PROP_ROTATION_SOURCE,
       g_param_spec_enum ("rotation-source", "Rotation source",

@@ -2,8 +2,10 @@
 """The tracking evaluation set of docs/evaluation.md: sequences with exact ground truth from two
 generators (gen_photo.py: textured photographs; gen_figure.py: rendered articulated people and
 cars) over real footage from Debian packages (tests/footage/footage.py), in a development split
-(choices are made on it) and an evaluation split (run once, at the end). The splits share no
-background video, no target photograph, no occluder photograph and no seed.
+(choices are made on it), a second development split (dev2: the dev split's photographs and two
+more real videos, other seeds, mirrored paths; choices must hold on both) and an evaluation split
+(run once, at the end). The evaluation split shares no background video, no target photograph, no
+occluder photograph and no seed with the others.
 
 Failure modes, one scenario each (both splits): grow (3x in 100 frames), shrink (1/3 in 100
 frames), partial (two bars sliding over half the target, a look-alike passing behind), full (a
@@ -14,7 +16,7 @@ between frames), slow (0.25 px/frame, stopped 80 frames, then 1 px/frame; static
 walks, stops 60 frames while a person crosses in front, walks on; a look-alike behind), car (a car
 driving away, 1/2.5 of its size, another car passing in front).
 
-Usage: /usr/bin/python3 tests/tracking/hardset.py [--out DIR] [--split dev|eval|all] [--only a,b]
+Usage: /usr/bin/python3 tests/tracking/hardset.py [--out DIR] [--split dev|dev2|eval|all] [--only a,b]
 Default DIR: build-eval/tracking (ignored by git). Existing sequences are kept (delete to redo).
 """
 import argparse
@@ -106,7 +108,10 @@ def all_specs():
     ev = scenarios("eval", ["city", "lego", "ball", "city", "phone", "ball", "city", "ball", "lego"],
                    ["astronaut", "coffee", "chelsea", "rocket", "motorcycle", "hubble", "astronaut"], "brick",
                    ["astronaut", "coffee", "chelsea", "rocket", "motorcycle", "hubble"], 2000, True)
-    return dev + ev
+    dev2 = scenarios("dev2", ["box", "cup", "tree", "vtest", "box", "vtest", "cup", "office", "box"],
+                     ["smarties", "home", "butterfly", "baboon", "graf", "fruits", "starry"], "building",
+                     ["starry", "butterfly", "smarties", "baboon", "fruits", "graf"], 3000, True)
+    return dev + ev + dev2
 
 
 def make(spec, out):
@@ -126,7 +131,7 @@ def make(spec, out):
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--out", default=os.path.join(REPO, "build-eval", "tracking"))
-    ap.add_argument("--split", default="all", choices=["dev", "eval", "all"])
+    ap.add_argument("--split", default="all", choices=["dev", "dev2", "eval", "all"])
     ap.add_argument("--only", default="")
     a = ap.parse_args()
     only = set(filter(None, a.only.split(",")))

@@ -15,7 +15,7 @@ Per sequence and tracker, over the frames 1..N-1 where the target is present (vi
   ms       time per frame (rcdtrack: its process(); CSRT: update())
 The boxes are kept in SEQDIR/<tracker>.txt; --reuse scores existing ones without running again.
 
-Usage: /usr/bin/python3 tests/tracking/score_hardset.py [--seq DIR] [--split dev|eval|all]
+Usage: /usr/bin/python3 tests/tracking/score_hardset.py [--seq DIR] [--split dev|dev2|eval|all]
            [--only a,b] [--trackers rcdtrack,csrt] [--eval PROGRAM] [--backend cpu|cuda]
            [--reuse] [--markdown FILE] [--json FILE] [-- RCDTRACK_EVAL_OPTIONS...]
 Makes missing sequences first (hardset.py).
@@ -92,7 +92,7 @@ def main():
     ap.add_argument("--eval", default=os.path.join(hardset.REPO, "build", "tests", "bench", "rcdtrack",
                                                    "rcdtrack_eval"))
     ap.add_argument("--backend", default="cpu")
-    ap.add_argument("--split", default="dev", choices=["dev", "eval", "all"])
+    ap.add_argument("--split", default="dev", choices=["dev", "dev2", "eval", "all"])
     ap.add_argument("--only", default="")
     ap.add_argument("--trackers", default="rcdtrack,csrt")
     ap.add_argument("--reuse", action="store_true")

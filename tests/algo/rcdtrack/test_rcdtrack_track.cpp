@@ -48,9 +48,9 @@ TEST(Tracker, FollowsMovingScalingTarget) {
   EXPECT_GT(sum / frames, 0.6);
 }
 
-// rotation_box: a target turning to 0.38 rad is reported with the axis-aligned box of the turned
-// target (the truth here, as in OTB), which the rotation estimated from the gradient covariance
-// gives; without it the box is the unturned target's. Tracking itself is the same (the centres
+// rotation_box: a target turning to 0.38 rad is reported with the box turned by half the rotation
+// estimated from the gradient covariance, nearer the axis-aligned box of the turned target (the
+// truth here, as in OTB) than without it (the unturned target's box). Tracking itself is the same (the centres
 // agree); features without signed Ix, Iy leave the box as it was.
 TEST(Tracker, RotationBox) {
   const int W = 180, H = 130;
@@ -148,8 +148,9 @@ TEST(Tracker, RotationFromLayout) {
   run(true, RotationSource::kTensor, &tensor, &iou_tensor);
   run(true, Params().rotation_source, &layout, &iou_layout);
   EXPECT_EQ(tensor, off); // no orientation: the tensor leaves the box as it was
-  // Measured: IoU of frames 15..29 0.429 without a rotation (off, tensor), 0.700 with the layout.
-  EXPECT_GT(iou_layout, iou_off + 0.15) << iou_layout << " " << iou_off;
+  // Measured: IoU of frames 15..29 0.429 without a rotation (off, tensor), 0.565 with the layout
+  // (the box turned by half the estimate; 0.700 by all of it).
+  EXPECT_GT(iou_layout, iou_off + 0.1) << iou_layout << " " << iou_off;
   ASSERT_EQ(layout.size(), off.size());
   for (size_t t = 0; t < off.size(); ++t) {
     EXPECT_NEAR(layout[t].x + 0.5 * layout[t].w, off[t].x + 0.5 * off[t].w, 1.0) << t;
