@@ -16,6 +16,10 @@ Per sequence, over the frames from --skip on (default 20: the background model's
                matched to (CLEAR-MOT's mismatches); also ID changes per person
   bg tracks    share of track boxes (not lost) on background: no person and no unknown region
                (the footage's own movers) overlaps them by 30% of the track box or IoU 0.1
+  movers/frame mean track boxes (not lost) per frame on the footage's own movers: no person but an
+               unknown region overlaps them (same rule)
+  on people    mean track boxes (not lost) per frame on the annotated people (a person overlaps
+               them by the same rule): tracks/frame is this, the movers' and the background's
   split        share of present people with two or more tracks (not lost) lying by half or more
                on them: one person in pieces (torso and legs, head and body) or duplicates
   group tracks share of track boxes (not lost) holding 60% or more of each of two or more people
@@ -135,7 +139,7 @@ def box(r):
 
 def score(truth, dumps, W, H, skip, layout_tool, label_layout, keep_matches=True):
     acc = dict(people=[], fg=[], fg_hit=0, tracks=[], trk_hit=0, present=0, bg=0, trk_total=0, lost=[],
-               labels=0, labels_over=0, idsw=0, split=0, group=0)
+               labels=0, labels_over=0, idsw=0, split=0, group=0, movers=0, on_people=0)
     last = {}
     ids_per_person = {}
     scored = [f for f in range(len(truth)) if f >= skip and f in dumps]
@@ -177,8 +181,12 @@ def score(truth, dumps, W, H, skip, layout_tool, label_layout, keep_matches=True
         for _, tb in tr:
             acc["group"] += 1 if sum(1 for _, pb in people if inter(tb, pb) >= 0.6 * pb[2] * pb[3]) >= 2 else 0
             acc["trk_total"] += 1
-            on = any(inter(tb, o) >= 0.3 * tb[2] * tb[3] or iou(tb, o) >= 0.1 for o in [p for _, p in people] + unknown)
-            acc["bg"] += 0 if on else 1
+            def on(regions):
+                return any(inter(tb, o) >= 0.3 * tb[2] * tb[3] or iou(tb, o) >= 0.1 for o in regions)
+            on_person = on([p for _, p in people])
+            acc["movers"] += 1 if not on_person and on(unknown) else 0
+            acc["on_people"] += 1 if on_person else 0
+            acc["bg"] += 0 if on_person or on(unknown) else 1
         labels = labels_of[f]
         for i, a in enumerate(labels):
             acc["labels"] += 1
@@ -191,6 +199,7 @@ def score(truth, dumps, W, H, skip, layout_tool, label_layout, keep_matches=True
                 idsw=acc["idsw"], ids_per_person=sum(len(v) for v in ids_per_person.values()) / len(ids_per_person)
                 if ids_per_person else 0.0,
                 bg_track_share=acc["bg"] / max(1, acc["trk_total"]), lost_per_frame=sum(acc["lost"]) / pf,
+                movers_per_frame=acc["movers"] / pf, on_people_per_frame=acc["on_people"] / pf,
                 split_share=acc["split"] / max(1, acc["present"]), group_track_share=acc["group"] / max(1, acc["trk_total"]),
                 label_overlap_share=acc["labels_over"] / max(1, acc["labels"]), labels_per_frame=acc["labels"] / pf)
 
@@ -237,6 +246,8 @@ def main():
             ("fg_recall", "fg recall", "%.2f"), ("tracks_per_frame", "tracks/frame", "%.2f"),
             ("track_recall", "track recall", "%.2f"), ("idsw", "ID switches", "%d"),
             ("ids_per_person", "track ids per person", "%.2f"), ("bg_track_share", "tracks on background", "%.2f"),
+            ("on_people_per_frame", "tracks on people/frame", "%.2f"),
+            ("movers_per_frame", "tracks on movers/frame", "%.2f"),
             ("split_share", "people split", "%.2f"), ("group_track_share", "group tracks", "%.2f"),
             ("lost_per_frame", "lost tracks/frame", "%.2f"), ("labels_per_frame", "labels/frame", "%.2f"),
             ("label_overlap_share", "labels overlapping", "%.2f"),

@@ -4,7 +4,8 @@ side (their boxes overlap), each followed by its own track with jittered boxes, 
 matching (keep a person's track while it still covers the person) counts no switch, while
 matching greedily by IoU every frame counts some (so the first check can fail); tracks that
 really trade people count two switches either way. The split-people and group-track shares count
-a person in two pieces and one track over two people, and nothing on one track per person. Usage: test_matching.py OVERLAY_LAYOUT_TOOL"""
+a person in two pieces and one track over two people, and nothing on one track per person; a
+track on an unknown region (the footage's own mover) counts as on a mover, not on background. Usage: test_matching.py OVERLAY_LAYOUT_TOOL"""
 import os
 import random
 import sys
@@ -74,6 +75,23 @@ def main():
         rois[:] = [track(7, (a["x"], a["y"], b["x"] + b["w"] - a["x"], b["y"] + b["h"] - a["y"]))]
     r = score_street.score(truth, dumps, W, H, SKIP, tool, True)
     assert r["group_track_share"] == 1.0 and r["split_share"] == 0.0, r
+    # Tracks on the footage's own movers: an unknown region under the second person's track with
+    # that person not annotated counts one mover track a frame and no background; moved off both,
+    # it counts as background.
+    truth, dumps = sequence(5, 20, gap=120)
+    r = score_street.score(truth, dumps, W, H, SKIP, tool, True)
+    assert r["movers_per_frame"] == 0.0 and r["bg_track_share"] == 0.0, r
+    assert r["on_people_per_frame"] == 2.0, r
+    for t in truth:
+        b = t["people"].pop()
+        t["unknown"] = [[b["x"], b["y"], b["w"], b["h"]]]
+    r = score_street.score(truth, dumps, W, H, SKIP, tool, True)
+    assert r["movers_per_frame"] == 1.0 and r["bg_track_share"] == 0.0, r
+    assert r["on_people_per_frame"] == 1.0, r
+    for t in truth:
+        t["unknown"] = []
+    r = score_street.score(truth, dumps, W, H, SKIP, tool, True)
+    assert r["movers_per_frame"] == 0.0 and r["bg_track_share"] == 0.5, r
     print("ok: greedy matching counted %d switches on the overlapping pairs" % greedy_total)
 
 
