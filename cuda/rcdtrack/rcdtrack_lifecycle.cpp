@@ -263,7 +263,7 @@ Status Lifecycle::begin_frame(Tracker* tracker, const LifecycleParams& params, i
       continue;
     }
     Counters c;
-    c.first = b;
+    c.first = c.last = b;
     from_boxes_[id] = c;
   }
   return Status::Ok();
@@ -372,7 +372,10 @@ void Lifecycle::end_frame(Tracker* tracker, const std::vector<TargetResult>& res
         below = o.id;
     c.stack = below >= 0 ? c.stack + 1 : 0;
     c.age++;
-    c.moved = c.moved || (!r.lost && has_moved(c, r.box));
+    if (!r.lost)
+      c.last = r.box;
+    if (!c.moved && c.age >= params.still_timeout)
+      c.moved = has_moved(c, c.last);
     const bool lost_out = params.lost_timeout > 0 && c.lost >= params.lost_timeout;
     const bool static_out = params.static_timeout > 0 && c.off >= params.static_timeout;
     const bool dup_out = params.duplicate_timeout > 0 && c.dup >= params.duplicate_timeout;

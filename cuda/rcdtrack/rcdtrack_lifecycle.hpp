@@ -11,8 +11,9 @@
 //  * nothing else: a target ends when it is untracked or, for targets started from boxes, when it
 //    has been lost for `lost_timeout` frames in a row, has overlapped no box of `min_area` pixels
 //    for `static_timeout` frames in a row (its object stopped, or the target stayed on the
-//    background its object left), has not moved since it started for `still_timeout` frames
-//    (a change of the background, e.g. of the light, not an object), or has been a duplicate of
+//    background its object left), is not away from where it started `still_timeout` frames
+//    after its start (a change of the background, e.g. of the light, not an object), or has
+//    been a duplicate of
 //    an older target for `duplicate_timeout` frames in a row (both tracked, the smaller of their
 //    boxes at least half the other's area and lying by kDuplicateOverlap inside it: two targets
 //    on one object) or a part of another target (kPartWidth below) for as many, or has been
@@ -51,14 +52,15 @@ struct LifecycleParams {
   // Frames in a row a duplicate of an older target or a part of another (above) before the
   // target is removed; 0: never.
   uint32_t duplicate_timeout = 10;
-  // Frames after its start within which a target must move (its centre by kStillMove of its
-  // first box's size from where it started) or be removed; 0: never. For
+  // Frames after its start at which a target must be away from where it started (its centre by
+  // kStillMove of its first box's size; where it went in between does not count) or be
+  // removed; 0: never. For
   // static_timeout frames after that (0: still_timeout), a box like the removed target's (IoU of
   // at least a half) starts no target.
   uint32_t still_timeout = 20;
 };
 
-// A target has moved once its centre is this share of its first box's size (the geometric mean
+// A target has moved when its centre is this share of its first box's size (the geometric mean
 // of its sides) away from where it started.
 inline constexpr double kStillMove = 0.25;
 
@@ -184,7 +186,9 @@ private:
     uint32_t stack = 0; // frames in a row stacked on an older target (kStackGap)
     Box first;          // the box it started from
     uint32_t age = 0;   // frames since it started
-    bool moved = false; // kStillMove from `first` at some frame
+    Box last;           // its last box while tracked
+    bool moved = false; // kStillMove from `first` still_timeout frames after its start
+                        // (a box's excursion over a flickering background comes back)
   };
   // The box of a target removed for not moving, and the frames it still blocks new targets.
   struct StillBox {

@@ -491,8 +491,8 @@ gst_cuda_rcd_track_install_properties (GObjectClass * gobject_class)
           "cvis-rcdtrack-removed message); 0: never", 0, G_MAXUINT, 10, playing));
   g_object_class_install_property (gobject_class, PROP_STILL_TIMEOUT,
       g_param_spec_uint ("still-timeout", "Still timeout",
-          "Frames after its start within which a target started from an init-roi-type box must "
-          "move (its centre by a quarter of its smaller side, or a side by a quarter) or be "
+          "Frames after its start at which a target started from an init-roi-type box must be "
+          "away from where it started (its centre by a quarter of its first box's size) or be "
           "removed (a cvis-rcdtrack-removed message): a change of the background, such as the "
           "light, not an object; then for static-timeout frames a box like it starts no target; "
           "0: never", 0, G_MAXUINT, 20, playing));
