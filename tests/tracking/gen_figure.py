@@ -32,7 +32,9 @@ class Figure:
         dx = np.diff(self.x, prepend=self.x[0])
         dy = np.diff(self.y, prepend=self.y[0])
         self.walked = np.cumsum(np.hypot(dx, dy) * self.hmax / np.maximum(self.h, 1.0))
-        face, self.facing = 1, []
+        # Facing where it first moves (its first frame too: the first model a tracker takes).
+        moving = [d for d in dx if abs(d) > 0.05]
+        face, self.facing = (1 if not moving or moving[0] > 0 else -1), []
         for d in dx:
             if abs(d) > 0.05:
                 face = 1 if d > 0 else -1
