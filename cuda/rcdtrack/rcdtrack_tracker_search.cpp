@@ -74,7 +74,7 @@ void plan_coarse(const Params& params, const Layout& layout, int width, int heig
     }
     if (!t.lost) {
       t.prior.motion_weight = params.motion_weight;
-      t.prior.scale_weight = params.scale_weight;
+      t.prior.scale_weight = t.found_frames < kFreeSizeFrames ? 0.0 : params.scale_weight;
     }
     t.prior.context_weight = params.context_weight; // whole-frame searches too
     g.prior = t.prior;

@@ -268,6 +268,8 @@ void update_target(const Params& params, const Layout& layout, int width, int he
     t.coasting = tracking && uncertain && (over || t.coasting);
     if (t.lost) {
       res->event = t.located ? Event::kReacquired : Event::kStarted;
+      if (t.located)
+        t.found_frames = 0;
       t.lost = false;
       t.located = true;
       t.vx = t.vy = t.vs = t.svx = t.svy = 0.0;
@@ -287,6 +289,8 @@ void update_target(const Params& params, const Layout& layout, int width, int he
     }
     t.cx = ncx;
     t.cy = ncy;
+    if (tracking)
+      t.found_frames = std::min(t.found_frames + 1, kFreeSizeFrames);
     // rotation_box: this frame's measurement of the rotation since the first frame, from the
     // gradient structure tensor (anisotropic textures) and/or the first window's layout.
     double angle = 0.0, an = 0.0, from_tensor = 0.0, from_layout = 0.0;

@@ -18,6 +18,11 @@ namespace cvis::rcdtrack {
 // The fine pass tries 2 * kFineHalf + 1 sizes spanning two coarse scale steps (one either side of
 // the coarse hit: a coarse hit inside a textured target is often one step too small).
 constexpr int kFineHalf = 4;
+// Tracking frames after a re-acquisition without the scale prior: the size a target had when it
+// was lost says little about the size it comes back at (it may have come nearer while hidden),
+// and the window found again by the whole-frame search is often a part of it (the largest size
+// tried, or the part that shows), which the prior would then hold.
+constexpr int kFreeSizeFrames = 10;
 
 enum class Stage { kPending, kFromModel, kActive };
 
@@ -40,6 +45,8 @@ struct Tracker::Target {
   int lost_frames = 0;     // frames since it was lost
   double lost_radius = -1; // < 0: a lost target is searched over the whole frame
   bool aligned = false;    // auto coarse steps rounded down to multiples of 4 (2 under 8)
+  // Tracking frames since its last re-acquisition, up to kFreeSizeFrames.
+  int found_frames = kFreeSizeFrames;
   uint64_t age = 0;
   double distance = 0;
   double dref = 0;       // running distance over the confident tracking frames (0: none yet)
