@@ -13,11 +13,11 @@
 //    for `static_timeout` frames in a row (its object stopped, or the target stayed on the
 //    background its object left), is not away from where it started `still_timeout` frames
 //    after its start (a change of the background, e.g. of the light, not an object), or has
-//    been a duplicate of
-//    an older target for `duplicate_timeout` frames in a row (both tracked, the smaller of their
-//    boxes at least half the other's area and lying by kDuplicateOverlap inside it: two targets
-//    on one object) or a part of another target (kPartWidth below) for as many, or has been
-//    stacked on an older target for as many (kStackGap below): the older then takes the whole.
+//    been a duplicate of an older target for `duplicate_timeout` frames in a row (both tracked,
+//    the smaller of their boxes at least half the other's area and lying by kDuplicateOverlap
+//    inside it: two targets on one object) or a part of another target (kPartWidth below) for
+//    as many, or has been stacked on an older target for as many (kStackGap below): the older
+//    then takes the whole.
 //
 // Per frame: begin_frame() before Tracker::process(), end_frame() after it; both report what
 // happened as TargetEvent values (started, lost, re-acquired, removed, refused) for the caller to
@@ -53,10 +53,9 @@ struct LifecycleParams {
   // target is removed; 0: never.
   uint32_t duplicate_timeout = 10;
   // Frames after its start at which a target must be away from where it started (its centre by
-  // kStillMove of its first box's size; where it went in between does not count) or be
-  // removed; 0: never. For
-  // static_timeout frames after that (0: still_timeout), a box like the removed target's (IoU of
-  // at least a half) starts no target.
+  // kStillMove of its first box's size; where it went in between does not count) or be removed;
+  // 0: never. For static_timeout frames after that (0: still_timeout), a box like the removed
+  // target's (IoU of at least a half) starts no target.
   uint32_t still_timeout = 20;
 };
 
