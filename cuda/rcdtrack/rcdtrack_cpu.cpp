@@ -151,6 +151,24 @@ public:
     return Status::Ok();
   }
 
+  Status match_templates(const TemplatePass& pass, std::vector<TemplateHit>* out,
+                         StreamHandle) override {
+    if (!have_frame_)
+      return internal_error("match_templates before set_frame");
+    CVIS_RETURN_IF_ERROR(validate_templates(pass, src_.width, src_.height));
+    match_templates_cpu(src_, pass, out);
+    return Status::Ok();
+  }
+
+  Status read_luma(const std::vector<LumaRegion>& regions, std::vector<uint8_t>* out,
+                   StreamHandle) override {
+    if (!have_frame_)
+      return internal_error("read_luma before set_frame");
+    CVIS_RETURN_IF_ERROR(validate_regions(regions, src_.width, src_.height));
+    read_luma_cpu(src_, regions, out);
+    return Status::Ok();
+  }
+
   Status run(const Pass& pass, std::vector<GroupResult>* out, StreamHandle) override {
     if (!have_frame_)
       return internal_error("run before set_frame");

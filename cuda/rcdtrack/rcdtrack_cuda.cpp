@@ -74,8 +74,15 @@ public:
   }
 
   Status run(const Pass& pass, std::vector<GroupResult>* out, StreamHandle stream) override;
+  Status match_templates(const TemplatePass& pass, std::vector<TemplateHit>* out,
+                         StreamHandle stream) override;
+  Status read_luma(const std::vector<LumaRegion>& regions, std::vector<uint8_t>* out,
+                   StreamHandle stream) override;
 
 private:
+  // Copies the packer's bytes to desc_dev_ (through desc_host_) on stream s.
+  Status upload_desc(cudaStream_t s);
+
   // The search kernel's blocks in launch order: (group, chunk of the group's windows) pairs.
   const std::vector<int>& order_blocks(const Pass& pass, const std::vector<DevGroup>& groups,
                                        int n_blocks);
@@ -103,6 +110,10 @@ private:
   PinnedArray<DevResult> results_host_;
   PinnedArray<int> counts_host_;
   PinnedArray<DevHit> below_host_;
+  DeviceArray<TemplateHit> tmpl_hits_;
+  PinnedArray<TemplateHit> tmpl_hits_host_;
+  DeviceArray<uint8_t> luma_;
+  PinnedArray<uint8_t> luma_host_;
 };
 
 const std::vector<int>&
@@ -210,10 +221,6 @@ Status CudaEngine::run(const Pass& pass, std::vector<GroupResult>* out, StreamHa
   const size_t o_int = packer_.add(ints), o_grid = packer_.add(grids),
                o_group = packer_.add(groups);
   const size_t o_model = packer_.add(pass.models), o_block = packer_.add(block_work);
-  const std::vector<uint8_t>& bytes = packer_.bytes();
-
-  CVIS_RETURN_IF_ERROR(desc_host_.reserve(bytes.size()));
-  CVIS_RETURN_IF_ERROR(desc_dev_.reserve(bytes.size()));
   CVIS_RETURN_IF_ERROR(integrals_.reserve(static_cast<size_t>(std::max<int64_t>(1, total_elems))));
   CVIS_RETURN_IF_ERROR(cand_.reserve(std::max<size_t>(1, n_blocks) * kMaxTopK));
   CVIS_RETURN_IF_ERROR(results_.reserve(std::max<size_t>(1, groups.size())));
@@ -223,9 +230,7 @@ Status CudaEngine::run(const Pass& pass, std::vector<GroupResult>* out, StreamHa
   CVIS_RETURN_IF_ERROR(bounds_.reserve(std::max<size_t>(1, groups.size())));
   CVIS_RETURN_IF_ERROR(
       below_.reserve(std::max(1, collecting) * static_cast<size_t>(kMaxCandidates)));
-  std::memcpy(desc_host_.get(), bytes.data(), bytes.size());
-  CVIS_CUDA_CHECK(
-      cudaMemcpyAsync(desc_dev_.get(), desc_host_.get(), bytes.size(), cudaMemcpyHostToDevice, s));
+  CVIS_RETURN_IF_ERROR(upload_desc(s));
   if (collecting)
     CVIS_CUDA_CHECK(cudaMemsetAsync(below_count_.get(), 0, sizeof(int) * collecting, s));
   // No bound yet: all bits set is above the key of every score.
@@ -306,6 +311,76 @@ Status CudaEngine::run(const Pass& pass, std::vector<GroupResult>* out, StreamHa
       });
     }
   }
+  return Status::Ok();
+}
+
+Status CudaEngine::upload_desc(cudaStream_t s) {
+  const std::vector<uint8_t>& bytes = packer_.bytes();
+  CVIS_RETURN_IF_ERROR(desc_host_.reserve(bytes.size()));
+  CVIS_RETURN_IF_ERROR(desc_dev_.reserve(bytes.size()));
+  std::memcpy(desc_host_.get(), bytes.data(), bytes.size());
+  CVIS_CUDA_CHECK(
+      cudaMemcpyAsync(desc_dev_.get(), desc_host_.get(), bytes.size(), cudaMemcpyHostToDevice, s));
+  return Status::Ok();
+}
+
+Status CudaEngine::match_templates(const TemplatePass& pass, std::vector<TemplateHit>* out,
+                                   StreamHandle stream) {
+  if (!have_frame_)
+    return internal_error("match_templates before set_frame");
+  CVIS_RETURN_IF_ERROR(validate_templates(pass, width_, height_));
+  out->assign(pass.jobs.size(), TemplateHit());
+  if (pass.jobs.empty())
+    return Status::Ok();
+  cudaStream_t s = static_cast<cudaStream_t>(stream);
+  int shared = 0;
+  for (const TemplateJob& j : pass.jobs)
+    shared = std::max(shared, (j.nx - 1 + j.tw) * (j.ny - 1 + j.th) + j.tw * j.th);
+  packer_.clear();
+  const size_t o_jobs = packer_.add(pass.jobs), o_samples = packer_.add(pass.samples);
+  CVIS_RETURN_IF_ERROR(upload_desc(s));
+  CVIS_RETURN_IF_ERROR(tmpl_hits_.reserve(pass.jobs.size()));
+  CVIS_RETURN_IF_ERROR(tmpl_hits_host_.reserve(pass.jobs.size()));
+  const uint8_t* dd = desc_dev_.get();
+  CVIS_RETURN_IF_ERROR(kernels::launch_templates(
+      src_, reinterpret_cast<const TemplateJob*>(dd + o_jobs), static_cast<int>(pass.jobs.size()),
+      dd + o_samples, shared, tmpl_hits_.get(), s));
+  CVIS_CUDA_CHECK(cudaMemcpyAsync(tmpl_hits_host_.get(), tmpl_hits_.get(),
+                                  sizeof(TemplateHit) * pass.jobs.size(), cudaMemcpyDeviceToHost,
+                                  s));
+  CVIS_CUDA_CHECK(cudaStreamSynchronize(s));
+  std::copy(tmpl_hits_host_.get(), tmpl_hits_host_.get() + pass.jobs.size(), out->begin());
+  return Status::Ok();
+}
+
+Status CudaEngine::read_luma(const std::vector<LumaRegion>& regions, std::vector<uint8_t>* out,
+                             StreamHandle stream) {
+  if (!have_frame_)
+    return internal_error("read_luma before set_frame");
+  CVIS_RETURN_IF_ERROR(validate_regions(regions, width_, height_));
+  out->clear();
+  if (regions.empty())
+    return Status::Ok();
+  cudaStream_t s = static_cast<cudaStream_t>(stream);
+  std::vector<int64_t> first(regions.size());
+  int64_t total = 0;
+  for (size_t k = 0; k < regions.size(); ++k) {
+    first[k] = total;
+    total += static_cast<int64_t>(regions[k].cols) * regions[k].rows;
+  }
+  packer_.clear();
+  const size_t o_reg = packer_.add(regions), o_first = packer_.add(first);
+  CVIS_RETURN_IF_ERROR(upload_desc(s));
+  CVIS_RETURN_IF_ERROR(luma_.reserve(static_cast<size_t>(total)));
+  CVIS_RETURN_IF_ERROR(luma_host_.reserve(static_cast<size_t>(total)));
+  const uint8_t* dd = desc_dev_.get();
+  CVIS_RETURN_IF_ERROR(kernels::launch_luma(src_, reinterpret_cast<const LumaRegion*>(dd + o_reg),
+                                            reinterpret_cast<const int64_t*>(dd + o_first),
+                                            static_cast<int>(regions.size()), luma_.get(), s));
+  CVIS_CUDA_CHECK(cudaMemcpyAsync(luma_host_.get(), luma_.get(), static_cast<size_t>(total),
+                                  cudaMemcpyDeviceToHost, s));
+  CVIS_CUDA_CHECK(cudaStreamSynchronize(s));
+  out->assign(luma_host_.get(), luma_host_.get() + total);
   return Status::Ok();
 }
 

@@ -61,6 +61,32 @@ struct GroupResult {
   bool overflow = false;     // more than kMaxCandidates were under it (below is then a subset)
 };
 
+// Template matching (the tracker's refinement, rcdtrack_ncc.hpp): a grey template of tw x th
+// samples compared by normalised cross-correlation with the frame's luma blocks (means of stride x
+// stride pixels) at every offset (ox, oy), 0 <= ox < nx, 0 <= oy < ny: template sample (i, j)
+// against the block at (x0 + (ox + i) * stride, y0 + (oy + j) * stride). Every block of a job lies
+// inside the frame; tw, th <= kMaxTemplateSide, nx, ny <= kMaxOffsetSide.
+struct TemplateJob {
+  int x0 = 0, y0 = 0, nx = 1, ny = 1, tw = 1, th = 1, stride = 1;
+  int64_t first = 0; // its first sample in TemplatePass::samples (row-major)
+};
+
+struct TemplatePass {
+  std::vector<TemplateJob> jobs;
+  std::vector<uint8_t> samples;
+};
+
+struct TemplateHit {
+  double score = -2.0; // ncc_score; -2: flat everywhere
+  int index = -1;      // the best offset, oy * nx + ox (ncc_before)
+};
+
+// Luma blocks read back (to take a template): cols x rows means of stride x stride pixels from
+// (x, y), inside the frame.
+struct LumaRegion {
+  int x = 0, y = 0, cols = 1, rows = 1, stride = 1;
+};
+
 class Engine {
 public:
   virtual ~Engine() = default;
@@ -73,6 +99,13 @@ public:
   virtual Status set_frame(const ImageView& frame, StreamHandle stream) = 0;
   // Evaluates every window of `pass` on the current frame; one result per group. Synchronous.
   virtual Status run(const Pass& pass, std::vector<GroupResult>* out, StreamHandle stream) = 0;
+  // Every job of `pass` on the current frame: its best offset. Synchronous.
+  virtual Status match_templates(const TemplatePass& pass, std::vector<TemplateHit>* out,
+                                 StreamHandle stream) = 0;
+  // The luma blocks of every region on the current frame, region after region (row-major).
+  // Synchronous.
+  virtual Status read_luma(const std::vector<LumaRegion>& regions, std::vector<uint8_t>* out,
+                           StreamHandle stream) = 0;
 };
 
 std::unique_ptr<Engine> make_cpu_engine();
@@ -84,6 +117,14 @@ std::unique_ptr<Engine> make_cuda_engine();
 // planners build passes, so an inconsistent one is a bug). With five parts, windows of groups with
 // a model must be at least 2 x 2 cells.
 Status validate_pass(const Pass& pass, const Layout& layout, int width, int height);
+// Checks a template pass or luma regions against a width x height frame (kInternal, as above).
+Status validate_templates(const TemplatePass& pass, int width, int height);
+Status validate_regions(const std::vector<LumaRegion>& regions, int width, int height);
+// The CPU reference (rcdtrack_template.cpp) of Engine::match_templates and Engine::read_luma.
+void match_templates_cpu(const PixelSource& src, const TemplatePass& pass,
+                         std::vector<TemplateHit>* out);
+void read_luma_cpu(const PixelSource& src, const std::vector<LumaRegion>& regions,
+                   std::vector<uint8_t>* out);
 // Windows in a group (sum of nx * ny of its grids).
 int64_t group_windows(const Pass& pass, const GroupSpec& g);
 // The box of window `index` of group g (index < group_windows), and its grid.

@@ -8,6 +8,7 @@
 
 #include "common/color.hpp"
 #include "common/status.hpp"
+#include "rcdtrack_engine.hpp"
 #include "rcdtrack_math.hpp"
 
 namespace cvis::rcdtrack::kernels {
@@ -79,5 +80,14 @@ Status launch_search(const Layout& layout, Distance distance, const DevGroup* gr
                      const int* block_work, int n_blocks, const int64_t* base, DevHit* cand,
                      DevHit* below, int* below_count, unsigned long long* bounds,
                      DevResult* results, cudaStream_t stream);
+
+// Template matching (rcdtrack_kernels_ncc.cu): every job's best offset into out[job]. jobs and
+// samples in device memory; shared_bytes = the largest (nx - 1 + tw) * (ny - 1 + th) + tw * th.
+Status launch_templates(const PixelSource& src, const TemplateJob* jobs, int n_jobs,
+                        const uint8_t* samples, int shared_bytes, TemplateHit* out,
+                        cudaStream_t stream);
+// Luma blocks of every region, region k's from out + first[k] (row-major).
+Status launch_luma(const PixelSource& src, const LumaRegion* regions, const int64_t* first,
+                   int n_regions, uint8_t* out, cudaStream_t stream);
 
 } // namespace cvis::rcdtrack::kernels

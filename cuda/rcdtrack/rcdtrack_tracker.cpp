@@ -13,6 +13,11 @@ struct Tracker::Impl {
   Pass coarse, fine;
   std::vector<GroupResult> coarse_out, fine_out;
   Layout layout;
+  std::vector<TargetResult> results;
+  std::vector<LumaRegion> regions; // templates taken this frame
+  std::vector<uint8_t> luma;
+  TemplatePass templates;
+  std::vector<TemplateHit> template_hits;
 };
 
 Tracker::Tracker(std::unique_ptr<Engine> engine)
@@ -146,9 +151,10 @@ Status Tracker::process(const ImageView& frame, StreamHandle stream,
     CVIS_RETURN_IF_ERROR(engine_->run(im.fine, &im.fine_out, stream));
 
   const PassResults passes{im.coarse, im.coarse_out, im.fine, im.fine_out};
-  out->clear();
-  for (Target& t : im.targets) {
-    TargetResult res;
+  im.results.assign(im.targets.size(), TargetResult());
+  for (size_t k = 0; k < im.targets.size(); ++k) {
+    Target& t = im.targets[k];
+    TargetResult& res = im.results[k];
     res.id = t.id;
     if (t.stage == Stage::kPending) {
       CVIS_RETURN_IF_ERROR(start_target(params_, im.layout, passes, &t));
@@ -156,6 +162,21 @@ Status Tracker::process(const ImageView& frame, StreamHandle stream,
     } else {
       update_target(params_, im.layout, width_, height_, passes, &t, &res);
     }
+  }
+  plan_capture(&im.targets, &im.regions);
+  if (!im.regions.empty()) {
+    CVIS_RETURN_IF_ERROR(engine_->read_luma(im.regions, &im.luma, stream));
+    take_templates(im.regions, im.luma, &im.targets);
+  }
+  plan_templates(width_, height_, &im.targets, &im.templates);
+  if (!im.templates.jobs.empty()) {
+    CVIS_RETURN_IF_ERROR(engine_->match_templates(im.templates, &im.template_hits, stream));
+    apply_templates(params_, width_, height_, im.templates, im.template_hits, &im.targets);
+  }
+  out->clear();
+  for (size_t k = 0; k < im.targets.size(); ++k) {
+    const Target& t = im.targets[k];
+    TargetResult res = im.results[k];
     ++(res.event == Event::kStarted ? stats_.started : t.lost ? stats_.lost : stats_.tracked);
     res.box = t.box;
     res.distance = t.distance;

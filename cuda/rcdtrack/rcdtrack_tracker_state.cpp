@@ -26,11 +26,6 @@ constexpr double kLocalGate = 0.75;
 constexpr double kMinAnisotropy = 0.1;
 // Smoothing of the estimated rotation: r = r + a * (measured - r), angles wrapped to half turns.
 constexpr double kRotationGain = 0.5;
-// The reported box is turned by this share of the estimated rotation. The estimate errs on targets
-// that do not turn (cars driving away in the tracking set's two dev splits: 0.11 rad on average,
-// up to 0.5), and any error only widens the box; half of it gave both dev splits their best mean
-// (cuda/rcdtrack/README.md, rotation_box).
-constexpr double kReportedRotation = 0.5;
 // Velocity smoothing: v = (1 - a) v + a * displacement.
 constexpr double kVelocityGain = 0.5;
 // occlusion_ratio: a frame is uncertain only above this fraction of lost_threshold as well (the
@@ -124,8 +119,8 @@ double wrap_half_turn(double d) {
   return d - 0.5 * pi;
 }
 
-// The frame-clipped axis-aligned box of a w x h rectangle centred on (cx, cy) and rotated by
-// `rot` (rot 0: the rectangle itself).
+} // namespace
+
 Box rotated_box(double cx, double cy, double w, double h, double rot, int frame_w, int frame_h) {
   const double c = std::fabs(std::cos(rot)), s = std::fabs(std::sin(rot));
   const double bw = w * c + h * s, bh = w * s + h * c;
@@ -135,8 +130,6 @@ Box rotated_box(double cx, double cy, double w, double h, double rot, int frame_
   const int y1 = std::min(frame_h, static_cast<int>(std::lround(cy + 0.5 * bh)));
   return {x0, y0, std::max(1, x1 - x0), std::max(1, y1 - y0)};
 }
-
-} // namespace
 
 Status start_target(const Params& params, const Layout& layout, const PassResults& passes,
                     Tracker::Target* tp) {
@@ -169,6 +162,7 @@ Status start_target(const Params& params, const Layout& layout, const PassResult
   t.h = t.h0 = t.init.h;
   t.age = 0;
   t.distance = 0.0;
+  t.take_template = params.template_refine;
   return Status::Ok();
 }
 
@@ -181,6 +175,7 @@ void update_target(const Params& params, const Layout& layout, int width, int he
   const std::vector<GroupResult>& fine_out = passes.fine_out;
   const double fine_q = fine_ratio(params);
   ++t.age;
+  t.refine = false;
   // The best fine hit (the coarse one when no fine search fitted).
   struct Found {
     const Hit* best = nullptr;
@@ -286,6 +281,9 @@ void update_target(const Params& params, const Layout& layout, int width, int he
       t.svy = (1.0 - kCoastGain) * t.svy + kCoastGain * (ncy - t.cy);
       if (params.update_rate > 0.0 && best->distance < kUpdateGate * params.lost_threshold)
         update_model(layout, params.update_rate, params.model_anchor, from->cov, &t);
+      // Not a frame whose window is a size change above the occlusion test (uncertain = false by
+      // kSizeMargin): a partly hidden target correlates best where its visible part lies.
+      t.refine = params.template_refine && best->distance <= confident;
     }
     t.cx = ncx;
     t.cy = ncy;

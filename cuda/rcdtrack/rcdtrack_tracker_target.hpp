@@ -24,6 +24,12 @@ constexpr int kFineHalf = 4;
 // tried, or the part that shows), which the prior would then hold.
 constexpr int kFreeSizeFrames = 10;
 
+// The reported box is turned by this share of the estimated rotation. The estimate errs on targets
+// that do not turn (cars driving away in the tracking set's two dev splits: 0.11 rad on average,
+// up to 0.5), and any error only widens the box; half of it gave both dev splits their best mean
+// (cuda/rcdtrack/README.md, rotation_box).
+constexpr double kReportedRotation = 0.5;
+
 enum class Stage { kPending, kFromModel, kActive };
 
 struct Tracker::Target {
@@ -57,7 +63,16 @@ struct Tracker::Target {
   std::vector<double> log_cov;  // the running mean's matrix logarithm (update_rate > 0)
   std::vector<double> log_cov0; // the first model's (model_anchor > 0)
   ModelData data;
+  // Template refinement: the first box's luma (tmpl_w x tmpl_h blocks, row-major).
+  std::vector<uint8_t> tmpl;
+  int tmpl_w = 0, tmpl_h = 0;
+  double tmpl_score = -2.0; // this frame's best correlation (-2: not refined)
   // This frame.
+  bool take_template = false;        // started: its template is taken from this frame's box
+  int capture = -1;                  // its region in the frame's luma read-back
+  bool refine = false;               // a confident tracking frame: the template refines its box
+  int tmpl_first = 0, tmpl_jobs = 0; // its jobs in the template pass, and their size factors
+  double tmpl_factor[3] = {1.0, 1.0, 1.0};
   int group = -1; // coarse group (describe group for kPending)
   int fine_first = -1, fine_count = 0;
   int same_group = -1; // fine group of the predicted size alone (occlusion_ratio)
@@ -100,5 +115,21 @@ Status start_target(const Params& params, const Layout& layout, const PassResult
 // when the target tracked or stayed lost).
 void update_target(const Params& params, const Layout& layout, int width, int height,
                    const PassResults& passes, Tracker::Target* t, TargetResult* res);
+
+// The frame-clipped axis-aligned box of a w x h rectangle centred on (cx, cy) and rotated by
+// `rot` (rot 0: the rectangle itself).
+Box rotated_box(double cx, double cy, double w, double h, double rot, int frame_w, int frame_h);
+
+// Template refinement (rcdtrack_template.cpp). After the targets' update: the luma regions of the
+// targets started this frame (their templates), then, for every target tracked with confidence
+// this frame, template jobs at three sizes around its box; the best correlation, when high
+// enough, moves the box (and its size) to where the first frame's appearance matches best.
+void plan_capture(std::vector<Tracker::Target>* targets, std::vector<LumaRegion>* regions);
+void take_templates(const std::vector<LumaRegion>& regions, const std::vector<uint8_t>& luma,
+                    std::vector<Tracker::Target>* targets);
+void plan_templates(int width, int height, std::vector<Tracker::Target>* targets,
+                    TemplatePass* pass);
+void apply_templates(const Params& params, int width, int height, const TemplatePass& pass,
+                     const std::vector<TemplateHit>& hits, std::vector<Tracker::Target>* targets);
 
 } // namespace cvis::rcdtrack

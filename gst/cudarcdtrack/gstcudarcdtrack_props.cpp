@@ -42,6 +42,7 @@ enum {
   PROP_LOCAL_REACQUIRE,
   PROP_ROTATION_BOX,
   PROP_ROTATION_SOURCE,
+  PROP_TEMPLATE_REFINE,
   PROP_TOP_K,
   PROP_MODEL_LOCATION,
   PROP_THRESHOLD,
@@ -269,6 +270,9 @@ gst_cuda_rcd_track_set_property (GObject * object, guint prop_id, const GValue *
     case PROP_ROTATION_SOURCE:
       p.rotation_source = (rcd::RotationSource) g_value_get_enum (value);
       break;
+    case PROP_TEMPLATE_REFINE:
+      p.template_refine = g_value_get_boolean (value) != FALSE;
+      break;
     case PROP_TOP_K:
       p.top_k = g_value_get_int (value);
       break;
@@ -403,6 +407,9 @@ gst_cuda_rcd_track_get_property (GObject * object, guint prop_id, GValue * value
       break;
     case PROP_ROTATION_SOURCE:
       g_value_set_enum (value, (gint) p.rotation_source);
+      break;
+    case PROP_TEMPLATE_REFINE:
+      g_value_set_boolean (value, p.template_refine);
       break;
     case PROP_TOP_K:
       g_value_set_int (value, p.top_k);
@@ -614,6 +621,14 @@ gst_cuda_rcd_track_install_properties (GObjectClass * gobject_class)
           "whose gradients have an orientation), the first window's layout turned (cells of the "
           "first frame, any texture), the tensor with the layout where it has none, or both",
           gst_cuda_rcd_track_rotation_source_get_type (), (gint) d.rotation_source, playing));
+  g_object_class_install_property (gobject_class, PROP_TEMPLATE_REFINE,
+      g_param_spec_boolean ("template-refine", "Template refinement",
+          "A target started from a box keeps that box's grey image and, on every confident "
+          "tracking frame, the box moves to where that image correlates best (normalised "
+          "cross-correlation at least 0.7, a quarter of the size around the matched window, three "
+          "sizes 8% apart): it places the box on flat targets such as cars, whose covariances "
+          "match inner windows as well as the whole",
+          d.template_refine, playing));
   g_object_class_install_property (gobject_class, PROP_TOP_K,
       g_param_spec_int ("top-k", "Top k",
           "Best coarse windows per target refined by the fine search", 1, 8, d.top_k, playing));

@@ -9,7 +9,7 @@
 //        G]
 //        [--model-anchor A] [--local-reacquire 0|1] [--occlusion-ratio R]
 //        [--coast-frames N]
-//        [--rotation-box 0|1] [--rotation-source 0|1|2|3] [--trace FILE]
+//        [--rotation-box 0|1] [--rotation-source 0|1|2|3] [--template-refine 0|1] [--trace FILE]
 // --trace writes per frame "distance,lost,scale" of the target (where a sequence goes wrong).
 // Prints the mean time and the mean windows of the coarse and fine passes per frame (PassStats).
 // Exit status 1 on any error.
@@ -52,6 +52,8 @@ int main(int argc, char** argv) {
       p.local_reacquire = std::atoi(v.c_str()) != 0;
     } else if (k == "--rotation-box") {
       p.rotation_box = std::atoi(v.c_str()) != 0;
+    } else if (k == "--template-refine") {
+      p.template_refine = std::atoi(v.c_str()) != 0;
     } else if (k == "--rotation-source") {
       p.rotation_source = static_cast<RotationSource>(std::atoi(v.c_str()));
     } else if (k == "--trace") {

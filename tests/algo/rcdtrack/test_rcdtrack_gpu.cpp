@@ -15,6 +15,7 @@
 #include <string>
 
 #include "rcdtrack_engine.hpp"
+#include "rcdtrack_ncc.hpp"
 #include "rcdtrack_plan.hpp"
 #include "rcdtrack_scene.hpp"
 
@@ -336,6 +337,70 @@ TEST(EngineParity, IntegralEntriesExact) {
     for (size_t g = 0; g < boxes.size(); ++g)
       ASSERT_EQ(r[g].sums, brute_force_sums(img.view(), L, boxes[g], of[g].x, of[g].y))
           << cs.features << " cell " << of[g].cell << " window " << boxes[g].w << "x" << boxes[g].h;
+  }
+}
+
+// Template matching and luma read-back (the tracker's refinement) on both backends: every job's
+// best offset and its correlation bit for bit (the same integer sums, one product, square root
+// and division), the luma blocks byte for byte. Random jobs of every stride up to 9 and of the
+// largest template and offset counts, one flat template; host and device frames.
+TEST(EngineParity, TemplateJobs) {
+  CVIS_REQUIRE_GPU();
+  std::mt19937 rng(2024);
+  for (PixelFormat f : {PixelFormat::kNV12, PixelFormat::kRGBA, PixelFormat::kI420}) {
+    const int w = 523, h = 311;
+    HostImage img = test::make_random(f, w, h, 16, 31u + static_cast<uint32_t>(f));
+    const Layout L = make_layout(thesis_features(), 1.0, 1);
+    std::unique_ptr<Engine> cpu = make_cpu_engine(), gpu = make_cuda_engine();
+    ASSERT_TRUE(cpu->configure(L, Distance::kJbld, w, h, f).ok());
+    ASSERT_TRUE(gpu->configure(L, Distance::kJbld, w, h, f).ok());
+    DeviceImage dev(img.view());
+    Stream stream;
+    ASSERT_TRUE(cpu->set_frame(img.view(), nullptr).ok());
+    for (bool device : {true, false}) {
+      ASSERT_TRUE(gpu->set_frame(device ? dev.view() : img.view(), stream.get()).ok());
+      TemplatePass pass;
+      std::vector<LumaRegion> regions;
+      int flat = -1;
+      for (int k = 0; k < 40; ++k) {
+        TemplateJob j;
+        j.stride = 1 + static_cast<int>(rng() % 9);
+        const bool largest = k == 0;
+        j.tw = largest ? kMaxTemplateSide : 2 + static_cast<int>(rng() % 30);
+        j.th = largest ? kMaxTemplateSide : 2 + static_cast<int>(rng() % 30);
+        j.nx = largest ? kMaxOffsetSide : 1 + static_cast<int>(rng() % kMaxOffsetSide);
+        j.ny = largest ? kMaxOffsetSide : 1 + static_cast<int>(rng() % kMaxOffsetSide);
+        if (largest)
+          j.stride = 1;
+        const int spanx = (j.nx - 1 + j.tw) * j.stride, spany = (j.ny - 1 + j.th) * j.stride;
+        if (spanx > w || spany > h)
+          continue;
+        j.x0 = static_cast<int>(rng() % (w - spanx + 1));
+        j.y0 = static_cast<int>(rng() % (h - spany + 1));
+        j.first = static_cast<int64_t>(pass.samples.size());
+        for (int i = 0; i < j.tw * j.th; ++i)
+          pass.samples.push_back(k == 1 ? 77 : static_cast<uint8_t>(rng() % 256));
+        if (k == 1)
+          flat = static_cast<int>(pass.jobs.size());
+        pass.jobs.push_back(j);
+        regions.push_back({j.x0, j.y0, j.nx - 1 + j.tw, j.ny - 1 + j.th, j.stride});
+      }
+      std::vector<TemplateHit> a, b;
+      ASSERT_TRUE(cpu->match_templates(pass, &a, nullptr).ok());
+      ASSERT_TRUE(gpu->match_templates(pass, &b, stream.get()).ok());
+      ASSERT_EQ(a.size(), b.size());
+      for (size_t k = 0; k < a.size(); ++k) {
+        EXPECT_EQ(a[k].index, b[k].index) << "job " << k;
+        EXPECT_EQ(a[k].score, b[k].score) << "job " << k;
+      }
+      if (flat >= 0) {
+        EXPECT_EQ(a[static_cast<size_t>(flat)].index, -1);
+      }
+      std::vector<uint8_t> la, lb;
+      ASSERT_TRUE(cpu->read_luma(regions, &la, nullptr).ok());
+      ASSERT_TRUE(gpu->read_luma(regions, &lb, stream.get()).ok());
+      EXPECT_EQ(la, lb);
+    }
   }
 }
 

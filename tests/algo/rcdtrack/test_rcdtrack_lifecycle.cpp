@@ -336,8 +336,9 @@ TEST(Lifecycle, StackedPiecesMergeIntoTheOlder) {
       want[4] = {"removed:1"};
     EXPECT_EQ(ev, want) << "case " << c;
     EXPECT_EQ(rig.life.ids(), merges ? (std::vector<int>{0}) : (std::vector<int>{0, 1})) << c;
-    if (inside)
+    if (inside) {
       EXPECT_EQ(age5, 5u); // not restarted
+    }
     if (c == 0) {
       EXPECT_EQ(age5, 0u); // restarted on the union
       // Restarted on the union of the pieces: the whole object's box.

@@ -50,8 +50,8 @@ TEST(Tracker, FollowsMovingScalingTarget) {
 
 // rotation_box: a target turning to 0.38 rad is reported with the box turned by half the rotation
 // estimated from the gradient covariance, nearer the axis-aligned box of the turned target (the
-// truth here, as in OTB) than without it (the unturned target's box). Tracking itself is the same (the centres
-// agree); features without signed Ix, Iy leave the box as it was.
+// truth here, as in OTB) than without it (the unturned target's box). Tracking itself is the same
+// (the centres agree); features without signed Ix, Iy leave the box as it was.
 TEST(Tracker, RotationBox) {
   const int W = 180, H = 130;
   HostImage bg = test::make_background(W, H, 3);
@@ -356,10 +356,11 @@ TEST(Tracker, ModelUpdate) {
   for (double rate : {0.0, 1.0}) {
     Params p;
     p.update_rate = rate;
-    p.model_anchor = 0.0;   // the running mean alone (model_anchor: ModelAnchor below)
-    p.lost_threshold = 1e6; // every match updates
-    p.scale_gain = 1.0;     // the box reported is the matched window
-    p.rotation_box = false; // (not the box of a turned target around it)
+    p.model_anchor = 0.0;      // the running mean alone (model_anchor: ModelAnchor below)
+    p.lost_threshold = 1e6;    // every match updates
+    p.scale_gain = 1.0;        // the box reported is the matched window
+    p.rotation_box = false;    // (not the box of a turned target around it)
+    p.template_refine = false; // (nor one the template moved)
     auto tr = cpu_tracker(p, W, H);
     Model first, last;
     std::vector<TargetResult> r;
@@ -406,9 +407,10 @@ TEST(Tracker, ModelAnchor) {
   Params p;
   p.update_rate = 1.0;
   p.model_anchor = 0.5;
-  p.lost_threshold = 1e6; // every match updates
-  p.scale_gain = 1.0;     // the box reported is the matched window
-  p.rotation_box = false; // (not the box of a turned target around it)
+  p.lost_threshold = 1e6;    // every match updates
+  p.scale_gain = 1.0;        // the box reported is the matched window
+  p.rotation_box = false;    // (not the box of a turned target around it)
+  p.template_refine = false; // (nor one the template moved)
   auto tr = cpu_tracker(p, W, H);
   const Layout L = make_layout(p.features, p.ridge, p.parts);
   Model first, last;

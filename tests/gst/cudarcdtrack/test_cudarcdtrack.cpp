@@ -139,6 +139,12 @@ TEST_F(RcdTrackElement, PropertiesRoundTripAndRefusals) {
     g_object_set(e, "local-reacquire", FALSE, nullptr);
     g_object_get(e, "local-reacquire", &local, nullptr);
     EXPECT_FALSE(local);
+    gboolean refine = FALSE;
+    g_object_get(e, "template-refine", &refine, nullptr);
+    EXPECT_EQ(refine != FALSE, rcd::Params().template_refine);
+    g_object_set(e, "template-refine", FALSE, nullptr);
+    g_object_get(e, "template-refine", &refine, nullptr);
+    EXPECT_FALSE(refine);
     gboolean rotation = FALSE;
     g_object_get(e, "rotation-box", &rotation, nullptr);
     EXPECT_EQ(rotation != FALSE, rcd::Params().rotation_box);
