@@ -110,8 +110,8 @@ private:
   PinnedArray<DevResult> results_host_;
   PinnedArray<int> counts_host_;
   PinnedArray<DevHit> below_host_;
-  DeviceArray<TemplateHit> tmpl_hits_;
-  PinnedArray<TemplateHit> tmpl_hits_host_;
+  DeviceArray<kernels::DevTemplateHit> tmpl_hits_;
+  PinnedArray<kernels::DevTemplateHit> tmpl_hits_host_;
   DeviceArray<uint8_t> luma_;
   PinnedArray<uint8_t> luma_host_;
 };
@@ -346,10 +346,13 @@ Status CudaEngine::match_templates(const TemplatePass& pass, std::vector<Templat
       src_, reinterpret_cast<const TemplateJob*>(dd + o_jobs), static_cast<int>(pass.jobs.size()),
       dd + o_samples, shared, tmpl_hits_.get(), s));
   CVIS_CUDA_CHECK(cudaMemcpyAsync(tmpl_hits_host_.get(), tmpl_hits_.get(),
-                                  sizeof(TemplateHit) * pass.jobs.size(), cudaMemcpyDeviceToHost,
-                                  s));
+                                  sizeof(kernels::DevTemplateHit) * pass.jobs.size(),
+                                  cudaMemcpyDeviceToHost, s));
   CVIS_CUDA_CHECK(cudaStreamSynchronize(s));
-  std::copy(tmpl_hits_host_.get(), tmpl_hits_host_.get() + pass.jobs.size(), out->begin());
+  for (size_t k = 0; k < pass.jobs.size(); ++k) {
+    (*out)[k].score = tmpl_hits_host_.get()[k].score;
+    (*out)[k].index = static_cast<int>(tmpl_hits_host_.get()[k].index);
+  }
   return Status::Ok();
 }
 

@@ -81,10 +81,16 @@ Status launch_search(const Layout& layout, Distance distance, const DevGroup* gr
                      DevHit* below, int* below_count, unsigned long long* bounds,
                      DevResult* results, cudaStream_t stream);
 
+// A template job's result on the device: no padding, so that every byte copied back is written.
+struct DevTemplateHit {
+  double score;
+  int64_t index;
+};
+
 // Template matching (rcdtrack_kernels_ncc.cu): every job's best offset into out[job]. jobs and
 // samples in device memory; shared_bytes = the largest (nx - 1 + tw) * (ny - 1 + th) + tw * th.
 Status launch_templates(const PixelSource& src, const TemplateJob* jobs, int n_jobs,
-                        const uint8_t* samples, int shared_bytes, TemplateHit* out,
+                        const uint8_t* samples, int shared_bytes, DevTemplateHit* out,
                         cudaStream_t stream);
 // Luma blocks of every region, region k's from out + first[k] (row-major).
 Status launch_luma(const PixelSource& src, const LumaRegion* regions, const int64_t* first,

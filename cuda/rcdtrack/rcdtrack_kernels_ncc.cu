@@ -14,7 +14,8 @@ namespace {
 constexpr int kNccThreads = 256;
 
 __global__ void __launch_bounds__(kNccThreads)
-    ncc_kernel(PixelSource src, const TemplateJob* jobs, const uint8_t* samples, TemplateHit* out) {
+    ncc_kernel(PixelSource src, const TemplateJob* jobs, const uint8_t* samples,
+               DevTemplateHit* out) {
   extern __shared__ uint8_t sh[];
   __shared__ double best_score[kNccThreads];
   __shared__ int best_index[kNccThreads];
@@ -84,7 +85,7 @@ __global__ void luma_kernel(PixelSource src, const LumaRegion* regions, const in
 } // namespace
 
 Status launch_templates(const PixelSource& src, const TemplateJob* jobs, int n_jobs,
-                        const uint8_t* samples, int shared_bytes, TemplateHit* out,
+                        const uint8_t* samples, int shared_bytes, DevTemplateHit* out,
                         cudaStream_t stream) {
   if (n_jobs <= 0)
     return Status::Ok();
