@@ -21,7 +21,8 @@ constexpr double kTemplateMargin = 0.25;
 // A refinement is taken when the best correlation reaches this: below it the template and the
 // frame have too little in common (a turned or deformed target, an occlusion) to say where it is.
 constexpr double kTemplateMinScore = 0.7;
-// The sizes tried, as factors of the tracker's size.
+// The template is matched at the tracked size and 8% either side (the windows' size may be off),
+// and the best of the three places the centre; the size stays the windows'.
 constexpr double kTemplateFactors[] = {1.0, 1.0 / 1.08, 1.08};
 
 // The stride for a w x h box: kTemplateSamples..2 kTemplateSamples samples along the geometric
@@ -54,24 +55,6 @@ void resample(const std::vector<uint8_t>& src, int sw, int sh, int tw, int th,
       out->push_back(static_cast<uint8_t>(std::lround(area > 0.0 ? sum / area : 0.0)));
     }
   }
-}
-
-// The offsets of one axis: a template of t samples of `stride` pixels, nominally from `from`
-// (pixels), m offsets either side, kept where the template stays inside 0..size. False if none.
-bool axis_offsets(double from, int t, int stride, int m, int size, int* x0, int* n) {
-  int lo = static_cast<int>(std::lround(from)) - m * stride;
-  int count = 2 * m + 1;
-  if (lo < 0) {
-    const int skip = (-lo + stride - 1) / stride;
-    lo += skip * stride;
-    count -= skip;
-  }
-  const int over = lo + (count - 1 + t) * stride - size;
-  if (over > 0)
-    count -= (over + stride - 1) / stride;
-  *x0 = lo;
-  *n = count;
-  return count >= 1;
 }
 
 } // namespace
@@ -198,50 +181,43 @@ void plan_templates(int width, int height, std::vector<Tracker::Target>* targets
     if (!t.refine || t.tmpl.empty())
       continue;
     for (double f : kTemplateFactors) {
-      const double w = t.w * f, h = t.h * f;
       TemplateJob j;
-      j.stride = template_stride(w, h);
-      j.tw = std::clamp(static_cast<int>(std::lround(w / j.stride)), 2, kMaxTemplateSide);
-      j.th = std::clamp(static_cast<int>(std::lround(h / j.stride)), 2, kMaxTemplateSide);
+      j.stride = template_stride(f * t.w, f * t.h);
+      j.tw = std::clamp(static_cast<int>(std::lround(f * t.w / j.stride)), 2, kMaxTemplateSide);
+      j.th = std::clamp(static_cast<int>(std::lround(f * t.h / j.stride)), 2, kMaxTemplateSide);
       const int half = (kMaxOffsetSide - 1) / 2;
       const int mx = std::min(half, static_cast<int>(std::ceil(kTemplateMargin * j.tw)));
       const int my = std::min(half, static_cast<int>(std::ceil(kTemplateMargin * j.th)));
-      const double bx = t.cx - 0.5 * j.tw * j.stride, by = t.cy - 0.5 * j.th * j.stride;
-      if (!axis_offsets(bx, j.tw, j.stride, mx, width, &j.x0, &j.nx) ||
-          !axis_offsets(by, j.th, j.stride, my, height, &j.y0, &j.ny))
-        continue; // the template does not fit the frame at this size
+      j.x0 = static_cast<int>(std::lround(t.cx - 0.5 * j.tw * j.stride)) - mx * j.stride;
+      j.y0 = static_cast<int>(std::lround(t.cy - 0.5 * j.th * j.stride)) - my * j.stride;
+      j.nx = 2 * mx + 1;
+      j.ny = 2 * my + 1;
+      // Near the frame's border (the search area not inside it) the target may lie partly
+      // outside, where no template fits, and the best place inside would pull the box off it.
+      if (j.x0 < 0 || j.y0 < 0 || j.x0 + (j.nx - 1 + j.tw) * j.stride > width ||
+          j.y0 + (j.ny - 1 + j.th) * j.stride > height)
+        continue;
       j.first = static_cast<int64_t>(pass->samples.size());
       resample(t.tmpl, t.tmpl_w, t.tmpl_h, j.tw, j.th, &pass->samples);
       pass->jobs.push_back(j);
-      t.tmpl_factor[t.tmpl_jobs++] = f;
+      ++t.tmpl_jobs;
     }
   }
 }
 
-void apply_templates(const Params& params, int width, int height, const TemplatePass& pass,
+void apply_templates(int width, int height, const TemplatePass& pass,
                      const std::vector<TemplateHit>& hits, std::vector<Tracker::Target>* targets) {
   for (Tracker::Target& t : *targets) {
-    if (t.tmpl_jobs == 0)
-      continue;
-    int best = -1;
-    for (int k = 0; k < t.tmpl_jobs; ++k) {
-      const TemplateHit& h = hits[t.tmpl_first + k];
-      if (h.index >= 0 &&
-          (best < 0 || ncc_before(h.score, k, hits[t.tmpl_first + best].score, best)))
+    int best = -1; // ties to the first job: the tracked size
+    for (int k = t.tmpl_first; k < t.tmpl_first + t.tmpl_jobs; ++k)
+      if (hits[k].index >= 0 && (best < 0 || hits[k].score > hits[best].score))
         best = k;
-    }
-    t.tmpl_score = best >= 0 ? hits[t.tmpl_first + best].score : -2.0;
-    if (best < 0 || t.tmpl_score < kTemplateMinScore)
+    if (best < 0 || hits[best].score < kTemplateMinScore)
       continue;
-    const TemplateJob& j = pass.jobs[t.tmpl_first + best];
-    const int index = hits[t.tmpl_first + best].index;
-    const double x = j.x0 + (index % j.nx) * j.stride, y = j.y0 + (index / j.nx) * j.stride;
-    t.cx = x + 0.5 * j.tw * j.stride;
-    t.cy = y + 0.5 * j.th * j.stride;
-    // Part of the size change, as the tracker takes part of its windows' (scale_gain).
-    const double g = std::pow(t.tmpl_factor[best], params.scale_gain);
-    t.w *= g;
-    t.h *= g;
+    const TemplateJob& j = pass.jobs[best];
+    const int index = hits[best].index;
+    t.cx = j.x0 + (index % j.nx + 0.5 * j.tw) * j.stride;
+    t.cy = j.y0 + (index / j.nx + 0.5 * j.th) * j.stride;
     t.box = rotated_box(t.cx, t.cy, t.w, t.h, kReportedRotation * t.rot, width, height);
   }
 }

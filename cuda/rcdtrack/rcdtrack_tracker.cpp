@@ -171,7 +171,7 @@ Status Tracker::process(const ImageView& frame, StreamHandle stream,
   plan_templates(width_, height_, &im.targets, &im.templates);
   if (!im.templates.jobs.empty()) {
     CVIS_RETURN_IF_ERROR(engine_->match_templates(im.templates, &im.template_hits, stream));
-    apply_templates(params_, width_, height_, im.templates, im.template_hits, &im.targets);
+    apply_templates(width_, height_, im.templates, im.template_hits, &im.targets);
   }
   out->clear();
   for (size_t k = 0; k < im.targets.size(); ++k) {

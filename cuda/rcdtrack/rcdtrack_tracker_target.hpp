@@ -66,14 +66,12 @@ struct Tracker::Target {
   // Template refinement: the first box's luma (tmpl_w x tmpl_h blocks, row-major).
   std::vector<uint8_t> tmpl;
   int tmpl_w = 0, tmpl_h = 0;
-  double tmpl_score = -2.0; // this frame's best correlation (-2: not refined)
   // This frame.
   bool take_template = false;        // started: its template is taken from this frame's box
   int capture = -1;                  // its region in the frame's luma read-back
   bool refine = false;               // a confident tracking frame: the template refines its box
-  int tmpl_first = 0, tmpl_jobs = 0; // its jobs in the template pass, and their size factors
-  double tmpl_factor[3] = {1.0, 1.0, 1.0};
-  int group = -1; // coarse group (describe group for kPending)
+  int tmpl_first = 0, tmpl_jobs = 0; // its jobs in the template pass
+  int group = -1;                    // coarse group (describe group for kPending)
   int fine_first = -1, fine_count = 0;
   int same_group = -1; // fine group of the predicted size alone (occlusion_ratio)
   int step = 1;
@@ -122,14 +120,15 @@ Box rotated_box(double cx, double cy, double w, double h, double rot, int frame_
 
 // Template refinement (rcdtrack_template.cpp). After the targets' update: the luma regions of the
 // targets started this frame (their templates), then, for every target tracked with confidence
-// this frame, template jobs at three sizes around its box; the best correlation, when high
-// enough, moves the box (and its size) to where the first frame's appearance matches best.
+// this frame and away from the frame's border, template jobs around its box at its size and 8%
+// either side; the best correlation, when high enough, moves the box's centre to where the first
+// frame's appearance matches best (the size stays the windows').
 void plan_capture(std::vector<Tracker::Target>* targets, std::vector<LumaRegion>* regions);
 void take_templates(const std::vector<LumaRegion>& regions, const std::vector<uint8_t>& luma,
                     std::vector<Tracker::Target>* targets);
 void plan_templates(int width, int height, std::vector<Tracker::Target>* targets,
                     TemplatePass* pass);
-void apply_templates(const Params& params, int width, int height, const TemplatePass& pass,
+void apply_templates(int width, int height, const TemplatePass& pass,
                      const std::vector<TemplateHit>& hits, std::vector<Tracker::Target>* targets);
 
 } // namespace cvis::rcdtrack

@@ -118,13 +118,13 @@ HostImage car_texture(int w, int h, uint32_t seed) {
   return tex;
 }
 
-// The car drives right and away (to half its size over 60 frames) over a textured background;
-// mean IoU from frame 1, and over the last 10 frames in *final_iou.
+// The car drives right and nearer (to 1.5 times its size over 60 frames) over a textured
+// background; mean IoU from frame 1, and over the last 10 frames in *final_iou.
 double car_run(const Params& p, double* final_iou) {
   const int W = 320, H = 160, N = 60;
   HostImage bg = test::make_background(W, H, 71);
   HostImage tex = car_texture(64, 28, 73);
-  auto pose = [](int t) { return test::Pose{70 + 2.5 * t, 90 - 0.3 * t, 1.0 - 0.5 * t / 60.0}; };
+  auto pose = [](int t) { return test::Pose{70 + 2.5 * t, 90 - 0.3 * t, 1.0 + 0.5 * t / 60.0}; };
   auto tr = test::cpu_tracker(p, W, H);
   double sum = 0.0, last = 0.0;
   const Status st = test::run_one_target(tr.get(), bg, tex, N, pose,
@@ -144,12 +144,13 @@ TEST(TemplateRefine, FollowsAFlatTarget) {
   double a_last = 0, b_last = 0;
   const double a = car_run(off, &a_last);
   const double b = car_run(Params(), &b_last);
-  std::printf("flat car driving away: off mean IoU %.3f, last 10 frames %.3f; on %.3f, %.3f\n", a,
+  std::printf("flat car coming nearer: off mean IoU %.3f, last 10 frames %.3f; on %.3f, %.3f\n", a,
               a_last, b, b_last);
-  // Measured: off 0.879, 0.851 over the last 10 frames; on 0.934, 0.916 (bounds between the two:
-  // the scene and the CPU reference are the same bytes on every machine).
-  EXPECT_GT(b, 0.91);
-  EXPECT_GT(b_last, 0.88);
+  // Measured: off 0.647, 0.714 over the last 10 frames (the box slides inside the car); on 0.818,
+  // 0.792 (bounds between the two: the scene and the CPU reference are the same bytes on every
+  // machine).
+  EXPECT_GT(b, 0.75);
+  EXPECT_GT(b_last, 0.75);
 }
 
 } // namespace
