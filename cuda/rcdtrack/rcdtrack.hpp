@@ -150,15 +150,15 @@ struct Params {
                                  // the estimate errs, and errors only widen the box); needs the
                                  // features ix and iy (the search windows stay axis-aligned)
   RotationSource rotation_source = RotationSource::kFallback; // rotation_box's estimate
-  bool template_refine = true; // a target started from a box keeps that box's grey image; on
-                               // every confident tracking frame it is matched by normalised
-                               // cross-correlation around the best window (a quarter of the
-                               // size either way, three sizes 8% apart), and where it
-                               // correlates by at least 0.7 the box moves there (and takes
-                               // scale_gain of the size change): the layout of
-                               // the first frame's pixels places the box where covariances
-                               // alone do not (windows inside a flat target match as well as
-                               // the whole)
+  bool template_refine = true;   // a target started from a box keeps that box's grey image; on
+                                 // every confident tracking frame away from the frame's border it
+                                 // is matched by normalised cross-correlation around the best
+                                 // window (a quarter of the size either way, at the tracked size
+                                 // and 8% either side), and where it correlates by at least 0.7
+                                 // the box's centre moves there (the size stays the windows'):
+                                 // the layout of the first frame's pixels places the box where
+                                 // covariances alone do not (windows inside a flat target match
+                                 // as well as the whole)
   // Detector only.
   double threshold = 1.0; // report windows whose distance is under it
   double nms_iou = 0.3;   // suppress a detection overlapping a better one by more than this

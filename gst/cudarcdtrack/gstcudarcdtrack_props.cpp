@@ -624,9 +624,10 @@ gst_cuda_rcd_track_install_properties (GObjectClass * gobject_class)
   g_object_class_install_property (gobject_class, PROP_TEMPLATE_REFINE,
       g_param_spec_boolean ("template-refine", "Template refinement",
           "A target started from a box keeps that box's grey image and, on every confident "
-          "tracking frame, the box moves to where that image correlates best (normalised "
-          "cross-correlation at least 0.7, a quarter of the size around the matched window, three "
-          "sizes 8% apart): it places the box on flat targets such as cars, whose covariances "
+          "tracking frame away from the frame's border, the box's centre moves to where that "
+          "image correlates best (normalised cross-correlation at least 0.7, within a quarter of "
+          "the size around the matched window, at its size and 8% either side; the size stays "
+          "the windows'): it places the box on flat targets such as cars, whose covariances "
           "match inner windows as well as the whole",
           d.template_refine, playing));
   g_object_class_install_property (gobject_class, PROP_TOP_K,
