@@ -5,6 +5,7 @@
 // covariances alone place the box badly (windows inside it match as well as the whole).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <random>
@@ -101,10 +102,9 @@ HostImage car_texture(int w, int h, uint32_t seed) {
   std::mt19937 rng(seed);
   for (int y = 0; y < h; ++y) {
     for (int x = 0; x < w; ++x) {
-      int v = 150;
       int r = 170, g = 60, b = 50;
       if (y < h / 2 && y > h / 8 && x > w / 5 && x < 4 * w / 5) // windows
-        r = g = b = v = 55;
+        r = g = b = 55;
       const double wx = std::min(std::fabs(x - 0.25 * w), std::fabs(x - 0.75 * w));
       if (y > 3 * h / 4 && wx < h / 5.0) // wheels
         r = g = b = 25;
@@ -112,7 +112,6 @@ HostImage car_texture(int w, int h, uint32_t seed) {
       tex.set_rgb(x, y, static_cast<uint8_t>(std::clamp(r + n, 0, 255)),
                   static_cast<uint8_t>(std::clamp(g + n, 0, 255)),
                   static_cast<uint8_t>(std::clamp(b + n, 0, 255)));
-      (void)v;
     }
   }
   return tex;
