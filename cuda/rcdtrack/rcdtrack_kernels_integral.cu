@@ -153,24 +153,149 @@ __device__ void rows_narrow(const PixelSource& src, const Layout& L, const DevIn
   }
 }
 
+constexpr int kWidePixels = 256; // pixels per chunk of integral_rows_wide_kernel
+
+// P (8 or 4) 16-bit values at p (aligned to 2 P bytes) in one shared-memory load.
+template <int P> __device__ __forceinline__ void load_shorts(const short* p, int* out) {
+  int w[P / 2];
+  if constexpr (P == 8) {
+    const int4 v = *reinterpret_cast<const int4*>(p);
+    w[0] = v.x, w[1] = v.y, w[2] = v.z, w[3] = v.w;
+  } else {
+    static_assert(P == 4, "8 or 4 values");
+    const int2 v = *reinterpret_cast<const int2*>(p);
+    w[0] = v.x, w[1] = v.y;
+  }
+#pragma unroll
+  for (int k = 0; k < P / 2; ++k) {
+    out[2 * k] = static_cast<short>(w[k] & 0xffff);
+    out[2 * k + 1] = w[k] >> 16;
+  }
+}
+
+// Inclusive warp scan, and the warp's total (lane 31's), of int or int64_t values.
+__device__ __forceinline__ int warp_scan(int x, int lane) {
+#pragma unroll
+  for (int e = 1; e < 32; e *= 2) {
+    const int y = __shfl_up_sync(0xffffffffu, x, e);
+    if (lane >= e)
+      x += y;
+  }
+  return x;
+}
+__device__ __forceinline__ int64_t warp_scan(int64_t x, int lane) {
+#pragma unroll
+  for (int e = 1; e < 32; e *= 2) {
+    const int64_t y = shfl_ll(x, lane >= e ? lane - e : lane);
+    if (lane >= e)
+      x += y;
+  }
+  return x;
+}
+__device__ __forceinline__ int warp_last(int x) {
+  return __shfl_sync(0xffffffffu, x, 31);
+}
+__device__ __forceinline__ int64_t warp_last(int64_t x) {
+  return shfl_ll(x, 31);
+}
+
+// The wide path's row prefix sums of one chunk (cells i0 .. i0 + ncells - 1 of cell row j), one
+// warp per plane. Lane l owns the chunk's cells l K .. l K + K - 1 (K = 8 at cell 1, 2 at cell 2:
+// 8 or 4 pixel columns of each of the C rows, one vector load per row and feature). It sums them
+// serially, one warp scan of the 32 lane totals gives the cells before its first, and it adds its
+// cells again as it stores the running sums (cheaper in registers than holding K sums). A warp
+// scan per 32 cells cost about four times the instructions, most of the kernel's; the entries are
+// the same integers. The features are at feat[a][r * kWidePixels + q] (r < C, q < kWidePixels);
+// lanes past ncells read what is there and discard it.
+template <int C>
+__device__ __forceinline__ void scan_wide(const Layout& L, const DevIntegral& R, int j, int i0,
+                                          int ncells, const short (*feat)[kMaxCell * kRowChunk],
+                                          int64_t* row, int64_t* carry) {
+  constexpr int K = kWidePixels / (C * C) / 32;
+  constexpr int P = K * C; // pixel columns per lane: 8 or 4
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  const int first = lane * K;
+  for (int p = warp; p < L.planes; p += kRowThreads / 32) {
+    const PlaneDesc d = L.plane[p];
+    int fa[C][P], fb[C][P];
+#pragma unroll
+    for (int dy = 0; dy < C; ++dy) {
+      load_shorts<P>(&feat[d.kind == kCross ? d.b : d.a][dy * kWidePixels + first * C], fa[dy]);
+      if (d.kind == kSecond)
+        load_shorts<P>(&feat[d.b][dy * kWidePixels + first * C], fb[dy]);
+    }
+    int64_t* out = row + p * R.plane_stride + i0 + 1;
+    // T: the lane's sums and the scan. Feature sums and products (below 2040^2 < 2^22 in
+    // magnitude) of a chunk's 256 pixels stay below 2^30, so int; the cross planes need 64 bits.
+    auto place = [&](auto zero, auto cell) {
+      using T = decltype(zero);
+      T acc = 0;
+#pragma unroll
+      for (int m = 0; m < K; ++m)
+        acc += first + m < ncells ? cell(m) : T(0);
+      const T x = warp_scan(acc, lane);
+      int64_t run = carry[p] + static_cast<int64_t>(x - acc);
+#pragma unroll
+      for (int m = 0; m < K; ++m) {
+        if (first + m < ncells) {
+          run += cell(m);
+          out[first + m] = run;
+        }
+      }
+      const T total = warp_last(x);
+      __syncwarp(); // every lane has read carry[p]
+      if (lane == 0)
+        carry[p] += total;
+    };
+    if (d.kind == kFirst || d.kind == kSecond) {
+      place(0, [&](int m) {
+        int s = 0;
+#pragma unroll
+        for (int dy = 0; dy < C; ++dy)
+#pragma unroll
+          for (int dx = 0; dx < C; ++dx) {
+            const int q = m * C + dx;
+            s += d.kind == kFirst ? fa[dy][q] : fa[dy][q] * fb[dy][q];
+          }
+        return s;
+      });
+    } else { // coordinate relative to the region times the feature
+      place(int64_t(0), [&](int m) {
+        int64_t s = 0;
+#pragma unroll
+        for (int dy = 0; dy < C; ++dy)
+#pragma unroll
+          for (int dx = 0; dx < C; ++dx)
+            s += static_cast<int64_t>(fa[dy][m * C + dx]) *
+                 (d.a == 0 ? (i0 + first + m) * C + dx : j * C + dy);
+        return s;
+      });
+    }
+  }
+}
+
 // The row pass: one block per cell row of one integral. Cells 1 and 2 take wide chunks:
 // 256 pixels per chunk (one row of 256 at cell 1, 2 x 128 at cell 2) instead of rows_narrow's 64
-// columns, and the cell sums computed inside the scan (each lane its cells, 32 apart; no shared
-// cell-sum array, no barrier between them): at cell 1 a 1920-pixel row is 8 chunks instead of 30,
-// two barriers each instead of four, and every thread computes a pixel's features instead of one
-// in four. Cells 4 and 8 take rows_narrow (a chunk holds 16 or 8 cells there: lanes per plane
-// would idle, while rows_narrow spreads each cell's c^2 products over the block's threads). The
-// entries are the same integers (exact sums, any order). rows_narrow at every cell size was
-// slower (README.md, "Measured and not kept").
-constexpr int kWidePixels = 256;
-
-__global__ void __launch_bounds__(kRowThreads)
+// columns, and the cell sums computed inside the scan (scan_wide: each lane its consecutive cells;
+// no shared cell-sum array, no barrier between them): at cell 1 a 1920-pixel row is 8 chunks
+// instead of 30, two barriers each instead of four, and every thread computes a pixel's features
+// instead of one in four. Cells 4 and 8 take rows_narrow (a chunk holds 16 or 8 cells there: lanes
+// per plane would idle, while rows_narrow spreads each cell's c^2 products over the block's
+// threads). The entries are the same integers (exact sums, any order). rows_narrow at every cell
+// size was slower (README.md, "Measured and not kept"). Five blocks an SM (48 registers on sm_90,
+// a few spilled), as many as the shared arrays allow; unbounded it took 64 registers (four).
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ == 750
+constexpr int kRowMinBlocks = 4; // 1,024 threads an SM
+#else
+constexpr int kRowMinBlocks = 5;
+#endif
+__global__ void __launch_bounds__(kRowThreads, kRowMinBlocks)
     integral_rows_wide_kernel(PixelSource src, Layout L, const DevIntegral* integrals,
                               int n_integrals, int64_t* base) {
   // (1 + 2) x (256 + 2) luma at cell 1 (the narrow path's (8 + 2) x (64 + 2) fits in it); features
   // of 256 pixels, or rows_narrow's 8 x 64 at cells 4 and 8.
   __shared__ short lum[3 * (kWidePixels + 2)];
-  __shared__ short feat[kMaxFeatures][kMaxCell * kRowChunk];
+  __shared__ __align__(16) short feat[kMaxFeatures][kMaxCell * kRowChunk];
   __shared__ int64_t cs[kMaxPlanes][kRowChunk]; // rows_narrow only
   __shared__ int64_t carry[kMaxPlanes];
   static_assert(3 * (kWidePixels + 2) >= (kMaxCell + 2) * (kRowChunk + 2), "luma tile");
@@ -186,7 +311,7 @@ __global__ void __launch_bounds__(kRowThreads)
   const int c = R.cell;
   const int y0 = R.y + j * c;
   const int cells_per_chunk = kWidePixels / (c * c); // 256 pixel columns at cell 1, 128 at 2
-  const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
+  const int tid = threadIdx.x;
   const int64_t row_stride = R.cols + 1;
   int64_t* row = base + R.offset + (j + 1) * row_stride;
 
@@ -207,78 +332,13 @@ __global__ void __launch_bounds__(kRowThreads)
           l[dy * 3 + dx] = lum[(r + dy) * tw + q + dx];
       const Rgb8 col = fetch_rgb(src, px0 + q, y0 + r);
       for (int a = 0; a < L.nf; ++a)
-        feat[a][r * npx + q] = static_cast<short>(feature_value(L.kind[L.ns + a], l, col));
+        feat[a][r * kWidePixels + q] = static_cast<short>(feature_value(L.kind[L.ns + a], l, col));
     }
     __syncthreads();
-    // Per plane (one warp): cells lane, lane + 32, ... of the chunk; each step's cell sums, a
-    // warp scan, the running total in carry[p] (this warp's only).
-    for (int p = warp; p < L.planes; p += kRowThreads / 32) {
-      const PlaneDesc d = L.plane[p];
-      const short* fa_row = feat[d.kind == kCross ? d.b : d.a];
-      const short* fb_row = feat[d.b];
-      int64_t run = carry[p];
-      int64_t* out = row + p * R.plane_stride + i0 + 1;
-      if (d.kind != kCross) {
-        // Feature sums and products fit 32 bits here: a cell of at most 4 pixels sums values below
-        // 2040^2 < 2^22 in magnitude, and 32 cells of them stay below 2^29. So the cell sums and
-        // the warp scan run on int (one shuffle per step instead of two); entries are the same.
-        for (int b = 0; b < ncells; b += 32) {
-          const int i = b + lane;
-          int s = 0;
-          if (i < ncells) {
-            for (int dy = 0; dy < c; ++dy) {
-              for (int dx = 0; dx < c; ++dx) {
-                const int q = dy * npx + i * c + dx;
-                s += d.kind == kFirst ? fa_row[q] : fa_row[q] * fb_row[q];
-              }
-            }
-          }
-          int x = s;
-          for (int e = 1; e < 32; e *= 2) {
-            const int y = __shfl_up_sync(0xffffffffu, x, e);
-            if (lane >= e)
-              x += y;
-          }
-          if (i < ncells)
-            out[i] = run + x;
-          run += __shfl_sync(0xffffffffu, x, 31);
-        }
-        __syncwarp(); // every lane has read carry[p]
-        if (lane == 0)
-          carry[p] = run;
-        continue;
-      }
-      for (int b = 0; b < ncells; b += 32) {
-        const int i = b + lane;
-        int64_t s = 0;
-        if (i < ncells) {
-          for (int dy = 0; dy < c; ++dy) {
-            for (int dx = 0; dx < c; ++dx) {
-              const int q = dy * npx + i * c + dx;
-              const int64_t fa = fa_row[q];
-              if (d.kind == kFirst)
-                s += fa;
-              else if (d.kind == kSecond)
-                s += fa * fb_row[q];
-              else // coordinate relative to the region times the feature
-                s += fa * (d.a == 0 ? (i0 + i) * c + dx : j * c + dy);
-            }
-          }
-        }
-        int64_t x = s;
-        for (int e = 1; e < 32; e *= 2) {
-          const int64_t y = shfl_ll(x, lane >= e ? lane - e : lane);
-          if (lane >= e)
-            x += y;
-        }
-        if (i < ncells)
-          out[i] = run + x;
-        run += shfl_ll(x, 31);
-      }
-      __syncwarp(); // every lane has read carry[p]
-      if (lane == 0)
-        carry[p] = run;
-    }
+    if (c == 1)
+      scan_wide<1>(L, R, j, i0, ncells, feat, row, carry);
+    else
+      scan_wide<2>(L, R, j, i0, ncells, feat, row, carry);
   }
 }
 
