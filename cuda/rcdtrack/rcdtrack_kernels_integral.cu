@@ -199,22 +199,33 @@ __device__ __forceinline__ int64_t warp_last(int64_t x) {
   return shfl_ll(x, 31);
 }
 
+// The wide path's per-warp staging of a plane's 256 entries, so that the row is written coalesced
+// (lane l's cells are consecutive; stored straight, each warp store touched 32 sectors): one int64
+// of padding after every 8 keeps both the lanes' writes and the coalesced reads nearly free of
+// bank conflicts.
+constexpr int kStageStride = kWidePixels + kWidePixels / 8;
+__device__ __forceinline__ int stage_index(int e) {
+  return e + (e >> 3);
+}
+
 // The wide path's row prefix sums of one chunk (cells i0 .. i0 + ncells - 1 of cell row j), one
 // warp per plane. Lane l owns the chunk's cells l K .. l K + K - 1 (K = 8 at cell 1, 2 at cell 2:
 // 8 or 4 pixel columns of each of the C rows, one vector load per row and feature). It sums them
 // serially, one warp scan of the 32 lane totals gives the cells before its first, and it adds its
-// cells again as it stores the running sums (cheaper in registers than holding K sums). A warp
-// scan per 32 cells cost about four times the instructions, most of the kernel's; the entries are
-// the same integers. The features are at feat[a][r * kWidePixels + q] (r < C, q < kWidePixels);
-// lanes past ncells read what is there and discard it.
+// cells again (cheaper in registers than holding K sums) as it writes the running sums to the
+// warp's stage, from which the warp writes the row coalesced. A warp scan per 32 cells cost about
+// four times the instructions, most of the kernel's; the entries are the same integers. The
+// features are at feat[a][r * kWidePixels + q] (r < C, q < kWidePixels); lanes past ncells read
+// what is there and discard it.
 template <int C>
 __device__ __forceinline__ void scan_wide(const Layout& L, const DevIntegral& R, int j, int i0,
                                           int ncells, const short (*feat)[kMaxCell * kRowChunk],
-                                          int64_t* row, int64_t* carry) {
+                                          int64_t* row, int64_t* carry, int64_t* stage_all) {
   constexpr int K = kWidePixels / (C * C) / 32;
   constexpr int P = K * C; // pixel columns per lane: 8 or 4
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
   const int first = lane * K;
+  int64_t* stage = stage_all + warp * kStageStride;
   for (int p = warp; p < L.planes; p += kRowThreads / 32) {
     const PlaneDesc d = L.plane[p];
     int fa[C][P], fb[C][P];
@@ -239,11 +250,18 @@ __device__ __forceinline__ void scan_wide(const Layout& L, const DevIntegral& R,
       for (int m = 0; m < K; ++m) {
         if (first + m < ncells) {
           run += cell(m);
-          out[first + m] = run;
+          stage[stage_index(first + m)] = run;
         }
       }
+      __syncwarp();
+#pragma unroll
+      for (int m = 0; m < K; ++m) {
+        const int e = m * 32 + lane;
+        if (e < ncells)
+          out[e] = stage[stage_index(e)];
+      }
       const T total = warp_last(x);
-      __syncwarp(); // every lane has read carry[p]
+      __syncwarp(); // every lane has read carry[p] and the stage
       if (lane == 0)
         carry[p] += total;
     };
@@ -296,7 +314,8 @@ __global__ void __launch_bounds__(kRowThreads, kRowMinBlocks)
   // of 256 pixels, or rows_narrow's 8 x 64 at cells 4 and 8.
   __shared__ short lum[3 * (kWidePixels + 2)];
   __shared__ __align__(16) short feat[kMaxFeatures][kMaxCell * kRowChunk];
-  __shared__ int64_t cs[kMaxPlanes][kRowChunk]; // rows_narrow only
+  __shared__ int64_t cs[kMaxPlanes][kRowChunk]; // rows_narrow's cell sums; scan_wide's stage
+  static_assert(kMaxPlanes * kRowChunk >= (kRowThreads / 32) * kStageStride, "stage");
   __shared__ int64_t carry[kMaxPlanes];
   static_assert(3 * (kWidePixels + 2) >= (kMaxCell + 2) * (kRowChunk + 2), "luma tile");
 
@@ -336,9 +355,9 @@ __global__ void __launch_bounds__(kRowThreads, kRowMinBlocks)
     }
     __syncthreads();
     if (c == 1)
-      scan_wide<1>(L, R, j, i0, ncells, feat, row, carry);
+      scan_wide<1>(L, R, j, i0, ncells, feat, row, carry, &cs[0][0]);
     else
-      scan_wide<2>(L, R, j, i0, ncells, feat, row, carry);
+      scan_wide<2>(L, R, j, i0, ncells, feat, row, carry, &cs[0][0]);
   }
 }
 
