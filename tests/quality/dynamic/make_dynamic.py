@@ -80,19 +80,30 @@ def draw_object(o, t, ss=4):
     return cv2.resize(m, (W, H), interpolation=cv2.INTER_AREA)
 
 
-def video_background(name, crop, mirror, t0, limit=None):
+def video_background(name, crop, mirror, t0, limit=None, creep=None):
     """A static-camera footage source as a frame function (looped forwards and back), and the mask
-    of its own moving things (people, hands) per frame for the unknown label."""
+    of its own moving things (people, hands) per frame for the unknown label. `creep` (a
+    textures.Creep's amp and rng): the clip seen by a creeping camera; the mask is then that of the
+    crept frames, as for footage shot that way."""
     frames = footage.video(name, limit=limit)
     fh, fw = frames[0].shape[:2]
     x, y, w, h = crop if crop else (0, 0, fw, fh)
     view = [cv2.resize(f[y:y + h, x:x + w], (W, H), interpolation=cv2.INTER_AREA).astype(np.float32) for f in frames]
     if mirror:
         view = [v[:, ::-1] for v in view]
+    period = max(1, 2 * (len(view) - 1))
+    if creep is not None:
+        amp, rng = creep
+        clip = view
+
+        def at(t):
+            i = (t0 + t) % period
+            return clip[i if i < len(clip) else period - i]
+        cam = textures.Creep(at, W, H, rng, amp=amp)
+        view, t0, period = [cam(t) for t in range(FRAMES)], 0, FRAMES + 1
     plate = np.median(np.array(view[::3]), axis=0)
     k = np.ones((7, 7), np.uint8)
     moving = [cv2.dilate((cv2.blur(np.abs(v - plate).max(axis=2), (5, 5)) > 22).astype(np.uint8), k) > 0 for v in view]
-    period = max(1, 2 * (len(view) - 1))
 
     def idx(t):
         i = (t0 + t) % period
@@ -112,6 +123,13 @@ def specs():
     S.append(dict(name="dev-grass", split="dev", bg=("grass", "grass", 2.5), seed=13, speeds=[0, 0.5, 1, 2], people=2))
     S.append(dict(name="dev-water", split="dev", bg=("water", "gravel", 2.0), seed=14, speeds=[0.5, 1, 2], people=0))
     S.append(dict(name="dev-foliage", split="dev", bg=("foliage", "fruits", "building"), seed=15, speeds=[0, 1], people=3))
+    # Added later, for failure modes the first five lack: a camera that creeps by 1.5 px with a
+    # slow light change (real street footage; a photograph), and water of larger amplitude with
+    # objects that stop or stay.
+    S.append(dict(name="dev-creep-street", split="dev", bg=("video", "vtest", (248, 120, 520, 390), False, 300, None, 1.5),
+                  seed=16, speeds=[0, 0.5, 1, 2]))
+    S.append(dict(name="dev-creep-photo", split="dev", bg=("still", "home", 1.5), seed=17, speeds=[0, 0.5, 1, 2]))
+    S.append(dict(name="dev-water2", split="dev", bg=("water", "smarties", 2.5), seed=18, speeds=[0, 0.5, 1], people=0))
     # Evaluation split: other footage (ball, lego), tree.avi mirrored and cropped (the one real
     # foliage clip: the same source, other crop and objects), other photographs and seeds.
     S.append(dict(name="eval-slow-class", split="eval", bg=("video", "ball", (200, 150, 520, 390), False, 0), seed=21,
@@ -135,12 +153,17 @@ def make(spec, out, pool):
     if kind == "video":
         _, name, crop, mirror, t0 = spec["bg"][:5]
         limit = spec["bg"][5] if len(spec["bg"]) > 5 else None
-        bgf, moving = video_background(name, crop, mirror, t0, limit)
+        creep = (spec["bg"][6], rng) if len(spec["bg"]) > 6 else None
+        bgf, moving = video_background(name, crop, mirror, t0, limit, creep)
         if name == "tree":
             moving = None  # the moving leaves are the background (frames with the hand are cut)
         sources = {name: footage.package(name)}
     elif kind == "grass":
         bgf = textures.Grass(footage.image(spec["bg"][1]), W, H, rng, amp=spec["bg"][2])
+        sources = {spec["bg"][1]: footage.package(spec["bg"][1])}
+    elif kind == "still":
+        still = textures.fit(footage.image(spec["bg"][1]), W, H, rng)
+        bgf = textures.Creep(lambda t: still, W, H, rng, amp=spec["bg"][2])
         sources = {spec["bg"][1]: footage.package(spec["bg"][1])}
     elif kind == "water":
         bgf = textures.Water(footage.image(spec["bg"][1]), W, H, rng, amp=spec["bg"][2])

@@ -9,6 +9,9 @@ background is background, whatever it does).
                 about its own branch point over a static backdrop.
   Water(photo): the photo seen through a rippled surface: several travelling wave trains refract it
                 and their slope adds glints.
+  Creep(frame): a static scene (a photo, or a static-camera clip as a frame function) seen by a
+                camera that creeps (a smooth translation of up to `amp` pixels, as a tripod
+                settling or a pole swaying) under light that changes slowly by a few percent.
 Each is a callable: frame(t) -> float32 RGB H x W x 3.
 """
 import math
@@ -22,7 +25,7 @@ def _smooth_noise(rng, H, W, cell):
     return cv2.resize(g, (W + 3 * cell, H + 3 * cell), interpolation=cv2.INTER_CUBIC)
 
 
-def _fit(photo, W, H, rng, zoom=1.0):
+def fit(photo, W, H, rng, zoom=1.0):
     ph, pw = photo.shape[:2]
     ch = int(min(ph, pw * H / W) / zoom)
     cw = int(ch * W / H)
@@ -32,7 +35,7 @@ def _fit(photo, W, H, rng, zoom=1.0):
 
 class Grass:
     def __init__(self, photo, W, H, rng, amp=2.5, speed=1.5, tint=(0.75, 1.05, 0.6)):
-        self.base = _fit(photo, W, H, rng, zoom=1.5) * np.array(tint, np.float32)
+        self.base = fit(photo, W, H, rng, zoom=1.5) * np.array(tint, np.float32)
         self.W, self.H, self.amp, self.speed = W, H, amp, speed
         self.nx = _smooth_noise(rng, H, W, 24)
         self.ny = _smooth_noise(rng, H, W, 24)
@@ -55,9 +58,9 @@ class Grass:
 class Foliage:
     def __init__(self, photo, backdrop, W, H, rng, n_clusters=70, amp=0.06):
         self.W, self.H = W, H
-        self.back = _fit(backdrop, W, H, rng)
+        self.back = fit(backdrop, W, H, rng)
         self.leaves = []
-        src = _fit(photo, W, H, rng) * np.array([0.55, 1.0, 0.45], np.float32)
+        src = fit(photo, W, H, rng) * np.array([0.55, 1.0, 0.45], np.float32)
         for _ in range(n_clusters):
             r = int(rng.uniform(0.04, 0.1) * H)
             cx, cy = rng.uniform(0, W), rng.uniform(0, 0.85 * H)
@@ -95,7 +98,7 @@ class Foliage:
 
 class Water:
     def __init__(self, photo, W, H, rng, amp=2.0, trains=5, tint=(0.55, 0.8, 1.0)):
-        self.base = _fit(photo, W, H, rng, zoom=1.3) * np.array(tint, np.float32)
+        self.base = fit(photo, W, H, rng, zoom=1.3) * np.array(tint, np.float32)
         self.W, self.H, self.amp = W, H, amp
         self.gx, self.gy = np.meshgrid(np.arange(W, dtype=np.float32), np.arange(H, dtype=np.float32))
         self.waves = []
@@ -119,3 +122,24 @@ class Water:
         img = cv2.remap(self.base, self.gx + dx, self.gy + dy, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REFLECT)
         glint = np.clip(hx / n - 0.9, 0, None) ** 2 * 120
         return img + glint[..., None]
+
+
+class Creep:
+    def __init__(self, frame, W, H, rng, amp=1.5, light=0.03):
+        self.frame, self.W, self.H = frame, W, H
+        self.gx, self.gy = np.meshgrid(np.arange(W, dtype=np.float32), np.arange(H, dtype=np.float32))
+        # Two slow sinusoids per axis (periods 60-200 frames) scaled to peak at amp.
+        self.terms = [[(rng.uniform(0.5, 1.0), 2 * math.pi / rng.uniform(60, 200), rng.uniform(0, 2 * math.pi))
+                       for _ in range(2)] for _ in range(2)]
+        self.norm = [sum(a for a, _, _ in axis) for axis in self.terms]
+        self.amp, self.light = amp, light
+        self.light_w, self.light_ph = 2 * math.pi / rng.uniform(80, 160), rng.uniform(0, 2 * math.pi)
+
+    def offset(self, t):
+        return [self.amp * sum(a * math.sin(w * t + ph) for a, w, ph in axis) / n
+                for axis, n in zip(self.terms, self.norm)]
+
+    def __call__(self, t):
+        dx, dy = self.offset(t)
+        img = cv2.remap(self.frame(t), self.gx + dx, self.gy + dy, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REFLECT)
+        return img * (1.0 + self.light * math.sin(self.light_w * t + self.light_ph))
