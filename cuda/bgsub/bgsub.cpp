@@ -172,6 +172,7 @@ ModelConsts model_consts(const Params& p, int width, int height, const cpwl::Tab
   m.threshold = static_cast<float>(p.threshold);
   m.update_threshold = static_cast<float>(p.threshold * p.update_margin);
   m.update_own = p.update_own;
+  m.own_levels = p.ghost_levels;
   if (kernel_indexes_uniform_table(p.kernel))
     m.arg_scale = table.scale;
   else if (p.kernel == Kernel::kFastFused)

@@ -72,10 +72,11 @@ struct Params {
   bool conservative_update = true;
   double update_margin = 1.0; // >= 1
   // Update only pixels whose own samples explain their value (own_explained, bgsub_math.hpp: the
-  // density of their own L samples alone is >= threshold), or that show what half of a background
-  // 4-neighbour's samples hold (borrowed_learnable: revealed background). Other background that
-  // only the neighbours' samples explain is background in the mask but not learnt, so a flat
-  // object next to a moving background is not taken in from its contour (README.md, deviations).
+  // density of their own L samples alone is >= threshold, and one of them is within ghost_levels
+  // of it in every channel), or that show what half of a background 4-neighbour's samples hold
+  // (borrowed_learnable: revealed background). Other background is background in the mask but not
+  // learnt, so a flat object next to a moving background is not taken in from its contour
+  // (README.md, deviations).
   bool update_own = true;
   // Foreground when the density (levels^-3) is below this (> 0). 3e-7: chosen on the issue-12
   // corpus's training sequences with the shadow defaults below (docs/elements/cudabgsub.md);
@@ -154,7 +155,8 @@ struct Params {
   // neighbours'), and a flat one a little off its background is not peeled through copied
   // samples, so it stays foreground. 0: off (>= 0).
   int ghost_passes = 1;
-  int ghost_levels = 10; // >= 0
+  // >= 0; also the tolerance of update_own (own_explained) and of the lending.
+  int ghost_levels = 10;
   int ghost_matches = 1; // samples of the neighbour that must match (1..num_samples)
   int ghost_still = 8;   // frames pixel and neighbour must have stayed within ghost_levels (0..255)
 };

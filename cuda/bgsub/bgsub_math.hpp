@@ -28,6 +28,7 @@ struct ModelConsts {
   float threshold = 0.f;
   float update_threshold = 0.f; // threshold * update_margin
   bool update_own = false;      // Params::update_own: own_explained() gates the update
+  int own_levels = 0;           // own_explained()'s holding tolerance (Params::ghost_levels)
   // Factor of 1/sigma in the kernel's argument t = |d| / sigma * arg_scale: the table's N / range
   // for the uniform CPWL tables (t is the table index), sqrt(log2(e) / 2) for fast-fused (t^2 sums
   // to the exponent of 2 directly), 1 otherwise (u = |d| / sigma).
@@ -295,28 +296,38 @@ CVIS_HD void kde_sums(uint32_t feat, int px, int py, const ModelConsts& m, const
 }
 
 // Own-samples test of Params::update_own: whether pixel p's own L samples alone explain its
-// feature, i.e. the density of (D) restricted to q = p (weight 1) is >= threshold. A background
-// pixel that only its neighbours' samples explain does not update: at the contour of a flat object
-// that a moving background's wide kernels or a neighbour's samples explain, the object's colour
-// would otherwise enter the pixel's samples and, through them, its neighbours' sums, a layer a
-// frame. `sample(k)` returns the pixel's sample k; `nonneg` (kernel_terms_nonnegative) allows
-// stopping once the partial sum's density reaches the threshold (the same answer: the terms are >=
-// 0). The test follows every sample: on a still background one or two samples that match the
-// pixel already reach the threshold, and the test is cheap beside a sample's load and kernel.
+// feature, i.e. the density of (D) restricted to q = p (weight 1) is >= threshold, and one of them
+// holds it (within m.own_levels in every channel). A background pixel that only its neighbours'
+// samples explain does not update: at the contour of a flat object that a moving background's
+// wide kernels or a neighbour's samples explain, the object's colour would otherwise enter the
+// pixel's samples and, through them, its neighbours' sums, a layer a frame. The holding sample
+// keeps out a colour that the pixel's own wide kernels explain but none of its samples holds.
+// `sample(k)` returns the pixel's sample k; `nonneg` (kernel_terms_nonnegative) allows stopping
+// once the partial sum's density reaches the threshold and a sample held the value (the same
+// answer: the terms are >= 0). On a still background the first sample does both.
 template <typename SampleFn, typename ProdFn>
 CVIS_HD bool own_explained(uint32_t feat, const ModelConsts& m, const float scale[3],
                            const float inv_sigma[3], SampleFn sample, ProdFn prod, bool nonneg) {
   const float fb[3] = {biased_channel(feat, 0), biased_channel(feat, 1), biased_channel(feat, 2)};
   const DensityFactors f = density_factors(1.0f, inv_sigma, m);
   float s = 0.0f;
+  bool held = false;
   for (int k = 0; k < m.num_samples; ++k) {
     const uint32_t ref = sample(k);
     s = add_rn(s, prod(kernel_arg(ref, fb, scale, 0), kernel_arg(ref, fb, scale, 1),
                        kernel_arg(ref, fb, scale, 2)));
-    if (nonneg && density_of(s, f) >= m.threshold)
+    if (!held) {
+      bool near = true;
+      for (int c = 0; c < 3; ++c) {
+        const int d = channel(feat, c) - channel(ref, c);
+        near = near && (d < 0 ? -d : d) <= m.own_levels;
+      }
+      held = near;
+    }
+    if (nonneg && held && density_of(s, f) >= m.threshold)
       return true;
   }
-  return density_of(s, f) >= m.threshold;
+  return held && density_of(s, f) >= m.threshold;
 }
 
 // Raw classification of a density: foreground, weak background (below update_threshold: kept out

@@ -296,9 +296,10 @@ gst_cuda_bg_sub_install_properties (GObjectClass * c)
           "follows illumination changes less)", 1.0, 1e12, d.update_margin, playing));
   g_object_class_install_property (c, PROP_UPDATE_OWN,
       g_param_spec_boolean ("update-own", "Update on own samples",
-          "Update only pixels whose own samples explain their value (the neighbours' samples "
-          "alone classify but do not teach: flat objects next to a moving background are not "
-          "learnt from their contour)", d.update_own, playing));
+          "Update only pixels whose own samples explain their value and one of which holds it "
+          "within ghost-levels (the neighbours' samples alone classify but do not teach: flat "
+          "objects next to a moving background are not learnt from their contour)",
+          d.update_own, playing));
   /* Scene extensions (issue 12): all off (and min-mask-area 0) is the paper's model. */
   g_object_class_install_property (c, PROP_ILLUMINATION, g_param_spec_boolean ("illumination",
           "Illumination", "Compensate global illumination changes: per-channel gains (the median "
