@@ -121,7 +121,14 @@ public:
         values(i, v);
         const MotionTest t = motion_test(v, nc_, x, y, w_, h_, p_.radius, model, shows_bg);
         raw_[i] = (!t.own && t.neighbour < 0) ? 255 : 0;
+        // Shifted pixels are marked as shadows are (2: no sample, no gain vote, no live value).
         shadow_[i] = 0;
+        if (raw_[i] && p_.shift_test && nc_ == 3 &&
+            shift_explained(v, model(x, y), nc_, x, y, w_, h_, p_.radius, model, shows_bg)) {
+          raw_[i] = 0;
+          shadow_[i] = 2;
+          ++result->shifted;
+        }
         if (raw_[i] && nc_ == 3 && p_.shadows &&
             seg::shadow_yuv(v[0], v[1], v[2], bg_[i], bg_[npix_ + i], bg_[2 * npix_ + i], black_,
                             lo16, hi16, p_.shadow_chroma)) {
@@ -145,7 +152,7 @@ public:
       }
     }
     for (size_t i = 0; i < npix_; ++i) {
-      if (shadow_[i]) {
+      if (shadow_[i] == 1) { // (2: shifted, not a shadow)
         raw_[i] = 0;
         ++result->shadow;
       }
@@ -224,7 +231,9 @@ public:
     write_outputs(mask, background, g16, false);
     // The shot-change rule reads this frame's counts; a confirmed change restarts the model at the
     // next frame (the CUDA backend reads the counts after the frame's synchronisation).
-    if (p_.shot_change && rule_.update(static_cast<double>(raw_count) / npix_,
+    // The rule counts the pixels that no model explains, before the shift test: a new scene's
+    // values are often blends of the old one's neighbouring backgrounds.
+    if (p_.shot_change && rule_.update(static_cast<double>(raw_count + result->shifted) / npix_,
                                        static_cast<double>(diff_count) / npix_)) {
       restart_pending_ = true;
     }

@@ -123,6 +123,7 @@ public:
     result->chroma_offset[0] = f.offset[0];
     result->chroma_offset[1] = f.offset[1];
     result->shadow = static_cast<int64_t>(f.shadow);
+    result->shifted = static_cast<int64_t>(f.shifted);
     result->foreground = static_cast<int64_t>(f.foreground);
     if (persist)
       CVIS_RETURN_IF_ERROR(
@@ -131,7 +132,7 @@ public:
     note_wide(static_cast<int64_t>(f.wide), static_cast<int64_t>(m_.px));
     const double n = static_cast<double>(m_.px);
     if (p_.shot_change &&
-        rule_.update(static_cast<double>(f.raw) / n, static_cast<double>(f.diff) / n)) {
+        rule_.update(static_cast<double>(f.raw + f.shifted) / n, static_cast<double>(f.diff) / n)) {
       restart_pending_ = true;
     }
     if (p_.blobs) {
@@ -165,6 +166,7 @@ private:
     k.adopt_frames = adopt_frames_now();
     k.wide_tau = wide_tau();
     k.adopt_tight = p_.adopt_tight;
+    k.shift_test = p_.shift_test;
     k.absorb_frames = p_.absorb_frames;
     k.cleanup = p_.cleanup;
     k.sample_period = p_.sample_period;

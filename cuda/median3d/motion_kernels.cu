@@ -491,9 +491,10 @@ __global__ void __launch_bounds__(kOffsetThreads)
 constexpr int kHaloW = kTileW + 2 * kMaxMotionRadius, kHaloH = kTileH + 2 * kMaxMotionRadius;
 
 // R: the radius as a constant (one instance per radius): the halo's index arithmetic becomes
-// multiplications and the neighbour loops unroll.
+// multiplications and the neighbour loops unroll. Eight blocks a multiprocessor: with the shift
+// test the kernel would otherwise take more than 32 registers and lose occupancy (bench_motion).
 template <int R>
-__global__ void __launch_bounds__(kTileW* kTileH) test_kernel(MotionState m, MotionConsts k) {
+__global__ void __launch_bounds__(kTileW* kTileH, 8) test_kernel(MotionState m, MotionConsts k) {
   __shared__ uint32_t s_val[kHaloW * kHaloH]; // v0 | v1 << 8 | v2 << 16
   __shared__ uint32_t s_bg[kHaloW * kHaloH];  // b0 | b1 << 8 | b2 << 16 | own << 24
   __shared__ int s_tau[3][kHaloW * kHaloH];   // thresholds widened by 1/g (may pass 255)
@@ -524,7 +525,7 @@ __global__ void __launch_bounds__(kTileW* kTileH) test_kernel(MotionState m, Mot
   __syncthreads();
   const int x = blockIdx.x * kTileW + threadIdx.x, y = blockIdx.y * kTileH + threadIdx.y;
   const bool inside = x < m.w && y < m.h;
-  bool raw = false, shadow = false, diff = false, wide = false;
+  bool raw = false, shadow = false, diff = false, wide = false, shifted = false;
   if (inside) {
     const size_t i = static_cast<size_t>(y) * m.w + x;
     auto at = [&](int xx, int yy) { return (yy - y0) * hw + (xx - x0); };
@@ -551,6 +552,11 @@ __global__ void __launch_bounds__(kTileW* kTileH) test_kernel(MotionState m, Mot
     if (!shows_bg(x, y))
       t = motion_test(v, m.nc, x, y, m.w, m.h, r, model, shows_bg);
     raw = !t.own && t.neighbour < 0;
+    if (raw && k.shift_test && m.nc == 3 &&
+        shift_explained(v, model(x, y), m.nc, x, y, m.w, m.h, r, model, shows_bg)) {
+      raw = false;
+      shifted = true;
+    }
     if (raw && m.nc == 3 && k.shadows) {
       const PixelModel pm = model(x, y);
       if (seg::shadow_yuv(v[0], v[1], v[2], pm.b[0], pm.b[1], pm.b[2], k.black, k.lo16, k.hi16,
@@ -560,7 +566,7 @@ __global__ void __launch_bounds__(kTileW* kTileH) test_kernel(MotionState m, Mot
       }
     }
     m.raw[i] = raw ? 255 : 0;
-    m.shadow[i] = shadow;
+    m.shadow[i] = shadow ? 1 : (shifted ? 2 : 0); // shifted: as a shadow, no sample, no vote
     const int prev = m.prev[i];
     const int d = v[0] > prev ? v[0] - prev : prev - v[0];
     const int tau0 = m.tau[i];
@@ -584,7 +590,8 @@ __global__ void __launch_bounds__(kTileW* kTileH) test_kernel(MotionState m, Mot
   // Counts per block (one global atomic per figure and block: 8,100 at 1080p, where one per warp
   // made 64,800 on each of three addresses, which the L2 serialises).
   const int n_raw = __syncthreads_count(raw), n_shadow = __syncthreads_count(shadow),
-            n_diff = __syncthreads_count(diff), n_wide = __syncthreads_count(wide);
+            n_diff = __syncthreads_count(diff), n_wide = __syncthreads_count(wide),
+            n_shifted = __syncthreads_count(shifted);
   if (threadIdx.x == 0 && threadIdx.y == 0) {
     if (n_raw)
       atomicAdd(&m.fig->raw, static_cast<unsigned long long>(n_raw));
@@ -594,6 +601,8 @@ __global__ void __launch_bounds__(kTileW* kTileH) test_kernel(MotionState m, Mot
       atomicAdd(&m.fig->diff, static_cast<unsigned long long>(n_diff));
     if (n_wide)
       atomicAdd(&m.fig->wide, static_cast<unsigned long long>(n_wide));
+    if (n_shifted)
+      atomicAdd(&m.fig->shifted, static_cast<unsigned long long>(n_shifted));
   }
 }
 

@@ -32,7 +32,8 @@ struct MotionFigures {
   int32_t offset[2];                 // chroma offsets removed
   float gain;                        // the estimated gain (1 without votes)
   unsigned long long raw, diff, shadow, foreground;
-  unsigned long long wide; // pixels whose luma threshold exceeds MotionConsts::wide_tau
+  unsigned long long shifted; // pixels that only the shift test called background
+  unsigned long long wide;    // pixels whose luma threshold exceeds MotionConsts::wide_tau
 };
 
 struct MotionState {
@@ -85,6 +86,7 @@ struct MotionConsts {
   // MotionFigures::wide.
   int adopt_frames, absorb_frames, wide_tau;
   bool adopt_tight; // adoption also needs matches_tightly() of the neighbour's model
+  bool shift_test;  // MotionParams::shift_test (shift_explained)
   bool cleanup;
   int sample_period;
   long long frame;      // frames since the reset, this one included

@@ -177,6 +177,28 @@ struct MotionTest {
                  // smallest worst-channel margin |v_c - B_qc| - tau_qc), -1 when none matches
 };
 
+// Calls fn(xx, yy, n) for each neighbour (xx, yy) of (x, y) within r inside the image that shows
+// its background (`shows_background`, as below), n its index (dy + r) * (2r + 1) + (dx + r), in
+// raster order, until fn returns true; returns whether it did.
+template <typename ShowsBg, typename Fn>
+CVIS_HD bool any_background_neighbour(int x, int y, int w, int h, int r, ShowsBg shows_background,
+                                      Fn fn) {
+  const int side = 2 * r + 1;
+  for (int dy = -r; dy <= r; ++dy) {
+    const int yy = y + dy;
+    if (yy < 0 || yy >= h)
+      continue;
+    for (int dx = -r; dx <= r; ++dx) {
+      const int xx = x + dx;
+      if ((dx == 0 && dy == 0) || xx < 0 || xx >= w || !shows_background(xx, yy))
+        continue;
+      if (fn(xx, yy, (dy + r) * side + (dx + r)))
+        return true;
+    }
+  }
+  return false;
+}
+
 // `model(x, y)` returns a pixel's PixelModel, `shows_background(x, y)` whether that pixel passes
 // its own test in this frame: only such neighbours are compared (a neighbour that does not show its
 // own background, e.g. a pixel of a ghost or of an object, says nothing about what p's background
@@ -190,22 +212,50 @@ CVIS_HD MotionTest motion_test(const int v[3], int nc, int x, int y, int w, int 
   t.own = matches(v, model(x, y), nc, &margin);
   t.neighbour = -1;
   int best = 1;
-  const int side = 2 * r + 1;
-  for (int dy = -r; dy <= r; ++dy) {
-    const int yy = y + dy;
-    if (yy < 0 || yy >= h)
-      continue;
-    for (int dx = -r; dx <= r; ++dx) {
-      const int xx = x + dx;
-      if ((dx == 0 && dy == 0) || xx < 0 || xx >= w || !shows_background(xx, yy))
-        continue;
-      if (matches(v, model(xx, yy), nc, &margin) && margin < best) {
-        best = margin;
-        t.neighbour = (dy + r) * side + (dx + r);
-      }
+  any_background_neighbour(x, y, w, h, r, shows_background, [&](int xx, int yy, int n) {
+    if (matches(v, model(xx, yy), nc, &margin) && margin < best) {
+      best = margin;
+      t.neighbour = n;
     }
-  }
+    return false;
+  });
   return t;
+}
+
+// MotionParams::shift_test: whether values v that fail the own and neighbour tests are what a
+// shift of the image by less than a neighbour's distance shows: a blend of p's median B_p and a
+// neighbour's B_q, i.e. v lies on the segment B_p..B_q in (Y, U, V), off it by at most p's
+// threshold in every channel. At an edge a creeping camera (a tripod settling, a pole swaying)
+// moves values between two backgrounds by less than a pixel, where neither model explains them.
+// Integer: with d = B_q - B_p and u = v - B_p, 0 <= u.d <= d.d and |u_c d.d - (u.d) d_c| <=
+// tau_c d.d. `model` and `shows_background` as in motion_test: only neighbours within r that pass
+// their own test are tried (a ghost's or an object's model is no background to blend with: a
+// square moving off its ghost would be a blend of the ghost's colour). r = 0: none.
+template <typename ModelAt, typename ShowsBg>
+CVIS_HD bool shift_explained(const int v[3], const PixelModel& mp, int nc, int x, int y, int w,
+                             int h, int r, ModelAt model, ShowsBg shows_background) {
+  return any_background_neighbour(x, y, w, h, r, shows_background, [&](int xx, int yy, int) {
+    const PixelModel mq = model(xx, yy);
+    // int suffices: |d_c|, |u_c| <= 255, so d.d and |u.d| <= 3 * 255^2; the largest product,
+    // tau_c d.d, is under 16 * 255 * 3 * 255^2 = 8.0e8 < 2^31 (thresholds widen by at most
+    // 1 / kGainMin = 16).
+    int dd = 0, ud = 0;
+    for (int c = 0; c < 3; ++c) {
+      if (c >= nc)
+        break;
+      const int d = mq.b[c] - mp.b[c];
+      dd += d * d;
+      ud += (v[c] - mp.b[c]) * d;
+    }
+    bool on = dd > 0 && ud >= 0 && ud <= dd;
+    for (int c = 0; c < 3 && on; ++c) {
+      if (c >= nc)
+        break;
+      const int off = (v[c] - mp.b[c]) * dd - ud * (mq.b[c] - mp.b[c]);
+      on = (off < 0 ? -off : off) <= mp.tau[c] * dd;
+    }
+    return on;
+  });
 }
 
 } // namespace cvis::median3d

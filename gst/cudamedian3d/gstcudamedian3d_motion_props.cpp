@@ -27,6 +27,7 @@ enum {
   M_ADOPT_FRAMES_DYNAMIC,
   M_DYNAMIC_FRACTION,
   M_PERSISTENCE,
+  M_SHIFT_TEST,
   M_COUNT
 };
 static_assert (M_COUNT == GST_CUDA_MEDIAN3D_MOTION_PROPS, "property count");
@@ -37,7 +38,7 @@ gst_cuda_median3d_motion_property_names (void)
   static const gchar *const names[] = { "history", "sample-period", "noise-factor", "tau-min",
     "tau-max", "chroma", "shadows", "illumination", "adopt-frames", "absorb-frames",
     "min-mask-area", "shot-changes", "live-background", "adopt-tight",
-    "adopt-frames-dynamic", "dynamic-fraction", "persistence", NULL
+    "adopt-frames-dynamic", "dynamic-fraction", "persistence", "shift-test", NULL
   };
   static_assert (G_N_ELEMENTS (names) == M_COUNT + 1, "one name per property");
   return names;
@@ -108,6 +109,9 @@ gst_cuda_median3d_set_motion_property (m3d::MotionParams * m, guint prop_id, con
     case M_PERSISTENCE:
       m->persistence = static_cast<float>(g_value_get_double (value));
       break;
+    case M_SHIFT_TEST:
+      m->shift_test = g_value_get_boolean (value);
+      break;
     default:
       break;
   }
@@ -167,6 +171,9 @@ gst_cuda_median3d_get_motion_property (const m3d::MotionParams & m, guint prop_i
       return TRUE;
     case M_PERSISTENCE:
       g_value_set_double (value, m.persistence);
+      return TRUE;
+    case M_SHIFT_TEST:
+      g_value_set_boolean (value, m.shift_test);
       return TRUE;
     default:
       return FALSE;
@@ -232,6 +239,11 @@ gst_cuda_median3d_install_motion_properties (GObjectClass * k, guint first)
           "only when at least this share of its pixels was in the previous frame's mask: "
           "flickering water glints go, an object's first frame and objects moving more than "
           "about 70% of their length a frame too (0: off)", 0.0, 1.0, d.persistence, ready));
+  g_object_class_install_property (k, first + M_SHIFT_TEST, g_param_spec_boolean ("shift-test",
+          "Shift test", "mode=motion with chroma: a pixel that neither its own nor a neighbour's "
+          "background explains is background (not learnt) when it is a blend of its background "
+          "and a neighbour's (an edge moved by less than a pixel: a creeping camera)",
+          d.shift_test, ready));
   g_object_class_install_property (k, first + M_ABSORB_FRAMES, g_param_spec_int ("absorb-frames",
           "Absorb frames", "mode=motion: a pixel foreground this many frames in a row becomes "
           "background (0 = never: stopped objects stay foreground)", 0, 65535, d.absorb_frames,

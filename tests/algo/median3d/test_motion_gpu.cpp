@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <memory>
 #include <ostream>
 #include <string>
@@ -67,6 +68,7 @@ struct MotionCase {
   MotionParams p;
   int frames = 64;
   bool black = false; // frames 28..37 black instead of dimmed (the gain's lower bound)
+  bool creep = false; // packed RGB: the frame moved right by 0..1 pixel, swinging (shift_test)
 };
 
 void PrintTo(const MotionCase& c, std::ostream* os) {
@@ -77,11 +79,17 @@ void PrintTo(const MotionCase& c, std::ostream* os) {
 // parked block until frame 16 (inside the initial fill: it leaves a ghost), the first plane dimmed
 // to 70% during frames 28..37 (luma, or R for packed RGB; `black`: every plane set to 0), its rows
 // mirrored from frame 48 (a cut).
-HostImage motion_frame(PixelFormat f, int w, int h, size_t pad, int t, bool black = false) {
+HostImage motion_frame(PixelFormat f, int w, int h, size_t pad, int t, bool black = false,
+                       bool creep = false) {
   HostImage img = test::make_frame(f, w, h, pad, test::Content::kScene, 6u, t);
   const int bpp = is_yuv(f) ? 1 : static_cast<int>(plane_row_bytes(f, 0, 1));
+  // creep: each value a blend of the pixel and its left neighbour, in 16ths (integer: the same
+  // frames on every machine).
+  const int a16 = creep ? 8 + static_cast<int>(std::lround(7.0 * std::sin(t / 6.0))) : 0;
   for (int y = 0; y < h; ++y) {
     uint8_t* row = img.plane(0) + static_cast<size_t>(y) * img.pitch(0);
+    for (int x = w * bpp - 1; creep && x >= bpp; --x)
+      row[x] = static_cast<uint8_t>((row[x] * (16 - a16) + row[x - bpp] * a16 + 8) / 16);
     for (int x = 0; x < w * bpp; ++x) {
       if (t < 16 && x / bpp >= w / 2 && x / bpp < w / 2 + 7 && y >= h / 3 && y < h / 3 + 6)
         row[x] = 30;
@@ -157,6 +165,11 @@ std::vector<MotionCase> cases() {
   dynamic.adopt_frames_dynamic = 3;
   dynamic.dynamic_fraction = 0.02f;
   v.push_back({"i420_adopt_dynamic_device", PixelFormat::kI420, 64, 48, 0, true, dynamic});
+  // A creeping camera (MotionParams::shift_test at radius 1 and 2).
+  v.push_back({"rgba_creep_device", PixelFormat::kRGBA, 56, 40, 0, true, base, 64, false, true});
+  MotionParams creep2 = base;
+  creep2.radius = 2;
+  v.push_back({"bgra_creep_r2_host", PixelFormat::kBGRA, 45, 35, 4, false, creep2, 64, false, true});
   // Black frames: every voter in the gain's bin 0 (the gain stops at seg::kGainMin).
   v.push_back({"rgba_black_frames_device", PixelFormat::kRGBA, 48, 32, 0, true, base, 64, true});
   if (cvis::test::sanitizer_run()) { // small: every kernel and path, few frames
@@ -190,9 +203,9 @@ TEST_P(MotionGpu, EqualsTheCpuReference) {
   ASSERT_TRUE(gpu) << s.to_string();
   ASSERT_TRUE(cpu->configure(c.p).ok());
   ASSERT_TRUE(gpu->configure(c.p).ok());
-  int gains = 0, cuts = 0, busy = 0, with_blobs = 0, shadows = 0;
+  int gains = 0, cuts = 0, busy = 0, with_blobs = 0, shadows = 0, shifted = 0;
   for (int t = 0; t < c.frames; ++t) {
-    const HostImage f = motion_frame(c.format, c.width, c.height, c.pad, t, c.black);
+    const HostImage f = motion_frame(c.format, c.width, c.height, c.pad, t, c.black, c.creep);
     HostImage cm(PixelFormat::kGRAY8, c.width, c.height), cb(c.format, c.width, c.height);
     HostImage gm(PixelFormat::kGRAY8, c.width, c.height, 5), gb(c.format, c.width, c.height, 2);
     const ImageView cmv = cm.view(), cbv = cb.view();
@@ -220,6 +233,7 @@ TEST_P(MotionGpu, EqualsTheCpuReference) {
     EXPECT_EQ(rg.chroma_offset[0], rc.chroma_offset[0]) << at;
     EXPECT_EQ(rg.chroma_offset[1], rc.chroma_offset[1]) << at;
     EXPECT_EQ(rg.shadow, rc.shadow) << at;
+    EXPECT_EQ(rg.shifted, rc.shifted) << at;
     EXPECT_EQ(rg.foreground, rc.foreground) << at;
     EXPECT_EQ(rg.pixels, rc.pixels) << at;
     EXPECT_EQ(rg.blobs, rc.blobs) << at;
@@ -228,6 +242,10 @@ TEST_P(MotionGpu, EqualsTheCpuReference) {
     busy += rc.foreground > 0;
     with_blobs += !rc.blobs.empty();
     shadows += rc.shadow > 0;
+    shifted += rc.shifted > 0;
+  }
+  if (c.creep) {
+    EXPECT_GT(shifted, 10) << c.name;
   }
   // The sequence exercises what it is meant to (on the CPU side: equal on both).
   EXPECT_GT(busy, 10) << c.name;
