@@ -13,7 +13,7 @@ motion against the clip's median, dilated), 0 background (moving leaves and wate
 truth.npz also holds `obj` (per-pixel object id, 0 none) and meta.json `objects` (id, speed,
 stops), for the per-object recall of score_dynamic.py.
 
-Usage: /usr/bin/python3 tests/quality/dynamic/make_dynamic.py [--out DIR] [--only a,b] [--split dev|eval]
+Usage: /usr/bin/python3 tests/quality/dynamic/make_dynamic.py [--out DIR] [--only a,b] [--split dev|eval|eval2]
 Default DIR build-eval/dynamic (ignored by git). Needs python3-opencv, numpy, gst-launch-1.0 with
 x264enc and avdec_h264.
 """
@@ -141,6 +141,19 @@ def specs():
     S.append(dict(name="eval-grass", split="eval", bg=("grass", "grass", 3.5), seed=24, speeds=[0.5, 1, 2], people=2))
     S.append(dict(name="eval-water", split="eval", bg=("water", "brick", 2.5), seed=25, speeds=[0, 0.5, 1], people=0))
     S.append(dict(name="eval-foliage", split="eval", bg=("foliage", "coffee", "rocket"), seed=26, speeds=[0.5, 2], people=3))
+    # A second evaluation split, made before the choices that followed the evaluation split's
+    # second run: other photographs under water and creep, another grass crop, foliage cut from
+    # other photographs, the ball clip through a creeping camera; objects at every speed.
+    S.append(dict(name="eval2-water", split="eval2", bg=("water", "chelsea", 3.0), seed=31, speeds=[0, 0.5, 1, 2],
+                  people=0))
+    S.append(dict(name="eval2-grass", split="eval2", bg=("grass", "grass", 3.0), seed=32, speeds=[0, 0.5, 1],
+                  people=2))
+    S.append(dict(name="eval2-foliage", split="eval2", bg=("foliage", "baboon", "starry"), seed=33,
+                  speeds=[0, 0.5, 1], people=2))
+    S.append(dict(name="eval2-creep-class", split="eval2", bg=("video", "ball", (0, 100, 520, 390), True, 100, None, 1.5),
+                  seed=34, speeds=[0, 0.5, 1, 2]))
+    S.append(dict(name="eval2-creep-photo", split="eval2", bg=("still", "motorcycle", 1.5), seed=35,
+                  speeds=[0, 0.5, 1, 2]))
     return S
 
 
@@ -235,7 +248,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--out", default=os.path.join(REPO, "build-eval", "dynamic"))
     ap.add_argument("--only", default="")
-    ap.add_argument("--split", default="all", choices=["dev", "eval", "all"])
+    ap.add_argument("--split", default="all", choices=["dev", "eval", "eval2", "all"])
     a = ap.parse_args()
     only = set(filter(None, a.only.split(",")))
     pool = []
