@@ -86,6 +86,8 @@ Status validate(const Params& p) {
     return bad("persistence must be in [0, 1]");
   if (p.ghost_passes < 0)
     return bad("ghost_passes must be >= 0");
+  if (p.shift_levels < 1)
+    return bad("shift_levels must be >= 1");
   if (p.ghost_levels < 0)
     return bad("ghost_levels must be >= 0");
   if (p.ghost_matches < 1)
@@ -99,6 +101,7 @@ Params paper_params() {
   Params p;
   p.illumination = false;
   p.shadows = false;
+  p.shift_test = false;
   p.shot_change = false;
   p.min_mask_area = 0;
   p.persistence = 0.0f;

@@ -122,9 +122,11 @@ public:
 
     const ModelConsts m = model_consts(p_, w_, h_, table_);
     parallel_rows(h_, threads, [&](int y0, int y1) { classify(m, g, y0, y1, density); });
+    if (p_.shift_test && p_.color == ColorSpace::kRgb)
+      parallel_rows(h_, threads, [&](int y0, int y1) { shift(y0, y1); });
     int64_t raw_count = 0;
     for (size_t i = 0; i < npix; ++i) {
-      raw_count += raw_[i] == kRawForeground;
+      raw_count += raw_counts_foreground(raw_[i]);
       result->shadow_pixels += raw_[i] == kRawShadow;
     }
     schedule_.end(raw_count, changed, static_cast<int64_t>(npix));
@@ -397,6 +399,23 @@ private:
   // kRawBorrowed pixels of the mask's background that borrowed_learnable() lets learn become
   // kRawLent. The test reads raw values only as 0 or not, so marking in place reads what the CUDA
   // kernel reads.
+  // Params::shift_test: raw foreground that shift_explained() explains becomes kRawShifted.
+  void shift(int y0, int y1) {
+    const size_t npix = static_cast<size_t>(w_) * h_;
+    auto raw = [&](int x, int y) { return raw_[static_cast<size_t>(y) * w_ + x]; };
+    auto smp = [&](int k, int x, int y) {
+      return samples_[static_cast<size_t>(k) * npix + static_cast<size_t>(y) * w_ + x];
+    };
+    for (int y = y0; y < y1; ++y) {
+      for (int x = 0; x < w_; ++x) {
+        const size_t i = static_cast<size_t>(y) * w_ + x;
+        if (raw_[i] == kRawForeground &&
+            shift_explained(cur_[i], raw, smp, x, y, w_, h_, p_.num_samples, p_.shift_levels))
+          raw_[i] = kRawShifted;
+      }
+    }
+  }
+
   void lend() {
     const size_t npix = static_cast<size_t>(w_) * h_;
     auto raw = [&](int x, int y) { return raw_[static_cast<size_t>(y) * w_ + x]; };

@@ -72,6 +72,8 @@ public:
     sh.need = std::min(p_.shadow_samples, p_.num_samples);
     CVIS_RETURN_IF_ERROR(
         kernels::launch_classify(static_cast<int>(p_.kernel), m, c, sh, dtable_.view(), stream));
+    if (p_.shift_test && p_.color == ColorSpace::kRgb)
+      CVIS_RETURN_IF_ERROR(kernels::launch_shift(m, p_.shift_levels, stream));
     CVIS_RETURN_IF_ERROR(kernels::launch_cleanup(static_cast<int>(p_.cleanup), m, stream));
     CVIS_RETURN_IF_ERROR(kernels::launch_ghosts(m, p_.ghost_passes, p_.ghost_levels,
                                                 p_.ghost_matches, p_.ghost_still, stream));

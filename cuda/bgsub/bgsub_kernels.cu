@@ -46,6 +46,25 @@ __global__ void lend_kernel(DeviceModel m, int levels) {
     m.raw[i] = kRawLent;
 }
 
+// Params::shift_test: raw foreground that shift_explained() explains becomes kRawShifted. Only raw
+// foreground pixels read samples; in place, as the CPU pass (the test accepts no neighbour that is
+// raw foreground, before or after it became kRawShifted).
+__global__ void shift_kernel(DeviceModel m, int levels) {
+  const int x = blockIdx.x * kBx + threadIdx.x, y = blockIdx.y * kBy + threadIdx.y;
+  if (x >= m.width || y >= m.height)
+    return;
+  const size_t i = static_cast<size_t>(y) * m.stride + x;
+  if (m.raw[i] != kRawForeground)
+    return;
+  const size_t plane = plane_elems(m);
+  auto raw = [&](int xx, int yy) { return m.raw[static_cast<size_t>(yy) * m.stride + xx]; };
+  auto smp = [&](int k, int xx, int yy) {
+    return __ldg(m.samples + k * plane + static_cast<size_t>(yy) * m.stride + xx);
+  };
+  if (shift_explained(m.cur[i], raw, smp, x, y, m.width, m.height, m.num_samples, levels))
+    m.raw[i] = kRawShifted;
+}
+
 // The differences live in shared memory (kShared: difference k of thread t at k * 256 + t, no
 // bank conflicts) or, where the device has too little shared memory for L, in a local array. In
 // local memory 188 bytes per pixel (L = 48) overflow L1 at full occupancy, and the median's
@@ -336,6 +355,12 @@ Status plan_update(int num_samples, UpdatePlan* plan) {
 Status launch_lend(const DeviceModel& m, int levels, cudaStream_t stream) {
   lend_kernel<<<grid_for(m.width, m.height), dim3(kBx, kBy), 0, stream>>>(m, levels);
   CVIS_CUDA_CHECK_LAUNCH(stream, "bgsub lend_kernel");
+  return Status::Ok();
+}
+
+Status launch_shift(const DeviceModel& m, int levels, cudaStream_t stream) {
+  shift_kernel<<<grid_for(m.width, m.height), dim3(kBx, kBy), 0, stream>>>(m, levels);
+  CVIS_CUDA_CHECK_LAUNCH(stream, "bgsub shift_kernel");
   return Status::Ok();
 }
 

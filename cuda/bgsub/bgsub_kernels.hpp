@@ -17,7 +17,7 @@ namespace cvis::bgsub::kernels {
 struct SceneFigures {
   uint32_t votes[3];             // gain voters per channel
   Gains gains;                   // applied (unit_gains() without illumination)
-  unsigned long long raw;        // raw foreground pixels (shadows excluded)
+  unsigned long long raw;        // raw foreground pixels (shadows excluded, shifts included)
   unsigned long long shadow;     // raw foreground explained as shadows
   unsigned long long changed;    // pixels changed since the previous frame (kChangedLevels)
   unsigned long long foreground; // final mask (after the area filter)
@@ -79,6 +79,9 @@ Status launch_update(const DeviceModel& m, const UpdatePlan& plan, bool update, 
 // Params::ghost_levels.
 Status launch_lend(const DeviceModel& m, int levels, cudaStream_t stream);
 
+// Params::shift_test, after the classification: kRawForeground pixels that shift_explained()
+// explains become kRawShifted (m.raw; reads m.cur and m.samples). `levels`: Params::shift_levels.
+Status launch_shift(const DeviceModel& m, int levels, cudaStream_t stream);
 // KDE classification of m.cur into m.raw (and m.density) with Kernel `kernel` (bgsub::Kernel
 // value), the bandwidths widened by m.fig->gains; foreground explained as a shadow becomes
 // kRawShadow. `table` holds device pointers (CPWL kernels).

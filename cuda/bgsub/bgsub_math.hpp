@@ -343,6 +343,10 @@ inline constexpr uint8_t kRawShadow = 2;
 inline constexpr uint8_t kRawBorrowed = 3;
 // kRawBorrowed that borrowed_learnable() lets update (set between the ghost passes and the update).
 inline constexpr uint8_t kRawLent = 4;
+// Foreground by density, explained as a blend of the pixel's and a neighbour's background
+// (Params::shift_test, shift_explained): background in the mask, never an update, and counted as
+// raw foreground by the shot-change rule (a new scene's values are often such blends).
+inline constexpr uint8_t kRawShifted = 5;
 
 // Whether a kRawBorrowed pixel at (x, y) with value v may learn it: a 4-neighbour is background
 // that its own samples explain (raw 0) and at least half of that neighbour's L samples
@@ -430,7 +434,7 @@ CVIS_HD bool updatable(At raw, uint8_t final_mask, int x, int y, int w, int h, b
   if (final_mask)
     return false;
   const uint8_t self = raw(x, y);
-  if (self == kRawShadow || self == kRawBorrowed)
+  if (self == kRawShadow || self == kRawBorrowed || self == kRawShifted)
     return false;
   if (self == kRawLent)
     return true;

@@ -183,7 +183,7 @@ __global__ void counts_kernel(DeviceModel m) {
   bool raw = false, shadow = false, fg = false;
   if (x < m.width && y < m.height) {
     const size_t i = static_cast<size_t>(y) * m.stride + x;
-    raw = m.raw[i] == kRawForeground;
+    raw = raw_counts_foreground(m.raw[i]);
     shadow = m.raw[i] == kRawShadow;
     fg = m.mask[i] != 0;
   }

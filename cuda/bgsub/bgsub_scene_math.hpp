@@ -40,7 +40,7 @@ template <typename CountFn> CVIS_HD void solve_gain(CountFn count, uint32_t n, i
 // Whether pixel votes for the gains: background in the previous frame's final mask and not a
 // shadow in its raw classification (`raw_prev`: kRawShadow marks shadows).
 CVIS_HD bool gain_voter(uint8_t mask_prev, uint8_t raw_prev) {
-  return mask_prev == 0 && raw_prev != kRawShadow;
+  return mask_prev == 0 && raw_prev != kRawShadow && raw_prev != kRawShifted;
 }
 
 // Channel c of the packed feature f multiplied by inv (1/g), rounded, clamped to 255.
@@ -120,9 +120,65 @@ CVIS_HD int ghost_dy(int n) {
 }
 
 // Whether raw classification `raw` says the pixel's own model explains its value (background or
-// weak background; not foreground, not a shadow).
+// weak background; not foreground, not a shadow, not a shift).
 CVIS_HD bool raw_explained(uint8_t raw) {
-  return raw != kRawForeground && raw != kRawShadow;
+  return raw != kRawForeground && raw != kRawShadow && raw != kRawShifted;
+}
+
+// Shot-change rule: does raw classification `raw` count as raw foreground?
+CVIS_HD bool raw_counts_foreground(uint8_t raw) {
+  return raw == kRawForeground || raw == kRawShifted;
+}
+
+// Whether feature v lies on segment a-b within `levels` in every channel, across an edge whose
+// change less its grey part exceeds 4/3 levels (along a grey edge, or between near colours, a
+// blend is any value between the sides and no evidence): with d = b - a and u = v - a,
+// 0 <= u.d <= d.d and |u_c d.d - (u.d) d_c| <= levels d.d. Integers (at most 255 * 3 * 255^2 in
+// magnitude), so both backends agree bit for bit.
+CVIS_HD bool on_segment(uint32_t v, uint32_t a, uint32_t b, int levels) {
+  int d[3], u[3];
+  for (int c = 0; c < 3; ++c) {
+    d[c] = static_cast<int>(channel(b, c)) - static_cast<int>(channel(a, c));
+    u[c] = static_cast<int>(channel(v, c)) - static_cast<int>(channel(a, c));
+  }
+  const int dd = d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
+  const int ud = u[0] * d[0] + u[1] * d[1] + u[2] * d[2];
+  const int sum = d[0] + d[1] + d[2];
+  int chroma = 0; // 9 |d - (sum / 3)(1, 1, 1)|^2: the edge's change less its grey part
+  for (int c = 0; c < 3; ++c)
+    chroma += (3 * d[c] - sum) * (3 * d[c] - sum);
+  if (chroma <= 16 * levels * levels || ud < 0 || ud > dd)
+    return false;
+  for (int c = 0; c < 3; ++c) {
+    const int off = u[c] * dd - ud * d[c];
+    if ((off < 0 ? -off : off) > levels * dd)
+      return false;
+  }
+  return true;
+}
+
+// Shift test (Params::shift_test) of raw-foreground pixel (x, y) with value v: a camera that
+// creeps by a fraction of a pixel shows, at an edge, a blend of the pixel's background and a
+// neighbour's that neither model holds. True when for some sample index k < count and some
+// 8-neighbour whose own model explains it in this frame (`raw(x, y)`: raw_explained()), v lies on
+// the segment from the pixel's sample k to the neighbour's sample k (on_segment).
+// Reads raw values and samples only; the pass writes kRawShifted over kRawForeground, which no
+// neighbour's test accepts either way, so the order of the pixels does not matter.
+template <typename RawFn, typename SampleFn>
+CVIS_HD bool shift_explained(uint32_t v, RawFn raw, SampleFn sample, int x, int y, int w, int h,
+                             int count, int levels) {
+  for (int k = 0; k < count; ++k) {
+    const uint32_t a = sample(k, x, y);
+    for (int dy = -1; dy <= 1; ++dy) {
+      for (int dx = -1; dx <= 1; ++dx) {
+        const int xx = x + dx, yy = y + dy;
+        if ((dx || dy) && xx >= 0 && yy >= 0 && xx < w && yy < h && raw_explained(raw(xx, yy)) &&
+            on_segment(v, a, sample(k, xx, yy), levels))
+          return true;
+      }
+    }
+  }
+  return false;
 }
 
 // The ghost test of pixel (x, y) in one pass: 0 when it is not a ghost pixel, else 1 + the index

@@ -49,6 +49,8 @@ enum {
   PROP_GHOST_LEVELS,
   PROP_GHOST_MATCHES,
   PROP_GHOST_STILL,
+  PROP_SHIFT_TEST,
+  PROP_SHIFT_LEVELS,
 };
 
 GST_CVIS_DEFINE_ENUM_TYPE (gst_cuda_bg_sub_output_get_type, "GstCudaBgSubOutput",
@@ -150,6 +152,8 @@ gst_cuda_bg_sub_set_property (GObject * object, guint prop_id, const GValue * va
     case PROP_UPDATE_MARGIN: p.update_margin = g_value_get_double (value); break;
     case PROP_ILLUMINATION: p.illumination = g_value_get_boolean (value); break;
     case PROP_SHADOWS: p.shadows = g_value_get_boolean (value); break;
+    case PROP_SHIFT_TEST: p.shift_test = g_value_get_boolean (value); break;
+    case PROP_SHIFT_LEVELS: p.shift_levels = g_value_get_int (value); break;
     case PROP_SHADOW_LOW: p.shadow_low = g_value_get_float (value); break;
     case PROP_SHADOW_HIGH: p.shadow_high = g_value_get_float (value); break;
     case PROP_SHADOW_CHROMA: p.shadow_chroma = g_value_get_int (value); break;
@@ -205,6 +209,8 @@ gst_cuda_bg_sub_get_property (GObject * object, guint prop_id, GValue * value,
     case PROP_UPDATE_MARGIN: g_value_set_double (value, p.update_margin); break;
     case PROP_ILLUMINATION: g_value_set_boolean (value, p.illumination); break;
     case PROP_SHADOWS: g_value_set_boolean (value, p.shadows); break;
+    case PROP_SHIFT_TEST: g_value_set_boolean (value, p.shift_test); break;
+    case PROP_SHIFT_LEVELS: g_value_set_int (value, p.shift_levels); break;
     case PROP_SHADOW_LOW: g_value_set_float (value, p.shadow_low); break;
     case PROP_SHADOW_HIGH: g_value_set_float (value, p.shadow_high); break;
     case PROP_SHADOW_CHROMA: g_value_set_int (value, p.shadow_chroma); break;
@@ -321,6 +327,14 @@ gst_cuda_bg_sub_install_properties (GObjectClass * c)
   g_object_class_install_property (c, PROP_SHADOW_SAMPLES, g_param_spec_int ("shadow-samples",
           "Shadow samples", "shadows: samples that must explain the pixel as a shadow (at most "
           "num-samples are used)", 1, bg::kMaxSamples, d.shadow_samples, playing));
+  g_object_class_install_property (c, PROP_SHIFT_TEST, g_param_spec_boolean ("shift-test",
+          "Shift test", "Foreground whose value lies between one of the pixel's samples and the "
+          "same sample of a background neighbour (within shift-levels, across a coloured edge: "
+          "an edge blended by a camera that creeps by a fraction of a pixel) is background and "
+          "does not update the model (color-space=rgb)", d.shift_test, playing));
+  g_object_class_install_property (c, PROP_SHIFT_LEVELS, g_param_spec_int ("shift-levels",
+          "Shift levels", "shift-test: tolerance in levels off the segment; the edge's colour "
+          "change less its grey part must exceed 4/3 of it", 1, 255, d.shift_levels, playing));
   g_object_class_install_property (c, PROP_SHOT_CHANGES, g_param_spec_boolean ("shot-changes",
           "Shot changes", "Detect cuts (most pixels foreground and changed at once, and staying "
           "foreground), restart the model with a cut-warmup-frame warm-up and post a "

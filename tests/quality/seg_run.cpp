@@ -103,6 +103,8 @@ cvis::bgsub::Params bgsub_params(Kv& kv) {
   p.shadow_low = static_cast<float>(num(kv, "shadow_low", p.shadow_low));
   p.shadow_high = static_cast<float>(num(kv, "shadow_high", p.shadow_high));
   p.shadow_samples = static_cast<int>(num(kv, "shadow_samples", p.shadow_samples));
+  p.shift_test = num(kv, "shift_test", p.shift_test) != 0;
+  p.shift_levels = static_cast<int>(num(kv, "shift_levels", p.shift_levels));
   p.shadow_chroma = static_cast<int>(num(kv, "shadow_chroma", p.shadow_chroma));
   p.shot_change = num(kv, "shot_change", p.shot_change) != 0;
   p.cut_fraction = num(kv, "cut_fraction", p.cut_fraction);

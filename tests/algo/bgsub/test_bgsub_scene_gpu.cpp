@@ -9,6 +9,7 @@
 #include <cstring>
 
 #include "bgsub_test_util.hpp"
+#include "creep_scene.hpp"
 #include "slow_scene.hpp"
 
 namespace cvis::bgsub::test {
@@ -174,6 +175,45 @@ TEST(BgsubSceneGpu, SlowObjectGhostTestMatchesTheCpuBitForBit) {
   gpu.reset();
   stream_destroy(stream);
   EXPECT_GT(fg, 0); // the object was seen
+}
+
+// Params::shift_test on a creeping camera (creep_scene.hpp): every mask equal, and the test at work
+// (the CPU's masks without it differ).
+TEST(BgsubSceneGpu, ShiftTestMatchesTheCpuBitForBit) {
+  CVIS_REQUIRE_GPU();
+  Params p = small_params(Kernel::kManualUniform);
+  Params off = p;
+  off.shift_test = false;
+  const int w = 80, h = 56, frames = cvis::test::sanitizer_run() ? 50 : 90;
+  CreepScene s(w, h, 29, 1.5f, 2.f);
+  s.object_first = 40;
+  auto cpu = make(Backend::kCpu, p), gpu = make(Backend::kCuda, p),
+       cpu_off = make(Backend::kCpu, off);
+  ASSERT_TRUE(cpu && gpu && cpu_off);
+  StreamHandle stream = nullptr;
+  ASSERT_TRUE(stream_create(&stream).ok());
+  HostImage mc(PixelFormat::kGRAY8, w, h, 3), mg(PixelFormat::kGRAY8, w, h, 5),
+      mo(PixelFormat::kGRAY8, w, h, 1);
+  int64_t fg = 0, fg_off = 0;
+  for (int t = 0; t < frames; ++t) {
+    const HostImage f = s.frame(t);
+    FrameResult rc, rg, ro;
+    ASSERT_TRUE(cpu->process(f.view(), mc.view(), &rc, nullptr).ok());
+    ASSERT_TRUE(gpu->process(f.view(), mg.view(), &rg, stream).ok());
+    ASSERT_TRUE(cpu_off->process(f.view(), mo.view(), &ro, nullptr).ok());
+    for (int y = 0; y < h; ++y)
+      ASSERT_EQ(0, std::memcmp(mc.plane(0) + y * mc.pitch(0), mg.plane(0) + y * mg.pitch(0), w))
+          << "frame " << t << " row " << y;
+    EXPECT_EQ(rc.foreground_pixels, rg.foreground_pixels) << t;
+    EXPECT_EQ(rc.blobs, rg.blobs) << t;
+    EXPECT_EQ(rc.shot_change, rg.shot_change) << t;
+    fg += rc.foreground_pixels;
+    fg_off += ro.foreground_pixels;
+  }
+  gpu.reset();
+  stream_destroy(stream);
+  EXPECT_GT(fg, 0);      // the object was seen
+  EXPECT_GT(fg_off, fg); // and the creep's edges without the test
 }
 
 } // namespace

@@ -130,6 +130,11 @@ def specs():
                   seed=16, speeds=[0, 0.5, 1, 2]))
     S.append(dict(name="dev-creep-photo", split="dev", bg=("still", "home", 1.5), seed=17, speeds=[0, 0.5, 1, 2]))
     S.append(dict(name="dev-water2", split="dev", bg=("water", "smarties", 2.5), seed=18, speeds=[0, 0.5, 1], people=0))
+    # Added after the second evaluation split's first run, whose creeping photograph (sharp
+    # edges of high contrast) cudabgsub failed: two such photographs under the same creep.
+    S.append(dict(name="dev-creep-graf", split="dev", bg=("still", "graf", 1.5), seed=41, speeds=[0, 0.5, 1, 2]))
+    S.append(dict(name="dev-creep-astro", split="dev", bg=("still", "astronaut", 1.5), seed=42,
+                  speeds=[0, 0.5, 1, 2]))
     # Evaluation split: other footage (ball, lego), tree.avi mirrored and cropped (the one real
     # foliage clip: the same source, other crop and objects), other photographs and seeds.
     S.append(dict(name="eval-slow-class", split="eval", bg=("video", "ball", (200, 150, 520, 390), False, 0), seed=21,
