@@ -182,6 +182,7 @@ TEST(BgsubSceneGpu, SlowObjectGhostTestMatchesTheCpuBitForBit) {
 TEST(BgsubSceneGpu, ShiftTestMatchesTheCpuBitForBit) {
   CVIS_REQUIRE_GPU();
   Params p = small_params(Kernel::kManualUniform);
+  p.shift_test = true;
   Params off = p;
   off.shift_test = false;
   const int w = 80, h = 56, frames = cvis::test::sanitizer_run() ? 50 : 90;
