@@ -163,19 +163,24 @@ CVIS_HD bool on_segment(uint32_t v, uint32_t a, uint32_t b, int levels) {
 // 8-neighbour whose own model explains it in this frame (`raw(x, y)`: raw_explained()), v lies on
 // the segment from the pixel's sample k to the neighbour's sample k (on_segment).
 // Reads raw values and samples only; the pass writes kRawShifted over kRawForeground, which no
-// neighbour's test accepts either way, so the order of the pixels does not matter.
+// neighbour's test accepts either way, so the order of the pixels does not matter. The explained
+// neighbours are found first: inside a foreground region there are none, and no sample is read.
 template <typename RawFn, typename SampleFn>
 CVIS_HD bool shift_explained(uint32_t v, RawFn raw, SampleFn sample, int x, int y, int w, int h,
                              int count, int levels) {
-  for (int k = 0; k < count; ++k) {
+  unsigned explained = 0; // bit j: 8-neighbour j (3x3 cell j, or j + 1 past the centre)
+  for (int j = 0; j < 8; ++j) {
+    const int c = j < 4 ? j : j + 1, xx = x + c % 3 - 1, yy = y + c / 3 - 1;
+    if (xx >= 0 && yy >= 0 && xx < w && yy < h && raw_explained(raw(xx, yy)))
+      explained |= 1u << j;
+  }
+  for (int k = 0; explained && k < count; ++k) {
     const uint32_t a = sample(k, x, y);
-    for (int dy = -1; dy <= 1; ++dy) {
-      for (int dx = -1; dx <= 1; ++dx) {
-        const int xx = x + dx, yy = y + dy;
-        if ((dx || dy) && xx >= 0 && yy >= 0 && xx < w && yy < h && raw_explained(raw(xx, yy)) &&
-            on_segment(v, a, sample(k, xx, yy), levels))
-          return true;
-      }
+    for (int j = 0; j < 8; ++j) {
+      const int c = j < 4 ? j : j + 1;
+      if ((explained >> j & 1u) &&
+          on_segment(v, a, sample(k, x + c % 3 - 1, y + c / 3 - 1), levels))
+        return true;
     }
   }
   return false;
