@@ -122,10 +122,9 @@ struct Params {
   // 4/3 shift_levels: a camera that creeps by a fraction of a pixel blends neighbouring
   // backgrounds at edges (shift_explained, bgsub_scene_math.hpp). Such pixels do not update the
   // model and count as raw foreground for the shot-change rule. RGB features only; grey edges are
-  // never tested (along them a blend is any grey between the two sides). Off by default: every raw
-  // foreground pixel that it does not explain compares up to 8 L sample pairs, which on a busy
-  // street costs decode + cudabgsub of 40 1080p streams a quarter of its throughput (README.md).
-  bool shift_test = false;
+  // never tested (along them a blend is any grey between the two sides). Only raw foreground
+  // pixels with a neighbour that its own model explains read samples (up to 8 L pairs).
+  bool shift_test = true;
   int shift_levels = 15; // >= 1
   // Shot changes: seg::ShotChangeRule on the raw foreground fraction and the fraction of pixels
   // that changed by more than 20 levels since the previous frame. A confirmed cut restarts the

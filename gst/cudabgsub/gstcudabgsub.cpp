@@ -29,8 +29,8 @@
  * `illumination` divides each frame by per-channel global gains measured on the background;
  * `shadows` keeps cast shadows (darker by `shadow-low`..`shadow-high`, chroma dimmed alike,
  * explained by `shadow-samples` of the pixel's own samples) out of the mask and the model;
- * `shift-test` (off by default: its GPU cost) keeps edges blended by a camera that creeps by a
- * fraction of a pixel out of the mask and the model; `min-mask-area` clears small mask components; `persistence` outputs only the components
+ * `shift-test` keeps edges blended by a camera that creeps by a fraction of a pixel out of the
+ * mask and the model; `min-mask-area` clears small mask components; `persistence` outputs only the components
  * that were mostly in the previous frame's mask (flicker such as water glints goes, and an
  * object's first frame); `shot-changes` detects cuts (most pixels
  * foreground and changed at once, for `cut-frames` frames), restarts the model with a short
