@@ -1,4 +1,4 @@
-// Background subtraction kernels. One thread per pixel everywhere; the per-pixel arithmetic is
+// Background subtraction kernels. One thread per pixel (but the shift test: below); the per-pixel
 // bgsub_math.hpp, shared with the CPU reference. Built with -ftz=true (see meson.build): the CPU
 // reference flushes denormals too.
 #include "bgsub_kernels.hpp"
@@ -46,23 +46,45 @@ __global__ void lend_kernel(DeviceModel m, int levels) {
     m.raw[i] = kRawLent;
 }
 
-// Params::shift_test: raw foreground that shift_explained() explains becomes kRawShifted. Only raw
-// foreground pixels read samples; in place, as the CPU pass (the test accepts no neighbour that is
-// raw foreground, before or after it became kRawShifted).
+// Params::shift_test: raw foreground that shift_explained() explains becomes kRawShifted, in place
+// as the CPU pass (the test accepts no neighbour that is raw foreground, before or after it became
+// kRawShifted). Few pixels are tested (raw foreground beside explained pixels: contours, specks)
+// and each may read 9 L samples, so one thread per pixel left most lanes idle behind a serial
+// loop: a warp (one tile row) takes its tested pixels one at a time instead, its lanes splitting
+// the (sample, explained neighbour) pairs, and stops at the first pair on the segment.
 __global__ void shift_kernel(DeviceModel m, int levels) {
-  const int x = blockIdx.x * kBx + threadIdx.x, y = blockIdx.y * kBy + threadIdx.y;
-  if (x >= m.width || y >= m.height)
-    return;
+  static_assert(kBx == 32, "a warp is one tile row");
+  const int lane = threadIdx.x, x = blockIdx.x * kBx + lane, y = blockIdx.y * kBy + threadIdx.y;
   const size_t i = static_cast<size_t>(y) * m.stride + x;
-  if (m.raw[i] != kRawForeground)
-    return;
-  const size_t plane = plane_elems(m);
   auto raw = [&](int xx, int yy) { return m.raw[static_cast<size_t>(yy) * m.stride + xx]; };
-  auto smp = [&](int k, int xx, int yy) {
-    return __ldg(m.samples + k * plane + static_cast<size_t>(yy) * m.stride + xx);
-  };
-  if (shift_explained(m.cur[i], raw, smp, x, y, m.width, m.height, m.num_samples, levels))
-    m.raw[i] = kRawShifted;
+  unsigned explained = 0;
+  if (x < m.width && y < m.height && m.raw[i] == kRawForeground)
+    explained = shift_neighbours(raw, x, y, m.width, m.height);
+  const uint32_t own = explained ? m.cur[i] : 0u;
+  const size_t plane = plane_elems(m);
+  for (unsigned todo = __ballot_sync(~0u, explained != 0); todo; todo &= todo - 1) {
+    const int src = __ffs(todo) - 1;
+    const unsigned ex = __shfl_sync(~0u, explained, src);
+    const uint32_t v = __shfl_sync(~0u, own, src);
+    // Lane -> (sample offset kl, the jr-th explained neighbour j), n lanes per sample.
+    const int n = __popc(ex), per = 32 / n, kl = lane / n, jr = lane - kl * n;
+    unsigned bits = ex;
+    for (int t = 0; t < jr; ++t)
+      bits &= bits - 1;
+    const int j = __ffs(bits) - 1, px = x - lane + src;
+    const size_t a_at = static_cast<size_t>(y) * m.stride + px;
+    const size_t b_at = static_cast<size_t>(y + shift_dy(j)) * m.stride + px + shift_dx(j);
+    bool hit = false;
+    for (int k0 = 0; k0 < m.num_samples && !hit; k0 += per) {
+      const int k = k0 + kl;
+      const bool test = kl < per && k < m.num_samples &&
+                        on_segment(v, __ldg(m.samples + k * plane + a_at),
+                                   __ldg(m.samples + k * plane + b_at), levels);
+      hit = __any_sync(~0u, test);
+    }
+    if (hit && lane == src)
+      m.raw[i] = kRawShifted;
+  }
 }
 
 // The differences live in shared memory (kShared: difference k of thread t at k * 256 + t, no

@@ -157,6 +157,26 @@ CVIS_HD bool on_segment(uint32_t v, uint32_t a, uint32_t b, int levels) {
   return true;
 }
 
+// 8-neighbour j of the shift test (0..7): the 3x3 cell j, or j + 1 past the centre.
+CVIS_HD int shift_dx(int j) {
+  return (j < 4 ? j : j + 1) % 3 - 1;
+}
+CVIS_HD int shift_dy(int j) {
+  return (j < 4 ? j : j + 1) / 3 - 1;
+}
+
+// The shift test's neighbours of pixel (x, y): bit j set when 8-neighbour j lies in the w x h image
+// and its own model explains it in this frame (`raw(x, y)`: raw_explained()).
+template <typename RawFn> CVIS_HD unsigned shift_neighbours(RawFn raw, int x, int y, int w, int h) {
+  unsigned explained = 0;
+  for (int j = 0; j < 8; ++j) {
+    const int xx = x + shift_dx(j), yy = y + shift_dy(j);
+    if (xx >= 0 && yy >= 0 && xx < w && yy < h && raw_explained(raw(xx, yy)))
+      explained |= 1u << j;
+  }
+  return explained;
+}
+
 // Shift test (Params::shift_test) of raw-foreground pixel (x, y) with value v: a camera that
 // creeps by a fraction of a pixel shows, at an edge, a blend of the pixel's background and a
 // neighbour's that neither model holds. True when for some sample index k < count and some
@@ -165,21 +185,17 @@ CVIS_HD bool on_segment(uint32_t v, uint32_t a, uint32_t b, int levels) {
 // Reads raw values and samples only; the pass writes kRawShifted over kRawForeground, which no
 // neighbour's test accepts either way, so the order of the pixels does not matter. The explained
 // neighbours are found first: inside a foreground region there are none, and no sample is read.
+// Any (k, neighbour) pair decides, so the pairs may be tested in any order (the CUDA pass splits
+// them over a warp).
 template <typename RawFn, typename SampleFn>
 CVIS_HD bool shift_explained(uint32_t v, RawFn raw, SampleFn sample, int x, int y, int w, int h,
                              int count, int levels) {
-  unsigned explained = 0; // bit j: 8-neighbour j (3x3 cell j, or j + 1 past the centre)
-  for (int j = 0; j < 8; ++j) {
-    const int c = j < 4 ? j : j + 1, xx = x + c % 3 - 1, yy = y + c / 3 - 1;
-    if (xx >= 0 && yy >= 0 && xx < w && yy < h && raw_explained(raw(xx, yy)))
-      explained |= 1u << j;
-  }
+  const unsigned explained = shift_neighbours(raw, x, y, w, h);
   for (int k = 0; explained && k < count; ++k) {
     const uint32_t a = sample(k, x, y);
     for (int j = 0; j < 8; ++j) {
-      const int c = j < 4 ? j : j + 1;
       if ((explained >> j & 1u) &&
-          on_segment(v, a, sample(k, x + c % 3 - 1, y + c / 3 - 1), levels))
+          on_segment(v, a, sample(k, x + shift_dx(j), y + shift_dy(j)), levels))
         return true;
     }
   }
