@@ -1,6 +1,6 @@
 // Background subtraction kernels. One thread per pixel (but the shift test: below); the per-pixel
-// bgsub_math.hpp, shared with the CPU reference. Built with -ftz=true (see meson.build): the CPU
-// reference flushes denormals too.
+// arithmetic is bgsub_math.hpp, shared with the CPU reference. Built with -ftz=true (see
+// meson.build): the CPU reference flushes denormals too.
 #include "bgsub_kernels.hpp"
 #include "common/cuda/check.hpp"
 #include "common/cuda/preload.hpp"

@@ -2,7 +2,8 @@
 # One device call that verifies a merged tree on the GPU host: every gpu- and cpu-suite binary
 # (run.sh tests) and, beside it, compute-sanitizer's four tools over the binaries named in
 # VERIFY_SAN (each its own run; SAN_SPLIT as run.sh), then the benchmarks named in VERIFY_BENCH
-# (';'-separated "binary args" entries, one at a time, nothing else on the GPU). Everything is
+# (';'-separated "binary args" entries, one at a time, nothing else on the GPU; an entry's args are
+# read as shell words, so a quoted argument may hold spaces). Everything is
 # cut off at VERIFY_LIMIT seconds (default 560) so the summary comes back within one call.
 # Usage (after scripts/gpu/prepare.sh, .device carried):
 #   VERIFY_SAN="test_motion_gpu test_cudamedian3d_cuda" \
@@ -31,14 +32,14 @@ grep -E 'rc=|tap' /tmp/v-tests/summary.txt | tee -a "$S"
 export LD_LIBRARY_PATH=$D/lib:$LD_LIBRARY_PATH CVIS_TESTDATA=$D/testdata CVIS_TEST_H264=$D/media/test-1080p.mp4
 mkdir -p /tmp/v-bench
 IFS=';' read -ra benches <<< "${VERIFY_BENCH:-}"
+n=0
 for b in "${benches[@]}"; do
   [ -z "$b" ] && continue
   [ "$(left)" -lt 20 ] && { t "no time left for: $b"; continue; }
-  name=$(echo "$b" | awk '{print $1}')
-  # shellcheck disable=SC2086
-  timeout $(( $(left) - 10 )) /tmp/cvis-bin/$b > "/tmp/v-bench/$name.log" 2>&1
+  n=$((n + 1)); log=/tmp/v-bench/$n-$(echo "$b" | awk '{print $1}').log
+  eval "timeout $(( $(left) - 10 )) /tmp/cvis-bin/$b" > "$log" 2>&1
   t "== $b: rc=$?"
-  tail -n 25 "/tmp/v-bench/$name.log" >> "$S"
+  tail -n 25 "$log" >> "$S"
 done
 tar -czf "$OUT/verify.tgz" -C /tmp v-tests v-san v-bench 2>/dev/null
 t end
