@@ -30,7 +30,7 @@ grep -E 'rc=|tap' /tmp/v-tests/summary.txt | tee -a "$S"
 [ -n "$SAN" ] && { wait $SAN; t "sanitizer done"; grep -A 40 '^| binary' /tmp/v-san/summary.txt | tee -a "$S"; }
 . /tmp/gstbundle/gst-env.sh
 export LD_LIBRARY_PATH=$D/lib:$LD_LIBRARY_PATH CVIS_TESTDATA=$D/testdata CVIS_TEST_H264=$D/media/test-1080p.mp4
-mkdir -p /tmp/v-bench
+rm -rf /tmp/v-bench && mkdir -p /tmp/v-bench # a warm host keeps the last call's logs
 IFS=';' read -ra benches <<< "${VERIFY_BENCH:-}"
 n=0
 for b in "${benches[@]}"; do
