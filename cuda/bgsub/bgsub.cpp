@@ -86,6 +86,10 @@ Status validate(const Params& p) {
     return bad("persistence must be in [0, 1]");
   if (p.ghost_passes < 0)
     return bad("ghost_passes must be >= 0");
+  if (!(p.still_lend_fraction > 0.0f) || !(p.still_lend_fraction <= 0.5f))
+    return bad("still_lend_fraction must be in (0, 0.5]");
+  if (!(p.dynamic_fraction >= 0.0f) || !(p.dynamic_fraction <= 1.0f))
+    return bad("dynamic_fraction must be in [0, 1]");
   if (p.shift_levels < 1)
     return bad("shift_levels must be >= 1");
   if (p.ghost_levels < 0)
@@ -216,6 +220,17 @@ Status SubtractorBase::configure(const Params& p) {
     reset();
   }
   return Status::Ok();
+}
+
+int64_t SubtractorBase::wide_limit() const {
+  return static_cast<int64_t>(
+      std::floor(static_cast<double>(p_.dynamic_fraction) * (static_cast<double>(w_) * h_)));
+}
+
+int SubtractorBase::lend_need_still() const {
+  // Both factors are exact in double (a float times an int below 2^8): 0.125 x 48 is 6, not 6.0001.
+  const double need = std::ceil(static_cast<double>(p_.still_lend_fraction) * p_.num_samples);
+  return std::max(1, static_cast<int>(need));
 }
 
 } // namespace cvis::bgsub

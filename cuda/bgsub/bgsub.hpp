@@ -78,6 +78,16 @@ struct Params {
   // learnt, so a flat object next to a moving background is not taken in from its contour
   // (README.md, deviations).
   bool update_own = true;
+  // The lending of update_own in a still scene: the lender must hold the pixel's value in this
+  // share of its L samples (at least one), in a moving scene in half of them. A frame's scene moves
+  // when more than dynamic_fraction of its pixels have a wide bandwidth (wide_bandwidth,
+  // bgsub_math.hpp: a background of leaves, grass or water). Where nothing moves, a ghost's
+  // layers are then lent on every L / 8 frames instead of every L / 2 (a street's ghosts dissolve
+  // 4 times faster); next to a moving background a flat object's colour, which the wide kernels
+  // let its contour learn, still needs half (README.md, deviation 8). (0, 0.5]; 0.5: half
+  // everywhere, as before the rule.
+  float still_lend_fraction = 0.125f;
+  float dynamic_fraction = 0.01f; // [0, 1]
   // Foreground when the density (levels^-3) is below this (> 0). 3e-7: chosen on the issue-12
   // corpus's training sequences with the shadow defaults below (docs/elements/cudabgsub.md);
   // the paper's model (paper_params) keeps 1e-6.
@@ -195,6 +205,9 @@ struct FrameResult {
   bool shot_change = false;
   float gain[3] = {1.f, 1.f, 1.f}; // the illumination gains applied (1: none)
   int64_t shadow_pixels = 0;       // raw foreground pixels explained as shadows
+  // More than dynamic_fraction of the pixels have a wide bandwidth (after the ghost passes): the
+  // lending of this frame asked for half of the lender's samples (Params::still_lend_fraction).
+  bool moving_background = false;
 };
 
 class Subtractor {

@@ -131,9 +131,13 @@ public:
     }
     schedule_.end(raw_count, changed, static_cast<int64_t>(npix));
     cleanup();
+    int64_t wide = 0;
+    for (size_t i = 0; i < npix; ++i)
+      wide += wide_bandwidth(medians_[i]);
+    result->moving_background = wide > wide_limit();
     if (plan.update) {
       if (p_.update_own && !plan.blind)
-        lend();
+        lend(result->moving_background ? lend_need_moving() : lend_need_still());
       parallel_rows(h_, threads, [&](int y0, int y1) { update(y0, y1, plan.blind); });
     }
     // The output: the persistence filter's components of the mask the model used.
@@ -396,9 +400,6 @@ private:
         mask_[static_cast<size_t>(y) * w_ + x] = morph3x3(er, x, y, w_, h_, true);
   }
 
-  // kRawBorrowed pixels of the mask's background that borrowed_learnable() lets learn become
-  // kRawLent. The test reads raw values only as 0 or not, so marking in place reads what the CUDA
-  // kernel reads.
   // Params::shift_test: raw foreground that shift_explained() explains becomes kRawShifted.
   void shift(int y0, int y1) {
     const size_t npix = static_cast<size_t>(w_) * h_;
@@ -416,7 +417,10 @@ private:
     }
   }
 
-  void lend() {
+  // kRawBorrowed pixels of the mask's background that borrowed_learnable() lets learn become
+  // kRawLent. The test reads raw values only as 0 or not, so marking in place reads what the CUDA
+  // kernel reads.
+  void lend(int need) {
     const size_t npix = static_cast<size_t>(w_) * h_;
     auto raw = [&](int x, int y) { return raw_[static_cast<size_t>(y) * w_ + x]; };
     auto smp = [&](int k, int x, int y) {
@@ -426,7 +430,8 @@ private:
       for (int x = 0; x < w_; ++x) {
         const size_t i = static_cast<size_t>(y) * w_ + x;
         if (raw_[i] == kRawBorrowed && !mask_[i] &&
-            borrowed_learnable(raw, smp, p_.num_samples, cur_[i], p_.ghost_levels, x, y, w_, h_))
+            borrowed_learnable(raw, smp, p_.num_samples, cur_[i], p_.ghost_levels, need, x, y, w_,
+                               h_))
           raw_[i] = kRawLent;
       }
     }

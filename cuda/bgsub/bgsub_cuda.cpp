@@ -93,7 +93,9 @@ public:
     CVIS_RETURN_IF_ERROR(kernels::launch_scene_counts(m, stream));
     if (plan.update) {
       if (p_.update_own && !plan.blind)
-        CVIS_RETURN_IF_ERROR(kernels::launch_lend(m, p_.ghost_levels, stream));
+        CVIS_RETURN_IF_ERROR(
+            kernels::launch_lend(m, p_.ghost_levels, lend_need_moving(), lend_need_still(),
+                                 static_cast<unsigned long long>(wide_limit()), stream));
       CVIS_RETURN_IF_ERROR(
           kernels::launch_update(m, plan_, true, p_.conservative_update, plan.blind, stream));
     }
@@ -130,6 +132,7 @@ public:
     for (int ch = 0; ch < 3; ++ch)
       result->gain[ch] = f.gains.g[ch];
     result->shadow_pixels = static_cast<int64_t>(f.shadow);
+    result->moving_background = static_cast<int64_t>(f.wide) > wide_limit();
     result->foreground_pixels = static_cast<int64_t>(f.foreground);
     // Blobs in raster order of their first pixel (ccl sorts the device's records).
     if (persist) {

@@ -42,6 +42,13 @@ public:
   void reset() final { schedule_.reset(); }
 
 protected:
+  // A frame with more wide-bandwidth pixels than this has a moving background (the model's size,
+  // Params::dynamic_fraction).
+  int64_t wide_limit() const;
+  // Samples a lender must hold (borrowed_learnable) in a still scene and in a moving one.
+  int lend_need_still() const;
+  int lend_need_moving() const { return (p_.num_samples + 1) / 2; }
+
   // The backend's own fallible step of configure(), the last one: when it succeeds, `p` is taken.
   virtual Status prepare(const Params& p) {
     (void)p;

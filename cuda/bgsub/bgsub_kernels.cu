@@ -30,19 +30,21 @@ __global__ void features_kernel(PixelSource src, bool chroma, DeviceModel m) {
 }
 
 // kRawBorrowed pixels of the mask's background that borrowed_learnable() lets learn: kRawLent.
-__global__ void lend_kernel(DeviceModel m, int levels) {
+__global__ void lend_kernel(DeviceModel m, int levels, int need_moving, int need_still,
+                            unsigned long long wide_limit) {
   const int x = blockIdx.x * kBx + threadIdx.x, y = blockIdx.y * kBy + threadIdx.y;
   if (x >= m.width || y >= m.height)
     return;
   const size_t i = static_cast<size_t>(y) * m.stride + x;
   if (m.raw[i] != kRawBorrowed || m.mask[i])
     return;
+  const int need = m.fig->wide > wide_limit ? need_moving : need_still;
   const size_t plane = plane_elems(m);
   auto raw = [&](int xx, int yy) { return m.raw[static_cast<size_t>(yy) * m.stride + xx]; };
   auto smp = [&](int k, int xx, int yy) {
     return __ldg(m.samples + k * plane + static_cast<size_t>(yy) * m.stride + xx);
   };
-  if (borrowed_learnable(raw, smp, m.num_samples, m.cur[i], levels, x, y, m.width, m.height))
+  if (borrowed_learnable(raw, smp, m.num_samples, m.cur[i], levels, need, x, y, m.width, m.height))
     m.raw[i] = kRawLent;
 }
 
@@ -374,8 +376,10 @@ Status plan_update(int num_samples, UpdatePlan* plan) {
   return Status::Ok();
 }
 
-Status launch_lend(const DeviceModel& m, int levels, cudaStream_t stream) {
-  lend_kernel<<<grid_for(m.width, m.height), dim3(kBx, kBy), 0, stream>>>(m, levels);
+Status launch_lend(const DeviceModel& m, int levels, int need_moving, int need_still,
+                   unsigned long long wide_limit, cudaStream_t stream) {
+  lend_kernel<<<grid_for(m.width, m.height), dim3(kBx, kBy), 0, stream>>>(m, levels, need_moving,
+                                                                          need_still, wide_limit);
   CVIS_CUDA_CHECK_LAUNCH(stream, "bgsub lend_kernel");
   return Status::Ok();
 }

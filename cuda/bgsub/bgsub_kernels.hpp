@@ -21,6 +21,7 @@ struct SceneFigures {
   unsigned long long shadow;     // raw foreground explained as shadows
   unsigned long long changed;    // pixels changed since the previous frame (kChangedLevels)
   unsigned long long foreground; // final mask (after the area filter)
+  unsigned long long wide;       // pixels with a wide bandwidth (wide_bandwidth)
 };
 
 // Shadow test settings (Params::shadows and its bounds), per frame.
@@ -76,8 +77,10 @@ Status launch_update(const DeviceModel& m, const UpdatePlan& plan, bool update, 
 
 // Params::update_own, before a selective update: kRawBorrowed pixels of the mask's background that
 // borrowed_learnable() lets learn become kRawLent (m.raw; reads m.cur and m.samples). `levels`:
-// Params::ghost_levels.
-Status launch_lend(const DeviceModel& m, int levels, cudaStream_t stream);
+// Params::ghost_levels. The lender holds `need_moving` samples when the frame's m.fig->wide
+// (launch_scene_counts, before) exceeds `wide_limit`, else `need_still`.
+Status launch_lend(const DeviceModel& m, int levels, int need_moving, int need_still,
+                   unsigned long long wide_limit, cudaStream_t stream);
 
 // Params::shift_test, after the classification: kRawForeground pixels that shift_explained()
 // explains become kRawShifted (m.raw; reads m.cur and m.samples). `levels`: Params::shift_levels.

@@ -180,16 +180,18 @@ __global__ void ghost_apply_kernel(DeviceModel m) {
 
 __global__ void counts_kernel(DeviceModel m) {
   const int x = blockIdx.x * kBx + threadIdx.x, y = blockIdx.y * kBy + threadIdx.y;
-  bool raw = false, shadow = false, fg = false;
+  bool raw = false, shadow = false, fg = false, wide = false;
   if (x < m.width && y < m.height) {
     const size_t i = static_cast<size_t>(y) * m.stride + x;
     raw = raw_counts_foreground(m.raw[i]);
     shadow = m.raw[i] == kRawShadow;
     fg = m.mask[i] != 0;
+    wide = wide_bandwidth(m.medians[i]);
   }
   count(raw, &m.fig->raw);
   count(shadow, &m.fig->shadow);
   count(fg, &m.fig->foreground);
+  count(wide, &m.fig->wide);
 }
 
 CVIS_PRELOAD_MODULE(begin_kernel);

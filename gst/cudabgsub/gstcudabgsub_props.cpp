@@ -32,6 +32,8 @@ enum {
   PROP_CONSERVATIVE_UPDATE,
   PROP_UPDATE_MARGIN,
   PROP_UPDATE_OWN,
+  PROP_STILL_LEND_FRACTION,
+  PROP_DYNAMIC_FRACTION,
   PROP_ILLUMINATION,
   PROP_SHADOWS,
   PROP_SHADOW_LOW,
@@ -149,6 +151,8 @@ gst_cuda_bg_sub_set_property (GObject * object, guint prop_id, const GValue * va
     case PROP_INTENSITY_SIGMA_SCALE: p.intensity_sigma_scale = g_value_get_float (value); break;
     case PROP_CONSERVATIVE_UPDATE: p.conservative_update = g_value_get_boolean (value); break;
     case PROP_UPDATE_OWN: p.update_own = g_value_get_boolean (value); break;
+    case PROP_STILL_LEND_FRACTION: p.still_lend_fraction = g_value_get_float (value); break;
+    case PROP_DYNAMIC_FRACTION: p.dynamic_fraction = g_value_get_float (value); break;
     case PROP_UPDATE_MARGIN: p.update_margin = g_value_get_double (value); break;
     case PROP_ILLUMINATION: p.illumination = g_value_get_boolean (value); break;
     case PROP_SHADOWS: p.shadows = g_value_get_boolean (value); break;
@@ -206,6 +210,8 @@ gst_cuda_bg_sub_get_property (GObject * object, guint prop_id, GValue * value,
     case PROP_INTENSITY_SIGMA_SCALE: g_value_set_float (value, p.intensity_sigma_scale); break;
     case PROP_CONSERVATIVE_UPDATE: g_value_set_boolean (value, p.conservative_update); break;
     case PROP_UPDATE_OWN: g_value_set_boolean (value, p.update_own); break;
+    case PROP_STILL_LEND_FRACTION: g_value_set_float (value, p.still_lend_fraction); break;
+    case PROP_DYNAMIC_FRACTION: g_value_set_float (value, p.dynamic_fraction); break;
     case PROP_UPDATE_MARGIN: g_value_set_double (value, p.update_margin); break;
     case PROP_ILLUMINATION: g_value_set_boolean (value, p.illumination); break;
     case PROP_SHADOWS: g_value_set_boolean (value, p.shadows); break;
@@ -306,6 +312,16 @@ gst_cuda_bg_sub_install_properties (GObjectClass * c)
           "within ghost-levels (the neighbours' samples alone classify but do not teach: flat "
           "objects next to a moving background are not learnt from their contour)",
           d.update_own, playing));
+  g_object_class_install_property (c, PROP_STILL_LEND_FRACTION, g_param_spec_float (
+          "still-lend-fraction", "Still lend fraction", "update-own: a pixel that only its "
+          "neighbours' samples explain learns its value when a background 4-neighbour holds it in "
+          "this share of its samples, where the background is still (at most dynamic-fraction of "
+          "the pixels have a wide bandwidth); elsewhere in half of them (0.5: half everywhere)",
+          0.001f, 0.5f, d.still_lend_fraction, playing));
+  g_object_class_install_property (c, PROP_DYNAMIC_FRACTION, g_param_spec_float (
+          "dynamic-fraction", "Dynamic fraction", "still-lend-fraction: the background moves "
+          "(leaves, grass, water) when more than this share of the pixels have a bandwidth median "
+          "above 6 levels", 0.0f, 1.0f, d.dynamic_fraction, playing));
   /* Scene extensions (issue 12): all off (and min-mask-area 0) is the paper's model. */
   g_object_class_install_property (c, PROP_ILLUMINATION, g_param_spec_boolean ("illumination",
           "Illumination", "Compensate global illumination changes: per-channel gains (the median "

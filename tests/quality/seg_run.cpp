@@ -98,6 +98,8 @@ cvis::bgsub::Params bgsub_params(Kv& kv) {
   p.update_margin = num(kv, "update_margin", p.update_margin);
   p.conservative_update = num(kv, "conservative_update", p.conservative_update) != 0;
   p.update_own = num(kv, "update_own", p.update_own) != 0;
+  p.still_lend_fraction = static_cast<float>(num(kv, "still_lend_fraction", p.still_lend_fraction));
+  p.dynamic_fraction = static_cast<float>(num(kv, "dynamic_fraction", p.dynamic_fraction));
   p.illumination = num(kv, "illumination", p.illumination) != 0;
   p.shadows = num(kv, "shadows", p.shadows) != 0;
   p.shadow_low = static_cast<float>(num(kv, "shadow_low", p.shadow_low));

@@ -67,6 +67,7 @@ TEST(BgsubSceneGpu, ExtensionsMatchTheCpuBitForBit) {
     EXPECT_EQ(rc.shot_change, rg.shot_change) << t;
     EXPECT_EQ(rc.shadow_pixels, rg.shadow_pixels) << t;
     EXPECT_EQ(rc.foreground_pixels, rg.foreground_pixels) << t;
+    EXPECT_EQ(rc.moving_background, rg.moving_background) << t;
     EXPECT_EQ(rc.blobs, rg.blobs) << t;
     for (int c = 0; c < 3; ++c)
       EXPECT_EQ(rc.gain[c], rg.gain[c]) << t << " channel " << c;
@@ -86,11 +87,16 @@ TEST(BgsubSceneGpu, ExtensionsMatchTheCpuBitForBit) {
 
 // Ghost passes: a rectangle painted into the warm-up frames leaves at frame 16 (the sequence's
 // own objects move from frame 14). Masks, blobs and counts equal; the CPU without the passes
-// differs on some frames (the passes did something).
-TEST(BgsubSceneGpu, GhostPassesMatchTheCpuBitForBit) {
+// differs on some frames (the passes did something). With dynamic_fraction 1 every frame lends at
+// the still scene's pace (still_lend_fraction), with 0 at the moving scene's wherever one pixel
+// has a wide bandwidth.
+class BgsubSceneGpuLending : public ::testing::TestWithParam<float> {};
+
+TEST_P(BgsubSceneGpuLending, GhostPassesMatchTheCpuBitForBit) {
   CVIS_REQUIRE_GPU();
   Params p = small_params(Kernel::kManualUniform);
   p.ghost_still = 2;
+  p.dynamic_fraction = GetParam();
   Params off = p;
   off.ghost_passes = 0;
   const int w = 61, h = 43, frames = cvis::test::sanitizer_run() ? 28 : 40;
@@ -101,7 +107,7 @@ TEST(BgsubSceneGpu, GhostPassesMatchTheCpuBitForBit) {
   ASSERT_TRUE(stream_create(&stream).ok());
   HostImage mc(PixelFormat::kGRAY8, w, h, 3), mg(PixelFormat::kGRAY8, w, h, 5),
       mr(PixelFormat::kGRAY8, w, h, 3);
-  int differ = 0;
+  int differ = 0, moving = 0;
   for (int t = 0; t < frames; ++t) {
     HostImage rgb;
     std::vector<uint8_t> truth;
@@ -127,14 +133,22 @@ TEST(BgsubSceneGpu, GhostPassesMatchTheCpuBitForBit) {
     }
     EXPECT_EQ(rc.foreground_pixels, rg.foreground_pixels) << t;
     EXPECT_EQ(rc.shadow_pixels, rg.shadow_pixels) << t;
+    EXPECT_EQ(rc.moving_background, rg.moving_background) << t;
     EXPECT_EQ(rc.blobs, rg.blobs) << t;
     differ += !same_as_ref;
+    moving += rc.moving_background;
   }
   gpu.reset();
   stream_destroy(stream);
-  std::printf("[ghost parity] %d frames differ from the CPU without ghost passes\n", differ);
+  std::printf("[ghost parity] dynamic_fraction %.0f: %d frames differ from the CPU without ghost "
+              "passes, %d moving\n",
+              GetParam(), differ, moving);
   EXPECT_GT(differ, 0);
+  if (GetParam() >= 1.0f)
+    EXPECT_EQ(moving, 0);
 }
+
+INSTANTIATE_TEST_SUITE_P(DynamicFraction, BgsubSceneGpuLending, ::testing::Values(0.0f, 1.0f));
 
 // Ghost passes' source test (ghost_source: the source's raw class and frame value) on a slow,
 // low-contrast flat object (slow_scene.hpp, as in test_bgsub_slow.cpp) that moves at 1 px/frame and
