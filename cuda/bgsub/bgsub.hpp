@@ -81,12 +81,12 @@ struct Params {
   // The lending of update_own in a still scene: the lender must hold the pixel's value in this
   // share of its L samples (at least one), in a moving scene in half of them. A frame's scene moves
   // when more than dynamic_fraction of its pixels have a wide bandwidth (wide_bandwidth,
-  // bgsub_math.hpp: a background of leaves, grass or water). Where nothing moves, a ghost's
-  // layers are then lent on every L / 8 frames instead of every L / 2 (a street's ghosts dissolve
-  // 4 times faster); next to a moving background a flat object's colour, which the wide kernels
-  // let its contour learn, still needs half (README.md, deviation 8). (0, 0.5]; 0.5: half
-  // everywhere, as before the rule.
-  float still_lend_fraction = 0.125f;
+  // bgsub_math.hpp: a background of leaves, grass or water). 0.125 on a still street camera: a
+  // ghost's layers are lent on every L / 8 frames instead of every L / 2 (ghosts of parked objects
+  // dissolve 4 times faster), but a slow flat object is taken in from its contour as fast
+  // (README.md, deviation 8: the static corpus gains, a creeping scene's slow objects lose). (0,
+  // 0.5]; 0.5 (the default): half everywhere.
+  float still_lend_fraction = 0.5f;
   float dynamic_fraction = 0.01f; // [0, 1]
   // Foreground when the density (levels^-3) is below this (> 0). 3e-7: chosen on the issue-12
   // corpus's training sequences with the shadow defaults below (docs/elements/cudabgsub.md);

@@ -316,7 +316,8 @@ gst_cuda_bg_sub_install_properties (GObjectClass * c)
           "still-lend-fraction", "Still lend fraction", "update-own: a pixel that only its "
           "neighbours' samples explain learns its value when a background 4-neighbour holds it in "
           "this share of its samples, where the background is still (at most dynamic-fraction of "
-          "the pixels have a wide bandwidth); elsewhere in half of them (0.5: half everywhere)",
+          "the pixels have a wide bandwidth); elsewhere in half of them. 0.125: ghosts on a still "
+          "street dissolve 4 times faster, slow flat objects are taken in as fast",
           0.001f, 0.5f, d.still_lend_fraction, playing));
   g_object_class_install_property (c, PROP_DYNAMIC_FRACTION, g_param_spec_float (
           "dynamic-fraction", "Dynamic fraction", "still-lend-fraction: the background moves "

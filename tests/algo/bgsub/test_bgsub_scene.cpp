@@ -229,10 +229,6 @@ TEST(BgsubScene, GhostPassesTakeInARevealedBackgroundNotAStoppedObject) {
   };
   Params on = base_params(true);
   on.ghost_still = 2;
-  // The lending of a moving scene in every frame: this texture's noise gives about 1% of its
-  // pixels a wide bandwidth, at dynamic_fraction's default, and the lending's pace would change
-  // from frame to frame (StillSceneLendingDissolvesAGhostSooner: the still scene's).
-  on.dynamic_fraction = 0.0f;
   Params off = on;
   off.ghost_passes = 0;
   const Masks a = run(on, 80, frame), b = run(off, 80, frame);
@@ -258,11 +254,11 @@ TEST(BgsubScene, GhostPassesTakeInARevealedBackgroundNotAStoppedObject) {
   }
 }
 
-// The same parked object leaving, without the ghost passes: where the scene is still (no frame
-// with more than dynamic_fraction of its pixels at a wide bandwidth) a ghost pixel learns the
-// revealed background once a neighbour holds it in an eighth of its samples
-// (still_lend_fraction), in a moving scene in half of them: the ghost dissolves sooner, and the
-// stopped object (its colour is no neighbour's) stays.
+// The same parked object leaving, without the ghost passes, with still_lend_fraction 1/8: where the
+// scene is still (no frame with more than dynamic_fraction of its pixels at a wide bandwidth) a
+// ghost pixel learns the revealed background once a neighbour holds it in an eighth of its samples,
+// in a moving scene in half of them: the ghost dissolves sooner, and the stopped object (its colour
+// is no neighbour's) stays.
 TEST(BgsubScene, StillSceneLendingDissolvesAGhostSooner) {
   const Patch parked{4, 3, 30, 26, {40, 200, 60}}, stopped{38, 20, 8, 12, {220, 40, 30}};
   auto frame = [&](int t) {
@@ -275,6 +271,7 @@ TEST(BgsubScene, StillSceneLendingDissolvesAGhostSooner) {
   };
   Params still = base_params(true);
   still.ghost_passes = 0;
+  still.still_lend_fraction = 0.125f;
   Params moving = still;
   still.dynamic_fraction = 1.0f;  // never moving
   moving.dynamic_fraction = 0.0f; // moving as soon as one pixel has a wide bandwidth

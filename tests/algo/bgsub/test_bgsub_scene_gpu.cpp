@@ -87,15 +87,16 @@ TEST(BgsubSceneGpu, ExtensionsMatchTheCpuBitForBit) {
 
 // Ghost passes: a rectangle painted into the warm-up frames leaves at frame 16 (the sequence's
 // own objects move from frame 14). Masks, blobs and counts equal; the CPU without the passes
-// differs on some frames (the passes did something). With dynamic_fraction 1 every frame lends at
-// the still scene's pace (still_lend_fraction), with 0 at the moving scene's wherever one pixel
-// has a wide bandwidth.
+// differs on some frames (the passes did something). With still_lend_fraction 1/8 and
+// dynamic_fraction 1 every frame lends at the still scene's pace, with dynamic_fraction 0 at the
+// moving scene's wherever one pixel has a wide bandwidth.
 class BgsubSceneGpuLending : public ::testing::TestWithParam<float> {};
 
 TEST_P(BgsubSceneGpuLending, GhostPassesMatchTheCpuBitForBit) {
   CVIS_REQUIRE_GPU();
   Params p = small_params(Kernel::kManualUniform);
   p.ghost_still = 2;
+  p.still_lend_fraction = 0.125f;
   p.dynamic_fraction = GetParam();
   Params off = p;
   off.ghost_passes = 0;
