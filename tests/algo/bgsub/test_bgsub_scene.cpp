@@ -210,6 +210,18 @@ TEST(BgsubScene, RefillAfterACutRemovesWarmUpGhosts) {
     EXPECT_EQ(count(a, t, 8, 8, 12, 12), 0) << t;
 }
 
+// Frame t of the ghost scenes below: a large object (4,3 30x26) stands in the scene during the
+// warm-up and leaves at frame 30; another (38,20 8x12) stops at frame 20 and stays.
+HostImage parked_and_stopped(int t) {
+  const Patch parked{4, 3, 30, 26, {40, 200, 60}}, stopped{38, 20, 8, 12, {220, 40, 30}};
+  std::vector<Patch> p;
+  if (t < 30)
+    p.push_back(parked);
+  if (t >= 20)
+    p.push_back(stopped);
+  return scene(texture(), 1.0f, p, t);
+}
+
 // A large object stands in the scene during the warm-up (it is in the samples) and leaves at frame
 // 30; another stops at frame 20 and stays. With the ghost passes the revealed background (no edge
 // in the frame at the ghost's contour, the neighbours' samples explain it) is taken in from the
@@ -218,20 +230,11 @@ TEST(BgsubScene, RefillAfterACutRemovesWarmUpGhosts) {
 // object (its colour is not its neighbours') stays foreground either way. ghost_still = 2 here
 // (the default 8 only delays the start).
 TEST(BgsubScene, GhostPassesTakeInARevealedBackgroundNotAStoppedObject) {
-  const Patch parked{4, 3, 30, 26, {40, 200, 60}}, stopped{38, 20, 8, 12, {220, 40, 30}};
-  auto frame = [&](int t) {
-    std::vector<Patch> p;
-    if (t < 30)
-      p.push_back(parked);
-    if (t >= 20)
-      p.push_back(stopped);
-    return scene(texture(), 1.0f, p, t);
-  };
   Params on = base_params(true);
   on.ghost_still = 2;
   Params off = on;
   off.ghost_passes = 0;
-  const Masks a = run(on, 80, frame), b = run(off, 80, frame);
+  const Masks a = run(on, 80, parked_and_stopped), b = run(off, 80, parked_and_stopped);
   // Measured (733 ghost pixels in the mask at frame 30): on 619 / 525 / 389 / 344 / 303 / 272 at
   // frames 32 / 36 / 42 / 44 / 46 / 48, none from frame 67; off 631 / 575 / 488 / 456 / 418 / 399,
   // none from frame 100. On this textured background the update takes in most of the ghost: a
@@ -260,22 +263,13 @@ TEST(BgsubScene, GhostPassesTakeInARevealedBackgroundNotAStoppedObject) {
 // in a moving scene in half of them: the ghost dissolves sooner, and the stopped object (its colour
 // is no neighbour's) stays.
 TEST(BgsubScene, StillSceneLendingDissolvesAGhostSooner) {
-  const Patch parked{4, 3, 30, 26, {40, 200, 60}}, stopped{38, 20, 8, 12, {220, 40, 30}};
-  auto frame = [&](int t) {
-    std::vector<Patch> p;
-    if (t < 30)
-      p.push_back(parked);
-    if (t >= 20)
-      p.push_back(stopped);
-    return scene(texture(), 1.0f, p, t);
-  };
   Params still = base_params(true);
   still.ghost_passes = 0;
   still.still_lend_fraction = 0.125f;
   Params moving = still;
   still.dynamic_fraction = 1.0f;  // never moving
   moving.dynamic_fraction = 0.0f; // moving as soon as one pixel has a wide bandwidth
-  const Masks a = run(still, 80, frame), b = run(moving, 80, frame);
+  const Masks a = run(still, 80, parked_and_stopped), b = run(moving, 80, parked_and_stopped);
   for (int t = 13; t < 80; ++t) { // after the warm-up
     EXPECT_FALSE(a.results[t].moving_background) << t;
     EXPECT_TRUE(b.results[t].moving_background) << t;
