@@ -124,7 +124,7 @@ public:
         // Shifted pixels are marked as shadows are (2: no sample, no gain vote, no live value).
         shadow_[i] = 0;
         if (raw_[i] && p_.shift_test && nc_ == 3 &&
-            shift_explained(v, model(x, y), nc_, x, y, w_, h_, p_.radius, model, shows_bg)) {
+            shift_explained(v, model(x, y), nc_, x, y, w_, h_, kShiftRadius, model, shows_bg)) {
           raw_[i] = 0;
           shadow_[i] = 2;
           ++result->shifted;

@@ -552,8 +552,26 @@ __global__ void __launch_bounds__(kTileW* kTileH, 8) test_kernel(MotionState m, 
     if (!shows_bg(x, y))
       t = motion_test(v, m.nc, x, y, m.w, m.h, r, model, shows_bg);
     raw = !t.own && t.neighbour < 0;
+    // The shift test reaches kShiftRadius, which may pass the halo of radius r: those neighbours
+    // (few pixels get here) are read and tested from global memory, as the halo pass does.
+    auto in_halo = [&](int xx, int yy) {
+      return xx >= x0 && xx < x0 + hw && yy >= y0 && yy < y0 + hh;
+    };
+    auto model_far = [&](int xx, int yy) {
+      return in_halo(xx, yy) ? model(xx, yy)
+                             : model_at(m, static_cast<size_t>(yy) * m.w + xx, scale);
+    };
+    auto shows_bg_far = [&](int xx, int yy) {
+      if (in_halo(xx, yy))
+        return shows_bg(xx, yy);
+      const uint32_t cur = compensated(m, frame_values(m, xx, yy));
+      const int vq[3] = {channel(cur, 0), channel(cur, 1), channel(cur, 2)};
+      int margin;
+      return matches(vq, model_far(xx, yy), m.nc, &margin);
+    };
     if (raw && k.shift_test && m.nc == 3 &&
-        shift_explained(v, model(x, y), m.nc, x, y, m.w, m.h, r, model, shows_bg)) {
+        shift_explained(v, model(x, y), m.nc, x, y, m.w, m.h, kShiftRadius, model_far,
+                        shows_bg_far)) {
       raw = false;
       shifted = true;
     }

@@ -226,11 +226,12 @@ CVIS_HD MotionTest motion_test(const int v[3], int nc, int x, int y, int w, int 
 // shift of the image by less than a neighbour's distance shows: a blend of p's median B_p and a
 // neighbour's B_q, i.e. v lies on the segment B_p..B_q in (Y, U, V), off it by at most p's
 // threshold in every channel. At an edge a creeping camera (a tripod settling, a pole swaying)
-// moves values between two backgrounds by less than a pixel, where neither model explains them.
+// moves values between two backgrounds by a pixel or two, where neither model explains them.
 // Integer: with d = B_q - B_p and u = v - B_p, 0 <= u.d <= d.d and |u_c d.d - (u.d) d_c| <=
-// tau_c d.d. `model` and `shows_background` as in motion_test: only neighbours within r that pass
-// their own test are tried (a ghost's or an object's model is no background to blend with: a
-// square moving off its ghost would be a blend of the ghost's colour). r = 0: none.
+// tau_c d.d. `model` and `shows_background` as in motion_test: only neighbours within r (the
+// callers: kShiftRadius, motion.hpp) that pass their own test are tried (a ghost's or an object's
+// model is no background to blend with: a square moving off its ghost would be a blend of the
+// ghost's colour). r = 0: none.
 template <typename ModelAt, typename ShowsBg>
 CVIS_HD bool shift_explained(const int v[3], const PixelModel& mp, int nc, int x, int y, int w,
                              int h, int r, ModelAt model, ShowsBg shows_background) {

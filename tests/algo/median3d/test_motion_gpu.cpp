@@ -68,7 +68,8 @@ struct MotionCase {
   MotionParams p;
   int frames = 64;
   bool black = false; // frames 28..37 black instead of dimmed (the gain's lower bound)
-  bool creep = false; // packed RGB: the frame moved right by 0..1 pixel, swinging (shift_test)
+  int creep =
+      0; // packed RGB: the frame moved right by up to this many pixels, swinging (shift_test)
 };
 
 void PrintTo(const MotionCase& c, std::ostream* os) {
@@ -80,16 +81,18 @@ void PrintTo(const MotionCase& c, std::ostream* os) {
 // to 70% during frames 28..37 (luma, or R for packed RGB; `black`: every plane set to 0), its rows
 // mirrored from frame 48 (a cut).
 HostImage motion_frame(PixelFormat f, int w, int h, size_t pad, int t, bool black = false,
-                       bool creep = false) {
+                       int creep = 0) {
   HostImage img = test::make_frame(f, w, h, pad, test::Content::kScene, 6u, t);
   const int bpp = is_yuv(f) ? 1 : static_cast<int>(plane_row_bytes(f, 0, 1));
-  // creep: each value a blend of the pixel and its left neighbour, in 16ths (integer: the same
-  // frames on every machine).
+  // creep: a shift right by s = creep * a16 / 16 pixels, each value a blend of the two pixels s
+  // lies between, in 16ths (integer: the same frames on every machine).
   const int a16 = creep ? 8 + static_cast<int>(std::lround(7.0 * std::sin(t / 6.0))) : 0;
+  const int s16 = creep * a16, whole = s16 / 16, part = s16 % 16;
   for (int y = 0; y < h; ++y) {
     uint8_t* row = img.plane(0) + static_cast<size_t>(y) * img.pitch(0);
-    for (int x = w * bpp - 1; creep && x >= bpp; --x)
-      row[x] = static_cast<uint8_t>((row[x] * (16 - a16) + row[x - bpp] * a16 + 8) / 16);
+    for (int x = w * bpp - 1; creep && x >= (whole + 1) * bpp; --x)
+      row[x] = static_cast<uint8_t>(
+          (row[x - whole * bpp] * (16 - part) + row[x - (whole + 1) * bpp] * part + 8) / 16);
     for (int x = 0; x < w * bpp; ++x) {
       if (t < 16 && x / bpp >= w / 2 && x / bpp < w / 2 + 7 && y >= h / 3 && y < h / 3 + 6)
         row[x] = 30;
@@ -165,11 +168,16 @@ std::vector<MotionCase> cases() {
   dynamic.adopt_frames_dynamic = 3;
   dynamic.dynamic_fraction = 0.02f;
   v.push_back({"i420_adopt_dynamic_device", PixelFormat::kI420, 64, 48, 0, true, dynamic});
-  // A creeping camera (MotionParams::shift_test at radius 1 and 2).
-  v.push_back({"rgba_creep_device", PixelFormat::kRGBA, 56, 40, 0, true, base, 64, false, true});
+  // A creeping camera (MotionParams::shift_test, reaching kShiftRadius: beyond the halo of the
+  // radius 0 and 1 kernels, within that of radius 2).
+  v.push_back({"rgba_creep_device", PixelFormat::kRGBA, 56, 40, 0, true, base, 64, false, 1});
+  v.push_back({"rgba_creep2_device", PixelFormat::kRGBA, 70, 44, 0, true, base, 64, false, 2});
+  MotionParams creep0 = base;
+  creep0.radius = 0;
+  v.push_back({"rgba_creep2_r0_host", PixelFormat::kRGBA, 40, 30, 8, false, creep0, 64, false, 2});
   MotionParams creep2 = base;
   creep2.radius = 2;
-  v.push_back({"bgra_creep_r2_host", PixelFormat::kBGRA, 45, 35, 4, false, creep2, 64, false, true});
+  v.push_back({"bgra_creep_r2_host", PixelFormat::kBGRA, 45, 35, 4, false, creep2, 64, false, 2});
   // Black frames: every voter in the gain's bin 0 (the gain stops at seg::kGainMin).
   v.push_back({"rgba_black_frames_device", PixelFormat::kRGBA, 48, 32, 0, true, base, 64, true});
   if (cvis::test::sanitizer_run()) { // small: every kernel and path, few frames
