@@ -268,8 +268,11 @@ TEST_P(MotionGpu, EqualsTheCpuReference) {
   if (c.p.illumination) {
     EXPECT_GT(gains, 2) << c.name;
   }
-  if (c.p.shot_change && c.frames > 55) {
-    EXPECT_GE(cuts, 1) << c.name; // the mirror (the defaults also call the 70% step a cut)
+  // The mirror (the defaults also call the 70% step a cut); not under a 2-pixel creep, whose
+  // samples widen the thresholds enough that the mirrored scene is no cut (the CPU reference, with
+  // or without the shift test).
+  if (c.p.shot_change && c.frames > 55 && c.creep < 2) {
+    EXPECT_GE(cuts, 1) << c.name;
   }
   RecordProperty("shadow_frames", shadows);
 }
