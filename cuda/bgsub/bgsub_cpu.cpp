@@ -135,6 +135,7 @@ public:
     for (size_t i = 0; i < npix; ++i)
       wide += wide_bandwidth(medians_[i]);
     result->moving_background = wide > wide_limit();
+    note_scene(result->moving_background);
     if (plan.update) {
       if (p_.update_own && !plan.blind)
         lend(result->moving_background ? lend_need_moving() : lend_need_still());
@@ -403,6 +404,7 @@ private:
   // Params::shift_test: raw foreground that shift_explained() explains becomes kRawShifted.
   void shift(int y0, int y1) {
     const size_t npix = static_cast<size_t>(w_) * h_;
+    const int reach = shift_reach();
     auto raw = [&](int x, int y) { return raw_[static_cast<size_t>(y) * w_ + x]; };
     auto smp = [&](int k, int x, int y) {
       return samples_[static_cast<size_t>(k) * npix + static_cast<size_t>(y) * w_ + x];
@@ -410,8 +412,8 @@ private:
     for (int y = y0; y < y1; ++y) {
       for (int x = 0; x < w_; ++x) {
         const size_t i = static_cast<size_t>(y) * w_ + x;
-        if (raw_[i] == kRawForeground &&
-            shift_explained(cur_[i], raw, smp, x, y, w_, h_, p_.num_samples, p_.shift_levels))
+        if (raw_[i] == kRawForeground && shift_explained(cur_[i], raw, smp, x, y, w_, h_,
+                                                         p_.num_samples, p_.shift_levels, reach))
           raw_[i] = kRawShifted;
       }
     }

@@ -73,7 +73,7 @@ public:
     CVIS_RETURN_IF_ERROR(
         kernels::launch_classify(static_cast<int>(p_.kernel), m, c, sh, dtable_.view(), stream));
     if (p_.shift_test && p_.color == ColorSpace::kRgb)
-      CVIS_RETURN_IF_ERROR(kernels::launch_shift(m, p_.shift_levels, stream));
+      CVIS_RETURN_IF_ERROR(kernels::launch_shift(m, p_.shift_levels, shift_reach(), stream));
     CVIS_RETURN_IF_ERROR(kernels::launch_cleanup(static_cast<int>(p_.cleanup), m, stream));
     CVIS_RETURN_IF_ERROR(kernels::launch_ghosts(m, p_.ghost_passes, p_.ghost_levels,
                                                 p_.ghost_matches, p_.ghost_still, stream));
@@ -133,6 +133,7 @@ public:
       result->gain[ch] = f.gains.g[ch];
     result->shadow_pixels = static_cast<int64_t>(f.shadow);
     result->moving_background = static_cast<int64_t>(f.wide) > wide_limit();
+    note_scene(result->moving_background);
     result->foreground_pixels = static_cast<int64_t>(f.foreground);
     // Blobs in raster order of their first pixel (ccl sorts the device's records).
     if (persist) {

@@ -39,7 +39,10 @@ class SubtractorBase : public Subtractor {
 public:
   Status configure(const Params& p) final;
   const Params& params() const final { return p_; }
-  void reset() final { schedule_.reset(); }
+  void reset() final {
+    schedule_.reset();
+    still_scene_ = false;
+  }
 
 protected:
   // A frame with more wide-bandwidth pixels than this has a moving background (the model's size,
@@ -48,6 +51,12 @@ protected:
   // Samples a lender must hold (borrowed_learnable) in a still scene and in a moving one.
   int lend_need_still() const;
   int lend_need_moving() const { return (p_.num_samples + 1) / 2; }
+  // The shift test's reach: 2 pixels when the previous frame's scene was still (not
+  // FrameResult::moving_background), else 1 (the first frame after a reset or a new model too).
+  // A creep moves a still scene's edges by up to two pixels; beside leaves or grass the farther
+  // neighbours explain away objects' contours.
+  int shift_reach() const { return still_scene_ ? 2 : 1; }
+  void note_scene(bool moving_background) { still_scene_ = !moving_background; }
 
   // The backend's own fallible step of configure(), the last one: when it succeeds, `p` is taken.
   virtual Status prepare(const Params& p) {
@@ -65,6 +74,7 @@ protected:
   FrameSchedule schedule_;
   cpwl::Table table_;
   std::vector<float> lut_; // bandwidth_table(p_)
+  bool still_scene_ = false;
 };
 
 #if defined(CVIS_HAVE_CUDA)

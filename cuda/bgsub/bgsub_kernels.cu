@@ -51,17 +51,18 @@ __global__ void lend_kernel(DeviceModel m, int levels, int need_moving, int need
 // Params::shift_test: raw foreground that shift_explained() explains becomes kRawShifted, in place
 // as the CPU pass (the test accepts no neighbour that is raw foreground, before or after it became
 // kRawShifted). Few pixels are tested (raw foreground beside explained pixels: contours, specks)
-// and each may read 9 L samples, so one thread per pixel left most lanes idle behind a serial
-// loop: a warp (one tile row) takes its tested pixels one at a time instead, its lanes splitting
-// the (sample, explained neighbour) pairs, and stops at the first pair on the segment.
-__global__ void shift_kernel(DeviceModel m, int levels) {
+// and each may read 9 L samples (25 L at reach 2), so one thread per pixel left most lanes idle
+// behind a serial loop: a warp (one tile row) takes its tested pixels one at a time instead, its
+// lanes splitting the (sample, explained neighbour) pairs, and stops at the first pair on the
+// segment.
+__global__ void shift_kernel(DeviceModel m, int levels, int reach) {
   static_assert(kBx == 32, "a warp is one tile row");
   const int lane = threadIdx.x, x = blockIdx.x * kBx + lane, y = blockIdx.y * kBy + threadIdx.y;
   const size_t i = static_cast<size_t>(y) * m.stride + x;
   auto raw = [&](int xx, int yy) { return m.raw[static_cast<size_t>(yy) * m.stride + xx]; };
   unsigned explained = 0;
   if (x < m.width && y < m.height && m.raw[i] == kRawForeground)
-    explained = shift_neighbours(raw, x, y, m.width, m.height);
+    explained = shift_neighbours(raw, x, y, m.width, m.height, reach);
   const uint32_t own = explained ? m.cur[i] : 0u;
   const size_t plane = plane_elems(m);
   for (unsigned todo = __ballot_sync(~0u, explained != 0); todo; todo &= todo - 1) {
@@ -384,8 +385,8 @@ Status launch_lend(const DeviceModel& m, int levels, int need_moving, int need_s
   return Status::Ok();
 }
 
-Status launch_shift(const DeviceModel& m, int levels, cudaStream_t stream) {
-  shift_kernel<<<grid_for(m.width, m.height), dim3(kBx, kBy), 0, stream>>>(m, levels);
+Status launch_shift(const DeviceModel& m, int levels, int reach, cudaStream_t stream) {
+  shift_kernel<<<grid_for(m.width, m.height), dim3(kBx, kBy), 0, stream>>>(m, levels, reach);
   CVIS_CUDA_CHECK_LAUNCH(stream, "bgsub shift_kernel");
   return Status::Ok();
 }

@@ -83,8 +83,9 @@ Status launch_lend(const DeviceModel& m, int levels, int need_moving, int need_s
                    unsigned long long wide_limit, cudaStream_t stream);
 
 // Params::shift_test, after the classification: kRawForeground pixels that shift_explained()
-// explains become kRawShifted (m.raw; reads m.cur and m.samples). `levels`: Params::shift_levels.
-Status launch_shift(const DeviceModel& m, int levels, cudaStream_t stream);
+// explains become kRawShifted (m.raw; reads m.cur and m.samples). `levels`: Params::shift_levels;
+// `reach`: the neighbours tried (SubtractorBase::shift_reach).
+Status launch_shift(const DeviceModel& m, int levels, int reach, cudaStream_t stream);
 // KDE classification of m.cur into m.raw (and m.density) with Kernel `kernel` (bgsub::Kernel
 // value), the bandwidths widened by m.fig->gains; foreground explained as a shadow becomes
 // kRawShadow. `table` holds device pointers (CPWL kernels).

@@ -157,21 +157,30 @@ CVIS_HD bool on_segment(uint32_t v, uint32_t a, uint32_t b, int levels) {
   return true;
 }
 
-// 8-neighbour j of the shift test (0..7): the 3x3 cell j, or j + 1 past the centre.
+// Neighbour j of the shift test (0..kShiftNeighbours - 1): the 5x5 cell j around the pixel, or
+// j + 1 past the centre. Those within `reach` (1: the 8-neighbours; 2: all 24) are tried.
+inline constexpr int kShiftNeighbours = 24;
 CVIS_HD int shift_dx(int j) {
-  return (j < 4 ? j : j + 1) % 3 - 1;
+  return (j < 12 ? j : j + 1) % 5 - 2;
 }
 CVIS_HD int shift_dy(int j) {
-  return (j < 4 ? j : j + 1) / 3 - 1;
+  return (j < 12 ? j : j + 1) / 5 - 2;
+}
+CVIS_HD bool shift_within(int j, int reach) {
+  const int dx = shift_dx(j), dy = shift_dy(j);
+  return (dx < 0 ? -dx : dx) <= reach && (dy < 0 ? -dy : dy) <= reach;
 }
 
-// The shift test's neighbours of pixel (x, y): bit j set when 8-neighbour j lies in the w x h image
-// and its own model explains it in this frame (`raw(x, y)`: raw_explained()).
-template <typename RawFn> CVIS_HD unsigned shift_neighbours(RawFn raw, int x, int y, int w, int h) {
+// The shift test's neighbours of pixel (x, y): bit j set when neighbour j lies within `reach` (1
+// or 2) and in the w x h image, and its own model explains it in this frame (`raw(x, y)`:
+// raw_explained()).
+template <typename RawFn>
+CVIS_HD unsigned shift_neighbours(RawFn raw, int x, int y, int w, int h, int reach) {
   unsigned explained = 0;
-  for (int j = 0; j < 8; ++j) {
+  for (int j = 0; j < kShiftNeighbours; ++j) {
     const int xx = x + shift_dx(j), yy = y + shift_dy(j);
-    if (xx >= 0 && yy >= 0 && xx < w && yy < h && raw_explained(raw(xx, yy)))
+    if (shift_within(j, reach) && xx >= 0 && yy >= 0 && xx < w && yy < h &&
+        raw_explained(raw(xx, yy)))
       explained |= 1u << j;
   }
   return explained;
@@ -180,8 +189,9 @@ template <typename RawFn> CVIS_HD unsigned shift_neighbours(RawFn raw, int x, in
 // Shift test (Params::shift_test) of raw-foreground pixel (x, y) with value v: a camera that
 // creeps by a fraction of a pixel shows, at an edge, a blend of the pixel's background and a
 // neighbour's that neither model holds. True when for some sample index k < count and some
-// 8-neighbour whose own model explains it in this frame (`raw(x, y)`: raw_explained()), v lies on
-// the segment from the pixel's sample k to the neighbour's sample k (on_segment).
+// neighbour within `reach` whose own model explains it in this frame (`raw(x, y)`:
+// raw_explained()), v lies on the segment from the pixel's sample k to the neighbour's sample k
+// (on_segment).
 // Reads raw values and samples only; the pass writes kRawShifted over kRawForeground, which no
 // neighbour's test accepts either way, so the order of the pixels does not matter. The explained
 // neighbours are found first: inside a foreground region there are none, and no sample is read.
@@ -189,11 +199,11 @@ template <typename RawFn> CVIS_HD unsigned shift_neighbours(RawFn raw, int x, in
 // them over a warp).
 template <typename RawFn, typename SampleFn>
 CVIS_HD bool shift_explained(uint32_t v, RawFn raw, SampleFn sample, int x, int y, int w, int h,
-                             int count, int levels) {
-  const unsigned explained = shift_neighbours(raw, x, y, w, h);
+                             int count, int levels, int reach) {
+  const unsigned explained = shift_neighbours(raw, x, y, w, h, reach);
   for (int k = 0; explained && k < count; ++k) {
     const uint32_t a = sample(k, x, y);
-    for (int j = 0; j < 8; ++j) {
+    for (int j = 0; j < kShiftNeighbours; ++j) {
       if ((explained >> j & 1u) &&
           on_segment(v, a, sample(k, x + shift_dx(j), y + shift_dy(j)), levels))
         return true;

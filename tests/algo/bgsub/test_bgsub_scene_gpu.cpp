@@ -193,11 +193,15 @@ TEST(BgsubSceneGpu, SlowObjectGhostTestMatchesTheCpuBitForBit) {
 }
 
 // Params::shift_test on a creeping camera (creep_scene.hpp): every mask equal, and the test at work
-// (the CPU's masks without it differ).
-TEST(BgsubSceneGpu, ShiftTestMatchesTheCpuBitForBit) {
+// (the CPU's masks without it differ). dynamic_fraction 1: every frame a still scene, the test
+// reaches 2 pixels from the second frame on; 0: a moving one (the creep's edges are wide), 1 pixel.
+class BgsubSceneGpuShift : public ::testing::TestWithParam<float> {};
+
+TEST_P(BgsubSceneGpuShift, ShiftTestMatchesTheCpuBitForBit) {
   CVIS_REQUIRE_GPU();
   Params p = small_params(Kernel::kManualUniform);
   p.shift_test = true;
+  p.dynamic_fraction = GetParam();
   Params off = p;
   off.shift_test = false;
   const int w = 80, h = 56, frames = cvis::test::sanitizer_run() ? 50 : 90;
@@ -211,6 +215,7 @@ TEST(BgsubSceneGpu, ShiftTestMatchesTheCpuBitForBit) {
   HostImage mc(PixelFormat::kGRAY8, w, h, 3), mg(PixelFormat::kGRAY8, w, h, 5),
       mo(PixelFormat::kGRAY8, w, h, 1);
   int64_t fg = 0, fg_off = 0;
+  int moving = 0;
   for (int t = 0; t < frames; ++t) {
     const HostImage f = s.frame(t);
     FrameResult rc, rg, ro;
@@ -223,14 +228,22 @@ TEST(BgsubSceneGpu, ShiftTestMatchesTheCpuBitForBit) {
     EXPECT_EQ(rc.foreground_pixels, rg.foreground_pixels) << t;
     EXPECT_EQ(rc.blobs, rg.blobs) << t;
     EXPECT_EQ(rc.shot_change, rg.shot_change) << t;
+    EXPECT_EQ(rc.moving_background, rg.moving_background) << t;
     fg += rc.foreground_pixels;
     fg_off += ro.foreground_pixels;
+    moving += rc.moving_background;
   }
   gpu.reset();
   stream_destroy(stream);
   EXPECT_GT(fg, 0);      // the object was seen
   EXPECT_GT(fg_off, fg); // and the creep's edges without the test
+  if (p.dynamic_fraction == 0.0f)
+    EXPECT_GT(moving, frames / 2); // the warm-up's frames report no scene
+  else
+    EXPECT_EQ(moving, 0);
 }
+
+INSTANTIATE_TEST_SUITE_P(DynamicFraction, BgsubSceneGpuShift, ::testing::Values(0.0f, 1.0f));
 
 } // namespace
 } // namespace cvis::bgsub::test
