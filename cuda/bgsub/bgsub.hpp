@@ -127,13 +127,15 @@ struct Params {
   int shadow_chroma = 8;   // levels (>= 0)
   int shadow_samples = 44; // >= 1; at most num_samples are used
   // Shift test: a pixel the density calls foreground is background when its value lies within
-  // shift_levels of the segment between one of its samples and the same sample of an 8-neighbour
+  // shift_levels of the segment between one of its samples and the same sample of a neighbour
   // whose own model explains it, across an edge whose colour change less its grey part exceeds
-  // 4/3 shift_levels: a camera that creeps by a fraction of a pixel blends neighbouring
-  // backgrounds at edges (shift_explained, bgsub_scene_math.hpp). Such pixels do not update the
-  // model and count as raw foreground for the shot-change rule. RGB features only; grey edges are
-  // never tested (along them a blend is any grey between the two sides). Only raw foreground
-  // pixels with a neighbour that its own model explains read samples (up to 8 L pairs).
+  // 4/3 shift_levels: a camera that creeps blends neighbouring backgrounds at edges
+  // (shift_explained, bgsub_scene_math.hpp). The neighbours within 2 pixels after a frame whose
+  // scene was still (FrameResult::moving_background false), the 8-neighbours after a moving one.
+  // Such pixels do not update the model and count as raw foreground for the shot-change rule. RGB
+  // features only; grey edges are never tested (along them a blend is any grey between the two
+  // sides). Only raw foreground pixels with a neighbour that its own model explains read samples
+  // (up to 8 L pairs, 24 L in a still scene).
   bool shift_test = true;
   int shift_levels = 15; // >= 1
   // Shot changes: seg::ShotChangeRule on the raw foreground fraction and the fraction of pixels
