@@ -13,7 +13,7 @@ motion against the clip's median, dilated), 0 background (moving leaves and wate
 truth.npz also holds `obj` (per-pixel object id, 0 none) and meta.json `objects` (id, speed,
 stops), for the per-object recall of score_dynamic.py.
 
-Usage: /usr/bin/python3 tests/quality/dynamic/make_dynamic.py [--out DIR] [--only a,b] [--split dev|eval|eval2]
+Usage: /usr/bin/python3 tests/quality/dynamic/make_dynamic.py [--out DIR] [--only a,b] [--split dev|eval|eval2|eval3]
 Default DIR build-eval/dynamic (ignored by git). Needs python3-opencv, numpy, gst-launch-1.0 with
 x264enc and avdec_h264.
 """
@@ -159,6 +159,22 @@ def specs():
                   seed=34, speeds=[0, 0.5, 1, 2]))
     S.append(dict(name="eval2-creep-photo", split="eval2", bg=("still", "motorcycle", 1.5), seed=35,
                   speeds=[0, 0.5, 1, 2]))
+    # A third evaluation split, made before the choices that followed eval2's second run: water over
+    # photographs no split used (butterfly's sharp coloured edges, as dev-water2's candies; hubble),
+    # another grass crop, foliage cut from photographs of the held-out splits only, the lego clip
+    # through a creeping camera, a creeping photograph of high contrast.
+    S.append(dict(name="eval3-water", split="eval3", bg=("water", "butterfly", 2.5), seed=51, speeds=[0, 0.5, 1, 2],
+                  people=0))
+    S.append(dict(name="eval3-water-b", split="eval3", bg=("water", "hubble", 3.0), seed=52, speeds=[0, 0.5, 1],
+                  people=0))
+    S.append(dict(name="eval3-grass", split="eval3", bg=("grass", "grass", 2.8), seed=53, speeds=[0, 0.5, 1, 2],
+                  people=2))
+    S.append(dict(name="eval3-foliage", split="eval3", bg=("foliage", "chelsea", "brick"), seed=54,
+                  speeds=[0, 0.5, 1], people=2))
+    S.append(dict(name="eval3-creep-lego", split="eval3", bg=("video", "lego", None, False, 0, None, 1.5), seed=55,
+                  speeds=[0, 0.5, 1, 2]))
+    S.append(dict(name="eval3-creep-photo", split="eval3", bg=("still", "fruits", 1.5), seed=56,
+                  speeds=[0, 0.5, 1, 2]))
     return S
 
 
@@ -253,7 +269,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--out", default=os.path.join(REPO, "build-eval", "dynamic"))
     ap.add_argument("--only", default="")
-    ap.add_argument("--split", default="all", choices=["dev", "eval", "eval2", "all"])
+    ap.add_argument("--split", default="all", choices=["dev", "eval", "eval2", "eval3", "all"])
     a = ap.parse_args()
     only = set(filter(None, a.only.split(",")))
     pool = []
