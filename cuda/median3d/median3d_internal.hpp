@@ -42,16 +42,20 @@ protected:
   }
 
   // The adoption frames of this frame (MotionParams::adopt_frames_dynamic), from the previous
-  // frame's count of pixels with a wide luma threshold; 0 (never) stays 0.
+  // frame's counts of pixels with a wide luma threshold and of pixels that changed by more than
+  // their threshold; 0 (never) stays 0.
   int adopt_frames_now() const {
     return p_.adopt_frames > 0 && dynamic_ && p_.adopt_frames_dynamic > 0 ? p_.adopt_frames_dynamic
                                                                           : p_.adopt_frames;
   }
   // Luma thresholds above this are wide (a moving background).
   int wide_tau() const { return 2 * p_.tau_min; }
-  // Called with the frame's count of wide thresholds (read before the update).
-  void note_wide(int64_t wide, int64_t pixels) {
-    dynamic_ = static_cast<double>(wide) > static_cast<double>(p_.dynamic_fraction) * pixels;
+  // Called with the frame's counts of wide thresholds (read before the update) and of pixels
+  // whose luma changed by more than their threshold (widened by 1/g, as the tests' thresholds:
+  // a dimmed scene's amplified noise is no motion) since the previous frame.
+  void note_scene(int64_t wide, int64_t changed, int64_t pixels) {
+    dynamic_ = static_cast<double>(wide) > static_cast<double>(p_.dynamic_fraction) * pixels ||
+               static_cast<double>(changed) > static_cast<double>(p_.dynamic_change_fraction) * pixels;
   }
 
   MotionParams p_;

@@ -24,6 +24,8 @@ Status validate(const MotionParams& p) {
     return bad("adopt_frames and adopt_frames_dynamic must be in 0..255");
   if (!(p.dynamic_fraction >= 0.0f && p.dynamic_fraction <= 1.0f))
     return bad("dynamic_fraction must be in 0..1");
+  if (!(p.dynamic_change_fraction >= 0.0f && p.dynamic_change_fraction <= 1.0f))
+    return bad("dynamic_change_fraction must be in 0..1");
   if (!(p.persistence >= 0.0f) || !(p.persistence <= 1.0f))
     return bad("persistence must be in 0..1");
   if (p.absorb_frames < 0 || p.absorb_frames > 65535)

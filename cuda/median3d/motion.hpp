@@ -75,6 +75,12 @@ struct MotionParams {
   // (0 = always `adopt_frames`; `adopt_frames` 0 stays never).
   int adopt_frames_dynamic = 16;
   float dynamic_fraction = 0.15f;
+  // The scene also counts as moving when, at the previous frame, more than this share of the
+  // pixels changed luma by more than their threshold since the frame before (waves). Water whose
+  // refracted edges and glints leave most thresholds narrow (dynamic set dev-water2: 11.5% wide)
+  // changes 17-21% of its pixels in every frame; still and creeping scenes, people included, at
+  // most 8.5%; light changes and cuts for a few frames (1: never).
+  float dynamic_change_fraction = 0.1f;
   // A pixel that fails both tests is background when its values are a blend of its median and
   // that of a neighbour within kShiftRadius pixels that passes its own test (shift_explained,
   // motion_math.hpp): an edge moved by up to two pixels, as a creeping camera shows it (dynamic

@@ -93,7 +93,7 @@ public:
     }
 
     // Tests, shadows and the adoption candidates.
-    int64_t raw_count = 0, diff_count = 0, wide_count = 0;
+    int64_t raw_count = 0, diff_count = 0, wide_count = 0, changed_count = 0;
     const int adopt_frames = adopt_frames_now();
     // Below a gain of 1 the sensor noise is amplified by 1/g in compensated levels: so are the
     // thresholds (the dimmer the scene, the wider each pixel's tolerance).
@@ -136,6 +136,7 @@ public:
         }
         const int d = cur_[i] > prev_[i] ? cur_[i] - prev_[i] : prev_[i] - cur_[i];
         diff_count += d > tau_[i];
+        changed_count += d > scale_tau(tau_[i], tau_scale16);
         wide_count += tau_[i] > wide_tau();
         if (!t.own && t.neighbour >= 0) {
           cnt_[i] = static_cast<uint8_t>(std::min(255, cnt_[i] + 1));
@@ -223,7 +224,7 @@ public:
       }
     }
     std::copy(cur_.begin(), cur_.begin() + npix_, prev_.begin());
-    note_wide(wide_count, static_cast<int64_t>(npix_));
+    note_scene(wide_count, changed_count, static_cast<int64_t>(npix_));
     // The output: the persistence filter's components of the mask the model used.
     seg::keep_persistent_components(mask_.data(), mask_prev_.data(), out_.data(), w_, h_,
                                     p_.persistence);

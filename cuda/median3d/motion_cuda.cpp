@@ -129,7 +129,7 @@ public:
       CVIS_RETURN_IF_ERROR(
           ccl::read_blobs(&ccl_, p_.blobs ? &result->blobs : nullptr, &result->foreground));
     // A confirmed shot change restarts the model at the next frame (as the CPU reference).
-    note_wide(static_cast<int64_t>(f.wide), static_cast<int64_t>(m_.px));
+    note_scene(static_cast<int64_t>(f.wide), static_cast<int64_t>(f.changed), static_cast<int64_t>(m_.px));
     const double n = static_cast<double>(m_.px);
     if (p_.shot_change &&
         rule_.update(static_cast<double>(f.raw + f.shifted) / n, static_cast<double>(f.diff) / n)) {

@@ -525,7 +525,7 @@ __global__ void __launch_bounds__(kTileW* kTileH, 8) test_kernel(MotionState m, 
   __syncthreads();
   const int x = blockIdx.x * kTileW + threadIdx.x, y = blockIdx.y * kTileH + threadIdx.y;
   const bool inside = x < m.w && y < m.h;
-  bool raw = false, shadow = false, diff = false, wide = false, shifted = false;
+  bool raw = false, shadow = false, diff = false, wide = false, shifted = false, changed = false;
   if (inside) {
     const size_t i = static_cast<size_t>(y) * m.w + x;
     auto at = [&](int xx, int yy) { return (yy - y0) * hw + (xx - x0); };
@@ -589,6 +589,7 @@ __global__ void __launch_bounds__(kTileW* kTileH, 8) test_kernel(MotionState m, 
     const int d = v[0] > prev ? v[0] - prev : prev - v[0];
     const int tau0 = m.tau[i];
     diff = d > tau0;
+    changed = d > scale_tau(tau0, scale);
     wide = tau0 > k.wide_tau;
     // prev = this frame's compensated luma (the CPU reference's copy at the end of the frame):
     // only this thread reads prev[i], and only here.
@@ -609,7 +610,7 @@ __global__ void __launch_bounds__(kTileW* kTileH, 8) test_kernel(MotionState m, 
   // made 64,800 on each of three addresses, which the L2 serialises).
   const int n_raw = __syncthreads_count(raw), n_shadow = __syncthreads_count(shadow),
             n_diff = __syncthreads_count(diff), n_wide = __syncthreads_count(wide),
-            n_shifted = __syncthreads_count(shifted);
+            n_shifted = __syncthreads_count(shifted), n_changed = __syncthreads_count(changed);
   if (threadIdx.x == 0 && threadIdx.y == 0) {
     if (n_raw)
       atomicAdd(&m.fig->raw, static_cast<unsigned long long>(n_raw));
@@ -621,6 +622,8 @@ __global__ void __launch_bounds__(kTileW* kTileH, 8) test_kernel(MotionState m, 
       atomicAdd(&m.fig->wide, static_cast<unsigned long long>(n_wide));
     if (n_shifted)
       atomicAdd(&m.fig->shifted, static_cast<unsigned long long>(n_shifted));
+    if (n_changed)
+      atomicAdd(&m.fig->changed, static_cast<unsigned long long>(n_changed));
   }
 }
 

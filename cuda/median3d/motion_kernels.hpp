@@ -34,6 +34,7 @@ struct MotionFigures {
   unsigned long long raw, diff, shadow, foreground;
   unsigned long long shifted; // pixels that only the shift test called background
   unsigned long long wide;    // pixels whose luma threshold exceeds MotionConsts::wide_tau
+  unsigned long long changed; // pixels whose luma changed by more than their widened threshold
 };
 
 struct MotionState {

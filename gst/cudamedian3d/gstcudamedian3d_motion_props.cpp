@@ -28,6 +28,7 @@ enum {
   M_DYNAMIC_FRACTION,
   M_PERSISTENCE,
   M_SHIFT_TEST,
+  M_DYNAMIC_CHANGE_FRACTION,
   M_COUNT
 };
 static_assert (M_COUNT == GST_CUDA_MEDIAN3D_MOTION_PROPS, "property count");
@@ -38,7 +39,8 @@ gst_cuda_median3d_motion_property_names (void)
   static const gchar *const names[] = { "history", "sample-period", "noise-factor", "tau-min",
     "tau-max", "chroma", "shadows", "illumination", "adopt-frames", "absorb-frames",
     "min-mask-area", "shot-changes", "live-background", "adopt-tight",
-    "adopt-frames-dynamic", "dynamic-fraction", "persistence", "shift-test", NULL
+    "adopt-frames-dynamic", "dynamic-fraction", "persistence", "shift-test",
+    "dynamic-change-fraction", NULL
   };
   static_assert (G_N_ELEMENTS (names) == M_COUNT + 1, "one name per property");
   return names;
@@ -112,6 +114,9 @@ gst_cuda_median3d_set_motion_property (m3d::MotionParams * m, guint prop_id, con
     case M_SHIFT_TEST:
       m->shift_test = g_value_get_boolean (value);
       break;
+    case M_DYNAMIC_CHANGE_FRACTION:
+      m->dynamic_change_fraction = static_cast<float>(g_value_get_double (value));
+      break;
     default:
       break;
   }
@@ -174,6 +179,9 @@ gst_cuda_median3d_get_motion_property (const m3d::MotionParams & m, guint prop_i
       return TRUE;
     case M_SHIFT_TEST:
       g_value_set_boolean (value, m.shift_test);
+      return TRUE;
+    case M_DYNAMIC_CHANGE_FRACTION:
+      g_value_set_double (value, m.dynamic_change_fraction);
       return TRUE;
     default:
       return FALSE;
@@ -244,6 +252,11 @@ gst_cuda_median3d_install_motion_properties (GObjectClass * k, guint first)
           "background explains is background (not learnt) when it is a blend of its background "
           "and a neighbour's (an edge moved by less than a pixel: a creeping camera)",
           d.shift_test, ready));
+  g_object_class_install_property (k, first + M_DYNAMIC_CHANGE_FRACTION, g_param_spec_double (
+          "dynamic-change-fraction", "Moving-background change fraction", "mode=motion: the "
+          "scene also counts as a moving background (adopt-frames-dynamic) when more than this "
+          "fraction of the pixels changed luma by more than their threshold since the frame "
+          "before (waves); 1 = never", 0.0, 1.0, d.dynamic_change_fraction, ready));
   g_object_class_install_property (k, first + M_ABSORB_FRAMES, g_param_spec_int ("absorb-frames",
           "Absorb frames", "mode=motion: a pixel foreground this many frames in a row becomes "
           "background (0 = never: stopped objects stay foreground)", 0, 65535, d.absorb_frames,

@@ -72,7 +72,7 @@ void gst_cuda_median3d_motion_clear (GstCudaMedian3dState * st);
 
 /* gstcudamedian3d_motion_props.cpp: mode=motion's GST_CUDA_MEDIAN3D_MOTION_PROPS properties, ids
  * first.. (set/get take ids relative to first; set is called only when not running). */
-#define GST_CUDA_MEDIAN3D_MOTION_PROPS 18
+#define GST_CUDA_MEDIAN3D_MOTION_PROPS 19
 void gst_cuda_median3d_install_motion_properties (GObjectClass * klass, guint first);
 void gst_cuda_median3d_set_motion_property (cvis::median3d::MotionParams * m, guint id,
     const GValue * value, GParamSpec * pspec);

@@ -63,6 +63,7 @@ cvis::median3d::MotionParams motion_params(Kv& kv) {
   p.adopt_frames_dynamic =
       static_cast<int>(num(kv, "adopt_frames_dynamic", p.adopt_frames_dynamic));
   p.dynamic_fraction = static_cast<float>(num(kv, "dynamic_fraction", p.dynamic_fraction));
+  p.dynamic_change_fraction = static_cast<float>(num(kv, "dynamic_change_fraction", p.dynamic_change_fraction));
   p.shift_test = num(kv, "shift_test", p.shift_test) != 0;
   p.absorb_frames = static_cast<int>(num(kv, "absorb_frames", p.absorb_frames));
   p.illumination = num(kv, "illumination", p.illumination) != 0;

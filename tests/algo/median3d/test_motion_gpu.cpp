@@ -168,6 +168,12 @@ std::vector<MotionCase> cases() {
   dynamic.adopt_frames_dynamic = 3;
   dynamic.dynamic_fraction = 0.02f;
   v.push_back({"i420_adopt_dynamic_device", PixelFormat::kI420, 64, 48, 0, true, dynamic});
+  // The same decided by the scene's changes (MotionParams::dynamic_change_fraction): the count of
+  // pixels whose luma changed by more than their threshold widened by the gain (the sequence dims).
+  MotionParams changing = dynamic;
+  changing.dynamic_fraction = 1.0f;
+  changing.dynamic_change_fraction = 0.02f;
+  v.push_back({"i420_adopt_changing_device", PixelFormat::kI420, 64, 48, 0, true, changing});
   // A creeping camera (MotionParams::shift_test, reaching kShiftRadius: beyond the halo of the
   // radius 0 and 1 kernels, within that of radius 2).
   v.push_back({"rgba_creep_device", PixelFormat::kRGBA, 56, 40, 0, true, base, 64, false, 1});
