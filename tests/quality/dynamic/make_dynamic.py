@@ -13,7 +13,7 @@ motion against the clip's median, dilated), 0 background (moving leaves and wate
 truth.npz also holds `obj` (per-pixel object id, 0 none) and meta.json `objects` (id, speed,
 stops), for the per-object recall of score_dynamic.py.
 
-Usage: /usr/bin/python3 tests/quality/dynamic/make_dynamic.py [--out DIR] [--only a,b] [--split dev|eval|eval2|eval3]
+Usage: /usr/bin/python3 tests/quality/dynamic/make_dynamic.py [--out DIR] [--only a,b] [--split dev|eval|eval2|eval3|eval4]
 Default DIR build-eval/dynamic (ignored by git). Needs python3-opencv, numpy, gst-launch-1.0 with
 x264enc and avdec_h264.
 """
@@ -175,6 +175,21 @@ def specs():
                   speeds=[0, 0.5, 1, 2]))
     S.append(dict(name="eval3-creep-photo", split="eval3", bg=("still", "fruits", 1.5), seed=56,
                   speeds=[0, 0.5, 1, 2]))
+    # A fourth evaluation split, made after eval3's run (whose dark water showed the waves' glints)
+    # and before the choices that followed it: water over two more dark photographs and a bright
+    # one, another grass seed, foliage cut from other held-out photographs, a static classroom.
+    S.append(dict(name="eval4-water-dark", split="eval4", bg=("water", "starry", 2.8), seed=61,
+                  speeds=[0, 0.5, 1, 2], people=0))
+    S.append(dict(name="eval4-water-coffee", split="eval4", bg=("water", "coffee", 2.5), seed=62,
+                  speeds=[0, 0.5, 1], people=0))
+    S.append(dict(name="eval4-water-rocket", split="eval4", bg=("water", "rocket", 3.0), seed=63,
+                  speeds=[0, 0.5, 1, 2], people=0))
+    S.append(dict(name="eval4-grass", split="eval4", bg=("grass", "grass", 3.2), seed=64, speeds=[0, 0.5, 1, 2],
+                  people=2))
+    S.append(dict(name="eval4-foliage", split="eval4", bg=("foliage", "motorcycle", "astronaut"), seed=65,
+                  speeds=[0, 0.5, 2], people=2))
+    S.append(dict(name="eval4-slow-class", split="eval4", bg=("video", "ball", (100, 50, 520, 390), True, 40), seed=66,
+                  speeds=[0, 0.5, 1, 2]))
     return S
 
 
@@ -269,7 +284,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--out", default=os.path.join(REPO, "build-eval", "dynamic"))
     ap.add_argument("--only", default="")
-    ap.add_argument("--split", default="all", choices=["dev", "eval", "eval2", "eval3", "all"])
+    ap.add_argument("--split", default="all", choices=["dev", "eval", "eval2", "eval3", "eval4", "all"])
     a = ap.parse_args()
     only = set(filter(None, a.only.split(",")))
     pool = []
