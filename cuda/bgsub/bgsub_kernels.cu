@@ -48,17 +48,16 @@ __global__ void lend_kernel(DeviceModel m, int levels, int need_moving, int need
     m.raw[i] = kRawLent;
 }
 
-// The shift test's 8-neighbours among its kShiftNeighbours (shift_within(j, 1)).
+// The shift test's 8-neighbours among its kShiftNeighbours.
 constexpr unsigned ring1_bits() {
   unsigned bits = 0;
-  for (int j = 0; j < kShiftNeighbours; ++j) {
-    const int c = j < 12 ? j : j + 1, dx = c % 5 - 2, dy = c / 5 - 2;
-    if (dx >= -1 && dx <= 1 && dy >= -1 && dy <= 1)
+  for (int j = 0; j < kShiftNeighbours; ++j)
+    if (shift_within(j, 1))
       bits |= 1u << j;
-  }
   return bits;
 }
 constexpr unsigned kRing1 = ring1_bits();
+static_assert(kRing1 == 0x399c0u, "j = 6-8, 11, 12, 15-17: cells 6-8, 11, 13, 16-18 of the 5x5");
 
 // Whether the value v of pixel (px, y) lies on the segment from one of its samples to the same
 // sample of a neighbour in `ex` (explained neighbours, the same mask in every lane): the warp's

@@ -160,13 +160,13 @@ CVIS_HD bool on_segment(uint32_t v, uint32_t a, uint32_t b, int levels) {
 // Neighbour j of the shift test (0..kShiftNeighbours - 1): the 5x5 cell j around the pixel, or
 // j + 1 past the centre. Those within `reach` (1: the 8-neighbours; 2: all 24) are tried.
 inline constexpr int kShiftNeighbours = 24;
-CVIS_HD int shift_dx(int j) {
+CVIS_HD constexpr int shift_dx(int j) {
   return (j < 12 ? j : j + 1) % 5 - 2;
 }
-CVIS_HD int shift_dy(int j) {
+CVIS_HD constexpr int shift_dy(int j) {
   return (j < 12 ? j : j + 1) / 5 - 2;
 }
-CVIS_HD bool shift_within(int j, int reach) {
+CVIS_HD constexpr bool shift_within(int j, int reach) {
   const int dx = shift_dx(j), dy = shift_dy(j);
   return (dx < 0 ? -dx : dx) <= reach && (dy < 0 ? -dy : dy) <= reach;
 }
