@@ -15,7 +15,8 @@ namespace cvis::seg {
 // ---------------------------------------------------------------------------------------------
 // Illumination gain. A pixel with current value v and background value b (b >= kGainMinLevel)
 // votes for the bin round(kGainScale * v / b), clamped to the histogram; the gain is the median of
-// the votes, interpolated inside the median bin, when at least kGainMinVotes voted (else 1).
+// the votes, interpolated inside the median bin, when at least kGainMinVotes voted and the votes
+// agree (gain_votes_agree); else 1.
 inline constexpr int kGainBins = 1024;   // ratios 0 .. 4 - 1/256
 inline constexpr int kGainScale = 256;   // bin width 1/256 of a ratio
 inline constexpr int kGainMinLevel = 24; // darker background values are too noisy to vote
@@ -23,6 +24,15 @@ inline constexpr uint32_t kGainMinVotes = 64;
 // The smallest gain: when (nearly) every voter went black the median falls in bin 0, whose lower
 // half would give g <= 0, and compensation divides by g.
 inline constexpr float kGainMin = 1.0f / 16;
+
+// Votes agree on a gain when their middle half (quartile bins q1 <= q3) spans at most a quarter of
+// the ratio in its middle: 8 (q3 - q1) <= q1 + q3. A change of the light moves every voter alike
+// (the static corpus' lighting changes and foliage: at most 0.125); where the background is darker
+// than kGainMinLevel in a channel, the only voters are pixels that flickered bright (glints on
+// dark water: 0.6 to 1.5) and their median would re-scale the frame by a factor of up to 12.
+CVIS_HD bool gain_votes_agree(int q1, int q3) {
+  return 8 * (q3 - q1) <= q1 + q3;
+}
 
 // Gains within this of 1 are not applied: the median of a noisy ratio wanders by about 1/100,
 // re-scaling every frame by that would only add noise, and a gain of 1 leaves the frame
@@ -49,21 +59,31 @@ CVIS_HD float gain_in_bin(int k, double frac) {
 
 // Median of the votes (`hist`, kGainBins counts adding up to `n`), linearly interpolated inside the
 // median bin so that the gain is not quantised to 1/256 (gain_in_bin: the votes are taken as
-// spread evenly over the bin). 1 when n < kGainMinVotes.
+// spread evenly over the bin). 1 when n < kGainMinVotes or the votes disagree (gain_votes_agree of
+// the first bins whose inclusive prefix reaches n / 4 and 3 n / 4).
 template <typename CountFn> CVIS_HD float gain_median(CountFn count, uint32_t n) {
   if (n < kGainMinVotes)
     return 1.0f;
   const double half = 0.5 * static_cast<double>(n);
-  uint32_t cum = 0;
-  for (int k = 0; k < kGainBins; ++k) {
-    const uint32_t c = count(k);
-    if (c > 0 && static_cast<double>(cum + c) >= half) {
+  const uint64_t n64 = n;
+  uint64_t cum = 0;
+  int q1 = -1, q3 = -1;
+  float g = 1.0f;
+  bool found = false;
+  for (int k = 0; k < kGainBins && q3 < 0; ++k) {
+    const uint64_t c = count(k);
+    if (!found && c > 0 && static_cast<double>(cum + c) >= half) {
       const double frac = (half - static_cast<double>(cum)) / static_cast<double>(c);
-      return gain_in_bin(k, frac);
+      g = gain_in_bin(k, frac);
+      found = true;
     }
     cum += c;
+    if (q1 < 0 && 4 * cum >= n64)
+      q1 = k;
+    if (4 * cum >= 3 * n64)
+      q3 = k;
   }
-  return 1.0f;
+  return found && gain_votes_agree(q1, q3) ? g : 1.0f;
 }
 
 // Chroma offset: the median of the differences v - b (kOffsetBins bins, v - b + 255) of background

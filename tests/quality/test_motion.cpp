@@ -87,12 +87,38 @@ TEST(Segmentation, GainMedianOfBlackFramesIsBounded) {
   std::vector<uint32_t> hist(seg::kGainBins, 0);
   hist[0] = 1000;
   EXPECT_EQ(seg::gain_median([&](int k) { return hist[k]; }, 1000), seg::kGainMin);
-  hist[0] = 400;
-  hist[20] = 600; // median in bin 20: (20 - 0.5 + 100 / 600) / 256, above the bound
-  EXPECT_NEAR(seg::gain_median([&](int k) { return hist[k]; }, 1000), (19.5 + 1.0 / 6) / 256, 1e-6);
-  hist[20] = 0;
-  hist[2] = 600; // in bin 2, below the bound
+  hist[0] = 0;
+  hist[20] = 600; // median in bin 20: (20 - 0.5 + 500 / 600) / 256, above the bound
+  hist[21] = 400;
+  EXPECT_NEAR(seg::gain_median([&](int k) { return hist[k]; }, 1000), (19.5 + 5.0 / 6) / 256, 1e-6);
+  hist[20] = hist[21] = 0;
+  hist[2] = 1000; // in bin 2, below the bound
   EXPECT_EQ(seg::gain_median([&](int k) { return hist[k]; }, 1000), seg::kGainMin);
+}
+
+// The middle half of the votes must span at most a quarter of its middle ratio: 8 (q3 - q1) <=
+// q1 + q3 in bins. Voters that only flickered bright (glints over a dark channel) spread their
+// ratios and give no gain.
+TEST(Segmentation, GainMedianIgnoresVotesThatDisagree) {
+  std::vector<uint32_t> hist(seg::kGainBins, 0);
+  hist[100] = 250; // q1 = 100, q3 = 128: 224 <= 228
+  hist[128] = 750;
+  EXPECT_NEAR(seg::gain_median([&](int k) { return hist[k]; }, 1000), (127.5 + 250.0 / 750) / 256, 1e-6);
+  hist[128] = 0;
+  hist[129] = 750; // q3 = 129: 232 > 229
+  EXPECT_EQ(seg::gain_median([&](int k) { return hist[k]; }, 1000), 1.0f);
+  std::fill(hist.begin(), hist.end(), 0u);
+  hist[0] = 400; // a black 40 % and a 60 % at ratio 20 / 256
+  hist[20] = 600;
+  EXPECT_EQ(seg::gain_median([&](int k) { return hist[k]; }, 1000), 1.0f);
+  std::mt19937 rng(5);
+  std::fill(hist.begin(), hist.end(), 0u);
+  uint32_t n = 0;
+  for (int i = 0; i < 5000; ++i) { // bright on dark: ratios 0.08 to 1.2
+    ++hist[20 + rng() % 290];
+    ++n;
+  }
+  EXPECT_EQ(seg::gain_median([&](int k) { return hist[k]; }, n), 1.0f);
 }
 
 TEST(Segmentation, ShotChangeRuleNeedsAnAbruptStartAndPersistence) {

@@ -44,18 +44,26 @@ __device__ inline uint32_t block_inclusive_scan(uint32_t v, uint32_t* warp_sums,
 // (votes before it) + count >= half; that bin is the one whose inclusive prefix reaches half while
 // its exclusive one does not (count > 0 follows: half > 0), and its thread evaluates the same
 // expression in the same double arithmetic. Every thread gets the gain (1 below
-// seg::kGainMinVotes votes) and *votes the histogram's total. `warp_sums` (32 words) and `gain`:
+// seg::kGainMinVotes votes or when the votes disagree) and *votes the histogram's total. `warp_sums` (32 words) and `gain`:
 // shared memory. Every thread of the block calls it.
 __device__ inline float block_gain_median(uint32_t count, uint32_t* warp_sums, float* gain,
                                           uint32_t* votes) {
   uint32_t n = 0;
   const uint32_t incl = block_inclusive_scan(count, warp_sums, &n);
+  const uint32_t cum = incl - count;
   if (threadIdx.x == 0)
     *gain = 1.0f;
+  // The quartile bins (the scan is done with warp_sums): the first bins whose inclusive prefix
+  // reaches n / 4 and 3 n / 4, as the serial walk finds them.
+  const uint64_t n64 = n, in4 = 4ull * incl, cum4 = 4ull * cum;
+  if (in4 >= n64 && cum4 < n64)
+    warp_sums[0] = threadIdx.x;
+  if (in4 >= 3 * n64 && cum4 < 3 * n64)
+    warp_sums[1] = threadIdx.x;
   __syncthreads();
-  if (n >= seg::kGainMinVotes) {
+  if (n >= seg::kGainMinVotes &&
+      seg::gain_votes_agree(static_cast<int>(warp_sums[0]), static_cast<int>(warp_sums[1]))) {
     const double half = 0.5 * static_cast<double>(n);
-    const uint32_t cum = incl - count;
     if (count > 0 && static_cast<double>(incl) >= half && static_cast<double>(cum) < half) {
       const double frac = (half - static_cast<double>(cum)) / static_cast<double>(count);
       *gain = seg::gain_in_bin(static_cast<int>(threadIdx.x), frac);
@@ -63,7 +71,7 @@ __device__ inline float block_gain_median(uint32_t count, uint32_t* warp_sums, f
   }
   __syncthreads();
   const float g = *gain;
-  __syncthreads(); // *gain may be reused by the caller's next call
+  __syncthreads(); // *gain and warp_sums may be reused by the caller's next call
   *votes = n;
   return g;
 }

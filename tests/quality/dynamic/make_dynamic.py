@@ -135,6 +135,12 @@ def specs():
     S.append(dict(name="dev-creep-graf", split="dev", bg=("still", "graf", 1.5), seed=41, speeds=[0, 0.5, 1, 2]))
     S.append(dict(name="dev-creep-astro", split="dev", bg=("still", "astronaut", 1.5), seed=42,
                   speeds=[0, 0.5, 1, 2]))
+    # Added after eval3's run showed the waves' glints on dark water: two photographs darkened to
+    # near black under water (the development split had bright bottoms only).
+    S.append(dict(name="dev-water-dark", split="dev", bg=("water", "graf", 2.8, 0.12), seed=19, speeds=[0, 0.5, 1, 2],
+                  people=0))
+    S.append(dict(name="dev-water-dark2", split="dev", bg=("water", "home", 3.0, 0.15), seed=20, speeds=[0, 0.5, 1],
+                  people=0))
     # Evaluation split: other footage (ball, lego), tree.avi mirrored and cropped (the one real
     # foliage clip: the same source, other crop and objects), other photographs and seeds.
     S.append(dict(name="eval-slow-class", split="eval", bg=("video", "ball", (200, 150, 520, 390), False, 0), seed=21,
@@ -215,7 +221,9 @@ def make(spec, out, pool):
         bgf = textures.Creep(lambda t: still, W, H, rng, amp=spec["bg"][2])
         sources = {spec["bg"][1]: footage.package(spec["bg"][1])}
     elif kind == "water":
-        bgf = textures.Water(footage.image(spec["bg"][1]), W, H, rng, amp=spec["bg"][2])
+        gain = spec["bg"][3] if len(spec["bg"]) > 3 else 1.0
+        bgf = textures.Water(footage.image(spec["bg"][1]), W, H, rng, amp=spec["bg"][2],
+                             tint=tuple(gain * c for c in (0.55, 0.8, 1.0)))
         sources = {spec["bg"][1]: footage.package(spec["bg"][1])}
     else:
         bgf = textures.Foliage(footage.image(spec["bg"][1]), footage.image(spec["bg"][2]), W, H, rng)
