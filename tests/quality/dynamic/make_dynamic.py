@@ -13,7 +13,7 @@ motion against the clip's median, dilated), 0 background (moving leaves and wate
 truth.npz also holds `obj` (per-pixel object id, 0 none) and meta.json `objects` (id, speed,
 stops), for the per-object recall of score_dynamic.py.
 
-Usage: /usr/bin/python3 tests/quality/dynamic/make_dynamic.py [--out DIR] [--only a,b] [--split dev|eval|eval2|eval3|eval4]
+Usage: /usr/bin/python3 tests/quality/dynamic/make_dynamic.py [--out DIR] [--only a,b] [--split dev|eval|eval2|eval3|eval4|eval5]
 Default DIR build-eval/dynamic (ignored by git). Needs python3-opencv, numpy, gst-launch-1.0 with
 x264enc and avdec_h264.
 """
@@ -196,6 +196,21 @@ def specs():
                   speeds=[0, 0.5, 2], people=2))
     S.append(dict(name="eval4-slow-class", split="eval4", bg=("video", "ball", (100, 50, 520, 390), True, 40), seed=66,
                   speeds=[0, 0.5, 1, 2]))
+    # A fifth evaluation split, made after eval4's run and before the choices that followed it (the
+    # illumination gain held between frames): water over photographs no water scene used, two of
+    # them darkened, another grass seed, foliage cut from other photographs.
+    S.append(dict(name="eval5-water-baboon", split="eval5", bg=("water", "baboon", 2.6), seed=71,
+                  speeds=[0, 0.5, 1, 2], people=0))
+    S.append(dict(name="eval5-water-astro", split="eval5", bg=("water", "astronaut", 3.0), seed=72,
+                  speeds=[0, 0.5, 1, 2], people=0))
+    S.append(dict(name="eval5-water-moto-dark", split="eval5", bg=("water", "motorcycle", 2.8, 0.15), seed=73,
+                  speeds=[0, 0.5, 1], people=0))
+    S.append(dict(name="eval5-water-building-dark", split="eval5", bg=("water", "building", 2.5, 0.2), seed=74,
+                  speeds=[0, 0.5, 1], people=0))
+    S.append(dict(name="eval5-grass", split="eval5", bg=("grass", "grass", 3.0), seed=75, speeds=[0, 0.5, 1, 2],
+                  people=2))
+    S.append(dict(name="eval5-foliage", split="eval5", bg=("foliage", "rocket", "chelsea"), seed=76,
+                  speeds=[0, 0.5, 1], people=2))
     return S
 
 
@@ -292,7 +307,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--out", default=os.path.join(REPO, "build-eval", "dynamic"))
     ap.add_argument("--only", default="")
-    ap.add_argument("--split", default="all", choices=["dev", "eval", "eval2", "eval3", "eval4", "all"])
+    ap.add_argument("--split", default="all", choices=["dev", "eval", "eval2", "eval3", "eval4", "eval5", "all"])
     a = ap.parse_args()
     only = set(filter(None, a.only.split(",")))
     pool = []
