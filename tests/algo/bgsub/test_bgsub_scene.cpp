@@ -235,21 +235,21 @@ TEST(BgsubScene, GhostPassesTakeInARevealedBackgroundNotAStoppedObject) {
   Params off = on;
   off.ghost_passes = 0;
   const Masks a = run(on, 80, parked_and_stopped), b = run(off, 80, parked_and_stopped);
-  // Measured (677 ghost pixels in the mask at frame 30): on 597 / 550 / 428 / 377 / 346 / 274 at
-  // frames 32 / 36 / 42 / 44 / 46 / 48, none from frame 68 (67 with the shift test's reach
-  // at one pixel in every scene); off 602 / 573 / 485 / 437 / 408 / 400. On
+  // Measured (674 ghost pixels in the mask at frame 30): on 582 / 551 / 419 / 372 / 350 / 286 at
+  // frames 32 / 36 / 42 / 44 / 46 / 48, none from frame 73; off 586 / 573 / 485 / 431 / 414 / 355.
+  // (Before the illumination gain needed its votes to agree, the gain drifted to 1.17 / 0.86 /
+  // 1.21 in this scene of constant light and the ghost was gone from frame 68.) On
   // this textured background the update takes in most of the ghost: a ghost pixel that only its
   // neighbours' samples explain learns its value where a neighbour's samples hold it (update_own,
   // borrowed_learnable), the next layer once that pixel holds it in half of its L = 12 samples. A
   // pass adds a layer only where its source's own density test explains the source's value
   // (ghost_source), so a layer taken over in a frame is a source from the next frame on. What is
   // kept: from frame 32 on the passes only remove ghost pixels (fewer left on every frame; at frame
-  // 31, 650 either way), and the ghost is gone 38 frames after the object left (18 before
-  // update_own).
+  // 31, 595 either way), and the ghost is gone 43 frames after the object left.
   for (int t = 32; t < 68; ++t)
     EXPECT_LE(count(a, t, 4, 3, 30, 26), count(b, t, 4, 3, 30, 26)) << t;
   EXPECT_LT(count(a, 44, 4, 3, 30, 26), count(b, 44, 4, 3, 30, 26));
-  for (int t = 68; t < 80; ++t)
+  for (int t = 73; t < 80; ++t)
     EXPECT_EQ(count(a, t, 4, 3, 30, 26), 0) << t;
   EXPECT_GE(count(b, 44, 4, 3, 30, 26), 40);
   for (int t = 22; t < 80; ++t) {

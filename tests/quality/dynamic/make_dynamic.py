@@ -196,9 +196,10 @@ def specs():
                   speeds=[0, 0.5, 2], people=2))
     S.append(dict(name="eval4-slow-class", split="eval4", bg=("video", "ball", (100, 50, 520, 390), True, 40), seed=66,
                   speeds=[0, 0.5, 1, 2]))
-    # A fifth evaluation split, made after eval4's run and before the choices that followed it (the
-    # illumination gain held between frames): water over photographs no water scene used, two of
-    # them darkened, another grass seed, foliage cut from other photographs.
+    # A fifth evaluation split, made after eval4's run and before the next candidate was judged on
+    # dev (the illumination gain held between frames, not kept), then run once: water over
+    # photographs no water scene used, two of them darkened, another grass seed, foliage cut from
+    # other photographs.
     S.append(dict(name="eval5-water-baboon", split="eval5", bg=("water", "baboon", 2.6), seed=71,
                   speeds=[0, 0.5, 1, 2], people=0))
     S.append(dict(name="eval5-water-astro", split="eval5", bg=("water", "astronaut", 3.0), seed=72,
