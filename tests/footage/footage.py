@@ -70,6 +70,14 @@ SOURCES = {
     "smarties": ("opencv-doc", OPENCV + "smarties.png", "image", "sweets"),
     "building": ("opencv-doc", OPENCV + "building.jpg", "image", "a building"),
     "home": ("opencv-doc", OPENCV + "home.jpg", "image", "a room"),
+    "aero": ("opencv-doc", OPENCV + "aero3.jpg", "image", "a city from the air"),
+    "board": ("opencv-doc", OPENCV + "board.jpg", "image", "a circuit board"),
+    "messi": ("opencv-doc", OPENCV + "messi5.jpg", "image", "a football player before a crowd"),
+    "leuven": ("opencv-doc", OPENCV + "leuvenA.jpg", "image", "a street of brick houses"),
+    "aloe": ("opencv-doc", OPENCV + "aloeL.jpg", "image", "a plant before patterned cloth"),
+    "squirrel": ("opencv-doc", OPENCV + "squirrel_cls.jpg", "image", "a squirrel among leaves"),
+    "ihc": ("python3-skimage", SKIMAGE + "ihc.png", "image", "stained tissue"),
+    "coins": ("python3-skimage", SKIMAGE + "coins.png", "image", "coins (grey)"),
 }
 
 
