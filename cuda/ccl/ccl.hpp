@@ -22,6 +22,7 @@
 #include "common/blob.hpp"
 #include "common/hd.hpp"
 #include "common/image.hpp"
+#include "common/mask_area.hpp"
 #include "common/status.hpp"
 
 namespace cvis::ccl {
@@ -136,14 +137,17 @@ CVIS_HD bool in_small_component(const ComponentAreas& a, int x, int y, int min_a
 // unchanged since except for whole components cleared (launch_area_filter): writes into `out`
 // (rows out_pitch apart) 255 at the pixels of the components with at least persistence x their
 // area in `prev` (the previous frame's mask, rows prev_pitch apart), 0 elsewhere, then copies the
-// mask into `prev` (the next frame's reference). `out` must not be `mask` or `prev`;
-// persistence > 0. Afterwards the scratch's foreground count and kept records are out's, as
+// mask into `prev` (the next frame's reference). With `prev2` (the mask before prev, prev's pitch)
+// and `light`, seg::persistent's added-light rule (a mostly lit component against the pixels of
+// both previous masks), and prev is copied into prev2 first; neither or both. `out` must not be
+// `mask` or `prev`; persistence > 0. Afterwards the scratch's foreground count and kept records are out's, as
 // launch_blobs(out, min_area) would give them, ready for enqueue_readback(): out is a union of
 // whole components of the mask, so it needs no labelling of its own. The labels stay the mask's.
 // Asynchronous on `stream`.
 Status launch_persistence(const uint8_t* mask, size_t pitch, uint8_t* prev, size_t prev_pitch,
                           int width, int height, float persistence, int min_area, uint8_t* out,
-                          size_t out_pitch, DeviceScratch* scratch, StreamHandle stream);
+                          size_t out_pitch, DeviceScratch* scratch, StreamHandle stream,
+                          uint8_t* prev2 = nullptr, const seg::AddedLight* light = nullptr);
 
 // Enqueues the copy of the counters and (with_records) of the first records of the last launch
 // into the scratch's pinned memory, on `stream`, and records an event after them.

@@ -17,7 +17,7 @@ constexpr int kFirstRecords = 256;
 struct DeviceScratch::Impl {
   int width = 0, height = 0; // reserved size
   cuda::DeviceArray<int32_t> labels, slot;
-  cuda::DeviceArray<int32_t> overlap; // launch_persistence: per record
+  cuda::DeviceArray<int32_t> overlap; // launch_persistence: three counts per record
   cuda::DeviceArray<uint32_t> tile_stats;
   cuda::DeviceArray<BlobRecord> components, kept;
   cuda::DeviceArray<CclCounters> counters;
@@ -77,7 +77,7 @@ Status DeviceScratch::reserve(int width, int height, StreamHandle stream) {
   CVIS_RETURN_IF_ERROR(s.tile_stats.reserve(npix, st));
   CVIS_RETURN_IF_ERROR(s.components.reserve(cap, st));
   CVIS_RETURN_IF_ERROR(s.kept.reserve(cap, st));
-  CVIS_RETURN_IF_ERROR(s.overlap.reserve(cap, st));
+  CVIS_RETURN_IF_ERROR(s.overlap.reserve(3 * static_cast<size_t>(cap), st));
   CVIS_RETURN_IF_ERROR(s.counters.reserve(1, st));
   CVIS_RETURN_IF_ERROR(s.h_counters.reserve(1));
   CVIS_RETURN_IF_ERROR(s.h_kept.reserve(kFirstRecords));
@@ -140,7 +140,8 @@ Status launch_area_filter(uint8_t* mask, size_t pitch, int width, int height, in
 
 Status launch_persistence(const uint8_t* mask, size_t pitch, uint8_t* prev, size_t prev_pitch,
                           int width, int height, float persistence, int min_area, uint8_t* out,
-                          size_t out_pitch, DeviceScratch* scratch, StreamHandle stream) {
+                          size_t out_pitch, DeviceScratch* scratch, StreamHandle stream,
+                          uint8_t* prev2, const seg::AddedLight* light) {
   DeviceScratch::Impl& s = *scratch->impl();
   CVIS_RETURN_IF_ERROR(s.check(mask, pitch, width, height));
   if (!prev || !out || prev_pitch < static_cast<size_t>(width) ||
@@ -148,9 +149,13 @@ Status launch_persistence(const uint8_t* mask, size_t pitch, uint8_t* prev, size
     return invalid_argument("ccl: bad persistence views");
   if (!(persistence > 0.0f) || !(persistence <= 1.0f))
     return invalid_argument("ccl: persistence must be in (0, 1]");
+  if ((prev2 != nullptr) != (light != nullptr) ||
+      (light && (!light->frame || !light->background || light->pitch < static_cast<size_t>(width))))
+    return invalid_argument("ccl: added light needs prev2 and both luma views");
   const kernels::DeviceLabels m = s.labels_for(mask, pitch, width, height);
-  return kernels::launch_persistence(m, prev, prev_pitch, s.overlap.get(), persistence, min_area,
-                                     out, out_pitch, static_cast<cudaStream_t>(stream));
+  return kernels::launch_persistence(m, prev, prev_pitch, prev2, light ? *light : seg::AddedLight{},
+                                     s.overlap.get(), persistence, min_area, out, out_pitch,
+                                     static_cast<cudaStream_t>(stream));
 }
 
 ComponentAreas component_areas(const DeviceScratch& scratch) {

@@ -282,27 +282,51 @@ __device__ __forceinline__ int record_of(const DeviceLabels& m, int x, int y) {
   return k >= 0 && k < m.blob_capacity ? k : -1;
 }
 
-// Per record, the component's pixels that `prev` holds: one atomic per run of a warp's lanes
-// (a tile row) in one component, not one per pixel (a frame-wide object would put tens of
-// thousands on one address).
-__global__ void overlap_kernel(DeviceLabels m, const uint8_t* prev, size_t prev_pitch,
+// Per record, the component's pixels that `prev` holds and, with `prev2` and light.frame (aware),
+// those both hold (overlap + capacity) and the lit ones (overlap + 2 capacity): one atomic per run
+// of a warp's lanes (a tile row) in one component, not one per pixel (a frame-wide object would
+// put tens of thousands on one address).
+__global__ void overlap_kernel(DeviceLabels m, const uint8_t* prev, const uint8_t* prev2,
+                               size_t prev_pitch, seg::AddedLight light, bool aware,
                                int32_t* overlap) {
   const int x = blockIdx.x * kBx + threadIdx.x, y = blockIdx.y * kBy + threadIdx.y;
   if (x == 0 && y == 0) { // persist_keep_kernel (later in stream order) counts the output anew
     m.counters->foreground = 0;
     m.counters->kept = 0;
   }
-  int k = -1;
-  if (x < m.width && y < m.height && is_fg(m, x, y) &&
-      prev[static_cast<size_t>(y) * prev_pitch + x])
-    k = record_of(m, x, y);
+  const bool fg = x < m.width && y < m.height && is_fg(m, x, y);
+  const size_t at = static_cast<size_t>(y) * prev_pitch + x;
+  const bool in1 = fg && prev[at];
+  bool in2 = false, lit = false;
+  if (aware && fg) {
+    in2 = in1 && prev2[at];
+    const size_t l = static_cast<size_t>(y) * light.pitch + x;
+    lit = seg::lit(light.frame[l], light.background[l], light.levels);
+  }
+  const int k = (aware ? fg : in1) ? record_of(m, x, y) : -1;
   const unsigned same = __match_any_sync(kFull, k); // every lane: the -1 lanes match each other
-  if (k >= 0 && static_cast<int>(threadIdx.x) == __ffs(same) - 1)
-    atomicAdd(overlap + k, __popc(same));
+  const unsigned b1 = __ballot_sync(kFull, in1), b2 = __ballot_sync(kFull, in2),
+                 bl = __ballot_sync(kFull, lit);
+  if (k >= 0 && static_cast<int>(threadIdx.x) == __ffs(same) - 1) {
+    const int c = m.blob_capacity;
+    if (same & b1)
+      atomicAdd(overlap + k, __popc(same & b1));
+    if (same & b2)
+      atomicAdd(overlap + c + k, __popc(same & b2));
+    if (same & bl)
+      atomicAdd(overlap + 2 * c + k, __popc(same & bl));
+  }
 }
 
-__global__ void persist_kernel(DeviceLabels m, uint8_t* prev, size_t prev_pitch,
-                               const int32_t* overlap, float persistence, uint8_t* out,
+__device__ __forceinline__ bool keeps(const DeviceLabels& m, const int32_t* overlap, int k,
+                                      int area, float persistence, bool aware) {
+  const int c = m.blob_capacity;
+  return aware ? seg::persistent(overlap[k], overlap[c + k], overlap[2 * c + k], area, persistence)
+               : seg::persistent(overlap[k], area, persistence);
+}
+
+__global__ void persist_kernel(DeviceLabels m, uint8_t* prev, uint8_t* prev2, size_t prev_pitch,
+                               const int32_t* overlap, float persistence, bool aware, uint8_t* out,
                                size_t out_pitch) {
   const int x = blockIdx.x * kBx + threadIdx.x, y = blockIdx.y * kBy + threadIdx.y;
   if (x >= m.width || y >= m.height)
@@ -311,22 +335,25 @@ __global__ void persist_kernel(DeviceLabels m, uint8_t* prev, size_t prev_pitch,
   uint8_t o = 0;
   if (v) {
     const int k = record_of(m, x, y);
-    o = k >= 0 && seg::persistent(overlap[k], m.components[k].area, persistence) ? 255 : 0;
+    o = k >= 0 && keeps(m, overlap, k, m.components[k].area, persistence, aware) ? 255 : 0;
   }
   out[static_cast<size_t>(y) * out_pitch + x] = o;
-  prev[static_cast<size_t>(y) * prev_pitch + x] = v;
+  const size_t at = static_cast<size_t>(y) * prev_pitch + x;
+  if (prev2)
+    prev2[at] = prev[at];
+  prev[at] = v;
 }
 
 // The output's counters and records without labelling it: it is a union of whole components of
 // the labelled mask (no two of them touch), so its components are the persistent records. Those
 // the mask's own filter cleared have no pixel left in it, hence overlap 0: never persistent.
 __global__ void persist_keep_kernel(DeviceLabels m, const int32_t* overlap, float persistence,
-                                    int min_area) {
+                                    bool aware, int min_area) {
   const int k = blockIdx.x * blockDim.x + threadIdx.x;
   unsigned long long area = 0;
   if (k < m.counters->roots && k < m.blob_capacity) {
     const BlobRecord b = m.components[k];
-    if (seg::persistent(overlap[k], b.area, persistence)) {
+    if (keeps(m, overlap, k, b.area, persistence, aware)) {
       area = static_cast<unsigned long long>(b.area);
       if (b.area >= min_area)
         m.kept[atomicAdd(&m.counters->kept, 1)] = b;
@@ -365,18 +392,20 @@ Status launch_blobs(const DeviceLabels& m, int min_area, cudaStream_t stream) {
   return Status::Ok();
 }
 
-Status launch_persistence(const DeviceLabels& m, uint8_t* prev, size_t prev_pitch, int32_t* overlap,
-                          float persistence, int min_area, uint8_t* out, size_t out_pitch,
-                          cudaStream_t stream) {
+Status launch_persistence(const DeviceLabels& m, uint8_t* prev, size_t prev_pitch, uint8_t* prev2,
+                          const seg::AddedLight& light, int32_t* overlap, float persistence,
+                          int min_area, uint8_t* out, size_t out_pitch, cudaStream_t stream) {
   const dim3 grid = tile_grid(m.width, m.height), block(kBx, kBy);
-  CVIS_CUDA_CHECK(cudaMemsetAsync(overlap, 0, sizeof(int32_t) * m.blob_capacity, stream));
-  overlap_kernel<<<grid, block, 0, stream>>>(m, prev, prev_pitch, overlap);
+  const bool aware = prev2 && light.frame && light.background;
+  CVIS_CUDA_CHECK(
+      cudaMemsetAsync(overlap, 0, sizeof(int32_t) * 3 * static_cast<size_t>(m.blob_capacity), stream));
+  overlap_kernel<<<grid, block, 0, stream>>>(m, prev, prev2, prev_pitch, light, aware, overlap);
   CVIS_CUDA_CHECK_LAUNCH(stream, "ccl overlap_kernel");
-  persist_kernel<<<grid, block, 0, stream>>>(m, prev, prev_pitch, overlap, persistence, out,
-                                             out_pitch);
+  persist_kernel<<<grid, block, 0, stream>>>(m, prev, prev2, prev_pitch, overlap, persistence,
+                                             aware, out, out_pitch);
   CVIS_CUDA_CHECK_LAUNCH(stream, "ccl persist_kernel");
   persist_keep_kernel<<<cuda::div_up(m.blob_capacity, 256), 256, 0, stream>>>(
-      m, overlap, persistence, min_area);
+      m, overlap, persistence, aware, min_area);
   CVIS_CUDA_CHECK_LAUNCH(stream, "ccl persist_keep_kernel");
   return Status::Ok();
 }

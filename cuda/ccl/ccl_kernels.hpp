@@ -8,6 +8,7 @@
 #include <cstdint>
 
 #include "ccl.hpp"
+#include "common/mask_area.hpp"
 #include "common/status.hpp"
 
 namespace cvis::ccl::kernels {
@@ -33,12 +34,13 @@ Status launch_blobs(const DeviceLabels& m, int min_area, cudaStream_t stream);
 // min_area pixels.
 Status launch_area_filter(const DeviceLabels& m, uint8_t* mask, int min_area, cudaStream_t stream);
 
-// The persistence filter on m.mask labelled by the last launch_blobs(m): `overlap` (blob_capacity
-// int32, zeroed here) counts per record the pixels `prev` holds; `out` = the kept components as
-// 255; then prev = m.mask; then the counters' foreground and kept records are out's (records of
-// area >= min_area).
-Status launch_persistence(const DeviceLabels& m, uint8_t* prev, size_t prev_pitch, int32_t* overlap,
-                          float persistence, int min_area, uint8_t* out, size_t out_pitch,
-                          cudaStream_t stream);
+// The persistence filter on m.mask labelled by the last launch_blobs(m): `overlap` (3 x
+// blob_capacity int32, zeroed here) counts per record the pixels `prev` holds and, with `prev2`
+// and light.frame, those both hold and the lit ones (seg::persistent's added-light rule); `out` =
+// the kept components as 255; then prev2 = prev (with prev2), prev = m.mask; then the counters'
+// foreground and kept records are out's (records of area >= min_area). prev2 has prev's pitch.
+Status launch_persistence(const DeviceLabels& m, uint8_t* prev, size_t prev_pitch, uint8_t* prev2,
+                          const seg::AddedLight& light, int32_t* overlap, float persistence,
+                          int min_area, uint8_t* out, size_t out_pitch, cudaStream_t stream);
 
 } // namespace cvis::ccl::kernels

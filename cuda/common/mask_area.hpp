@@ -16,6 +16,33 @@ CVIS_HD bool persistent(int overlap, int area, float persistence) {
   return static_cast<float>(overlap) >= persistence * static_cast<float>(area);
 }
 
+// Added light (glints on water: bright streaks the waves move on every frame). A pixel is lit when
+// its frame luma exceeds its background's by at least `levels`; a component is mostly lit when at
+// least half of its pixels are. Such a component must persist in both previous masks (its overlap
+// counts the pixels foreground in both), the others in the previous one only: a blanket two-frame
+// rule also dropped people seen through leaves, whose fragments change every frame.
+inline constexpr int kAddedLightLevels = 15; // cuda/median3d/README.md, "Persistence"
+struct AddedLight {
+  const uint8_t* frame = nullptr;      // luma, rows `pitch` apart
+  const uint8_t* background = nullptr; // luma, rows `pitch` apart
+  size_t pitch = 0;
+  int levels = kAddedLightLevels;
+};
+
+CVIS_HD bool lit(int frame, int background, int levels) {
+  return frame - background >= levels;
+}
+
+CVIS_HD bool mostly_lit(int lit_pixels, int area) {
+  return 2 * lit_pixels >= area;
+}
+
+// The rule with added light: `overlap` (previous mask), `overlap2` (both previous masks), `lit`
+// (lit pixels) of a component of `area` pixels.
+CVIS_HD bool persistent(int overlap, int overlap2, int lit_pixels, int area, float persistence) {
+  return persistent(mostly_lit(lit_pixels, area) ? overlap2 : overlap, area, persistence);
+}
+
 // Calls visit(pixel indices) for each 8-connected foreground component of mask (width x height
 // bytes, rows `width` apart, non-zero = foreground), in raster order of the first pixel.
 template <typename Visit>
@@ -65,19 +92,32 @@ inline void remove_small_components(uint8_t* mask, int width, int height, int mi
 }
 
 // out = the components of mask that persistent() keeps against prev (the previous frame's mask),
-// as 255; all three width x height bytes, rows `width` apart.
+// as 255; all three width x height bytes, rows `width` apart. With `light` (and prev2, the mask
+// before prev), a mostly lit component is tested against the pixels foreground in both.
 inline void keep_persistent_components(const uint8_t* mask, const uint8_t* prev, uint8_t* out,
-                                       int width, int height, float persistence) {
+                                       int width, int height, float persistence,
+                                       const uint8_t* prev2 = nullptr,
+                                       const AddedLight* light = nullptr) {
   const size_t n = static_cast<size_t>(width) * height;
   for (size_t i = 0; i < n; ++i)
     out[i] = mask[i] ? 255 : 0;
   if (persistence <= 0.0f)
     return;
+  const bool aware = light && prev2;
   for_each_component(mask, width, height, [&](const std::vector<int32_t>& comp) {
-    int overlap = 0;
-    for (int32_t i : comp)
+    int overlap = 0, overlap2 = 0, lit_pixels = 0;
+    for (int32_t i : comp) {
       overlap += prev[i] != 0;
-    if (!persistent(overlap, static_cast<int>(comp.size()), persistence)) {
+      if (aware) {
+        overlap2 += prev[i] != 0 && prev2[i] != 0;
+        const size_t at = static_cast<size_t>(i / width) * light->pitch + i % width;
+        lit_pixels += lit(light->frame[at], light->background[at], light->levels);
+      }
+    }
+    const int area = static_cast<int>(comp.size());
+    const bool keep = aware ? persistent(overlap, overlap2, lit_pixels, area, persistence)
+                            : persistent(overlap, area, persistence);
+    if (!keep) {
       for (int32_t i : comp)
         out[i] = 0;
     }

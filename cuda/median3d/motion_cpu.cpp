@@ -55,6 +55,7 @@ public:
       result->shot_change = true;
       std::fill(mask_.begin(), mask_.end(), 0);
       std::fill(mask_prev_.begin(), mask_prev_.end(), 0);
+      std::fill(mask_prev2_.begin(), mask_prev2_.end(), 0);
       std::fill(out_.begin(), out_.end(), 0);
       write_outputs(mask, background, 65536u, false);
       return Status::Ok();
@@ -71,6 +72,7 @@ public:
       std::copy(in_.begin(), in_.begin() + npix_, prev_.begin());
       std::fill(mask_.begin(), mask_.end(), 0);
       std::fill(mask_prev_.begin(), mask_prev_.end(), 0);
+      std::fill(mask_prev2_.begin(), mask_prev2_.end(), 0);
       std::fill(out_.begin(), out_.end(), 0);
       result->warming_up = true;
       write_outputs(mask, background, 65536u, true);
@@ -226,8 +228,12 @@ public:
     std::copy(cur_.begin(), cur_.begin() + npix_, prev_.begin());
     note_scene(wide_count, changed_count, static_cast<int64_t>(npix_));
     // The output: the persistence filter's components of the mask the model used.
+    // Glints: the compensated luma against the background (both luma first).
+    const seg::AddedLight light{cur_.data(), bg_.data(), static_cast<size_t>(w_),
+                                seg::kAddedLightLevels};
     seg::keep_persistent_components(mask_.data(), mask_prev_.data(), out_.data(), w_, h_,
-                                    p_.persistence);
+                                    p_.persistence, mask_prev2_.data(), &light);
+    std::copy(mask_prev_.begin(), mask_prev_.end(), mask_prev2_.begin());
     std::copy(mask_.begin(), mask_.end(), mask_prev_.begin());
     write_outputs(mask, background, g16, false);
     // The shot-change rule reads this frame's counts; a confirmed change restarts the model at the
@@ -257,7 +263,8 @@ private:
     nc_ = p_.color ? 3 : 1;
     samples_.assign(static_cast<size_t>(nc_) * p_.history * npix_, 0);
     for (auto* v :
-         {&head_, &cnt_, &prev_, &raw_, &mask_, &mask_prev_, &out_, &adopted_, &shadow_, &own_})
+         {&head_, &cnt_, &prev_, &raw_, &mask_, &mask_prev_, &mask_prev2_, &out_, &adopted_, &shadow_,
+          &own_})
       v->assign(npix_, 0);
     for (auto* v : {&bg_, &tau_, &in_, &cur_})
       v->assign(static_cast<size_t>(nc_) * npix_, 0);
@@ -391,7 +398,8 @@ private:
   std::vector<uint8_t> samples_; // [channel][k][pixel]
   std::vector<uint8_t> bg_, tau_, in_, cur_; // [channel][pixel]
   std::vector<uint8_t> head_, cnt_, prev_, raw_, mask_, adopted_, shadow_, own_;
-  std::vector<uint8_t> mask_prev_, out_; // Params::persistence: the previous mask_, the output
+  // Params::persistence: the previous mask_, the one before it, the output.
+  std::vector<uint8_t> mask_prev_, mask_prev2_, out_;
   std::vector<int8_t> adopt_;
   std::vector<uint16_t> age_;
   std::vector<uint32_t> gain_hist_ = std::vector<uint32_t>(seg::kGainBins);

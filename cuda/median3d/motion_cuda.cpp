@@ -61,7 +61,7 @@ public:
         result->warming_up = true;
       }
       // The model (or, filling, the frame) is the background; the mask is empty.
-      CVIS_CUDA_CHECK(cudaMemsetAsync(mask_prev_.get(), 0, m_.px, s));
+      CVIS_CUDA_CHECK(cudaMemsetAsync(mask_prev_.get(), 0, 2 * m_.px, s));
       CVIS_RETURN_IF_ERROR(write_outputs(k, mask, background, true, s));
       CVIS_CUDA_CHECK(cudaStreamSynchronize(s));
       return Status::Ok();
@@ -103,9 +103,13 @@ public:
       // foreground count are the output's.
       uint8_t* out = dev_mask ? mask->data[0] : out_.get();
       const size_t out_pitch = dev_mask ? mask->pitch[0] : static_cast<size_t>(m_.w);
+      // Glints: this frame's compensated luma (m_.prev, written by the classification) against
+      // the background luma (m_.bg's first plane), as the CPU reference's cur_ and bg_.
+      const seg::AddedLight light{m_.prev, m_.bg, static_cast<size_t>(m_.w),
+                                  seg::kAddedLightLevels};
       CVIS_RETURN_IF_ERROR(ccl::launch_persistence(m_.mask, m_.w, mask_prev_.get(), m_.w, m_.w,
                                                    m_.h, p_.persistence, min_area, out, out_pitch,
-                                                   &ccl_, s));
+                                                   &ccl_, s, mask_prev_.get() + m_.px, &light));
       CVIS_RETURN_IF_ERROR(ccl::enqueue_readback(p_.blobs, &ccl_, s));
       if (mask && !dev_mask) {
         CVIS_CUDA_CHECK(cudaMemcpy2DAsync(mask->data[0], mask->pitch[0], out_.get(), m_.w, m_.w,
@@ -193,9 +197,9 @@ private:
     CVIS_RETURN_IF_ERROR(dfig_.reserve(1, s));
     CVIS_RETURN_IF_ERROR(fig_.reserve(1));
     CVIS_RETURN_IF_ERROR(ccl_.reserve(w, h, s));
-    CVIS_RETURN_IF_ERROR(mask_prev_.reserve(px, s));
+    CVIS_RETURN_IF_ERROR(mask_prev_.reserve(2 * px, s));
     CVIS_RETURN_IF_ERROR(out_.reserve(px, s));
-    CVIS_CUDA_CHECK(cudaMemsetAsync(mask_prev_.get(), 0, px, s));
+    CVIS_CUDA_CHECK(cudaMemsetAsync(mask_prev_.get(), 0, 2 * px, s));
     m_.nc = nc;
     m_.history = p_.history;
     m_.stride = stride;
@@ -281,7 +285,8 @@ private:
 
   kernels::MotionState m_;
   DeviceArray<uint8_t> samples_, planes_, pixels_;
-  DeviceArray<uint8_t> mask_prev_, out_; // Params::persistence: the previous mask, a host output
+  // Params::persistence: the previous mask and the one before it (px each), a host output.
+  DeviceArray<uint8_t> mask_prev_, out_;
   DeviceArray<uint16_t> age_;
   DeviceArray<uint32_t> hist_;
   DeviceArray<kernels::MotionFigures> dfig_;

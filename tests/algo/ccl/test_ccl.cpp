@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "ccl_test_util.hpp"
+#include "common/mask_area.hpp"
 
 namespace cvis::ccl {
 namespace {
@@ -97,6 +98,42 @@ TEST(CclCpu, KeepLargestKeepsRasterOrder) {
   EXPECT_EQ(k[3].x, 4);
   keep_largest(&k, 0);
   EXPECT_TRUE(k.empty());
+}
+
+// seg::keep_persistent_components with added light: a mostly lit component (at least half of its
+// pixels 15 levels above the background) is kept only when it overlaps both previous masks; the
+// others need the previous one. Rectangles of a 24x8 frame, each 4x4 (16 pixels):
+//   A lit, in prev only: dropped with light, kept without;  B lit, in prev and prev2: kept;
+//   C dark, in prev only: kept;  D half lit (8 of 16), in prev only: dropped (half counts as mostly).
+TEST(Persistence, MostlyLitComponentsNeedBothPreviousMasks) {
+  const int w = 24, h = 8;
+  std::vector<uint8_t> mask(w * h, 0), prev(w * h, 0), prev2(w * h, 0), frame(w * h, 100),
+      bg(w * h, 100), out(w * h);
+  auto rect = [&](std::vector<uint8_t>& v, int x0, uint8_t value, int rows = 4) {
+    for (int y = 2; y < 2 + rows; ++y)
+      for (int x = x0; x < x0 + 4; ++x)
+        v[y * w + x] = value;
+  };
+  for (int x0 : {1, 7, 13, 19}) {
+    rect(mask, x0, 255);
+    rect(prev, x0, 255);
+  }
+  rect(prev2, 7, 255);              // B
+  rect(frame, 1, 115);              // A: exactly 15 above
+  rect(frame, 7, 200);              // B
+  rect(frame, 13, 114);             // C: 14 above, not lit
+  rect(frame, 19, 130, 2);          // D: two of four rows lit
+  const seg::AddedLight light{frame.data(), bg.data(), static_cast<size_t>(w)};
+  seg::keep_persistent_components(mask.data(), prev.data(), out.data(), w, h, 0.3f, prev2.data(),
+                                  &light);
+  auto kept = [&](int x0) { return out[3 * w + x0 + 1] == 255; };
+  EXPECT_FALSE(kept(1));
+  EXPECT_TRUE(kept(7));
+  EXPECT_TRUE(kept(13));
+  EXPECT_FALSE(kept(19));
+  seg::keep_persistent_components(mask.data(), prev.data(), out.data(), w, h, 0.3f);
+  for (int x0 : {1, 7, 13, 19})
+    EXPECT_TRUE(kept(x0)) << x0 << ": the one-frame rule without light";
 }
 
 } // namespace

@@ -6,6 +6,8 @@
 #include <cuda_runtime_api.h>
 #include <gtest/gtest.h>
 
+#include <random>
+
 #include <algorithm>
 #include <cstdio>
 
@@ -227,6 +229,104 @@ TEST_F(CclGpu, PersistenceEqualsTheCpu) {
       cudaFree(dout);
     }
   }
+}
+
+// The persistence filter with added light (a mostly lit component against the pixels of both
+// previous masks) on seeded triples of masks and seeded lumas against
+// seg::keep_persistent_components: the output, its blobs and count, and both references moved on
+// (prev2 = prev, prev = this frame's mask). The frame's luma is the background's plus 0-39 levels
+// by 4x4 cell, so components are lit in every share.
+TEST_F(CclGpu, PersistenceWithAddedLightEqualsTheCpu) {
+  const bool small = cvis::test::sanitizer_run();
+  const int sizes[][2] = {{33, 9}, {127, 61}, {257, 131}};
+  uint32_t seed = 1900;
+  int mostly_lit = 0, components = 0;
+  for (const auto& sz : sizes) {
+    const int w = sz[0], h = sz[1];
+    if (small && w > 127)
+      continue;
+    for (Kind k : {Kind::kNoise, Kind::kBlocks, Kind::kRings}) {
+      const Mask masks[3] = {test::make_mask(k, w, h, ++seed, 0.45),
+                             test::make_mask(k, w, h, ++seed, 0.45),
+                             test::make_mask(k, w, h, ++seed, 0.45)};
+      const size_t n = static_cast<size_t>(w) * h;
+      std::vector<uint8_t> c(n), p(n), p2(n), frame(n), bg(n);
+      std::mt19937 rng(seed);
+      std::vector<int> cell_add(((w + 3) / 4) * ((h + 3) / 4));
+      for (int& a : cell_add)
+        a = static_cast<int>(rng() % 40);
+      for (int y = 0; y < h; ++y)
+        for (int x = 0; x < w; ++x) {
+          const size_t i = static_cast<size_t>(y) * w + x;
+          c[i] = masks[0].at(x, y);
+          p[i] = masks[1].at(x, y);
+          p2[i] = masks[2].at(x, y);
+          bg[i] = static_cast<uint8_t>(rng() % 200);
+          frame[i] = static_cast<uint8_t>(bg[i] + cell_add[(y / 4) * ((w + 3) / 4) + x / 4]);
+        }
+      const size_t pitch = w + 16, bytes = pitch * h;
+      uint8_t *dm = nullptr, *dp = nullptr, *dp2 = nullptr, *dout = nullptr, *dl = nullptr;
+      for (uint8_t** d : {&dm, &dp, &dp2, &dout})
+        ASSERT_EQ(cudaMalloc(reinterpret_cast<void**>(d), bytes), cudaSuccess);
+      ASSERT_EQ(cudaMalloc(reinterpret_cast<void**>(&dl), 2 * n), cudaSuccess);
+      ASSERT_EQ(cudaMemcpy(dl, frame.data(), n, cudaMemcpyHostToDevice), cudaSuccess);
+      ASSERT_EQ(cudaMemcpy(dl + n, bg.data(), n, cudaMemcpyHostToDevice), cudaSuccess);
+      const seg::AddedLight dlight{dl, dl + n, static_cast<size_t>(w)},
+          hlight{frame.data(), bg.data(), static_cast<size_t>(w)};
+      ASSERT_TRUE(scratch_.reserve(w, h, stream_).ok());
+      for (float persistence : {0.3f, 0.7f}) {
+        const int min_area = 3;
+        ASSERT_EQ(cudaMemcpy2D(dm, pitch, c.data(), w, w, h, cudaMemcpyHostToDevice), cudaSuccess);
+        ASSERT_EQ(cudaMemcpy2D(dp, pitch, p.data(), w, w, h, cudaMemcpyHostToDevice), cudaSuccess);
+        ASSERT_EQ(cudaMemcpy2D(dp2, pitch, p2.data(), w, w, h, cudaMemcpyHostToDevice),
+                  cudaSuccess);
+        ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+        ASSERT_TRUE(launch_blobs(dm, pitch, w, h, min_area, &scratch_, stream_).ok());
+        Status st = launch_persistence(dm, pitch, dp, pitch, w, h, persistence, min_area, dout,
+                                       pitch, &scratch_, stream_, dp2, &dlight);
+        ASSERT_TRUE(st.ok()) << st.to_string();
+        ASSERT_TRUE(enqueue_readback(true, &scratch_, stream_).ok());
+        std::vector<Blob> blobs;
+        int64_t fg = -1;
+        st = read_blobs(&scratch_, &blobs, &fg);
+        ASSERT_TRUE(st.ok()) << st.to_string();
+        ASSERT_TRUE(stream_synchronize(stream_).ok());
+        std::vector<uint8_t> got(n), got_prev(n), got_prev2(n), want(n);
+        ASSERT_EQ(cudaMemcpy2D(got.data(), w, dout, pitch, w, h, cudaMemcpyDeviceToHost),
+                  cudaSuccess);
+        ASSERT_EQ(cudaMemcpy2D(got_prev.data(), w, dp, pitch, w, h, cudaMemcpyDeviceToHost),
+                  cudaSuccess);
+        ASSERT_EQ(cudaMemcpy2D(got_prev2.data(), w, dp2, pitch, w, h, cudaMemcpyDeviceToHost),
+                  cudaSuccess);
+        seg::keep_persistent_components(c.data(), p.data(), want.data(), w, h, persistence,
+                                        p2.data(), &hlight);
+        std::vector<Blob> want_blobs;
+        int64_t want_fg = -1;
+        connected_blobs(want.data(), w, w, h, min_area, &want_blobs, &want_fg);
+        const std::string what = std::to_string(w) + "x" + std::to_string(h) + " kind " +
+                                 std::to_string(int(k)) + " persistence " +
+                                 std::to_string(persistence);
+        EXPECT_EQ(got, want) << what;
+        EXPECT_EQ(got_prev, c) << what << ": prev becomes this frame's mask";
+        EXPECT_EQ(got_prev2, p) << what << ": prev2 becomes the previous mask";
+        EXPECT_EQ(fg, want_fg) << what;
+        EXPECT_EQ(blobs, want_blobs) << what;
+      }
+      seg::for_each_component(c.data(), w, h, [&](const std::vector<int32_t>& comp) {
+        int l = 0;
+        for (int32_t i : comp)
+          l += seg::lit(frame[i], bg[i], seg::kAddedLightLevels);
+        mostly_lit += seg::mostly_lit(l, static_cast<int>(comp.size()));
+        ++components;
+      });
+      for (uint8_t* d : {dm, dp, dp2, dout, dl})
+        cudaFree(d);
+    }
+  }
+  std::printf("[persistence, added light] %d of %d components mostly lit\n", mostly_lit,
+              components);
+  EXPECT_GT(mostly_lit, 0);
+  EXPECT_LT(mostly_lit, components);
 }
 
 TEST_F(CclGpu, ScratchReusedAcrossSizes) {
