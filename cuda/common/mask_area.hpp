@@ -21,7 +21,7 @@ CVIS_HD bool persistent(int overlap, int area, float persistence) {
 // least half of its pixels are. Such a component must persist in both previous masks (its overlap
 // counts the pixels foreground in both), the others in the previous one only: a blanket two-frame
 // rule also dropped people seen through leaves, whose fragments change every frame.
-inline constexpr int kAddedLightLevels = 15; // cuda/median3d/README.md, "Persistence"
+inline constexpr int kAddedLightLevels = 15; // cuda/median3d/README.md, "Persistence of glints"
 struct AddedLight {
   const uint8_t* frame = nullptr;      // luma, rows `pitch` apart
   const uint8_t* background = nullptr; // luma, rows `pitch` apart
