@@ -266,10 +266,12 @@ TEST_P(MotionGpu, EqualsTheCpuReference) {
   if (c.creep) {
     EXPECT_GT(shifted, 10) << c.name;
   }
-  // The sequence exercises what it is meant to (on the CPU side: equal on both).
-  EXPECT_GT(busy, 10) << c.name;
+  // The sequence exercises what it is meant to (on the CPU side: equal on both). 8 frames of
+  // foreground in rgba_luma_r2_absorb_device: its moving block is mostly added light against the
+  // background, so the persistence filter wants it in both previous masks (11 or more before).
+  EXPECT_GT(busy, 6) << c.name;
   if (c.p.blobs) {
-    EXPECT_GT(with_blobs, 10) << c.name;
+    EXPECT_GT(with_blobs, 6) << c.name;
   }
   if (c.p.illumination) {
     EXPECT_GT(gains, 2) << c.name;
