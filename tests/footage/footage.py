@@ -78,6 +78,13 @@ SOURCES = {
     "squirrel": ("opencv-doc", OPENCV + "squirrel_cls.jpg", "image", "a squirrel among leaves"),
     "ihc": ("python3-skimage", SKIMAGE + "ihc.png", "image", "stained tissue"),
     "coins": ("python3-skimage", SKIMAGE + "coins.png", "image", "coins (grey)"),
+    "whale": ("opencv-doc", OPENCV + "rubberwhale1.png", "image", "toys on a patterned cloth"),
+    "basketball": ("opencv-doc", OPENCV + "basketball1.png", "image", "a room with a basketball"),
+    "stuff": ("opencv-doc", OPENCV + "stuff.jpg", "image", "objects on a desk"),
+    "ela": ("opencv-doc", OPENCV + "ela_original.jpg", "image", "a dark street scene"),
+    "apple": ("opencv-doc", OPENCV + "apple.jpg", "image", "an apple"),
+    "orange": ("opencv-doc", OPENCV + "orange.jpg", "image", "an orange"),
+    "camera": ("python3-skimage", SKIMAGE + "camera.png", "image", "a cameraman (grey)"),
 }
 
 
