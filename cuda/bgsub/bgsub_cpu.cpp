@@ -97,6 +97,7 @@ public:
     if (plan.warming_up) {
       warm_up(plan, threads);
       std::fill(mask_prev_.begin(), mask_prev_.end(), uint8_t(0));
+      std::fill(mask_prev2_.begin(), mask_prev2_.end(), uint8_t(0));
       for (int y = 0; y < h_; ++y)
         std::memset(mask.data[0] + y * mask.pitch[0], 0, w_);
       if (density)
@@ -111,11 +112,15 @@ public:
     if (p_.illumination && !chroma)
       estimate_gains(&g);
     int64_t changed = 0;
+    const int L = p_.num_samples;
     for (size_t i = 0; i < npix; ++i) {
       cur_[i] = compensate_feature(feat_[i], g.inv);
       changed += changed_since(cur_[i], prev_[i], kChangedLevels);
       still_[i] = still_frames(still_[i], cur_[i], prev_[i], p_.ghost_levels);
       prev_[i] = cur_[i];
+      // Added light: the frame against the newest sample, before this frame's update.
+      light_[i] = brightness(cur_[i], chroma);
+      light_[npix + i] = brightness(sample((head_[i] + L - 1) % L, i), chroma);
     }
     for (int c = 0; c < 3; ++c)
       result->gain[c] = g.g[c];
@@ -142,8 +147,12 @@ public:
       parallel_rows(h_, threads, [&](int y0, int y1) { update(y0, y1, plan.blind); });
     }
     // The output: the persistence filter's components of the mask the model used.
+    // Glints: a mostly lit component must persist in both previous masks.
+    const seg::AddedLight light{light_.data(), light_.data() + npix, static_cast<size_t>(w_),
+                                seg::kAddedLightLevels};
     seg::keep_persistent_components(mask_.data(), mask_prev_.data(), out_.data(), w_, h_,
-                                    p_.persistence);
+                                    p_.persistence, mask_prev2_.data(), &light);
+    std::copy(mask_prev_.begin(), mask_prev_.end(), mask_prev2_.begin());
     std::copy(mask_.begin(), mask_.end(), mask_prev_.begin()); // mask_: the next frame's gain votes
     if (p_.blobs) {
       ccl::connected_blobs(out_.data(), w_, w_, h_, p_.min_blob_area, &result->blobs,
@@ -172,6 +181,8 @@ private:
     raw_.assign(npix, 0);
     mask_.assign(npix, 0);
     mask_prev_.assign(npix, 0);
+    mask_prev2_.assign(npix, 0);
+    light_.assign(2 * npix, 0);
     out_.assign(npix, 0);
     still_.assign(npix, 0);
     schedule_.reset();
@@ -461,6 +472,8 @@ private:
   std::vector<uint32_t> feat_, cur_, prev_; // the frame, compensated, the previous compensated
   std::vector<uint8_t> head_, raw_, mask_;
   std::vector<uint8_t> mask_prev_, out_; // Params::persistence: the previous mask_, the output
+  std::vector<uint8_t> mask_prev2_;      // the mask_ before mask_prev_ (added light)
+  std::vector<uint8_t> light_;           // brightness() of cur_, then of the newest samples
   std::vector<uint8_t> still_;           // still_frames() of every pixel
   std::vector<uint8_t> ghost_src_;       // ghost_pass(): 0, or 1 + the neighbour taken over
   std::vector<uint32_t> gain_hist_ = std::vector<uint32_t>(seg::kGainBins);

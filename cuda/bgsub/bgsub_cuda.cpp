@@ -62,7 +62,8 @@ public:
     CVIS_RETURN_IF_ERROR(kernels::launch_scene_begin(m, illumination, stream));
     if (illumination)
       CVIS_RETURN_IF_ERROR(kernels::launch_gains(m, stream));
-    CVIS_RETURN_IF_ERROR(kernels::launch_compensate(m, p_.ghost_levels, stream));
+    CVIS_RETURN_IF_ERROR(kernels::launch_compensate(m, p_.ghost_levels,
+                                                    p_.color == ColorSpace::kChromaticity, stream));
     const ModelConsts c = model_consts(p_, w_, h_, table_);
     kernels::ShadowConsts sh;
     sh.enabled = p_.shadows && p_.color == ColorSpace::kRgb;
@@ -105,9 +106,12 @@ public:
       // straight into a device mask; blobs and foreground count are the output's.
       uint8_t* out = device_out ? mask.data[0] : m.tmp;
       const size_t out_pitch = device_out ? mask.pitch[0] : m.stride;
+      // Glints: a mostly lit component must persist in both previous masks.
+      const seg::AddedLight light{m.light, m.light + m.stride * h_, m.stride,
+                                  seg::kAddedLightLevels};
       CVIS_RETURN_IF_ERROR(ccl::launch_persistence(m.mask, m.stride, m.mask_prev, m.stride, w_, h_,
                                                    p_.persistence, min_area, out, out_pitch, &ccl_,
-                                                   stream));
+                                                   stream, m.mask_prev2, &light));
       CVIS_RETURN_IF_ERROR(ccl::enqueue_readback(p_.blobs, &ccl_, stream));
       if (!device_out) {
         CVIS_CUDA_CHECK(cudaMemcpy2DAsync(mask.data[0], mask.pitch[0], m.tmp, m.stride, w_, h_,
@@ -202,6 +206,8 @@ private:
     CVIS_RETURN_IF_ERROR(raw_.reserve(plane, stream));
     CVIS_RETURN_IF_ERROR(mask_.reserve(plane, stream));
     CVIS_RETURN_IF_ERROR(mask_prev_.reserve(plane, stream));
+    CVIS_RETURN_IF_ERROR(mask_prev2_.reserve(plane, stream));
+    CVIS_RETURN_IF_ERROR(light_.reserve(2 * plane, stream));
     CVIS_RETURN_IF_ERROR(tmp_.reserve(plane, stream));
     CVIS_RETURN_IF_ERROR(still_.reserve(plane, stream));
     CVIS_RETURN_IF_ERROR(density_.reserve(plane, stream));
@@ -217,6 +223,8 @@ private:
     m.raw = raw_.get();
     m.mask = mask_.get();
     m.mask_prev = mask_prev_.get();
+    m.mask_prev2 = mask_prev2_.get();
+    m.light = light_.get();
     m.tmp = tmp_.get();
     m.still = still_.get();
     model_ = m;
@@ -246,7 +254,7 @@ private:
   cuda::DeviceArray<uint32_t> feat_, cur_, prev_, samples_, medians_, gain_hist_;
   cuda::DeviceArray<kernels::SceneFigures> dfig_;
   cuda::PinnedArray<kernels::SceneFigures> fig_; // read after the frame's synchronisation
-  cuda::DeviceArray<uint8_t> head_, raw_, mask_, mask_prev_, tmp_, still_;
+  cuda::DeviceArray<uint8_t> head_, raw_, mask_, mask_prev_, mask_prev2_, light_, tmp_, still_;
   ccl::DeviceScratch ccl_; // connected components of the final mask
   cuda::HostUploader uploader_;
   kernels::DeviceModel model_;

@@ -41,16 +41,18 @@ struct DeviceModel {
   uint32_t* prev = nullptr;      // the previous frame's cur (feat while warming up)
   uint32_t* gain_hist = nullptr; // 3 x seg::kGainBins votes
   SceneFigures* fig = nullptr;
-  uint32_t* samples = nullptr;  // num_samples planes of height x stride
-  uint32_t* medians = nullptr;  // packed bandwidth medians
-  uint8_t* head = nullptr;      // per pixel: slot of the oldest sample (next to overwrite)
-  uint8_t* raw = nullptr;       // classification before clean-up
-  uint8_t* mask = nullptr;      // final mask
-  uint8_t* mask_prev = nullptr; // the previous frame's mask (Params::persistence)
-  uint8_t* tmp = nullptr;       // clean-up scratch, then the ghost passes' sources
-  uint8_t* still = nullptr;     // still_frames() of every pixel (ghosts)
-  float* density = nullptr;     // optional density output (height x stride), nullptr: none
-  const float* lut = nullptr;   // 3 x 256 inverse bandwidths
+  uint32_t* samples = nullptr;   // num_samples planes of height x stride
+  uint32_t* medians = nullptr;   // packed bandwidth medians
+  uint8_t* head = nullptr;       // per pixel: slot of the oldest sample (next to overwrite)
+  uint8_t* raw = nullptr;        // classification before clean-up
+  uint8_t* mask = nullptr;       // final mask
+  uint8_t* mask_prev = nullptr;  // the previous frame's mask (Params::persistence)
+  uint8_t* mask_prev2 = nullptr; // the mask before mask_prev (the added-light rule)
+  uint8_t* light = nullptr;      // 2 planes: brightness() of cur, of the newest samples
+  uint8_t* tmp = nullptr;        // clean-up scratch, then the ghost passes' sources
+  uint8_t* still = nullptr;      // still_frames() of every pixel (ghosts)
+  float* density = nullptr;      // optional density output (height x stride), nullptr: none
+  const float* lut = nullptr;    // 3 x 256 inverse bandwidths
 };
 
 // Packed features of `src` (device planes) into m.feat.
@@ -100,10 +102,11 @@ Status launch_scene_begin(const DeviceModel& m, bool illumination, cudaStream_t 
 // their medians into m.fig->gains (bgsub_scene_math.hpp: solve_gain).
 Status launch_gains(const DeviceModel& m, cudaStream_t stream);
 // cur = compensated feat; the changed count against prev; still against prev (within
-// `still_levels`, Params::ghost_levels); prev = cur.
-Status launch_compensate(const DeviceModel& m, int still_levels, cudaStream_t stream);
+// `still_levels`, Params::ghost_levels); prev = cur; the brightness() planes of m.light.
+Status launch_compensate(const DeviceModel& m, int still_levels, bool chromaticity,
+                         cudaStream_t stream);
 // Warm-up frame: feat into the sample slots first, first + step, ... < num_samples; prev = feat;
-// raw, mask and still emptied.
+// raw, mask, both previous masks and still emptied.
 Status launch_warm_fill(const DeviceModel& m, int first, int step, cudaStream_t stream);
 // Raw foreground and shadow counts of m.raw, foreground count of m.mask, into m.fig.
 Status launch_scene_counts(const DeviceModel& m, cudaStream_t stream);

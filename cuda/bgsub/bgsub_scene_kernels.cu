@@ -109,7 +109,7 @@ __global__ void __launch_bounds__(seg::kGainBins) gain_solve_kernel(DeviceModel 
   }
 }
 
-__global__ void compensate_kernel(DeviceModel m, int still_levels) {
+__global__ void compensate_kernel(DeviceModel m, int still_levels, bool chroma) {
   const int x = blockIdx.x * kBx + threadIdx.x, y = blockIdx.y * kBy + threadIdx.y;
   bool changed = false;
   if (x < m.width && y < m.height) {
@@ -119,6 +119,11 @@ __global__ void compensate_kernel(DeviceModel m, int still_levels) {
     m.still[i] = still_frames(m.still[i], c, m.prev[i], still_levels);
     m.cur[i] = c;
     m.prev[i] = c;
+    // Added light: the frame against the newest sample, before this frame's update.
+    const size_t plane = static_cast<size_t>(m.height) * m.stride;
+    const int newest = (m.head[i] + m.num_samples - 1) % m.num_samples;
+    m.light[i] = brightness(c, chroma);
+    m.light[plane + i] = brightness(m.samples[static_cast<size_t>(newest) * plane + i], chroma);
   }
   count(changed, &m.fig->changed);
 }
@@ -135,6 +140,7 @@ __global__ void warm_fill_kernel(DeviceModel m, int first, int step) {
   m.raw[i] = 0;
   m.mask[i] = 0;
   m.mask_prev[i] = 0;
+  m.mask_prev2[i] = 0;
   m.still[i] = 0;
 }
 
@@ -215,9 +221,10 @@ Status launch_gains(const DeviceModel& m, cudaStream_t stream) {
   return Status::Ok();
 }
 
-Status launch_compensate(const DeviceModel& m, int still_levels, cudaStream_t stream) {
+Status launch_compensate(const DeviceModel& m, int still_levels, bool chromaticity,
+                         cudaStream_t stream) {
   compensate_kernel<<<cuda::tile_grid(m.width, m.height), dim3(kBx, kBy), 0, stream>>>(
-      m, still_levels);
+      m, still_levels, chromaticity);
   CVIS_CUDA_CHECK_LAUNCH(stream, "bgsub compensate_kernel");
   return Status::Ok();
 }

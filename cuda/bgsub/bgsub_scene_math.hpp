@@ -99,6 +99,15 @@ CVIS_HD bool ghost_match(uint32_t x, SampleFn sample, int count, int levels, int
   return false;
 }
 
+// Brightness of a packed feature for the persistence filter's added-light rule
+// (seg::AddedLight): the mean of r, g and b rounded, which is the intensity channel of a
+// chromaticity feature, so the rule means the same in both colour spaces.
+CVIS_HD uint8_t brightness(uint32_t f, bool chromaticity) {
+  if (chromaticity)
+    return static_cast<uint8_t>(channel(f, 2));
+  return static_cast<uint8_t>((channel(f, 0) + channel(f, 1) + channel(f, 2) + 1) / 3);
+}
+
 // Frames for which a pixel has stayed within `levels` of the previous frame in every channel
 // (saturating at 255): `still` of the previous frame, the pixel's features now and then.
 CVIS_HD uint8_t still_frames(uint8_t still, uint32_t cur, uint32_t prev, int levels) {

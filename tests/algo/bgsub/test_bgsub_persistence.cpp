@@ -1,6 +1,7 @@
 // The persistence filter (Params::persistence), CPU reference: one-frame flickers (water glints,
-// ripples) leave the output, objects that stay or move keep it. The CUDA path is checked against
-// this backend by test_bgsub_gpu.cpp's parity tests, which run the defaults.
+// ripples) leave the output, objects that stay or move keep it; flickers of added light must last
+// three frames (seg::AddedLight). The CUDA path is checked against this backend by
+// test_bgsub_gpu.cpp's parity tests, which run the defaults.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -11,6 +12,7 @@
 
 #include "bgsub/bgsub.hpp"
 #include "common/mask_area.hpp"
+#include "flicker_scene.hpp"
 #include "test_images.hpp"
 
 namespace cvis::bgsub::test {
@@ -18,73 +20,15 @@ namespace {
 
 using cvis::test::HostImage;
 
-constexpr int kW = 192, kH = 128;
-constexpr int kFirst = 60, kLast = 110; // frames with flickers and the moving square
-constexpr int kFlickers = 3, kFlickerSide = 10, kSquare = 14;
-
-struct Rect {
-  int x, y, w, h;
-  bool contains(int px, int py) const { return px >= x && py >= y && px < x + w && py < y + h; }
-};
-
-// A still textured background (2x2 cells, levels 60..160, noise sigma 2). From kFirst, every frame
-// has kFlickers bright squares at new random places (each lives one frame) and a dark square that
-// moves 2 px/frame to the right.
-class FlickerScene {
-public:
-  explicit FlickerScene(uint32_t seed) : seed_(seed) {
-    std::mt19937 rng(seed);
-    std::uniform_int_distribution<int> v(60, 160);
-    cells_.resize(static_cast<size_t>(kW / 2) * (kH / 2));
-    for (auto& c : cells_)
-      c = static_cast<uint8_t>(v(rng));
-  }
-  std::vector<Rect> flickers(int t) const {
-    std::vector<Rect> r;
-    if (t < kFirst)
-      return r;
-    std::mt19937 rng(seed_ * 31u + static_cast<uint32_t>(t));
-    std::uniform_int_distribution<int> px(0, kW - kFlickerSide), py(0, kH - 40 - kFlickerSide);
-    for (int k = 0; k < kFlickers; ++k)
-      r.push_back(Rect{px(rng), py(rng), kFlickerSide, kFlickerSide}); // above the square
-    return r;
-  }
-  // The moving square, below the flickers.
-  static Rect square(int t) { return Rect{8 + 2 * (t - kFirst), kH - 24, kSquare, kSquare}; }
-
-  HostImage frame(int t) const {
-    HostImage out(PixelFormat::kRGBA, kW, kH, 8);
-    std::mt19937 rng(seed_ * 7919u + static_cast<uint32_t>(t));
-    std::normal_distribution<float> noise(0.f, 2.f);
-    const std::vector<Rect> fl = flickers(t);
-    for (int y = 0; y < kH; ++y) {
-      for (int x = 0; x < kW; ++x) {
-        float base = cells_[(y / 2) * (kW / 2) + x / 2];
-        for (const Rect& r : fl)
-          base = r.contains(x, y) ? 240.f : base;
-        if (t >= kFirst && square(t).contains(x, y))
-          base = 10.f;
-        const uint8_t v =
-            static_cast<uint8_t>(std::clamp(std::round(base + noise(rng)), 0.f, 255.f));
-        out.set_rgb(x, y, v, v, v);
-      }
-    }
-    return out;
-  }
-
-private:
-  uint32_t seed_;
-  std::vector<uint8_t> cells_;
-};
-
 struct Shares {
   double flicker = 0.0;     // share of the flickers' pixels in the output, frames kFirst..kLast
   double square = 0.0;      // share of the square's pixels, frames kFirst + 1..kLast
   double square_first = 0.; // the square's first frame
+  double square_third = 0.; // frames kFirst + 2..kLast
 };
 
-Shares run(float persistence, uint32_t seed) {
-  const FlickerScene s(seed);
+Shares run(float persistence, uint32_t seed, Look look = {}) {
+  const FlickerScene s(seed, look);
   Params p;
   p.persistence = persistence;
   p.cpu_threads = 1;
@@ -93,7 +37,7 @@ Shares run(float persistence, uint32_t seed) {
   EXPECT_TRUE(sub && sub->configure(p).ok());
   HostImage mask(PixelFormat::kGRAY8, kW, kH, 3);
   Shares out;
-  int64_t fl_in = 0, fl_all = 0, sq_in = 0, sq_all = 0;
+  int64_t fl_in = 0, fl_all = 0, sq_in = 0, sq_all = 0, sq3_in = 0, sq3_all = 0;
   for (int t = 0; t <= kLast; ++t) {
     FrameResult res;
     EXPECT_TRUE(sub->process(s.frame(t).view(), mask.view(), &res, nullptr).ok());
@@ -116,12 +60,15 @@ Shares run(float persistence, uint32_t seed) {
         else
           sq_in += on(x, y);
         sq_all += t > kFirst;
+        sq3_in += t > kFirst + 1 && on(x, y);
+        sq3_all += t > kFirst + 1;
       }
     if (t == kFirst)
       out.square_first = static_cast<double>(first_in) / (kSquare * kSquare);
   }
   out.flicker = static_cast<double>(fl_in) / static_cast<double>(fl_all);
   out.square = static_cast<double>(sq_in) / static_cast<double>(sq_all);
+  out.square_third = static_cast<double>(sq3_in) / static_cast<double>(sq3_all);
   return out;
 }
 
@@ -141,11 +88,12 @@ TEST(BgsubPersistence, RuleKeepsComponentsSeenBefore) {
   EXPECT_EQ(out, mask);
 }
 
-// Seeds 1-3. Measured with the default 0.3: flickers 0.020-0.026 of their pixels in the output
-// (where two frames' flickers overlap), the square 1.000 after its first frame, 0 in it. With 0
-// (off): flickers 1.000, the square's first frame 1.000. Tolerances: flickers under 0.1 (overlaps
-// of two frames' flickers are allowed), the moving square above 0.95 (2 px/frame keeps 12 of its
-// 14 columns in the previous mask), at most 0.05 of it in its first frame (by design).
+// Seeds 1-3. Measured with the default 0.3: flickers 0.000 of their pixels in the output
+// (0.020-0.026 before the added-light rule: where two frames' flickers overlap), the square 1.000
+// after its first frame, 0 in it. With 0 (off): flickers 1.000, the square's first frame 1.000.
+// Tolerances: flickers under 0.1 (overlaps of two frames' flickers are allowed), the moving square
+// above 0.95 (2 px/frame keeps 12 of its 14 columns in the previous mask), at most 0.05 of it in
+// its first frame (by design).
 TEST(BgsubPersistence, FlickersLeaveMovingObjectsStay) {
   for (uint32_t seed = 1; seed <= 3; ++seed) {
     const Shares on = run(0.3f, seed), off = run(0.0f, seed);
@@ -157,6 +105,24 @@ TEST(BgsubPersistence, FlickersLeaveMovingObjectsStay) {
     EXPECT_GT(off.flicker, 0.5); // the scene's flickers are detected: the test can fail
     EXPECT_GT(on.square, 0.95);
     EXPECT_LE(on.square_first, 0.05);
+  }
+}
+
+// Added light, seeds 1-2, persistence 0.3 (the default): flickers that live two frames are in the
+// output on their second frame unless they are added light, which must be in both previous masks;
+// a bright square moving 2 px/frame keeps 10 of its 14 columns in both. Tolerances: bright
+// two-frame flickers under 0.1 (overlaps of flickers allowed), dark ones above 0.4 (their second
+// frame of two), the bright square above 0.95 from its third frame.
+TEST(BgsubPersistence, AddedLightMustLastThreeFrames) {
+  for (uint32_t seed = 1; seed <= 2; ++seed) {
+    const Shares bright = run(0.3f, seed, Look{2, 240.f, 240.f});
+    const Shares dark = run(0.3f, seed, Look{2, 10.f, 10.f});
+    std::printf("[persistence, added light] seed %u: two-frame flickers bright %.3f, dark %.3f; "
+                "bright square %.3f from its third frame\n",
+                seed, bright.flicker, dark.flicker, bright.square_third);
+    EXPECT_LT(bright.flicker, 0.1);
+    EXPECT_GT(dark.flicker, 0.4);
+    EXPECT_GT(bright.square_third, 0.95);
   }
 }
 

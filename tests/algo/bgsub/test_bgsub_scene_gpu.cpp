@@ -1,7 +1,7 @@
 // CUDA backend vs CPU reference with the scene extensions at work (suite gpu; CUDA builds only):
 // a global illumination drop, a cast shadow, a cut to another scene (the short warm-up after it),
-// the area filter, a ghost (an object of the warm-up that leaves). With a bit-exact kernel every
-// mask, blob list and scene figure must be equal.
+// the area filter, a ghost (an object of the warm-up that leaves), the persistence filter's
+// added-light rule. With a bit-exact kernel every mask, blob list and scene figure must be equal.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -10,6 +10,7 @@
 
 #include "bgsub_test_util.hpp"
 #include "creep_scene.hpp"
+#include "flicker_scene.hpp"
 #include "slow_scene.hpp"
 
 namespace cvis::bgsub::test {
@@ -248,6 +249,45 @@ TEST_P(BgsubSceneGpuShift, ShiftTestMatchesTheCpuBitForBit) {
 }
 
 INSTANTIATE_TEST_SUITE_P(DynamicFraction, BgsubSceneGpuShift, ::testing::Values(0.0f, 1.0f));
+
+// The persistence filter at its default with added light (test_bgsub_persistence.cpp's scene:
+// bright flickers of two frames, a bright square moving 2 px/frame): every output mask, blob list
+// and count equal; the flickers' second frames left the output (the rule ran on the device).
+// Tolerance: under 0.1 of their pixels (overlaps of flickers allowed).
+TEST(BgsubSceneGpu, AddedLightPersistenceMatchesTheCpuBitForBit) {
+  CVIS_REQUIRE_GPU();
+  Params p;
+  p.kernel = Kernel::kManualUniform;
+  p.cpu_threads = 1;
+  const FlickerScene scene(1, Look{2, 240.f, 240.f});
+  const int last = cvis::test::sanitizer_run() ? kFirst + 8 : kLast;
+  auto cpu = make(Backend::kCpu, p), gpu = make(Backend::kCuda, p);
+  ASSERT_TRUE(cpu && gpu);
+  HostImage mc(PixelFormat::kGRAY8, kW, kH, 3), mg(PixelFormat::kGRAY8, kW, kH, 5);
+  int64_t flicker_in = 0, flicker_all = 0;
+  for (int t = 0; t <= last; ++t) {
+    const HostImage f = scene.frame(t);
+    FrameResult rc, rg;
+    ASSERT_TRUE(cpu->process(f.view(), mc.view(), &rc, nullptr).ok());
+    ASSERT_TRUE(gpu->process(f.view(), mg.view(), &rg, nullptr).ok());
+    for (int y = 0; y < kH; ++y)
+      ASSERT_EQ(0, std::memcmp(mc.plane(0) + y * mc.pitch(0), mg.plane(0) + y * mg.pitch(0), kW))
+          << "frame " << t << " row " << y;
+    EXPECT_EQ(rc.blobs, rg.blobs) << t;
+    EXPECT_EQ(rc.foreground_pixels, rg.foreground_pixels) << t;
+    if (t <= kFirst || (t - kFirst) % 2 == 0)
+      continue; // the flickers' second frames only
+    for (const Rect& r : scene.flickers(t))
+      for (int y = r.y; y < r.y + r.h; ++y)
+        for (int x = r.x; x < r.x + r.w; ++x) {
+          flicker_in += mg.plane(0)[y * mg.pitch(0) + x] != 0;
+          ++flicker_all;
+        }
+  }
+  const double share = static_cast<double>(flicker_in) / static_cast<double>(flicker_all);
+  std::printf("[scene parity] two-frame flickers' second frames: %.3f of their pixels\n", share);
+  EXPECT_LT(share, 0.1);
+}
 
 } // namespace
 } // namespace cvis::bgsub::test
