@@ -62,8 +62,7 @@ public:
     CVIS_RETURN_IF_ERROR(kernels::launch_scene_begin(m, illumination, stream));
     if (illumination)
       CVIS_RETURN_IF_ERROR(kernels::launch_gains(m, stream));
-    CVIS_RETURN_IF_ERROR(kernels::launch_compensate(m, p_.ghost_levels,
-                                                    p_.color == ColorSpace::kChromaticity, stream));
+    CVIS_RETURN_IF_ERROR(kernels::launch_compensate(m, p_.ghost_levels, stream));
     const ModelConsts c = model_consts(p_, w_, h_, table_);
     kernels::ShadowConsts sh;
     sh.enabled = p_.shadows && p_.color == ColorSpace::kRgb;
@@ -91,7 +90,8 @@ public:
       if (p_.blobs && !persist)
         CVIS_RETURN_IF_ERROR(ccl::enqueue_readback(true, &ccl_, stream));
     }
-    CVIS_RETURN_IF_ERROR(kernels::launch_scene_counts(m, stream));
+    CVIS_RETURN_IF_ERROR(
+        kernels::launch_scene_counts(m, p_.color == ColorSpace::kChromaticity, stream));
     if (plan.update) {
       if (p_.update_own && !plan.blind)
         CVIS_RETURN_IF_ERROR(

@@ -48,11 +48,11 @@ struct DeviceModel {
   uint8_t* mask = nullptr;       // final mask
   uint8_t* mask_prev = nullptr;  // the previous frame's mask (Params::persistence)
   uint8_t* mask_prev2 = nullptr; // the mask before mask_prev (the added-light rule)
-  uint8_t* light = nullptr;      // 2 planes: brightness() of cur, of the newest samples
-  uint8_t* tmp = nullptr;        // clean-up scratch, then the ghost passes' sources
-  uint8_t* still = nullptr;      // still_frames() of every pixel (ghosts)
-  float* density = nullptr;      // optional density output (height x stride), nullptr: none
-  const float* lut = nullptr;    // 3 x 256 inverse bandwidths
+  uint8_t* light = nullptr;   // 2 planes: brightness() of cur, of the newest samples (foreground)
+  uint8_t* tmp = nullptr;     // clean-up scratch, then the ghost passes' sources
+  uint8_t* still = nullptr;   // still_frames() of every pixel (ghosts)
+  float* density = nullptr;   // optional density output (height x stride), nullptr: none
+  const float* lut = nullptr; // 3 x 256 inverse bandwidths
 };
 
 // Packed features of `src` (device planes) into m.feat.
@@ -102,14 +102,14 @@ Status launch_scene_begin(const DeviceModel& m, bool illumination, cudaStream_t 
 // their medians into m.fig->gains (bgsub_scene_math.hpp: solve_gain).
 Status launch_gains(const DeviceModel& m, cudaStream_t stream);
 // cur = compensated feat; the changed count against prev; still against prev (within
-// `still_levels`, Params::ghost_levels); prev = cur; the brightness() planes of m.light.
-Status launch_compensate(const DeviceModel& m, int still_levels, bool chromaticity,
-                         cudaStream_t stream);
+// `still_levels`, Params::ghost_levels); prev = cur.
+Status launch_compensate(const DeviceModel& m, int still_levels, cudaStream_t stream);
 // Warm-up frame: feat into the sample slots first, first + step, ... < num_samples; prev = feat;
 // raw, mask, both previous masks and still emptied.
 Status launch_warm_fill(const DeviceModel& m, int first, int step, cudaStream_t stream);
-// Raw foreground and shadow counts of m.raw, foreground count of m.mask, into m.fig.
-Status launch_scene_counts(const DeviceModel& m, cudaStream_t stream);
+// Raw foreground and shadow counts of m.raw, foreground count of m.mask, into m.fig; at the
+// foreground pixels of m.mask the brightness() planes of m.light (before the update).
+Status launch_scene_counts(const DeviceModel& m, bool chromaticity, cudaStream_t stream);
 
 // m.raw -> m.mask with Cleanup `cleanup` (bgsub::Cleanup value).
 Status launch_cleanup(int cleanup, const DeviceModel& m, cudaStream_t stream);

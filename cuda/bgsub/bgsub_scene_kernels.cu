@@ -109,7 +109,7 @@ __global__ void __launch_bounds__(seg::kGainBins) gain_solve_kernel(DeviceModel 
   }
 }
 
-__global__ void compensate_kernel(DeviceModel m, int still_levels, bool chroma) {
+__global__ void compensate_kernel(DeviceModel m, int still_levels) {
   const int x = blockIdx.x * kBx + threadIdx.x, y = blockIdx.y * kBy + threadIdx.y;
   bool changed = false;
   if (x < m.width && y < m.height) {
@@ -119,11 +119,6 @@ __global__ void compensate_kernel(DeviceModel m, int still_levels, bool chroma) 
     m.still[i] = still_frames(m.still[i], c, m.prev[i], still_levels);
     m.cur[i] = c;
     m.prev[i] = c;
-    // Added light: the frame against the newest sample, before this frame's update.
-    const size_t plane = static_cast<size_t>(m.height) * m.stride;
-    const int newest = (m.head[i] + m.num_samples - 1) % m.num_samples;
-    m.light[i] = brightness(c, chroma);
-    m.light[plane + i] = brightness(m.samples[static_cast<size_t>(newest) * plane + i], chroma);
   }
   count(changed, &m.fig->changed);
 }
@@ -184,7 +179,7 @@ __global__ void ghost_apply_kernel(DeviceModel m) {
   m.mask[i] = 0;
 }
 
-__global__ void counts_kernel(DeviceModel m) {
+__global__ void counts_kernel(DeviceModel m, bool chroma) {
   const int x = blockIdx.x * kBx + threadIdx.x, y = blockIdx.y * kBy + threadIdx.y;
   bool raw = false, shadow = false, fg = false, wide = false;
   if (x < m.width && y < m.height) {
@@ -193,6 +188,15 @@ __global__ void counts_kernel(DeviceModel m) {
     shadow = m.raw[i] == kRawShadow;
     fg = m.mask[i] != 0;
     wide = wide_bandwidth(m.medians[i]);
+    if (fg) {
+      // Added light, at the mask's foreground only (the persistence filter reads no other pixel;
+      // a newest sample read at every pixel is a scattered read of the sample planes): the frame
+      // against the newest sample, before the update.
+      const size_t plane = static_cast<size_t>(m.height) * m.stride;
+      const int newest = (m.head[i] + m.num_samples - 1) % m.num_samples;
+      m.light[i] = brightness(m.cur[i], chroma);
+      m.light[plane + i] = brightness(m.samples[static_cast<size_t>(newest) * plane + i], chroma);
+    }
   }
   count(raw, &m.fig->raw);
   count(shadow, &m.fig->shadow);
@@ -221,10 +225,9 @@ Status launch_gains(const DeviceModel& m, cudaStream_t stream) {
   return Status::Ok();
 }
 
-Status launch_compensate(const DeviceModel& m, int still_levels, bool chromaticity,
-                         cudaStream_t stream) {
+Status launch_compensate(const DeviceModel& m, int still_levels, cudaStream_t stream) {
   compensate_kernel<<<cuda::tile_grid(m.width, m.height), dim3(kBx, kBy), 0, stream>>>(
-      m, still_levels, chromaticity);
+      m, still_levels);
   CVIS_CUDA_CHECK_LAUNCH(stream, "bgsub compensate_kernel");
   return Status::Ok();
 }
@@ -248,8 +251,9 @@ Status launch_ghosts(const DeviceModel& m, int passes, int levels, int need, int
   return Status::Ok();
 }
 
-Status launch_scene_counts(const DeviceModel& m, cudaStream_t stream) {
-  counts_kernel<<<cuda::tile_grid(m.width, m.height), dim3(kBx, kBy), 0, stream>>>(m);
+Status launch_scene_counts(const DeviceModel& m, bool chromaticity, cudaStream_t stream) {
+  counts_kernel<<<cuda::tile_grid(m.width, m.height), dim3(kBx, kBy), 0, stream>>>(m,
+                                                                                  chromaticity);
   CVIS_CUDA_CHECK_LAUNCH(stream, "bgsub counts_kernel");
   return Status::Ok();
 }
