@@ -85,6 +85,12 @@ SOURCES = {
     "apple": ("opencv-doc", OPENCV + "apple.jpg", "image", "an apple"),
     "orange": ("opencv-doc", OPENCV + "orange.jpg", "image", "an orange"),
     "camera": ("python3-skimage", SKIMAGE + "camera.png", "image", "a cameraman (grey)"),
+    "chicky": ("opencv-doc", OPENCV + "chicky_512.png", "image", "a toy chick"),
+    "suzanne": ("opencv-doc", OPENCV + "Blender_Suzanne1.jpg", "image", "a rendered head"),
+    "blox": ("opencv-doc", OPENCV + "blox.jpg", "image", "blocks (grey, flat)"),
+    "retina": ("python3-skimage", SKIMAGE + "retina.jpg", "image", "a retina (dark)"),
+    "plate": ("opencv-doc", OPENCV + "licenseplate_motion.jpg", "image", "a car's plate"),
+    "fish": ("opencv-doc", OPENCV + "HappyFish.jpg", "image", "a fish"),
 }
 
 

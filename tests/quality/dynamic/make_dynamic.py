@@ -13,7 +13,7 @@ motion against the clip's median, dilated), 0 background (moving leaves and wate
 truth.npz also holds `obj` (per-pixel object id, 0 none) and meta.json `objects` (id, speed,
 stops), for the per-object recall of score_dynamic.py.
 
-Usage: /usr/bin/python3 tests/quality/dynamic/make_dynamic.py [--out DIR] [--only a,b] [--split dev|eval|eval2|eval3|eval4|eval5|eval6|eval7]
+Usage: /usr/bin/python3 tests/quality/dynamic/make_dynamic.py [--out DIR] [--only a,b] [--split dev|eval|eval2|eval3|eval4|eval5|eval6|eval7|eval8]
 Default DIR build-eval/dynamic (ignored by git). Needs python3-opencv, numpy, gst-launch-1.0 with
 x264enc and avdec_h264.
 """
@@ -250,6 +250,21 @@ def specs():
                   people=2))
     S.append(dict(name="eval7-foliage", split="eval7", bg=("foliage", "apple", "orange"), seed=107,
                   speeds=[0, 0.5, 1], people=2))
+    # An eighth evaluation split, made after eval7's run and before the choices that follow it: water
+    # over four photographs no split used (a flat bright one, a dark one, two coloured), another
+    # grass seed, foliage from two other photographs.
+    S.append(dict(name="eval8-water-blox", split="eval8", bg=("water", "blox", 2.6), seed=111,
+                  speeds=[0, 0.5, 1, 2], people=0))
+    S.append(dict(name="eval8-water-retina", split="eval8", bg=("water", "retina", 2.8), seed=112,
+                  speeds=[0, 0.5, 1], people=0))
+    S.append(dict(name="eval8-water-chicky", split="eval8", bg=("water", "chicky", 3.0), seed=113,
+                  speeds=[0, 0.5, 1, 2], people=0))
+    S.append(dict(name="eval8-water-suzanne", split="eval8", bg=("water", "suzanne", 2.5), seed=114,
+                  speeds=[0, 0.5, 1], people=0))
+    S.append(dict(name="eval8-grass", split="eval8", bg=("grass", "grass", 3.1), seed=115, speeds=[0, 0.5, 1, 2],
+                  people=2))
+    S.append(dict(name="eval8-foliage", split="eval8", bg=("foliage", "plate", "fish"), seed=116,
+                  speeds=[0, 0.5, 1], people=2))
     return S
 
 
@@ -346,7 +361,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--out", default=os.path.join(REPO, "build-eval", "dynamic"))
     ap.add_argument("--only", default="")
-    ap.add_argument("--split", default="all", choices=["dev", "eval", "eval2", "eval3", "eval4", "eval5", "eval6", "eval7", "all"])
+    ap.add_argument("--split", default="all", choices=["dev", "eval", "eval2", "eval3", "eval4", "eval5", "eval6", "eval7", "eval8", "all"])
     a = ap.parse_args()
     only = set(filter(None, a.only.split(",")))
     pool = []
