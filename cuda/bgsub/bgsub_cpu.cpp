@@ -147,9 +147,10 @@ public:
       parallel_rows(h_, threads, [&](int y0, int y1) { update(y0, y1, plan.blind); });
     }
     // The output: the persistence filter's components of the mask the model used.
-    // Glints: a mostly lit component must persist in both previous masks.
+    // Glints: a mostly lit component must persist in both previous masks, and lit pixels away from
+    // the previous mask are trimmed from the kept ones.
     const seg::AddedLight light{light_.data(), light_.data() + npix, static_cast<size_t>(w_),
-                                seg::kAddedLightLevels};
+                                seg::kAddedLightLevels, seg::kAddedLightTrimRadius};
     seg::keep_persistent_components(mask_.data(), mask_prev_.data(), out_.data(), w_, h_,
                                     p_.persistence, mask_prev2_.data(), &light);
     std::copy(mask_prev_.begin(), mask_prev_.end(), mask_prev2_.begin());

@@ -106,9 +106,10 @@ public:
       // straight into a device mask; blobs and foreground count are the output's.
       uint8_t* out = device_out ? mask.data[0] : m.tmp;
       const size_t out_pitch = device_out ? mask.pitch[0] : m.stride;
-      // Glints: a mostly lit component must persist in both previous masks.
+      // Glints: a mostly lit component must persist in both previous masks, and lit pixels away
+      // from the previous mask are trimmed from the kept ones.
       const seg::AddedLight light{m.light, m.light + m.stride * h_, m.stride,
-                                  seg::kAddedLightLevels};
+                                  seg::kAddedLightLevels, seg::kAddedLightTrimRadius};
       CVIS_RETURN_IF_ERROR(ccl::launch_persistence(m.mask, m.stride, m.mask_prev, m.stride, w_, h_,
                                                    p_.persistence, min_area, out, out_pitch, &ccl_,
                                                    stream, m.mask_prev2, &light));

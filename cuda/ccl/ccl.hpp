@@ -139,11 +139,12 @@ CVIS_HD bool in_small_component(const ComponentAreas& a, int x, int y, int min_a
 // area in `prev` (the previous frame's mask, rows prev_pitch apart), 0 elsewhere, then copies the
 // mask into `prev` (the next frame's reference). With `prev2` (the mask before prev, prev's pitch)
 // and `light`, seg::persistent's added-light rule (a mostly lit component against the pixels of
-// both previous masks), and prev is copied into prev2 first; neither or both. `out` must not be
-// `mask` or `prev`; persistence > 0. Afterwards the scratch's foreground count and kept records are out's, as
-// launch_blobs(out, min_area) would give them, ready for enqueue_readback(): out is a union of
-// whole components of the mask, so it needs no labelling of its own. The labels stay the mask's.
-// Asynchronous on `stream`.
+// both previous masks), and prev is copied into prev2 first; neither or both; light->trim_radius
+// > 0 also trims the kept components (seg::AddedLight). `out` must not be `mask` or `prev`;
+// persistence > 0. Afterwards the scratch's foreground count and kept records are out's, as
+// launch_blobs(out, min_area) would give them, ready for enqueue_readback(): without trimming out
+// is a union of whole components of the mask, which needs no labelling of its own (the labels stay
+// the mask's); with trimming out is labelled (the labels become out's). Asynchronous on `stream`.
 Status launch_persistence(const uint8_t* mask, size_t pitch, uint8_t* prev, size_t prev_pitch,
                           int width, int height, float persistence, int min_area, uint8_t* out,
                           size_t out_pitch, DeviceScratch* scratch, StreamHandle stream,

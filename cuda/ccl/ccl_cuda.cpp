@@ -152,10 +152,19 @@ Status launch_persistence(const uint8_t* mask, size_t pitch, uint8_t* prev, size
   if ((prev2 != nullptr) != (light != nullptr) ||
       (light && (!light->frame || !light->background || light->pitch < static_cast<size_t>(width))))
     return invalid_argument("ccl: added light needs prev2 and both luma views");
+  if (light && light->trim_radius < 0)
+    return invalid_argument("ccl: trim radius must be >= 0");
   const kernels::DeviceLabels m = s.labels_for(mask, pitch, width, height);
-  return kernels::launch_persistence(m, prev, prev_pitch, prev2, light ? *light : seg::AddedLight{},
-                                     s.overlap.get(), persistence, min_area, out, out_pitch,
-                                     static_cast<cudaStream_t>(stream));
+  const cudaStream_t st = static_cast<cudaStream_t>(stream);
+  CVIS_RETURN_IF_ERROR(kernels::launch_persistence(m, prev, prev_pitch, prev2,
+                                                   light ? *light : seg::AddedLight{},
+                                                   s.overlap.get(), persistence, min_area, out,
+                                                   out_pitch, st));
+  if (!light || light->trim_radius == 0)
+    return Status::Ok();
+  // Trimmed components are no union of the mask's: the output's blobs need a labelling of their
+  // own (which replaces the mask's labels in the scratch).
+  return kernels::launch_blobs(s.labels_for(out, out_pitch, width, height), min_area, st);
 }
 
 ComponentAreas component_areas(const DeviceScratch& scratch) {

@@ -325,23 +325,43 @@ __device__ __forceinline__ bool keeps(const DeviceLabels& m, const int32_t* over
                : seg::persistent(overlap[k], area, persistence);
 }
 
+// Writes out; moves the references on (prev2 = prev, prev = mask) unless trimming, which reads
+// prev around each pixel and leaves the move to shift_kernel.
 __global__ void persist_kernel(DeviceLabels m, uint8_t* prev, uint8_t* prev2, size_t prev_pitch,
-                               const int32_t* overlap, float persistence, bool aware, uint8_t* out,
-                               size_t out_pitch) {
+                               seg::AddedLight light, const int32_t* overlap, float persistence,
+                               bool aware, uint8_t* out, size_t out_pitch) {
   const int x = blockIdx.x * kBx + threadIdx.x, y = blockIdx.y * kBy + threadIdx.y;
   if (x >= m.width || y >= m.height)
     return;
   const uint8_t v = m.mask[static_cast<size_t>(y) * m.pitch + x];
+  const bool trim = aware && light.trim_radius > 0;
   uint8_t o = 0;
   if (v) {
     const int k = record_of(m, x, y);
     o = k >= 0 && keeps(m, overlap, k, m.components[k].area, persistence, aware) ? 255 : 0;
+    if (o && trim) {
+      const size_t l = static_cast<size_t>(y) * light.pitch + x;
+      if (seg::lit(light.frame[l], light.background[l], light.levels) &&
+          !seg::foreground_near(prev, prev_pitch, m.width, m.height, x, y, light.trim_radius))
+        o = 0;
+    }
   }
   out[static_cast<size_t>(y) * out_pitch + x] = o;
+  if (trim)
+    return;
   const size_t at = static_cast<size_t>(y) * prev_pitch + x;
   if (prev2)
     prev2[at] = prev[at];
   prev[at] = v;
+}
+
+__global__ void shift_kernel(DeviceLabels m, uint8_t* prev, uint8_t* prev2, size_t prev_pitch) {
+  const int x = blockIdx.x * kBx + threadIdx.x, y = blockIdx.y * kBy + threadIdx.y;
+  if (x >= m.width || y >= m.height)
+    return;
+  const size_t at = static_cast<size_t>(y) * prev_pitch + x;
+  prev2[at] = prev[at];
+  prev[at] = m.mask[static_cast<size_t>(y) * m.pitch + x];
 }
 
 // The output's counters and records without labelling it: it is a union of whole components of
@@ -401,9 +421,14 @@ Status launch_persistence(const DeviceLabels& m, uint8_t* prev, size_t prev_pitc
       cudaMemsetAsync(overlap, 0, sizeof(int32_t) * 3 * static_cast<size_t>(m.blob_capacity), stream));
   overlap_kernel<<<grid, block, 0, stream>>>(m, prev, prev2, prev_pitch, light, aware, overlap);
   CVIS_CUDA_CHECK_LAUNCH(stream, "ccl overlap_kernel");
-  persist_kernel<<<grid, block, 0, stream>>>(m, prev, prev2, prev_pitch, overlap, persistence,
-                                             aware, out, out_pitch);
+  persist_kernel<<<grid, block, 0, stream>>>(m, prev, prev2, prev_pitch, light, overlap,
+                                             persistence, aware, out, out_pitch);
   CVIS_CUDA_CHECK_LAUNCH(stream, "ccl persist_kernel");
+  if (aware && light.trim_radius > 0) { // out is relabelled by the caller
+    shift_kernel<<<grid, block, 0, stream>>>(m, prev, prev2, prev_pitch);
+    CVIS_CUDA_CHECK_LAUNCH(stream, "ccl shift_kernel");
+    return Status::Ok();
+  }
   persist_keep_kernel<<<cuda::div_up(m.blob_capacity, 256), 256, 0, stream>>>(
       m, overlap, persistence, aware, min_area);
   CVIS_CUDA_CHECK_LAUNCH(stream, "ccl persist_keep_kernel");

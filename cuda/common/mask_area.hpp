@@ -21,12 +21,20 @@ CVIS_HD bool persistent(int overlap, int area, float persistence) {
 // least half of its pixels are. Such a component must persist in both previous masks (its overlap
 // counts the pixels foreground in both), the others in the previous one only: a blanket two-frame
 // rule also dropped people seen through leaves, whose fragments change every frame.
-inline constexpr int kAddedLightLevels = 15; // cuda/median3d/README.md, "Persistence of glints"
+//
+// Trimming (trim_radius > 0): a glint touching an object joins its component, which then persists
+// with it. In a kept component, a lit pixel with no foreground pixel of the previous mask within
+// trim_radius (Chebyshev distance) is cleared: an object's own leading edge lies within its motion
+// of last frame's mask, a glint a frame old does not. The output is then no longer a union of whole
+// components of the mask.
+inline constexpr int kAddedLightLevels = 15;    // cuda/median3d/README.md, "Persistence of glints"
+inline constexpr int kAddedLightTrimRadius = 4; // the same section
 struct AddedLight {
   const uint8_t* frame = nullptr;      // luma, rows `pitch` apart
   const uint8_t* background = nullptr; // luma, rows `pitch` apart
   size_t pitch = 0;
   int levels = kAddedLightLevels;
+  int trim_radius = 0; // 0: no trimming
 };
 
 CVIS_HD bool lit(int frame, int background, int levels) {
@@ -35,6 +43,22 @@ CVIS_HD bool lit(int frame, int background, int levels) {
 
 CVIS_HD bool mostly_lit(int lit_pixels, int area) {
   return 2 * lit_pixels >= area;
+}
+
+// Whether mask (width x height, rows `pitch` apart) has a non-zero byte within Chebyshev distance r
+// of (x, y).
+CVIS_HD bool foreground_near(const uint8_t* mask, size_t pitch, int width, int height, int x, int y,
+                             int r) {
+  const int y0 = y - r < 0 ? 0 : y - r, y1 = y + r >= height ? height - 1 : y + r;
+  const int x0 = x - r < 0 ? 0 : x - r, x1 = x + r >= width ? width - 1 : x + r;
+  for (int yy = y0; yy <= y1; ++yy) {
+    const uint8_t* row = mask + static_cast<size_t>(yy) * pitch;
+    for (int xx = x0; xx <= x1; ++xx) {
+      if (row[xx])
+        return true;
+    }
+  }
+  return false;
 }
 
 // The rule with added light: `overlap` (previous mask), `overlap2` (both previous masks), `lit`
@@ -93,7 +117,8 @@ inline void remove_small_components(uint8_t* mask, int width, int height, int mi
 
 // out = the components of mask that persistent() keeps against prev (the previous frame's mask),
 // as 255; all three width x height bytes, rows `width` apart. With `light` (and prev2, the mask
-// before prev), a mostly lit component is tested against the pixels foreground in both.
+// before prev), a mostly lit component is tested against the pixels foreground in both, and with
+// light->trim_radius > 0 kept components are trimmed (AddedLight).
 inline void keep_persistent_components(const uint8_t* mask, const uint8_t* prev, uint8_t* out,
                                        int width, int height, float persistence,
                                        const uint8_t* prev2 = nullptr,
@@ -120,6 +145,14 @@ inline void keep_persistent_components(const uint8_t* mask, const uint8_t* prev,
     if (!keep) {
       for (int32_t i : comp)
         out[i] = 0;
+    } else if (aware && light->trim_radius > 0) {
+      for (int32_t i : comp) {
+        const int x = i % width, y = i / width;
+        const size_t at = static_cast<size_t>(y) * light->pitch + x;
+        if (lit(light->frame[at], light->background[at], light->levels) &&
+            !foreground_near(prev, width, width, height, x, y, light->trim_radius))
+          out[i] = 0;
+      }
     }
   });
 }

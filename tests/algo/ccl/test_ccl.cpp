@@ -136,5 +136,38 @@ TEST(Persistence, MostlyLitComponentsNeedBothPreviousMasks) {
     EXPECT_TRUE(kept(x0)) << x0 << ": the one-frame rule without light";
 }
 
+// Trimming (seg::AddedLight::trim_radius 4) on a 40x16 frame: an object of 10x8 pixels (x 4-13,
+// y 4-11) that was 2 pixels to the left in the previous mask, its leading edge (x 12-13) lit; a lit
+// glint (x 14-21, y 6-7) and a dark strip (x 14-21, y 12) touching it. The component persists (64
+// of its 104 pixels in prev; 32 lit: not mostly lit). Kept: the object with its edge, the glint's
+// pixels within 4 of prev (x 14-15), the dark strip (not lit); cleared: the glint from x 16 on.
+TEST(Persistence, TrimmingClearsLitPixelsAwayFromThePreviousMask) {
+  const int w = 40, h = 16;
+  std::vector<uint8_t> mask(w * h, 0), prev(w * h, 0), prev2(w * h, 0), frame(w * h, 60),
+      bg(w * h, 60), out(w * h);
+  auto fill = [&](std::vector<uint8_t>& v, int x0, int x1, int y0, int y1, uint8_t value) {
+    for (int y = y0; y <= y1; ++y)
+      for (int x = x0; x <= x1; ++x)
+        v[y * w + x] = value;
+  };
+  fill(mask, 4, 13, 4, 11, 255);
+  fill(mask, 14, 21, 6, 7, 255);
+  fill(mask, 14, 21, 12, 12, 255);
+  fill(prev, 2, 11, 4, 11, 255);
+  fill(frame, 12, 13, 4, 11, 120);
+  fill(frame, 14, 21, 6, 7, 240);
+  seg::AddedLight light{frame.data(), bg.data(), static_cast<size_t>(w)};
+  light.trim_radius = 4;
+  seg::keep_persistent_components(mask.data(), prev.data(), out.data(), w, h, 0.3f, prev2.data(),
+                                  &light);
+  std::vector<uint8_t> want = mask;
+  fill(want, 16, 21, 6, 7, 0);
+  EXPECT_EQ(out, want);
+  light.trim_radius = 0;
+  seg::keep_persistent_components(mask.data(), prev.data(), out.data(), w, h, 0.3f, prev2.data(),
+                                  &light);
+  EXPECT_EQ(out, mask) << "no trimming at radius 0";
+}
+
 } // namespace
 } // namespace cvis::ccl

@@ -235,12 +235,14 @@ TEST_F(CclGpu, PersistenceEqualsTheCpu) {
 // previous masks) on seeded triples of masks and seeded lumas against
 // seg::keep_persistent_components: the output, its blobs and count, and both references moved on
 // (prev2 = prev, prev = this frame's mask). The frame's luma is the background's plus 0-39 levels
-// by 4x4 cell, so components are lit in every share.
+// by 4x4 cell, so components are lit in every share. Trim radii 0, 1 and 4 (trimmed output
+// relabelled).
 TEST_F(CclGpu, PersistenceWithAddedLightEqualsTheCpu) {
   const bool small = cvis::test::sanitizer_run();
   const int sizes[][2] = {{33, 9}, {127, 61}, {257, 131}};
   uint32_t seed = 1900;
   int mostly_lit = 0, components = 0;
+  int64_t trimmed = 0;
   for (const auto& sz : sizes) {
     const int w = sz[0], h = sz[1];
     if (small && w > 127)
@@ -271,10 +273,12 @@ TEST_F(CclGpu, PersistenceWithAddedLightEqualsTheCpu) {
       ASSERT_EQ(cudaMalloc(reinterpret_cast<void**>(&dl), 2 * n), cudaSuccess);
       ASSERT_EQ(cudaMemcpy(dl, frame.data(), n, cudaMemcpyHostToDevice), cudaSuccess);
       ASSERT_EQ(cudaMemcpy(dl + n, bg.data(), n, cudaMemcpyHostToDevice), cudaSuccess);
-      const seg::AddedLight dlight{dl, dl + n, static_cast<size_t>(w)},
+      seg::AddedLight dlight{dl, dl + n, static_cast<size_t>(w)},
           hlight{frame.data(), bg.data(), static_cast<size_t>(w)};
       ASSERT_TRUE(scratch_.reserve(w, h, stream_).ok());
+      for (int trim : {0, 1, 4})
       for (float persistence : {0.3f, 0.7f}) {
+        dlight.trim_radius = hlight.trim_radius = trim;
         const int min_area = 3;
         ASSERT_EQ(cudaMemcpy2D(dm, pitch, c.data(), w, w, h, cudaMemcpyHostToDevice), cudaSuccess);
         ASSERT_EQ(cudaMemcpy2D(dp, pitch, p.data(), w, w, h, cudaMemcpyHostToDevice), cudaSuccess);
@@ -305,7 +309,15 @@ TEST_F(CclGpu, PersistenceWithAddedLightEqualsTheCpu) {
         connected_blobs(want.data(), w, w, h, min_area, &want_blobs, &want_fg);
         const std::string what = std::to_string(w) + "x" + std::to_string(h) + " kind " +
                                  std::to_string(int(k)) + " persistence " +
-                                 std::to_string(persistence);
+                                 std::to_string(persistence) + " trim " + std::to_string(trim);
+        if (trim > 0) {
+          std::vector<uint8_t> untrimmed(n);
+          hlight.trim_radius = 0;
+          seg::keep_persistent_components(c.data(), p.data(), untrimmed.data(), w, h, persistence,
+                                          p2.data(), &hlight);
+          for (size_t i = 0; i < n; ++i)
+            trimmed += untrimmed[i] && !want[i];
+        }
         EXPECT_EQ(got, want) << what;
         EXPECT_EQ(got_prev, c) << what << ": prev becomes this frame's mask";
         EXPECT_EQ(got_prev2, p) << what << ": prev2 becomes the previous mask";
@@ -323,8 +335,9 @@ TEST_F(CclGpu, PersistenceWithAddedLightEqualsTheCpu) {
         cudaFree(d);
     }
   }
-  std::printf("[persistence, added light] %d of %d components mostly lit\n", mostly_lit,
-              components);
+  std::printf("[persistence, added light] %d of %d components mostly lit, %lld pixels trimmed\n",
+              mostly_lit, components, static_cast<long long>(trimmed));
+  EXPECT_GT(trimmed, 0);
   EXPECT_GT(mostly_lit, 0);
   EXPECT_LT(mostly_lit, components);
 }
