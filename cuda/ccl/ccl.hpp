@@ -144,7 +144,8 @@ CVIS_HD bool in_small_component(const ComponentAreas& a, int x, int y, int min_a
 // persistence > 0. Afterwards the scratch's foreground count and kept records are out's, as
 // launch_blobs(out, min_area) would give them, ready for enqueue_readback(): without trimming out
 // is a union of whole components of the mask, which needs no labelling of its own (the labels stay
-// the mask's); with trimming out is labelled (the labels become out's). Asynchronous on `stream`.
+// the mask's); when trimming cleared a pixel, out is labelled again on the device (the labels then
+// become out's; no host round trip decides it). Asynchronous on `stream`.
 Status launch_persistence(const uint8_t* mask, size_t pitch, uint8_t* prev, size_t prev_pitch,
                           int width, int height, float persistence, int min_area, uint8_t* out,
                           size_t out_pitch, DeviceScratch* scratch, StreamHandle stream,

@@ -77,7 +77,7 @@ Status DeviceScratch::reserve(int width, int height, StreamHandle stream) {
   CVIS_RETURN_IF_ERROR(s.tile_stats.reserve(npix, st));
   CVIS_RETURN_IF_ERROR(s.components.reserve(cap, st));
   CVIS_RETURN_IF_ERROR(s.kept.reserve(cap, st));
-  CVIS_RETURN_IF_ERROR(s.overlap.reserve(3 * static_cast<size_t>(cap), st));
+  CVIS_RETURN_IF_ERROR(s.overlap.reserve(3 * static_cast<size_t>(cap) + 1, st));
   CVIS_RETURN_IF_ERROR(s.counters.reserve(1, st));
   CVIS_RETURN_IF_ERROR(s.h_counters.reserve(1));
   CVIS_RETURN_IF_ERROR(s.h_kept.reserve(kFirstRecords));
@@ -162,9 +162,11 @@ Status launch_persistence(const uint8_t* mask, size_t pitch, uint8_t* prev, size
                                                    out_pitch, st));
   if (!light || light->trim_radius == 0)
     return Status::Ok();
-  // Trimmed components are no union of the mask's: the output's blobs need a labelling of their
-  // own (which replaces the mask's labels in the scratch).
-  return kernels::launch_blobs(s.labels_for(out, out_pitch, width, height), min_area, st);
+  // Trimmed components are no union of the mask's: when a pixel was trimmed, the output's blobs
+  // need a labelling of their own (gated on the device: no host round trip).
+  kernels::DeviceLabels o = s.labels_for(out, out_pitch, width, height);
+  o.gate = kernels::trimmed_flag(s.overlap.get(), m.blob_capacity);
+  return kernels::launch_blobs(o, min_area, st);
 }
 
 ComponentAreas component_areas(const DeviceScratch& scratch) {

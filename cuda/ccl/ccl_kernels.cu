@@ -95,6 +95,8 @@ __device__ __forceinline__ uint32_t pack_stats(int area, int xmin, int xmax, int
 }
 
 __global__ void __launch_bounds__(kBx* kBy) ccl_local(DeviceLabels m) {
+  if (m.gate && *m.gate == 0)
+    return;
   __shared__ int lab[kBy * kBx];
   __shared__ unsigned bits[kBy];
   __shared__ int area[kBy * kBx], xmin[kBy * kBx], xmax[kBy * kBx], ymax[kBy * kBx];
@@ -174,6 +176,8 @@ constexpr int kBorderThreads = 64;
 static_assert(kBx + 2 * (kBy - 1) <= kBorderThreads, "one thread per border pixel");
 
 __global__ void __launch_bounds__(kBorderThreads) ccl_border(DeviceLabels m) {
+  if (m.gate && *m.gate == 0)
+    return;
   const int j = threadIdx.x;
   if (j >= kBx + 2 * (kBy - 1))
     return;
@@ -214,6 +218,8 @@ __global__ void __launch_bounds__(kBorderThreads) ccl_border(DeviceLabels m) {
 }
 
 __global__ void ccl_resolve(DeviceLabels m) {
+  if (m.gate && *m.gate == 0)
+    return;
   const int x = blockIdx.x * kBx + threadIdx.x, y = blockIdx.y * kBy + threadIdx.y;
   if (x >= m.width || y >= m.height)
     return;
@@ -236,6 +242,8 @@ __global__ void ccl_resolve(DeviceLabels m) {
 }
 
 __global__ void ccl_stats(DeviceLabels m) {
+  if (m.gate && *m.gate == 0)
+    return;
   const int x = blockIdx.x * kBx + threadIdx.x, y = blockIdx.y * kBy + threadIdx.y;
   if (x >= m.width || y >= m.height)
     return;
@@ -254,7 +262,14 @@ __global__ void ccl_stats(DeviceLabels m) {
   atomicMax(&b->y1, gy + static_cast<int>((s >> 19) & 7u));
 }
 
+__global__ void ccl_reset(DeviceLabels m) {
+  if (!m.gate || *m.gate != 0)
+    *m.counters = CclCounters{};
+}
+
 __global__ void ccl_keep(DeviceLabels m, int min_area) {
+  if (m.gate && *m.gate == 0)
+    return;
   const int k = blockIdx.x * blockDim.x + threadIdx.x;
   if (k >= m.counters->roots || k >= m.blob_capacity)
     return;
@@ -326,10 +341,11 @@ __device__ __forceinline__ bool keeps(const DeviceLabels& m, const int32_t* over
 }
 
 // Writes out; moves the references on (prev2 = prev, prev = mask) unless trimming, which reads
-// prev around each pixel and leaves the move to shift_kernel.
+// prev around each pixel and leaves the move to shift_kernel, and sets *trimmed when it clears a
+// pixel.
 __global__ void persist_kernel(DeviceLabels m, uint8_t* prev, uint8_t* prev2, size_t prev_pitch,
                                seg::AddedLight light, const int32_t* overlap, float persistence,
-                               bool aware, uint8_t* out, size_t out_pitch) {
+                               bool aware, uint8_t* out, size_t out_pitch, int32_t* trimmed) {
   const int x = blockIdx.x * kBx + threadIdx.x, y = blockIdx.y * kBy + threadIdx.y;
   if (x >= m.width || y >= m.height)
     return;
@@ -342,8 +358,10 @@ __global__ void persist_kernel(DeviceLabels m, uint8_t* prev, uint8_t* prev2, si
     if (o && trim) {
       const size_t l = static_cast<size_t>(y) * light.pitch + x;
       if (seg::lit(light.frame[l], light.background[l], light.levels) &&
-          !seg::foreground_near(prev, prev_pitch, m.width, m.height, x, y, light.trim_radius))
+          !seg::foreground_near(prev, prev_pitch, m.width, m.height, x, y, light.trim_radius)) {
         o = 0;
+        *trimmed = 1;
+      }
     }
   }
   out[static_cast<size_t>(y) * out_pitch + x] = o;
@@ -398,7 +416,12 @@ Status launch_area_filter(const DeviceLabels& m, uint8_t* mask, int min_area, cu
 
 Status launch_blobs(const DeviceLabels& m, int min_area, cudaStream_t stream) {
   const dim3 grid = tile_grid(m.width, m.height), block(kBx, kBy);
-  CVIS_CUDA_CHECK(cudaMemsetAsync(m.counters, 0, sizeof(CclCounters), stream));
+  if (m.gate) {
+    ccl_reset<<<1, 1, 0, stream>>>(m);
+    CVIS_CUDA_CHECK_LAUNCH(stream, "ccl ccl_reset");
+  } else {
+    CVIS_CUDA_CHECK(cudaMemsetAsync(m.counters, 0, sizeof(CclCounters), stream));
+  }
   ccl_local<<<grid, block, 0, stream>>>(m);
   CVIS_CUDA_CHECK_LAUNCH(stream, "ccl ccl_local");
   ccl_border<<<grid, kBorderThreads, 0, stream>>>(m);
@@ -417,17 +440,17 @@ Status launch_persistence(const DeviceLabels& m, uint8_t* prev, size_t prev_pitc
                           int min_area, uint8_t* out, size_t out_pitch, cudaStream_t stream) {
   const dim3 grid = tile_grid(m.width, m.height), block(kBx, kBy);
   const bool aware = prev2 && light.frame && light.background;
-  CVIS_CUDA_CHECK(
-      cudaMemsetAsync(overlap, 0, sizeof(int32_t) * 3 * static_cast<size_t>(m.blob_capacity), stream));
+  CVIS_CUDA_CHECK(cudaMemsetAsync(
+      overlap, 0, sizeof(int32_t) * (3 * static_cast<size_t>(m.blob_capacity) + 1), stream));
   overlap_kernel<<<grid, block, 0, stream>>>(m, prev, prev2, prev_pitch, light, aware, overlap);
   CVIS_CUDA_CHECK_LAUNCH(stream, "ccl overlap_kernel");
   persist_kernel<<<grid, block, 0, stream>>>(m, prev, prev2, prev_pitch, light, overlap,
-                                             persistence, aware, out, out_pitch);
+                                             persistence, aware, out, out_pitch,
+                                             overlap + 3 * static_cast<size_t>(m.blob_capacity));
   CVIS_CUDA_CHECK_LAUNCH(stream, "ccl persist_kernel");
-  if (aware && light.trim_radius > 0) { // out is relabelled by the caller
+  if (aware && light.trim_radius > 0) { // the caller labels out when a pixel was trimmed
     shift_kernel<<<grid, block, 0, stream>>>(m, prev, prev2, prev_pitch);
     CVIS_CUDA_CHECK_LAUNCH(stream, "ccl shift_kernel");
-    return Status::Ok();
   }
   persist_keep_kernel<<<cuda::div_up(m.blob_capacity, 256), 256, 0, stream>>>(
       m, overlap, persistence, aware, min_area);

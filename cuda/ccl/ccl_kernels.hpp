@@ -25,6 +25,7 @@ struct DeviceLabels {
   BlobRecord* kept = nullptr;       // components with area >= min_area (capacity blob_capacity)
   CclCounters* counters = nullptr;
   int blob_capacity = 0;
+  const int32_t* gate = nullptr; // launch_blobs does nothing while *gate == 0 (nullptr: always runs)
 };
 
 // Connected components of m.mask (ccl_kernels.cu): counters and records (m.kept, unordered).
@@ -35,12 +36,19 @@ Status launch_blobs(const DeviceLabels& m, int min_area, cudaStream_t stream);
 Status launch_area_filter(const DeviceLabels& m, uint8_t* mask, int min_area, cudaStream_t stream);
 
 // The persistence filter on m.mask labelled by the last launch_blobs(m): `overlap` (3 x
-// blob_capacity int32, zeroed here) counts per record the pixels `prev` holds and, with `prev2`
-// and light.frame, those both hold and the lit ones (seg::persistent's added-light rule); `out` =
-// the kept components as 255; then prev2 = prev (with prev2), prev = m.mask; then the counters'
-// foreground and kept records are out's (records of area >= min_area). prev2 has prev's pitch.
+// blob_capacity + 1 int32, zeroed here) counts per record the pixels `prev` holds and, with
+// `prev2` and light.frame, those both hold and the lit ones (seg::persistent's added-light rule);
+// `out` = the kept components as 255, trimmed with light.trim_radius > 0 (the last int set to 1
+// when a pixel was: trimmed_flag()); then prev2 = prev (with prev2), prev = m.mask; then the
+// counters' foreground and kept records are those of the kept components (out's unless trimmed).
+// prev2 has prev's pitch.
 Status launch_persistence(const DeviceLabels& m, uint8_t* prev, size_t prev_pitch, uint8_t* prev2,
                           const seg::AddedLight& light, int32_t* overlap, float persistence,
                           int min_area, uint8_t* out, size_t out_pitch, cudaStream_t stream);
+
+// Where launch_persistence() flags a trimmed pixel in its `overlap` array.
+inline const int32_t* trimmed_flag(const int32_t* overlap, int blob_capacity) {
+  return overlap + 3 * static_cast<size_t>(blob_capacity);
+}
 
 } // namespace cvis::ccl::kernels

@@ -235,14 +235,15 @@ TEST_F(CclGpu, PersistenceEqualsTheCpu) {
 // previous masks) on seeded triples of masks and seeded lumas against
 // seg::keep_persistent_components: the output, its blobs and count, and both references moved on
 // (prev2 = prev, prev = this frame's mask). The frame's luma is the background's plus 0-39 levels
-// by 4x4 cell, so components are lit in every share. Trim radii 0, 1 and 4 (trimmed output
-// relabelled).
+// by 4x4 cell, so components are lit in every share. Trim radii 0, 1 and 4: runs that trim label
+// the output again, runs that trim nothing keep the records of the kept components.
 TEST_F(CclGpu, PersistenceWithAddedLightEqualsTheCpu) {
   const bool small = cvis::test::sanitizer_run();
   const int sizes[][2] = {{33, 9}, {127, 61}, {257, 131}};
   uint32_t seed = 1900;
   int mostly_lit = 0, components = 0;
   int64_t trimmed = 0;
+  int untrimmed_runs = 0; // trim > 0 and nothing trimmed: the output is not labelled again
   for (const auto& sz : sizes) {
     const int w = sz[0], h = sz[1];
     if (small && w > 127)
@@ -315,8 +316,11 @@ TEST_F(CclGpu, PersistenceWithAddedLightEqualsTheCpu) {
           hlight.trim_radius = 0;
           seg::keep_persistent_components(c.data(), p.data(), untrimmed.data(), w, h, persistence,
                                           p2.data(), &hlight);
+          int64_t here = 0;
           for (size_t i = 0; i < n; ++i)
-            trimmed += untrimmed[i] && !want[i];
+            here += untrimmed[i] && !want[i];
+          trimmed += here;
+          untrimmed_runs += here == 0;
         }
         EXPECT_EQ(got, want) << what;
         EXPECT_EQ(got_prev, c) << what << ": prev becomes this frame's mask";
@@ -335,9 +339,11 @@ TEST_F(CclGpu, PersistenceWithAddedLightEqualsTheCpu) {
         cudaFree(d);
     }
   }
-  std::printf("[persistence, added light] %d of %d components mostly lit, %lld pixels trimmed\n",
-              mostly_lit, components, static_cast<long long>(trimmed));
+  std::printf("[persistence, added light] %d of %d components mostly lit, %lld pixels trimmed, "
+              "%d trimming runs without any\n",
+              mostly_lit, components, static_cast<long long>(trimmed), untrimmed_runs);
   EXPECT_GT(trimmed, 0);
+  EXPECT_GT(untrimmed_runs, 0);
   EXPECT_GT(mostly_lit, 0);
   EXPECT_LT(mostly_lit, components);
 }
