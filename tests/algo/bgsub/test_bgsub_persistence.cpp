@@ -88,21 +88,23 @@ TEST(BgsubPersistence, RuleKeepsComponentsSeenBefore) {
   EXPECT_EQ(out, mask);
 }
 
-// Seeds 1-3. Measured with the default 0.3: flickers 0.000 of their pixels in the output
+// Seeds 1-3 (the filter off for seed 1 only: it shows the scene's flickers are detected, so the
+// test can fail). Measured with the default 0.3: flickers 0.000 of their pixels in the output
 // (0.020-0.026 before the added-light rule: where two frames' flickers overlap), the square 1.000
 // after its first frame, 0 in it. With 0 (off): flickers 1.000, the square's first frame 1.000.
 // Tolerances: flickers under 0.1 (overlaps of two frames' flickers are allowed), the moving square
 // above 0.95 (2 px/frame keeps 12 of its 14 columns in the previous mask), at most 0.05 of it in
 // its first frame (by design).
 TEST(BgsubPersistence, FlickersLeaveMovingObjectsStay) {
+  const Shares off = run(0.0f, 1);
+  std::printf("[persistence] seed 1, filter off: flickers %.3f, first frame %.3f\n", off.flicker,
+              off.square_first);
+  EXPECT_GT(off.flicker, 0.5);
   for (uint32_t seed = 1; seed <= 3; ++seed) {
-    const Shares on = run(0.3f, seed), off = run(0.0f, seed);
-    std::printf("[persistence] seed %u: flickers %.3f (off %.3f), square %.3f (off %.3f), first "
-                "frame %.3f (off %.3f)\n",
-                seed, on.flicker, off.flicker, on.square, off.square, on.square_first,
-                off.square_first);
+    const Shares on = run(0.3f, seed);
+    std::printf("[persistence] seed %u: flickers %.3f, square %.3f, first frame %.3f\n", seed,
+                on.flicker, on.square, on.square_first);
     EXPECT_LT(on.flicker, 0.1);
-    EXPECT_GT(off.flicker, 0.5); // the scene's flickers are detected: the test can fail
     EXPECT_GT(on.square, 0.95);
     EXPECT_LE(on.square_first, 0.05);
   }
