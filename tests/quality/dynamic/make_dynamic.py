@@ -13,7 +13,7 @@ motion against the clip's median, dilated), 0 background (moving leaves and wate
 truth.npz also holds `obj` (per-pixel object id, 0 none) and meta.json `objects` (id, speed,
 stops), for the per-object recall of score_dynamic.py.
 
-Usage: /usr/bin/python3 tests/quality/dynamic/make_dynamic.py [--out DIR] [--only a,b] [--split dev|eval|eval2|eval3|eval4|eval5|eval6|eval7|eval8]
+Usage: /usr/bin/python3 tests/quality/dynamic/make_dynamic.py [--out DIR] [--only a,b] [--split dev|eval|eval2|...|eval8|hd-dev|hd-eval]
 Default DIR build-eval/dynamic (ignored by git). Needs python3-opencv, numpy, gst-launch-1.0 with
 x264enc and avdec_h264.
 """
@@ -265,6 +265,33 @@ def specs():
                   people=2))
     S.append(dict(name="eval8-foliage", split="eval8", bg=("foliage", "plate", "fish"), seed=116,
                   speeds=[0, 0.5, 1], people=2))
+    # High-resolution splits: scenes rendered at 320x240 and filmed at 960x720 or 1440x1080
+    # (`scale`; sensor noise and compression at the output size), so objects move and glints
+    # spread 3 or 4.5 times as many pixels; made before the trimming radius was judged at sizes
+    # above 240 rows. hd-dev reuses the dev split's photographs with other seeds; hd-eval
+    # photographs of spent evaluation splits, other seeds, and the real foliage clip.
+    S.append(dict(name="hd-dev-water-aero", split="hd-dev", bg=("water", "aero", 3.0), seed=121,
+                  speeds=[0, 0.5, 1, 2], people=0, scale=3))
+    S.append(dict(name="hd-dev-water-dark", split="hd-dev", bg=("water", "graf", 2.8, 0.12), seed=122,
+                  speeds=[0, 0.5, 1, 2], people=0, scale=3))
+    S.append(dict(name="hd-dev-water2", split="hd-dev", bg=("water", "smarties", 2.5), seed=123,
+                  speeds=[0, 0.5, 1], people=0, scale=3))
+    S.append(dict(name="hd-dev-grass", split="hd-dev", bg=("grass", "grass", 2.6), seed=124, speeds=[0, 0.5, 1, 2],
+                  people=2, scale=3))
+    S.append(dict(name="hd-dev-foliage", split="hd-dev", bg=("foliage", "fruits", "building"), seed=125,
+                  speeds=[0, 1], people=2, scale=3))
+    S.append(dict(name="hd-eval-water-whale", split="hd-eval", bg=("water", "whale", 2.8), seed=131,
+                  speeds=[0, 0.5, 1, 2], people=0, scale=4.5))
+    S.append(dict(name="hd-eval-water-ela", split="hd-eval", bg=("water", "ela", 2.8), seed=132,
+                  speeds=[0, 0.5, 1], people=0, scale=3))
+    S.append(dict(name="hd-eval-water-blox", split="hd-eval", bg=("water", "blox", 2.6), seed=133,
+                  speeds=[0, 0.5, 1, 2], people=0, scale=3))
+    S.append(dict(name="hd-eval-grass", split="hd-eval", bg=("grass", "grass", 3.0), seed=134, speeds=[0, 0.5, 1, 2],
+                  people=2, scale=4.5))
+    S.append(dict(name="hd-eval-foliage", split="hd-eval", bg=("foliage", "plate", "fish"), seed=135,
+                  speeds=[0, 0.5, 1], people=2, scale=3))
+    S.append(dict(name="hd-eval-tree-real", split="hd-eval", bg=("video", "tree", (30, 20, 270, 203), False, 5, 51),
+                  seed=136, speeds=[0, 0.5, 1, 2], people=0, scale=3))
     return S
 
 
@@ -309,6 +336,8 @@ def make(spec, out, pool):
         mv.sprite = sprites.Person(rng, pool, hgt)
         people.append(mv)
     labels, bgy, obj_ids = [], [], []
+    scale = spec.get("scale", 1)
+    OW, OH = int(round(W * scale)), int(round(H * scale))
     band_k = np.ones((3, 3), np.uint8)
     noise = spec.get("noise", 2.0)
     with tempfile.NamedTemporaryFile(suffix=".i420", dir=d, delete=False) as raw:
@@ -332,11 +361,19 @@ def make(spec, out, pool):
                 x, y, walked, facing, _ = st
                 rgb, alpha = mv.sprite.render(walked, facing)
                 sprites.paste(canvas, cover, rgb, alpha, x - rgb.shape[1] / 2.0, y - rgb.shape[0])
+            unknown = moving(t) if moving is not None else None
+            if scale != 1:  # the scene rendered at 320x240, filmed at OW x OH
+                canvas = cv2.resize(canvas, (OW, OH), interpolation=cv2.INTER_CUBIC)
+                bg = cv2.resize(bg, (OW, OH), interpolation=cv2.INTER_CUBIC)
+                cover = cv2.resize(cover, (OW, OH), interpolation=cv2.INTER_LINEAR)
+                ids = cv2.resize(ids, (OW, OH), interpolation=cv2.INTER_NEAREST)
+                if unknown is not None:
+                    unknown = cv2.resize(unknown.astype(np.uint8), (OW, OH), interpolation=cv2.INTER_NEAREST) > 0
             fg = cover >= 0.5
             edge = cv2.dilate(fg.astype(np.uint8), band_k) != cv2.erode(fg.astype(np.uint8), band_k)
-            lab = np.zeros((H, W), np.uint8)
-            if moving is not None:
-                lab[moving(t)] = 170
+            lab = np.zeros((OH, OW), np.uint8)
+            if unknown is not None:
+                lab[unknown] = 170
             lab[fg] = 255
             lab[edge | ((cover > 0.02) & (cover < 0.98))] = 170
             img = np.clip(np.rint(canvas + rng.normal(0, noise, canvas.shape)), 0, 255).astype(np.uint8)
@@ -344,13 +381,13 @@ def make(spec, out, pool):
             labels.append(lab)
             obj_ids.append(ids)
             bgy.append(make_corpus.rgb_to_y(np.clip(np.rint(bg), 0, 255).astype(np.uint8)))
-    enc = dict(size=(W, H), fps=15, qp=23, frames_total=FRAMES)
+    enc = dict(size=(OW, OH), fps=15, qp=23, frames_total=FRAMES)
     try:
         make_corpus.encode(raw.name, enc, os.path.join(d, "video.mp4"), os.path.join(d, "decoded.i420"))
     finally:
         os.unlink(raw.name)
     np.savez_compressed(os.path.join(d, "truth.npz"), labels=np.array(labels), bg_y=np.array(bgy), obj=np.array(obj_ids))
-    meta = dict(name=spec["name"], split=spec["split"], width=W, height=H, frames=FRAMES, fps=15, warmup=WARMUP,
+    meta = dict(name=spec["name"], split=spec["split"], width=OW, height=OH, frames=FRAMES, fps=15, warmup=WARMUP,
                 cut=None, grace=0, source=kind, sources=sources, objects=objs, people=len(people))
     with open(os.path.join(d, "meta.json"), "w") as f:
         json.dump(meta, f, indent=1)
@@ -361,7 +398,8 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--out", default=os.path.join(REPO, "build-eval", "dynamic"))
     ap.add_argument("--only", default="")
-    ap.add_argument("--split", default="all", choices=["dev", "eval", "eval2", "eval3", "eval4", "eval5", "eval6", "eval7", "eval8", "all"])
+    ap.add_argument("--split", default="all", choices=["dev", "eval", "eval2", "eval3", "eval4", "eval5", "eval6", "eval7",
+                                                       "eval8", "hd-dev", "hd-eval", "all"])
     a = ap.parse_args()
     only = set(filter(None, a.only.split(",")))
     pool = []
@@ -376,7 +414,7 @@ def main():
         if os.path.isfile(os.path.join(a.out, s["name"], "meta.json")):
             continue
         m = make(s, a.out, pool)
-        print("%-18s %-5s %dx%d %d frames" % (m["name"], m["split"], W, H, FRAMES), flush=True)
+        print("%-18s %-5s %dx%d %d frames" % (m["name"], m["split"], m["width"], m["height"], FRAMES), flush=True)
     make_corpus.write_list(a.out)
 
 
