@@ -110,9 +110,12 @@ public:
       // from the previous mask are trimmed from the kept ones.
       const seg::AddedLight light{m.light, m.light + m.stride * h_, m.stride,
                                   seg::kAddedLightLevels, seg::kAddedLightTrimRadius};
-      CVIS_RETURN_IF_ERROR(ccl::launch_persistence(m.mask, m.stride, m.mask_prev, m.stride, w_, h_,
+      ccl::MaskReferences refs{m.mask_prev, m.mask_prev2, m.stride};
+      CVIS_RETURN_IF_ERROR(ccl::launch_persistence(m.mask, m.stride, &refs, w_, h_,
                                                    p_.persistence, min_area, out, out_pitch, &ccl_,
-                                                   stream, m.mask_prev2, &light));
+                                                   stream, &light));
+      model_.mask_prev = refs.prev; // the two buffers take turns (no copy)
+      model_.mask_prev2 = refs.prev2;
       CVIS_RETURN_IF_ERROR(ccl::enqueue_readback(p_.blobs, &ccl_, stream));
       if (!device_out) {
         CVIS_CUDA_CHECK(cudaMemcpy2DAsync(mask.data[0], mask.pitch[0], m.tmp, m.stride, w_, h_,

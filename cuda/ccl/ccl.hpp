@@ -132,24 +132,34 @@ CVIS_HD bool in_small_component(const ComponentAreas& a, int x, int y, int min_a
   return k >= 0 && k < a.capacity && a.components[k].area < min_area;
 }
 
+// The persistence filter's references on the device: the previous frame's mask and, for the
+// added-light rule, the mask before it (null without), both rows `pitch` apart. With prev2,
+// launch_persistence() moves them on without a copy: it writes the new mask into prev2's buffer
+// and exchanges the two pointers. Keep this struct between frames, not the pointers.
+struct MaskReferences {
+  uint8_t* prev = nullptr;
+  uint8_t* prev2 = nullptr;
+  size_t pitch = 0;
+};
+
 // The persistence filter (seg::persistent, cuda/common/mask_area.hpp; the CPU reference is
 // seg::keep_persistent_components) on the device mask of the last launch_blobs() of the scratch,
 // unchanged since except for whole components cleared (launch_area_filter): writes into `out`
 // (rows out_pitch apart) 255 at the pixels of the components with at least persistence x their
-// area in `prev` (the previous frame's mask, rows prev_pitch apart), 0 elsewhere, then copies the
-// mask into `prev` (the next frame's reference). With `prev2` (the mask before prev, prev's pitch)
-// and `light`, seg::persistent's added-light rule (a mostly lit component against the pixels of
-// both previous masks), and prev is copied into prev2 first; neither or both; light->trim_radius
-// > 0 also trims the kept components (seg::AddedLight). `out` must not be `mask` or `prev`;
-// persistence > 0. Afterwards the scratch's foreground count and kept records are out's, as
-// launch_blobs(out, min_area) would give them, ready for enqueue_readback(): without trimming out
-// is a union of whole components of the mask, which needs no labelling of its own (the labels stay
-// the mask's); when trimming cleared a pixel, out is labelled again on the device (the labels then
-// become out's; no host round trip decides it). Asynchronous on `stream`.
-Status launch_persistence(const uint8_t* mask, size_t pitch, uint8_t* prev, size_t prev_pitch,
-                          int width, int height, float persistence, int min_area, uint8_t* out,
+// area in refs->prev, 0 elsewhere, then makes the mask the next frame's refs->prev. With
+// refs->prev2 and `light`, seg::persistent's added-light rule (a mostly lit component against the
+// pixels of both previous masks), and the old prev becomes refs->prev2; neither or both;
+// light->trim_radius > 0 also trims the kept components (seg::AddedLight). `out` must not be
+// `mask` or a reference; persistence > 0. Afterwards the scratch's foreground count and kept
+// records are out's, as launch_blobs(out, min_area) would give them, ready for enqueue_readback():
+// without trimming out is a union of whole components of the mask, which needs no labelling of
+// its own (the labels stay the mask's); when trimming cleared a pixel, out is labelled again on
+// the device (the labels then become out's; no host round trip decides it). Asynchronous on
+// `stream`.
+Status launch_persistence(const uint8_t* mask, size_t pitch, MaskReferences* refs, int width,
+                          int height, float persistence, int min_area, uint8_t* out,
                           size_t out_pitch, DeviceScratch* scratch, StreamHandle stream,
-                          uint8_t* prev2 = nullptr, const seg::AddedLight* light = nullptr);
+                          const seg::AddedLight* light = nullptr);
 
 // Enqueues the copy of the counters and (with_records) of the first records of the last launch
 // into the scratch's pinned memory, on `stream`, and records an event after them.

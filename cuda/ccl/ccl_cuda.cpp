@@ -138,28 +138,30 @@ Status launch_area_filter(uint8_t* mask, size_t pitch, int width, int height, in
   return kernels::launch_area_filter(m, mask, min_area, static_cast<cudaStream_t>(stream));
 }
 
-Status launch_persistence(const uint8_t* mask, size_t pitch, uint8_t* prev, size_t prev_pitch,
-                          int width, int height, float persistence, int min_area, uint8_t* out,
+Status launch_persistence(const uint8_t* mask, size_t pitch, MaskReferences* refs, int width,
+                          int height, float persistence, int min_area, uint8_t* out,
                           size_t out_pitch, DeviceScratch* scratch, StreamHandle stream,
-                          uint8_t* prev2, const seg::AddedLight* light) {
+                          const seg::AddedLight* light) {
   DeviceScratch::Impl& s = *scratch->impl();
   CVIS_RETURN_IF_ERROR(s.check(mask, pitch, width, height));
-  if (!prev || !out || prev_pitch < static_cast<size_t>(width) ||
+  if (!refs || !refs->prev || !out || refs->pitch < static_cast<size_t>(width) ||
       out_pitch < static_cast<size_t>(width))
     return invalid_argument("ccl: bad persistence views");
   if (!(persistence > 0.0f) || !(persistence <= 1.0f))
     return invalid_argument("ccl: persistence must be in (0, 1]");
-  if ((prev2 != nullptr) != (light != nullptr) ||
+  if ((refs->prev2 != nullptr) != (light != nullptr) ||
       (light && (!light->frame || !light->background || light->pitch < static_cast<size_t>(width))))
     return invalid_argument("ccl: added light needs prev2 and both luma views");
   if (light && light->trim_radius < 0)
     return invalid_argument("ccl: trim radius must be >= 0");
   const kernels::DeviceLabels m = s.labels_for(mask, pitch, width, height);
   const cudaStream_t st = static_cast<cudaStream_t>(stream);
-  CVIS_RETURN_IF_ERROR(kernels::launch_persistence(m, prev, prev_pitch, prev2,
+  CVIS_RETURN_IF_ERROR(kernels::launch_persistence(m, refs->prev, refs->pitch, refs->prev2,
                                                    light ? *light : seg::AddedLight{},
                                                    s.overlap.get(), persistence, min_area, out,
                                                    out_pitch, st));
+  if (refs->prev2) // the kernels wrote the mask into prev2's buffer
+    std::swap(refs->prev, refs->prev2);
   if (!light || light->trim_radius == 0)
     return Status::Ok();
   // Trimmed components are no union of the mask's: when a pixel was trimmed, the output's blobs

@@ -340,22 +340,22 @@ __device__ __forceinline__ bool keeps(const DeviceLabels& m, const int32_t* over
                : seg::persistent(overlap[k], area, persistence);
 }
 
-// Writes out; moves the references on (prev2 = prev, prev = mask) unless trimming, which reads
-// prev around each pixel and leaves the move to shift_kernel, and sets *trimmed when it clears a
-// pixel.
-__global__ void persist_kernel(DeviceLabels m, uint8_t* prev, uint8_t* prev2, size_t prev_pitch,
-                               seg::AddedLight light, const int32_t* overlap, float persistence,
-                               bool aware, uint8_t* out, size_t out_pitch, int32_t* trimmed) {
+// Writes out and the mask into the next frame's reference: prev2's buffer with prev2 (which only
+// overlap_kernel reads, earlier in stream order; the trimming reads prev around each pixel), prev's
+// without. Sets *trimmed when it clears a pixel.
+__global__ void persist_kernel(DeviceLabels m, const uint8_t* prev, size_t prev_pitch,
+                               seg::AddedLight light, const int32_t* overlap,
+                               float persistence, bool aware, uint8_t* out, size_t out_pitch,
+                               uint8_t* next, int32_t* trimmed) {
   const int x = blockIdx.x * kBx + threadIdx.x, y = blockIdx.y * kBy + threadIdx.y;
   if (x >= m.width || y >= m.height)
     return;
   const uint8_t v = m.mask[static_cast<size_t>(y) * m.pitch + x];
-  const bool trim = aware && light.trim_radius > 0;
   uint8_t o = 0;
   if (v) {
     const int k = record_of(m, x, y);
     o = k >= 0 && keeps(m, overlap, k, m.components[k].area, persistence, aware) ? 255 : 0;
-    if (o && trim) {
+    if (o && aware && light.trim_radius > 0) {
       const size_t l = static_cast<size_t>(y) * light.pitch + x;
       if (seg::lit(light.frame[l], light.background[l], light.levels) &&
           !seg::foreground_near(prev, prev_pitch, m.width, m.height, x, y, light.trim_radius)) {
@@ -365,21 +365,7 @@ __global__ void persist_kernel(DeviceLabels m, uint8_t* prev, uint8_t* prev2, si
     }
   }
   out[static_cast<size_t>(y) * out_pitch + x] = o;
-  if (trim)
-    return;
-  const size_t at = static_cast<size_t>(y) * prev_pitch + x;
-  if (prev2)
-    prev2[at] = prev[at];
-  prev[at] = v;
-}
-
-__global__ void shift_kernel(DeviceLabels m, uint8_t* prev, uint8_t* prev2, size_t prev_pitch) {
-  const int x = blockIdx.x * kBx + threadIdx.x, y = blockIdx.y * kBy + threadIdx.y;
-  if (x >= m.width || y >= m.height)
-    return;
-  const size_t at = static_cast<size_t>(y) * prev_pitch + x;
-  prev2[at] = prev[at];
-  prev[at] = m.mask[static_cast<size_t>(y) * m.pitch + x];
+  next[static_cast<size_t>(y) * prev_pitch + x] = v;
 }
 
 // The output's counters and records without labelling it: it is a union of whole components of
@@ -444,14 +430,11 @@ Status launch_persistence(const DeviceLabels& m, uint8_t* prev, size_t prev_pitc
       overlap, 0, sizeof(int32_t) * (3 * static_cast<size_t>(m.blob_capacity) + 1), stream));
   overlap_kernel<<<grid, block, 0, stream>>>(m, prev, prev2, prev_pitch, light, aware, overlap);
   CVIS_CUDA_CHECK_LAUNCH(stream, "ccl overlap_kernel");
-  persist_kernel<<<grid, block, 0, stream>>>(m, prev, prev2, prev_pitch, light, overlap,
+  persist_kernel<<<grid, block, 0, stream>>>(m, prev, prev_pitch, light, overlap,
                                              persistence, aware, out, out_pitch,
+                                             prev2 ? prev2 : prev,
                                              overlap + 3 * static_cast<size_t>(m.blob_capacity));
   CVIS_CUDA_CHECK_LAUNCH(stream, "ccl persist_kernel");
-  if (aware && light.trim_radius > 0) { // the caller labels out when a pixel was trimmed
-    shift_kernel<<<grid, block, 0, stream>>>(m, prev, prev2, prev_pitch);
-    CVIS_CUDA_CHECK_LAUNCH(stream, "ccl shift_kernel");
-  }
   persist_keep_kernel<<<cuda::div_up(m.blob_capacity, 256), 256, 0, stream>>>(
       m, overlap, persistence, aware, min_area);
   CVIS_CUDA_CHECK_LAUNCH(stream, "ccl persist_keep_kernel");

@@ -39,9 +39,9 @@ Status launch_area_filter(const DeviceLabels& m, uint8_t* mask, int min_area, cu
 // blob_capacity + 1 int32, zeroed here) counts per record the pixels `prev` holds and, with
 // `prev2` and light.frame, those both hold and the lit ones (seg::persistent's added-light rule);
 // `out` = the kept components as 255, trimmed with light.trim_radius > 0 (the last int set to 1
-// when a pixel was: trimmed_flag()); then prev2 = prev (with prev2), prev = m.mask; then the
-// counters' foreground and kept records are those of the kept components (out's unless trimmed).
-// prev2 has prev's pitch.
+// when a pixel was: trimmed_flag()); then m.mask is written into prev2 (with prev2: the caller
+// exchanges the two, prev becoming the older) or else into prev; then the counters' foreground and
+// kept records are those of the kept components (out's unless trimmed). prev2 has prev's pitch.
 Status launch_persistence(const DeviceLabels& m, uint8_t* prev, size_t prev_pitch, uint8_t* prev2,
                           const seg::AddedLight& light, int32_t* overlap, float persistence,
                           int min_area, uint8_t* out, size_t out_pitch, cudaStream_t stream);

@@ -107,9 +107,9 @@ public:
       // the background luma (m_.bg's first plane), as the CPU reference's cur_ and bg_.
       const seg::AddedLight light{m_.prev, m_.bg, static_cast<size_t>(m_.w),
                                   seg::kAddedLightLevels, seg::kAddedLightTrimRadius};
-      CVIS_RETURN_IF_ERROR(ccl::launch_persistence(m_.mask, m_.w, mask_prev_.get(), m_.w, m_.w,
-                                                   m_.h, p_.persistence, min_area, out, out_pitch,
-                                                   &ccl_, s, mask_prev_.get() + m_.px, &light));
+      CVIS_RETURN_IF_ERROR(ccl::launch_persistence(m_.mask, m_.w, &refs_, m_.w, m_.h,
+                                                   p_.persistence, min_area, out, out_pitch,
+                                                   &ccl_, s, &light));
       CVIS_RETURN_IF_ERROR(ccl::enqueue_readback(p_.blobs, &ccl_, s));
       if (mask && !dev_mask) {
         CVIS_CUDA_CHECK(cudaMemcpy2DAsync(mask->data[0], mask->pitch[0], out_.get(), m_.w, m_.w,
@@ -200,6 +200,7 @@ private:
     CVIS_RETURN_IF_ERROR(mask_prev_.reserve(2 * px, s));
     CVIS_RETURN_IF_ERROR(out_.reserve(px, s));
     CVIS_CUDA_CHECK(cudaMemsetAsync(mask_prev_.get(), 0, 2 * px, s));
+    refs_ = ccl::MaskReferences{mask_prev_.get(), mask_prev_.get() + px, static_cast<size_t>(w)};
     m_.nc = nc;
     m_.history = p_.history;
     m_.stride = stride;
@@ -287,6 +288,7 @@ private:
   DeviceArray<uint8_t> samples_, planes_, pixels_;
   // Params::persistence: the previous mask and the one before it (px each), a host output.
   DeviceArray<uint8_t> mask_prev_, out_;
+  ccl::MaskReferences refs_; // mask_prev_'s two halves, taking turns
   DeviceArray<uint16_t> age_;
   DeviceArray<uint32_t> hist_;
   DeviceArray<kernels::MotionFigures> dfig_;

@@ -190,9 +190,11 @@ TEST_F(CclGpu, PersistenceEqualsTheCpu) {
                     cudaSuccess);
           ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
           ASSERT_TRUE(launch_blobs(dm, pitch, w, h, min_area, &scratch_, stream_).ok());
-          if (filter)
+          if (filter) {
             ASSERT_TRUE(launch_area_filter(dm, pitch, w, h, filter, &scratch_, stream_).ok());
-          Status st = launch_persistence(dm, pitch, dp, pitch, w, h, persistence, min_area, dout,
+          }
+          MaskReferences refs{dp, nullptr, pitch};
+          Status st = launch_persistence(dm, pitch, &refs, w, h, persistence, min_area, dout,
                                          pitch, &scratch_, stream_);
           ASSERT_TRUE(st.ok()) << st.to_string();
           ASSERT_TRUE(enqueue_readback(true, &scratch_, stream_).ok());
@@ -204,6 +206,7 @@ TEST_F(CclGpu, PersistenceEqualsTheCpu) {
           std::vector<uint8_t> got(c.size()), ref_prev(c.size()), want(c.size()), cf = c;
           ASSERT_EQ(cudaMemcpy2D(got.data(), w, dout, pitch, w, h, cudaMemcpyDeviceToHost),
                     cudaSuccess);
+          EXPECT_EQ(refs.prev, dp) << "one reference is updated in place";
           ASSERT_EQ(cudaMemcpy2D(ref_prev.data(), w, dp, pitch, w, h, cudaMemcpyDeviceToHost),
                     cudaSuccess);
           seg::remove_small_components(cf.data(), w, h, filter);
@@ -287,8 +290,9 @@ TEST_F(CclGpu, PersistenceWithAddedLightEqualsTheCpu) {
                   cudaSuccess);
         ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
         ASSERT_TRUE(launch_blobs(dm, pitch, w, h, min_area, &scratch_, stream_).ok());
-        Status st = launch_persistence(dm, pitch, dp, pitch, w, h, persistence, min_area, dout,
-                                       pitch, &scratch_, stream_, dp2, &dlight);
+        MaskReferences refs{dp, dp2, pitch};
+        Status st = launch_persistence(dm, pitch, &refs, w, h, persistence, min_area, dout, pitch,
+                                       &scratch_, stream_, &dlight);
         ASSERT_TRUE(st.ok()) << st.to_string();
         ASSERT_TRUE(enqueue_readback(true, &scratch_, stream_).ok());
         std::vector<Blob> blobs;
@@ -299,10 +303,13 @@ TEST_F(CclGpu, PersistenceWithAddedLightEqualsTheCpu) {
         std::vector<uint8_t> got(n), got_prev(n), got_prev2(n), want(n);
         ASSERT_EQ(cudaMemcpy2D(got.data(), w, dout, pitch, w, h, cudaMemcpyDeviceToHost),
                   cudaSuccess);
-        ASSERT_EQ(cudaMemcpy2D(got_prev.data(), w, dp, pitch, w, h, cudaMemcpyDeviceToHost),
-                  cudaSuccess);
-        ASSERT_EQ(cudaMemcpy2D(got_prev2.data(), w, dp2, pitch, w, h, cudaMemcpyDeviceToHost),
-                  cudaSuccess);
+        EXPECT_TRUE(refs.prev == dp2 && refs.prev2 == dp) << "the references take turns";
+        ASSERT_EQ(
+            cudaMemcpy2D(got_prev.data(), w, refs.prev, pitch, w, h, cudaMemcpyDeviceToHost),
+            cudaSuccess);
+        ASSERT_EQ(
+            cudaMemcpy2D(got_prev2.data(), w, refs.prev2, pitch, w, h, cudaMemcpyDeviceToHost),
+            cudaSuccess);
         seg::keep_persistent_components(c.data(), p.data(), want.data(), w, h, persistence,
                                         p2.data(), &hlight);
         std::vector<Blob> want_blobs;
