@@ -150,7 +150,7 @@ public:
     // Glints: a mostly lit component must persist in both previous masks, and lit pixels away from
     // the previous mask are trimmed from the kept ones.
     const seg::AddedLight light{light_.data(), light_.data() + npix, static_cast<size_t>(w_),
-                                seg::kAddedLightLevels, seg::kAddedLightTrimRadius};
+                                seg::kAddedLightLevels, seg::trim_radius_for(w_, h_)};
     seg::keep_persistent_components(mask_.data(), mask_prev_.data(), out_.data(), w_, h_,
                                     p_.persistence, mask_prev2_.data(), &light);
     std::copy(mask_prev_.begin(), mask_prev_.end(), mask_prev2_.begin());

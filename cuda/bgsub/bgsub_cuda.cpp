@@ -109,7 +109,7 @@ public:
       // Glints: a mostly lit component must persist in both previous masks, and lit pixels away
       // from the previous mask are trimmed from the kept ones.
       const seg::AddedLight light{m.light, m.light + m.stride * h_, m.stride,
-                                  seg::kAddedLightLevels, seg::kAddedLightTrimRadius};
+                                  seg::kAddedLightLevels, seg::trim_radius_for(w_, h_)};
       ccl::MaskReferences refs{m.mask_prev, m.mask_prev2, m.stride};
       CVIS_RETURN_IF_ERROR(ccl::launch_persistence(m.mask, m.stride, &refs, w_, h_,
                                                    p_.persistence, min_area, out, out_pitch, &ccl_,

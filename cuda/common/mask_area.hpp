@@ -28,7 +28,7 @@ CVIS_HD bool persistent(int overlap, int area, float persistence) {
 // of last frame's mask, a glint a frame old does not. The output is then no longer a union of whole
 // components of the mask.
 inline constexpr int kAddedLightLevels = 15;    // cuda/median3d/README.md, "Persistence of glints"
-inline constexpr int kAddedLightTrimRadius = 4; // the same section
+inline constexpr int kAddedLightTrimRadius = 4; // at 240 rows; the same section
 struct AddedLight {
   const uint8_t* frame = nullptr;      // luma, rows `pitch` apart
   const uint8_t* background = nullptr; // luma, rows `pitch` apart
@@ -36,6 +36,15 @@ struct AddedLight {
   int levels = kAddedLightLevels;
   int trim_radius = 0; // 0: no trimming
 };
+
+// The trimming radius for a width x height frame: kAddedLightTrimRadius per 240 pixels of its
+// shorter side (rounded), never less. Filmed at a higher resolution, a scene's objects move, and
+// its glints spread, over proportionally more pixels a frame.
+CVIS_HD int trim_radius_for(int width, int height) {
+  const int side = width < height ? width : height;
+  const int r = (kAddedLightTrimRadius * side + 120) / 240;
+  return r > kAddedLightTrimRadius ? r : kAddedLightTrimRadius;
+}
 
 CVIS_HD bool lit(int frame, int background, int levels) {
   return frame - background >= levels;
@@ -46,16 +55,21 @@ CVIS_HD bool mostly_lit(int lit_pixels, int area) {
 }
 
 // Whether mask (width x height, rows `pitch` apart) has a non-zero byte within Chebyshev distance r
-// of (x, y).
+// of (x, y). Rows are visited outwards from y: a pixel of a moving object finds its previous mask
+// in the nearest rows, which matters at the radii of large frames.
 CVIS_HD bool foreground_near(const uint8_t* mask, size_t pitch, int width, int height, int x, int y,
                              int r) {
-  const int y0 = y - r < 0 ? 0 : y - r, y1 = y + r >= height ? height - 1 : y + r;
   const int x0 = x - r < 0 ? 0 : x - r, x1 = x + r >= width ? width - 1 : x + r;
-  for (int yy = y0; yy <= y1; ++yy) {
-    const uint8_t* row = mask + static_cast<size_t>(yy) * pitch;
-    for (int xx = x0; xx <= x1; ++xx) {
-      if (row[xx])
-        return true;
+  for (int d = 0; d <= r; ++d) {
+    for (int side = 0; side < (d ? 2 : 1); ++side) {
+      const int yy = side ? y + d : y - d;
+      if (yy < 0 || yy >= height)
+        continue;
+      const uint8_t* row = mask + static_cast<size_t>(yy) * pitch;
+      for (int xx = x0; xx <= x1; ++xx) {
+        if (row[xx])
+          return true;
+      }
     }
   }
   return false;

@@ -230,7 +230,7 @@ public:
     // The output: the persistence filter's components of the mask the model used.
     // Glints: the compensated luma against the background (both luma first).
     const seg::AddedLight light{cur_.data(), bg_.data(), static_cast<size_t>(w_),
-                                seg::kAddedLightLevels, seg::kAddedLightTrimRadius};
+                                seg::kAddedLightLevels, seg::trim_radius_for(w_, h_)};
     seg::keep_persistent_components(mask_.data(), mask_prev_.data(), out_.data(), w_, h_,
                                     p_.persistence, mask_prev2_.data(), &light);
     std::copy(mask_prev_.begin(), mask_prev_.end(), mask_prev2_.begin());

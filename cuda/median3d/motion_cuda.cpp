@@ -106,7 +106,7 @@ public:
       // Glints: this frame's compensated luma (m_.prev, written by the classification) against
       // the background luma (m_.bg's first plane), as the CPU reference's cur_ and bg_.
       const seg::AddedLight light{m_.prev, m_.bg, static_cast<size_t>(m_.w),
-                                  seg::kAddedLightLevels, seg::kAddedLightTrimRadius};
+                                  seg::kAddedLightLevels, seg::trim_radius_for(m_.w, m_.h)};
       CVIS_RETURN_IF_ERROR(ccl::launch_persistence(m_.mask, m_.w, &refs_, m_.w, m_.h,
                                                    p_.persistence, min_area, out, out_pitch,
                                                    &ccl_, s, &light));

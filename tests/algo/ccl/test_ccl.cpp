@@ -2,6 +2,9 @@
 // sizes (1xN, Nx1, odd) and pitches; min_area; keep_largest.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <utility>
+
 #include "ccl_test_util.hpp"
 #include "common/mask_area.hpp"
 
@@ -167,6 +170,40 @@ TEST(Persistence, TrimmingClearsLitPixelsAwayFromThePreviousMask) {
   seg::keep_persistent_components(mask.data(), prev.data(), out.data(), w, h, 0.3f, prev2.data(),
                                   &light);
   EXPECT_EQ(out, mask) << "no trimming at radius 0";
+}
+
+// foreground_near visits rows outwards from y; it must answer as a scan of the whole window on
+// seeded sparse masks (edges, corners, radii 0 to past the frame).
+TEST(Persistence, ForegroundNearEqualsAWindowScan) {
+  uint32_t seed = 4242;
+  for (const auto& sz : {std::pair<int, int>{1, 1}, {7, 3}, {40, 23}, {61, 90}}) {
+    const int w = sz.first, h = sz.second;
+    for (int round = 0; round < 6; ++round) {
+      const Mask m = test::make_mask(Kind::kNoise, w, h, ++seed, 0.004 + 0.01 * round);
+      for (int r : {0, 1, 4, 12, 95})
+        for (int y = 0; y < h; ++y)
+          for (int x = 0; x < w; ++x) {
+            bool want = false;
+            for (int yy = std::max(0, y - r); yy <= std::min(h - 1, y + r); ++yy)
+              for (int xx = std::max(0, x - r); xx <= std::min(w - 1, x + r); ++xx)
+                want = want || m.at(xx, yy) != 0;
+            ASSERT_EQ(seg::foreground_near(m.data.data(), m.pitch, w, h, x, y, r), want)
+                << w << "x" << h << " at " << x << "," << y << " r " << r;
+          }
+    }
+  }
+}
+
+// The radius is 4 per 240 pixels of the shorter side, never below 4.
+TEST(Persistence, TrimRadiusGrowsWithTheFrame) {
+  EXPECT_EQ(seg::trim_radius_for(320, 240), 4);
+  EXPECT_EQ(seg::trim_radius_for(416, 234), 4);
+  EXPECT_EQ(seg::trim_radius_for(33, 9), 4);
+  EXPECT_EQ(seg::trim_radius_for(768, 576), 10);
+  EXPECT_EQ(seg::trim_radius_for(960, 720), 12);
+  EXPECT_EQ(seg::trim_radius_for(1920, 1080), 18);
+  EXPECT_EQ(seg::trim_radius_for(1080, 1920), 18);
+  EXPECT_EQ(seg::trim_radius_for(3840, 2160), 36);
 }
 
 } // namespace

@@ -5,7 +5,7 @@ configuration that run_elements.sh dumped, and adds per-object recall of the slo
 share of an object's foreground pixels (label 255) that the mask holds, while it moves at its speed
 and while it stands (its stop, or speed 0), over the scored frames.
 
-Usage: /usr/bin/python3 tests/quality/dynamic/score_dynamic.py CORPUS RESULTS [--split dev|eval|eval2|eval3|eval4|eval5|eval6|eval7|eval8|all]
+Usage: /usr/bin/python3 tests/quality/dynamic/score_dynamic.py CORPUS RESULTS [--split dev|eval|eval2|...|eval8|hd-dev|hd-eval|all]
            [--configs a,b] [--markdown FILE] [--json FILE]
 Goal (docs/evaluation.md): F >= 0.88 on every dynamic-background sequence for both elements, slow
 and stopped objects keep their mask (recall near 1 in every speed class).
@@ -48,7 +48,8 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("corpus")
     ap.add_argument("results")
-    ap.add_argument("--split", default="all", choices=["dev", "eval", "eval2", "eval3", "eval4", "eval5", "eval6", "eval7", "eval8", "all"])
+    ap.add_argument("--split", default="all", choices=["dev", "eval", "eval2", "eval3", "eval4", "eval5", "eval6", "eval7",
+                                                       "eval8", "hd-dev", "hd-eval", "all"])
     ap.add_argument("--configs", default="")
     ap.add_argument("--markdown")
     ap.add_argument("--json")
