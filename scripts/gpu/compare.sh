@@ -11,14 +11,19 @@ OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"
 S=$OUT/compare.txt; R=/tmp/cmp; rm -rf "$R"; mkdir -p "$R"
 t() { echo "[$(( $(date +%s) - T0 )) s] $*" | tee -a "$S"; }
 left() { echo $(( LIMIT - ($(date +%s) - T0) )); }
-tar -xJf "$D/gst-bundle.tar.xz" -C /tmp
-rm -rf /tmp/cvis-bin && mkdir -p /tmp/cvis-bin && tar -xJf "$D/bin.tar.xz" -C /tmp/cvis-bin --strip-components=1
-rm -rf /tmp/base && tar -xJf "$ROOT/.device-base/base.tar.xz" -C /tmp
+# CMP_REUSE=1: the builds an earlier call on this (still warm) machine unpacked, so that a call can
+# carry only what it adds (a long clip that would not fit beside both builds).
+if [ -z "${CMP_REUSE:-}" ]; then
+  tar -xJf "$D/gst-bundle.tar.xz" -C /tmp
+  rm -rf /tmp/cvis-bin && mkdir -p /tmp/cvis-bin && tar -xJf "$D/bin.tar.xz" -C /tmp/cvis-bin --strip-components=1
+  rm -rf /tmp/cvis-lib && cp -a "$D/lib" /tmp/cvis-lib
+  rm -rf /tmp/base && tar -xJf "$ROOT/.device-base/base.tar.xz" -C /tmp
+fi
 export GST_BUNDLE_NO_NVENC=1
 . /tmp/gstbundle/gst-env.sh
 export CVIS_TESTDATA=$D/testdata CVIS_REQUIRE_GPU=1 CVIS_TEST_H264=$D/media/test-1080p.mp4
 # The base build's libraries first; test-only ones (libgstcheck) from the new staging.
-NEW_LD=$D/lib:$LD_LIBRARY_PATH BASE_LD=/tmp/base/lib:$D/lib:$LD_LIBRARY_PATH
+NEW_LD=/tmp/cvis-lib:$LD_LIBRARY_PATH BASE_LD=/tmp/base/lib:/tmp/cvis-lib:$LD_LIBRARY_PATH
 # The base build's element tests load the base plugin (its own registry), the new ones the bundle's.
 base_env() { env LD_LIBRARY_PATH="$BASE_LD" GST_PLUGIN_SYSTEM_PATH_1_0="$GST_BUNDLE/lib/gstreamer-1.0:/tmp/base/plugin" \
   GST_REGISTRY_1_0=/tmp/gst-registry-base.bin "$@"; }
