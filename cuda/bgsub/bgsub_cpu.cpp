@@ -153,7 +153,7 @@ public:
                                 seg::kAddedLightLevels, seg::trim_radius_for(w_, h_)};
     seg::keep_persistent_components(mask_.data(), mask_prev_.data(), out_.data(), w_, h_,
                                     p_.persistence, mask_prev2_.data(), &light);
-    std::copy(mask_prev_.begin(), mask_prev_.end(), mask_prev2_.begin());
+    mask_prev_.swap(mask_prev2_); // prev becomes the older; its old buffer takes the mask
     std::copy(mask_.begin(), mask_.end(), mask_prev_.begin()); // mask_: the next frame's gain votes
     if (p_.blobs) {
       ccl::connected_blobs(out_.data(), w_, w_, h_, p_.min_blob_area, &result->blobs,

@@ -433,7 +433,7 @@ Status launch_persistence(const DeviceLabels& m, uint8_t* prev, size_t prev_pitc
   persist_kernel<<<grid, block, 0, stream>>>(m, prev, prev_pitch, light, overlap,
                                              persistence, aware, out, out_pitch,
                                              prev2 ? prev2 : prev,
-                                             overlap + 3 * static_cast<size_t>(m.blob_capacity));
+                                             trimmed_flag(overlap, m.blob_capacity));
   CVIS_CUDA_CHECK_LAUNCH(stream, "ccl persist_kernel");
   persist_keep_kernel<<<cuda::div_up(m.blob_capacity, 256), 256, 0, stream>>>(
       m, overlap, persistence, aware, min_area);

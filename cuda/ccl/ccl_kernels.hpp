@@ -47,7 +47,7 @@ Status launch_persistence(const DeviceLabels& m, uint8_t* prev, size_t prev_pitc
                           int min_area, uint8_t* out, size_t out_pitch, cudaStream_t stream);
 
 // Where launch_persistence() flags a trimmed pixel in its `overlap` array.
-inline const int32_t* trimmed_flag(const int32_t* overlap, int blob_capacity) {
+inline int32_t* trimmed_flag(int32_t* overlap, int blob_capacity) {
   return overlap + 3 * static_cast<size_t>(blob_capacity);
 }
 
