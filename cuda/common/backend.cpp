@@ -63,10 +63,12 @@ bool cuda_debug_sync() {
 namespace {
 std::atomic<int> g_wait_policy{static_cast<int>(WaitPolicy::kHybrid)};
 std::atomic<int> g_wait_poll_us{WaitOptions{}.poll_us};
+std::atomic<int> g_wait_poll_max_us{WaitOptions{}.poll_max_us};
 }  // namespace
 
 Status set_wait_options(const WaitOptions& o) {
   if (o.poll_us < 0) return invalid_argument("wait options: poll_us must be >= 0");
+  if (o.poll_max_us < 0) return invalid_argument("wait options: poll_max_us must be >= 0");
   switch (o.policy) {
     case WaitPolicy::kBlock:
     case WaitPolicy::kSpin:
@@ -77,6 +79,7 @@ Status set_wait_options(const WaitOptions& o) {
   }
   g_wait_policy.store(static_cast<int>(o.policy), std::memory_order_relaxed);
   g_wait_poll_us.store(o.poll_us, std::memory_order_relaxed);
+  g_wait_poll_max_us.store(o.poll_max_us, std::memory_order_relaxed);
   return Status::Ok();
 }
 
@@ -84,6 +87,7 @@ WaitOptions wait_options() {
   WaitOptions o;
   o.policy = static_cast<WaitPolicy>(g_wait_policy.load(std::memory_order_relaxed));
   o.poll_us = g_wait_poll_us.load(std::memory_order_relaxed);
+  o.poll_max_us = g_wait_poll_max_us.load(std::memory_order_relaxed);
   return o;
 }
 

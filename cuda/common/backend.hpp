@@ -39,14 +39,18 @@ bool cuda_debug_sync();
 // How the host waits for the GPU (stream_synchronize, cuda::event_wait):
 // kHybrid (the default) polls the event for `poll_us` microseconds and then sleeps on it: a single
 // stream keeps the latency of a busy wait (a sleeping thread is woken tens of microseconds after
-// the GPU is done), while many streams do not keep a core each spinning. kBlock sleeps at once on
-// an event created with cudaEventBlockingSync; kSpin is cudaStreamSynchronize, which under
-// GStreamer's CUDA context (default scheduling flags) busy-waits for the whole wait (with more
-// streams than cores, some starve: docs/benchmarks.md).
+// the GPU is done), while many streams do not keep a core each spinning. stream_synchronize on a
+// stream made by stream_create polls longer when that stream's last wait was short: a quarter
+// more than it (plus 50 us), up to `poll_max_us`, so a stream whose frames take under a
+// millisecond does not pay the wake-up each frame (a 1080p cudabgsub frame waits about 0.5 ms).
+// kBlock sleeps at once on an event created with cudaEventBlockingSync; kSpin is
+// cudaStreamSynchronize, which under GStreamer's CUDA context (default scheduling flags)
+// busy-waits for the whole wait (with more streams than cores, some starve: docs/benchmarks.md).
 enum class WaitPolicy : int { kBlock = 0, kSpin = 1, kHybrid = 2 };
 struct WaitOptions {
   WaitPolicy policy = WaitPolicy::kHybrid;
-  int poll_us = 300; // kHybrid only: how long it polls before it sleeps, >= 0
+  int poll_us = 300;      // kHybrid only: how long it polls before it sleeps, >= 0
+  int poll_max_us = 1000; // kHybrid only: the longest poll after a short wait, >= 0 (0: poll_us)
 };
 // Process-wide. Set it before the first stream or event is created (a sync-only event takes its
 // blocking flag from the policy when it is created). kInvalidArgument for a negative poll_us or an

@@ -1,6 +1,7 @@
 // The device half of backend.hpp, and check.hpp, for builds with the CUDA toolkit.
 #include <cuda_runtime_api.h>
 
+#include <algorithm>
 #include <chrono>
 #include <mutex>
 #include <string>
@@ -50,31 +51,52 @@ Status select_cuda_device(int id) {
   return Status::Ok();
 }
 
+namespace {
+// Polls `ev` for up to poll_us (yielding), then sleeps on it.
+Status poll_then_sleep(cudaEvent_t ev, int poll_us) {
+  const auto until = std::chrono::steady_clock::now() + std::chrono::microseconds(poll_us);
+  do {
+    const cudaError_t q = cudaEventQuery(ev);
+    if (q == cudaSuccess)
+      return Status::Ok();
+    if (q != cudaErrorNotReady)
+      return cuda::make_error(q, "cudaEventQuery", __FILE__, __LINE__);
+    std::this_thread::yield();
+  } while (std::chrono::steady_clock::now() < until);
+  CVIS_CUDA_CHECK(cudaEventSynchronize(ev));
+  return Status::Ok();
+}
+}  // namespace
+
 namespace cuda {
 Status event_wait(cudaEvent_t ev) {
   const WaitOptions w = wait_options();
-  if (w.policy == WaitPolicy::kHybrid) {
-    const auto until = std::chrono::steady_clock::now() + std::chrono::microseconds(w.poll_us);
-    do {
-      const cudaError_t q = cudaEventQuery(ev);
-      if (q == cudaSuccess)
-        return Status::Ok();
-      if (q != cudaErrorNotReady)
-        return make_error(q, "cudaEventQuery", __FILE__, __LINE__);
-      std::this_thread::yield();
-    } while (std::chrono::steady_clock::now() < until);
-  }
+  if (w.policy == WaitPolicy::kHybrid)
+    return poll_then_sleep(ev, w.poll_us);
   CVIS_CUDA_CHECK(cudaEventSynchronize(ev));
   return Status::Ok();
 }
 } // namespace cuda
 
 namespace {
-// The blocking-sync event of each stream made by stream_create (waits without spinning).
+// Each stream made by stream_create: its blocking-sync event (waits without spinning) and how long
+// its last stream_synchronize waited (-1: none yet).
+struct StreamWait {
+  cudaEvent_t event = nullptr;
+  int64_t last_us = -1;
+};
 std::mutex g_events_lock;
-std::unordered_map<cudaStream_t, cudaEvent_t>& stream_events() {
-  static auto* m = new std::unordered_map<cudaStream_t, cudaEvent_t>();
+std::unordered_map<cudaStream_t, StreamWait>& stream_events() {
+  static auto* m = new std::unordered_map<cudaStream_t, StreamWait>();
   return *m;
+}
+
+// The hybrid wait's poll after a wait of last_us (WaitOptions).
+int poll_after(const WaitOptions& w, int64_t last_us) {
+  if (last_us < 0 || last_us > w.poll_max_us)
+    return w.poll_us;
+  const int64_t want = last_us + last_us / 4 + 50;
+  return static_cast<int>(std::max<int64_t>(w.poll_us, std::min<int64_t>(want, w.poll_max_us)));
 }
 }  // namespace
 
@@ -91,7 +113,7 @@ Status stream_create(StreamHandle* out) {
   }
   {
     std::lock_guard<std::mutex> lk(g_events_lock);
-    stream_events()[s] = ev;
+    stream_events()[s] = StreamWait{ev, -1};
   }
   *out = s;
   return Status::Ok();
@@ -105,7 +127,7 @@ void stream_destroy(StreamHandle handle) {
     std::lock_guard<std::mutex> lk(g_events_lock);
     auto it = stream_events().find(s);
     if (it != stream_events().end()) {
-      ev = it->second;
+      ev = it->second.event;
       stream_events().erase(it);
     }
   }
@@ -115,20 +137,30 @@ void stream_destroy(StreamHandle handle) {
 
 Status stream_synchronize(StreamHandle handle) {
   cudaStream_t s = static_cast<cudaStream_t>(handle);
-  cudaEvent_t ev = nullptr;
-  if (wait_options().policy != WaitPolicy::kSpin && s) {
+  const WaitOptions w = wait_options();
+  StreamWait sw;
+  if (w.policy != WaitPolicy::kSpin && s) {
     std::lock_guard<std::mutex> lk(g_events_lock);
     auto it = stream_events().find(s);
-    if (it != stream_events().end()) ev = it->second;
+    if (it != stream_events().end()) sw = it->second;
   }
-  if (!ev) {
+  if (!sw.event) {
     CVIS_CUDA_CHECK(cudaStreamSynchronize(s));
     return Status::Ok();
   }
   // Two threads waiting on one stream may record the event in turn: each waits at least for the
   // work queued before its own record.
-  CVIS_CUDA_CHECK(cudaEventRecord(ev, s));
-  return cuda::event_wait(ev);
+  CVIS_CUDA_CHECK(cudaEventRecord(sw.event, s));
+  if (w.policy != WaitPolicy::kHybrid)
+    return cuda::event_wait(sw.event);
+  const auto t0 = std::chrono::steady_clock::now();
+  CVIS_RETURN_IF_ERROR(poll_then_sleep(sw.event, poll_after(w, sw.last_us)));
+  const int64_t waited = std::chrono::duration_cast<std::chrono::microseconds>(
+                             std::chrono::steady_clock::now() - t0).count();
+  std::lock_guard<std::mutex> lk(g_events_lock);
+  auto it = stream_events().find(s);
+  if (it != stream_events().end()) it->second.last_us = waited;
+  return Status::Ok();
 }
 
 struct StreamProfiler::Impl {

@@ -15,10 +15,11 @@ protected:
   void TearDown() override { ASSERT_TRUE(cvis::set_wait_options(WaitOptions()).ok()); }
 };
 
-TEST_F(WaitOptionsTest, DefaultsAreTheHybridWaitWith300Microseconds) {
+TEST_F(WaitOptionsTest, DefaultsAreTheHybridWaitWith300To1000Microseconds) {
   const WaitOptions w = cvis::wait_options();
   EXPECT_EQ(w.policy, WaitPolicy::kHybrid);
   EXPECT_EQ(w.poll_us, 300);
+  EXPECT_EQ(w.poll_max_us, 1000);
 }
 
 TEST_F(WaitOptionsTest, SetOptionsAreRead) {
@@ -26,14 +27,18 @@ TEST_F(WaitOptionsTest, SetOptionsAreRead) {
     WaitOptions w;
     w.policy = p;
     w.poll_us = 40 + static_cast<int>(p);
+    w.poll_max_us = 700 + static_cast<int>(p);
     ASSERT_TRUE(cvis::set_wait_options(w).ok());
     EXPECT_EQ(cvis::wait_options().policy, p);
     EXPECT_EQ(cvis::wait_options().poll_us, w.poll_us);
+    EXPECT_EQ(cvis::wait_options().poll_max_us, w.poll_max_us);
   }
   WaitOptions zero;
   zero.poll_us = 0; // hybrid without polling: sleeps at once
+  zero.poll_max_us = 0;
   EXPECT_TRUE(cvis::set_wait_options(zero).ok());
   EXPECT_EQ(cvis::wait_options().poll_us, 0);
+  EXPECT_EQ(cvis::wait_options().poll_max_us, 0);
 }
 
 TEST_F(WaitOptionsTest, InvalidOptionsAreRefusedAndTheOldOnesKept) {
@@ -44,11 +49,15 @@ TEST_F(WaitOptionsTest, InvalidOptionsAreRefusedAndTheOldOnesKept) {
   WaitOptions negative;
   negative.poll_us = -1;
   EXPECT_EQ(cvis::set_wait_options(negative).code(), cvis::StatusCode::kInvalidArgument);
+  WaitOptions negative_max;
+  negative_max.poll_max_us = -1;
+  EXPECT_EQ(cvis::set_wait_options(negative_max).code(), cvis::StatusCode::kInvalidArgument);
   WaitOptions unknown;
   unknown.policy = static_cast<WaitPolicy>(7);
   EXPECT_EQ(cvis::set_wait_options(unknown).code(), cvis::StatusCode::kInvalidArgument);
   EXPECT_EQ(cvis::wait_options().policy, WaitPolicy::kSpin);
   EXPECT_EQ(cvis::wait_options().poll_us, 50);
+  EXPECT_EQ(cvis::wait_options().poll_max_us, 1000);
 }
 
 } // namespace

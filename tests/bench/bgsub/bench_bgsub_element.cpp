@@ -8,8 +8,10 @@
 //           as after a shot change in a real clip: the model never absorbs it, see README.md);
 // plus the CPU backend at a small size, and the library itself (Subtractor::process on the same
 // device frames, one process() per frame with its stream sync) as the rate the element should
-// reach. Frames/s are measured at fakesink after the warm-up (`num-samples` frames) plus 10, from
-// a pad probe, so pipeline start-up and the warm-up stay out of the figure.
+// reach: "library" on the legacy stream (a busy wait), "lib-own" on a stream of its own with the
+// default wait (as the element), "lib-300" the same with the fixed 300-us poll before a sleep.
+// Frames/s are measured at fakesink after the warm-up (`num-samples` frames) plus 10, from a pad
+// probe, so pipeline start-up and the warm-up stay out of the figure.
 // Usage: bench_bgsub_element [--frames N] [--quick] [--out FILE] [--props "K=V ..."]
 //   --props: extra cudabgsub properties for every run (an A/B of a feature, e.g. ghost-passes=0)
 //   (exit 1 on any error)
@@ -28,10 +30,12 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "bgsub/bgsub.hpp"
+#include "common/backend.hpp"
 
 namespace {
 
@@ -208,17 +212,30 @@ Row run(const std::string& props, const std::vector<GstBuffer*>& frames, bool cu
   return r;
 }
 
+// How run_library waits for each frame: on the legacy stream (cudaStreamSynchronize, a busy wait),
+// or on a stream of its own as the element does (cvis::stream_create) with the default wait or
+// with the fixed 300-us poll before a sleep (WaitOptions::poll_max_us 0).
+enum class LibraryWait { kLegacy, kOwn, kOwnFixedPoll };
+
 // The library on the same CUDA-memory frames (mask to device memory), same timing window.
 Row run_library(const std::vector<GstBuffer*>& frames, bool cut, int n, int w, int h,
-                GstCudaContext* ctx, int skip) {
+                GstCudaContext* ctx, int skip, LibraryWait wait) {
   Row r;
   r.frames = n - skip - 1;
   if (!gst_cuda_context_push(ctx)) {
     r.error = "context push";
     return r;
   }
-  cvis::Status st;
-  auto sub = cvis::bgsub::make_subtractor(cvis::Backend::kCuda, &st);
+  cvis::WaitOptions fixed;
+  fixed.poll_max_us = 0;
+  cvis::Status st = cvis::set_wait_options(wait == LibraryWait::kOwnFixedPoll
+                                               ? fixed : cvis::WaitOptions());
+  cvis::StreamHandle stream = nullptr;
+  if (st.ok() && wait != LibraryWait::kLegacy)
+    st = cvis::stream_create(&stream);
+  std::unique_ptr<cvis::bgsub::Subtractor> sub;
+  if (st.ok())
+    sub = cvis::bgsub::make_subtractor(cvis::Backend::kCuda, &st);
   void* mask = nullptr;
   size_t pitch = 0;
   if (st.ok())
@@ -252,7 +269,7 @@ Row run_library(const std::vector<GstBuffer*>& frames, bool cut, int n, int w, i
       v.pitch[pl] = GST_VIDEO_FRAME_PLANE_STRIDE(&f, pl);
     }
     cvis::bgsub::FrameResult res;
-    st = sub->process(v, mv, &res, nullptr);
+    st = sub->process(v, mv, &res, stream);
     gst_video_frame_unmap(&f);
     const Clock::time_point now = Clock::now();
     if (k == skip)
@@ -266,6 +283,8 @@ Row run_library(const std::vector<GstBuffer*>& frames, bool cut, int n, int w, i
   sub.reset();
   if (mask)
     cudaFree(mask);
+  cvis::stream_destroy(stream);
+  (void)cvis::set_wait_options(cvis::WaitOptions());
   gst_cuda_context_pop(nullptr);
   return r;
 }
@@ -324,8 +343,13 @@ int main(int argc, char** argv) {
     for (bool cut : {false, true}) {
       const char* scene = cut ? "cut" : "steady";
       const int skip = cut ? kCut + 10 : L + 10;
-      add(err.empty() ? run_library(dev, cut, frames, s.w, s.h, ctx, skip) : Row{}, size, "cuda",
-          "library", scene);
+      const std::pair<LibraryWait, const char*> libs[] = {
+          {LibraryWait::kLegacy, "library"},
+          {LibraryWait::kOwn, "lib-own"},
+          {LibraryWait::kOwnFixedPoll, "lib-300"}};
+      for (const auto& lib : libs)
+        add(err.empty() ? run_library(dev, cut, frames, s.w, s.h, ctx, skip, lib.first) : Row{},
+            size, "cuda", lib.second, scene);
       for (const char* output : {"mask", "frame"}) {
         const std::string props = std::string("output=") + output + " backend=cuda" + extra;
         add(run(props, dev, cut, frames, s.w, s.h, true, ctx, skip), size, "cuda", output, scene);

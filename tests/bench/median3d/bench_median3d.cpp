@@ -8,8 +8,9 @@
 // Each row is also checked: the GPU output after the CPU's frames equals the CPU's (exact).
 // Usage: bench_median3d [--out FILE] [--quick] [--no-cpu] [--cpu-frames N] [--seconds S]
 //        [--sizes WxH:BINS,...] (instead of the standard setups)
-//        [--wait hybrid[:US]|block|spin] (how the host waits for the GPU: cvis::WaitOptions; the
-//        sync and upload rows wait once per frame, so they show what a policy costs)
+//        [--wait hybrid[:US[:MAX]]|block|spin] (how the host waits for the GPU:
+//        cvis::WaitOptions; the sync and upload rows wait once per frame, so they show what a
+//        policy costs)
 // Exit status: 0 when every check passed, 1 on an error or mismatch.
 #include <cuda_runtime_api.h>
 
@@ -32,7 +33,7 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-// "hybrid[:US]", "block" or "spin" -> WaitOptions.
+// "hybrid[:US[:MAX]]", "block" or "spin" -> WaitOptions (US: poll_us, MAX: poll_max_us).
 bool parse_wait(const std::string& v, WaitOptions* w) {
   if (v == "block" || v == "spin") {
     w->policy = v == "block" ? WaitPolicy::kBlock : WaitPolicy::kSpin;
@@ -43,10 +44,16 @@ bool parse_wait(const std::string& v, WaitOptions* w) {
   w->policy = WaitPolicy::kHybrid;
   if (v.size() == 6)
     return true;
+  if (v[6] != ':')
+    return false;
   char* end = nullptr;
-  const long us = v[6] == ':' ? std::strtol(v.c_str() + 7, &end, 10) : -1;
+  const long us = std::strtol(v.c_str() + 7, &end, 10);
+  long max_us = w->poll_max_us;
+  if (end && *end == ':')
+    max_us = std::strtol(end + 1, &end, 10);
   w->poll_us = static_cast<int>(us);
-  return us >= 0 && us <= 1000000 && end && *end == '\0';
+  w->poll_max_us = static_cast<int>(max_us);
+  return us >= 0 && us <= 1000000 && max_us >= 0 && max_us <= 1000000 && end && *end == '\0';
 }
 
 double seconds_since(Clock::time_point t0) {
@@ -280,14 +287,14 @@ int main(int argc, char** argv) {
       sizes = argv[++i];
     else if (a == "--wait" && i + 1 < argc) {
       if (!parse_wait(argv[++i], &wait)) {
-        std::fprintf(stderr, "bad --wait %s (hybrid[:US], block or spin)\n", argv[i]);
+        std::fprintf(stderr, "bad --wait %s (hybrid[:US[:MAX]], block or spin)\n", argv[i]);
         return 1;
       }
     } else
       std::fprintf(stderr,
                    "ignoring %s (usage: %s [--out FILE] [--quick] [--no-cpu] "
                    "[--cpu-frames N] [--seconds S] [--sizes WxH:BINS,...] "
-                   "[--wait hybrid[:US]|block|spin])\n",
+                   "[--wait hybrid[:US[:MAX]]|block|spin])\n",
                    a.c_str(), argv[0]);
   }
   if (!set_wait_options(wait).ok())
