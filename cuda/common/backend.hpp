@@ -40,8 +40,8 @@ bool cuda_debug_sync();
 // kHybrid (the default) polls the event for `poll_us` microseconds and then sleeps on it: a single
 // stream keeps the latency of a busy wait (a sleeping thread is woken tens of microseconds after
 // the GPU is done), while many streams do not keep a core each spinning. stream_synchronize on a
-// stream made by stream_create polls longer when that stream's last wait was short: a quarter
-// more than it (plus 50 us), up to `poll_max_us`, so a stream whose frames take under a
+// stream made by stream_create polls longer when that stream's recent waits were short: a quarter
+// more than them (plus 50 us), up to `poll_max_us`, so a stream whose frames take under a
 // millisecond does not pay the wake-up each frame (a 1080p cudabgsub frame waits about 0.5 ms).
 // kBlock sleeps at once on an event created with cudaEventBlockingSync; kSpin is
 // cudaStreamSynchronize, which under GStreamer's CUDA context (default scheduling flags)
