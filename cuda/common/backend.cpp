@@ -1,5 +1,6 @@
 #include "backend.hpp"
 
+#include <algorithm>
 #include <atomic>
 #include <cstdlib>
 #include <cstring>
@@ -89,6 +90,16 @@ WaitOptions wait_options() {
   o.poll_us = g_wait_poll_us.load(std::memory_order_relaxed);
   o.poll_max_us = g_wait_poll_max_us.load(std::memory_order_relaxed);
   return o;
+}
+
+int hybrid_poll_us(const WaitOptions& w, int64_t recent_us) {
+  if (recent_us < 0 || recent_us > w.poll_max_us) return w.poll_us;
+  const int64_t want = recent_us + recent_us / 4 + 50;
+  return static_cast<int>(std::max<int64_t>(w.poll_us, std::min<int64_t>(want, w.poll_max_us)));
+}
+
+int64_t recent_wait_us(int64_t before_us, int64_t waited_us) {
+  return std::max<int64_t>(waited_us, before_us - (before_us + 7) / 8);
 }
 
 }  // namespace cvis

@@ -58,6 +58,16 @@ struct WaitOptions {
 Status set_wait_options(const WaitOptions& options);
 WaitOptions wait_options();
 
+// The hybrid wait's poll, in microseconds, for a stream whose recent waits took `recent_us` (-1:
+// none yet): a quarter more than recent_us plus 50 us, within [poll_us, poll_max_us], when
+// recent_us is at most poll_max_us; poll_us otherwise.
+int hybrid_poll_us(const WaitOptions& w, int64_t recent_us);
+// A stream's recent-wait figure after a wait of `waited_us`: that wait, or an eighth less than the
+// figure before (`before_us`, -1: none) when that is longer. A second sync that finds the work done
+// (the elements' base class syncs again after the library did) must not make the next frame's
+// wait look short.
+int64_t recent_wait_us(int64_t before_us, int64_t waited_us);
+
 // Streams behind the opaque handle; each call works in the CUDA context current on the thread.
 // A non-blocking stream. The first one of a CUDA context also loads every kernel of the library
 // into that context (cuda/common/cuda/preload.hpp: lazy loading mid-stream can stall).

@@ -1,7 +1,6 @@
 // The device half of backend.hpp, and check.hpp, for builds with the CUDA toolkit.
 #include <cuda_runtime_api.h>
 
-#include <algorithm>
 #include <chrono>
 #include <mutex>
 #include <string>
@@ -79,11 +78,8 @@ Status event_wait(cudaEvent_t ev) {
 } // namespace cuda
 
 namespace {
-// Each stream made by stream_create: its blocking-sync event (waits without spinning) and how long
-// its recent stream_synchronize calls waited (-1: none yet): the last wait, or an eighth less than
-// the figure before it when that is longer. A second sync after the first (the elements' base
-// class syncs again after the library did) finds the work done: it must not make the next frame's
-// wait look short.
+// Each stream made by stream_create: its blocking-sync event (waits without spinning) and its
+// recent-wait figure (recent_wait_us; -1: none yet).
 struct StreamWait {
   cudaEvent_t event = nullptr;
   int64_t last_us = -1;
@@ -92,14 +88,6 @@ std::mutex g_events_lock;
 std::unordered_map<cudaStream_t, StreamWait>& stream_events() {
   static auto* m = new std::unordered_map<cudaStream_t, StreamWait>();
   return *m;
-}
-
-// The hybrid wait's poll after a wait of last_us (WaitOptions).
-int poll_after(const WaitOptions& w, int64_t last_us) {
-  if (last_us < 0 || last_us > w.poll_max_us)
-    return w.poll_us;
-  const int64_t want = last_us + last_us / 4 + 50;
-  return static_cast<int>(std::max<int64_t>(w.poll_us, std::min<int64_t>(want, w.poll_max_us)));
 }
 }  // namespace
 
@@ -157,15 +145,12 @@ Status stream_synchronize(StreamHandle handle) {
   if (w.policy != WaitPolicy::kHybrid)
     return cuda::event_wait(sw.event);
   const auto t0 = std::chrono::steady_clock::now();
-  CVIS_RETURN_IF_ERROR(poll_then_sleep(sw.event, poll_after(w, sw.last_us)));
+  CVIS_RETURN_IF_ERROR(poll_then_sleep(sw.event, hybrid_poll_us(w, sw.last_us)));
   const int64_t waited = std::chrono::duration_cast<std::chrono::microseconds>(
                              std::chrono::steady_clock::now() - t0).count();
   std::lock_guard<std::mutex> lk(g_events_lock);
   auto it = stream_events().find(s);
-  if (it != stream_events().end()) {
-    const int64_t before = it->second.last_us;
-    it->second.last_us = std::max<int64_t>(waited, before - before / 8);
-  }
+  if (it != stream_events().end()) it->second.last_us = recent_wait_us(it->second.last_us, waited);
   return Status::Ok();
 }
 

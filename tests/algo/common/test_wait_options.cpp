@@ -60,4 +60,42 @@ TEST_F(WaitOptionsTest, InvalidOptionsAreRefusedAndTheOldOnesKept) {
   EXPECT_EQ(cvis::wait_options().poll_max_us, 1000);
 }
 
+// A stream whose recent waits were short is polled a quarter longer than them (plus 50 us), within
+// [poll_us, poll_max_us]; one with long waits, or none yet, polls poll_us.
+TEST_F(WaitOptionsTest, PollCoversRecentWaitsUnderTheBound) {
+  const WaitOptions w; // 300, 1000
+  EXPECT_EQ(cvis::hybrid_poll_us(w, -1), 300);
+  EXPECT_EQ(cvis::hybrid_poll_us(w, 0), 300);
+  EXPECT_EQ(cvis::hybrid_poll_us(w, 200), 300);
+  EXPECT_EQ(cvis::hybrid_poll_us(w, 400), 550);
+  EXPECT_EQ(cvis::hybrid_poll_us(w, 480), 650);
+  EXPECT_EQ(cvis::hybrid_poll_us(w, 900), 1000);
+  EXPECT_EQ(cvis::hybrid_poll_us(w, 1000), 1000);
+  EXPECT_EQ(cvis::hybrid_poll_us(w, 1001), 300);
+  EXPECT_EQ(cvis::hybrid_poll_us(w, 40000), 300);
+  WaitOptions fixed;
+  fixed.poll_max_us = 0; // the fixed poll
+  EXPECT_EQ(cvis::hybrid_poll_us(fixed, 480), 300);
+  EXPECT_EQ(cvis::hybrid_poll_us(fixed, 0), 300);
+}
+
+// The figure follows longer waits at once and shorter ones by an eighth a wait: the base class's
+// second sync (a few microseconds) after each frame's long wait leaves the frame's figure nearly
+// whole, so the next frame's wait is polled through.
+TEST_F(WaitOptionsTest, ShortWaitsLowerTheFigureSlowly) {
+  EXPECT_EQ(cvis::recent_wait_us(-1, 480), 480);
+  EXPECT_EQ(cvis::recent_wait_us(480, 5), 420);
+  EXPECT_EQ(cvis::recent_wait_us(420, 480), 480);
+  EXPECT_EQ(cvis::recent_wait_us(480, 2000), 2000);
+  int64_t figure = 480;
+  for (int frame = 0; frame < 50; ++frame) {
+    figure = cvis::recent_wait_us(figure, 480); // the library's wait
+    EXPECT_GE(cvis::hybrid_poll_us(WaitOptions(), figure), 480);
+    figure = cvis::recent_wait_us(figure, 5); // the base class's second sync
+  }
+  for (int k = 0; k < 60; ++k) // only short waits from now on: the figure falls to them
+    figure = cvis::recent_wait_us(figure, 5);
+  EXPECT_EQ(figure, 5);
+}
+
 } // namespace
