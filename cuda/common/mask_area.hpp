@@ -3,7 +3,6 @@
 #pragma once
 
 #include <cstdint>
-#include <cstring>
 #include <vector>
 
 #include "common/hd.hpp"
@@ -55,44 +54,22 @@ CVIS_HD bool mostly_lit(int lit_pixels, int area) {
   return 2 * lit_pixels >= area;
 }
 
-// Whether bytes x0..x1 of `row` hold a non-zero one: four at a time where the address allows
-// (device rows are pitched, so all but the ends), which matters at the radii of large frames.
-CVIS_HD bool any_set(const uint8_t* row, int x0, int x1) {
-  int x = x0;
-  for (; x <= x1 && (reinterpret_cast<uintptr_t>(row + x) & 3u) != 0; ++x) {
-    if (row[x])
-      return true;
-  }
-  for (; x + 3 <= x1; x += 4) {
-#ifdef __CUDA_ARCH__
-    const uint32_t word = *reinterpret_cast<const uint32_t*>(row + x);
-#else
-    uint32_t word;
-    std::memcpy(&word, row + x, sizeof word);
-#endif
-    if (word)
-      return true;
-  }
-  for (; x <= x1; ++x) {
-    if (row[x])
-      return true;
-  }
-  return false;
-}
-
 // Whether mask (width x height, rows `pitch` apart) has a non-zero byte within Chebyshev distance r
-// of (x, y). The pixel itself first, then rows outwards from y: a pixel of a moving object finds
-// its previous mask at or near itself.
+// of (x, y). Rows are visited outwards from y: a pixel of a moving object finds its previous mask
+// in the nearest rows, which matters at the radii of large frames.
 CVIS_HD bool foreground_near(const uint8_t* mask, size_t pitch, int width, int height, int x, int y,
                              int r) {
-  if (mask[static_cast<size_t>(y) * pitch + x])
-    return true;
   const int x0 = x - r < 0 ? 0 : x - r, x1 = x + r >= width ? width - 1 : x + r;
   for (int d = 0; d <= r; ++d) {
     for (int side = 0; side < (d ? 2 : 1); ++side) {
       const int yy = side ? y + d : y - d;
-      if (yy >= 0 && yy < height && any_set(mask + static_cast<size_t>(yy) * pitch, x0, x1))
-        return true;
+      if (yy < 0 || yy >= height)
+        continue;
+      const uint8_t* row = mask + static_cast<size_t>(yy) * pitch;
+      for (int xx = x0; xx <= x1; ++xx) {
+        if (row[xx])
+          return true;
+      }
     }
   }
   return false;
